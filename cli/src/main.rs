@@ -1,0 +1,2 @@
+//! The `pllvm` command.
+fn main() {}

@@ -1,0 +1,1 @@
+//! pllvm-codegen (see DESIGN.md).

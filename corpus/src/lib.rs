@@ -1,0 +1,1 @@
+//! pllvm-corpus (see DESIGN.md).

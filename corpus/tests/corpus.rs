@@ -1,0 +1,2 @@
+//! Corpus runner (filled in later).
+fn main() {}

@@ -1,0 +1,1 @@
+//! pllvm-interp (see DESIGN.md).

@@ -1,0 +1,1 @@
+//! pllvm-proofs (see DESIGN.md).

@@ -1,0 +1,866 @@
+//! The P-LLVM IR (thesis Fig. 4.2, Def. 1) as arenas of typed indices (STYLE §2).
+//!
+//! A [`Module`] holds globals, functions and a type table. A function with a body
+//! is a P-LLVM program `prg ::= b̄`: its blocks `ℓ val_msk φ̄ c̄ tmn` are
+//! [`BlockData`], its commands and phis are [`InstData`] in one arena, and every
+//! operand is a [`Value`]: a parameter, the result of an instruction, or a constant
+//! (constants live in the same arena, so the rules see one kind of operand, like
+//! `val ::= id | cnst`). Data is kept apart from order: `Body::layout` is the block
+//! order (its first block is the entry, Def. 1) and `BlockData::{phis, body}` the
+//! instruction order. Source positions live in [`crate::diag::SourceMap`], never here.
+
+use crate::entity;
+use crate::entity::PrimaryMap;
+use crate::types::{Ty, TypeTable};
+use num_bigint::BigUint;
+
+entity!(
+    /// A basic block `ℓ` of a function body.
+    Block,
+    "block"
+);
+entity!(
+    /// A phi or command of a function body.
+    Inst,
+    "inst"
+);
+entity!(
+    /// An SSA value `val`: parameter, instruction result or constant.
+    Value,
+    "v"
+);
+entity!(
+    /// A function of a module (defined or only declared).
+    FuncId,
+    "fn"
+);
+entity!(
+    /// A global variable of a module.
+    GlobalId,
+    "global"
+);
+
+/// A whole `.ll` file.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    /// Interned types.
+    pub types: TypeTable,
+    /// Global variables, in source order.
+    pub globals: PrimaryMap<GlobalId, GlobalData>,
+    /// Functions (definitions and declarations), in source order.
+    pub functions: PrimaryMap<FuncId, FunctionData>,
+    /// `source_filename`, `target datalayout` and `target triple` lines, verbatim.
+    pub header: Vec<String>,
+}
+
+impl Module {
+    /// The function called `name` (without `@`).
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(id, _)| id)
+    }
+    /// The first function with a body: the default program of a file.
+    pub fn first_definition(&self) -> Option<FuncId> {
+        self.functions
+            .iter()
+            .find(|(_, f)| f.body.is_some())
+            .map(|(id, _)| id)
+    }
+}
+
+/// A global variable `@name = [linkage] global|constant T init`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalData {
+    /// Name without `@`.
+    pub name: String,
+    /// The type of the object the global points to.
+    pub ty: Ty,
+    /// Address space of the global's pointer.
+    pub addrspace: u32,
+    /// Whether declared `constant` (stores to it are undefined behaviour).
+    pub constant: bool,
+    /// The initializer; `None` for `external` globals, whose contents come from the run's input.
+    pub init: Option<GlobalInit>,
+    /// Linkage and other words before `global`, verbatim (`internal`, `addrspace(3)` ...).
+    pub linkage: Vec<String>,
+    /// Explicit alignment.
+    pub align: Option<u64>,
+}
+
+/// A global's initializer.
+#[derive(Clone, Debug, PartialEq)]
+pub enum GlobalInit {
+    /// `zeroinitializer`.
+    Zero,
+    /// `undef` or `poison`: the object starts uninitialized (§4.9.1 reads give ⊤).
+    Undef,
+    /// Scalar constant.
+    Scalar(ConstData),
+    /// `[T a, T b, ...]`, `{ ... }` or `c"..."`: one initializer per element.
+    Aggregate(Vec<GlobalInit>),
+}
+
+/// A function: signature, and a body when defined.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FunctionData {
+    /// Name without `@`.
+    pub name: String,
+    /// Return type (`void` for none).
+    pub ret_ty: Ty,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// Calling convention (`amdgpu_kernel`, `spir_kernel`, `ptx_kernel`, ...), if any.
+    pub cconv: Option<String>,
+    /// Whether the signature ends in `...`.
+    pub variadic: bool,
+    /// The body; `None` for a `declare`.
+    pub body: Option<Body>,
+}
+
+impl FunctionData {
+    /// Whether the calling convention makes this function a GPU kernel entry, whose
+    /// arguments LLVM's uniformity analysis takes as uniform.
+    pub fn is_kernel(&self) -> bool {
+        matches!(
+            self.cconv.as_deref(),
+            Some("amdgpu_kernel" | "spir_kernel" | "ptx_kernel" | "amdgpu_cs" | "amdgpu_ps")
+        )
+    }
+}
+
+/// A function parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Param {
+    /// Its type.
+    pub ty: Ty,
+    /// Parameter attributes as written (`noundef`, `inreg`, `byval(i32)`, `align 4`).
+    pub attrs: Vec<String>,
+    /// The value the body refers to it by (only meaningful with a body).
+    pub value: Value,
+}
+
+impl Param {
+    /// Whether marked `inreg` (LLVM's AMDGPU analysis then calls it uniform).
+    pub fn is_inreg(&self) -> bool {
+        self.attrs.iter().any(|a| a == "inreg")
+    }
+}
+
+/// The body of a defined function: the P-LLVM program `prg` of Def. 1.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Body {
+    /// Block data.
+    pub blocks: PrimaryMap<Block, BlockData>,
+    /// Block order; `layout[0]` is the entry block.
+    pub layout: Vec<Block>,
+    /// Phis and commands.
+    pub insts: PrimaryMap<Inst, InstData>,
+    /// Parameters, results and constants.
+    pub values: PrimaryMap<Value, ValueData>,
+}
+
+impl Body {
+    /// The entry block (Def. 1: the first block of `prg`).
+    pub fn entry(&self) -> Option<Block> {
+        self.layout.first().copied()
+    }
+    /// The CFG successors of `block`, in successor-index order (`(ℓ, i, ℓ') ∈ E`).
+    pub fn successors(&self, block: Block) -> Vec<Block> {
+        self.blocks[block].term.successors()
+    }
+    /// The block called `name`.
+    pub fn block_by_name(&self, name: &str) -> Option<Block> {
+        self.layout
+            .iter()
+            .copied()
+            .find(|&b| self.blocks[b].name == name)
+    }
+    /// The value named `%name` (parameters and results).
+    pub fn value_by_name(&self, name: &str) -> Option<Value> {
+        self.values
+            .iter()
+            .find(|(_, v)| v.name.as_deref() == Some(name))
+            .map(|(id, _)| id)
+    }
+    /// The name of `value` as the text spells it (`%x`, `%0`), or `None` for constants.
+    pub fn value_name(&self, value: Value) -> Option<&str> {
+        self.values[value].name.as_deref()
+    }
+    /// The constant behind `value`, if it is one.
+    pub fn as_const(&self, value: Value) -> Option<&ConstData> {
+        match &self.values[value].def {
+            ValueDef::Const(c) => Some(c),
+            _ => None,
+        }
+    }
+    /// The instruction defining `value`, if any.
+    pub fn def_inst(&self, value: Value) -> Option<Inst> {
+        match self.values[value].def {
+            ValueDef::Inst(i) => Some(i),
+            _ => None,
+        }
+    }
+    /// Adds a constant value (callers may share one value between uses).
+    pub fn add_const(&mut self, ty: Ty, c: ConstData) -> Value {
+        self.values.push(ValueData {
+            ty,
+            name: None,
+            def: ValueDef::Const(c),
+        })
+    }
+}
+
+/// What a [`Value`] is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ValueData {
+    /// Its type.
+    pub ty: Ty,
+    /// Its name without `%` (numbered values keep their digits), `None` for constants
+    /// and for results a printer numbers.
+    pub name: Option<String>,
+    /// Where it comes from.
+    pub def: ValueDef,
+}
+
+/// Where a value comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum ValueDef {
+    /// The n-th function parameter.
+    Param(u32),
+    /// The result of a phi or command.
+    Inst(Inst),
+    /// A constant `cnst`.
+    Const(ConstData),
+}
+
+/// A constant operand.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ConstData {
+    /// An `iN` literal, as its bit pattern reduced modulo 2^N (`true` is 1 of `i1`).
+    Int(BigUint),
+    /// A `float` / `double` literal as its IEEE bit pattern (f32 bits in the low 32).
+    Float(u64),
+    /// `null` (a pointer without provenance, address 0).
+    Null,
+    /// `undef`: ⊤ in every lane.
+    Undef,
+    /// `poison`: also ⊤ (P-LLVM has one undefined value).
+    Poison,
+    /// `zeroinitializer` of a scalar type.
+    Zero,
+    /// `@name` of a global variable: a pointer to its object.
+    Global(GlobalId),
+    /// `@name` of a function used as a value.
+    Function(FuncId),
+}
+
+/// A block `ℓ val_msk φ̄ c̄ tmn` (thesis Fig. 4.2, Def. 1).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockData {
+    /// The label `ℓ` without `%`.
+    pub name: String,
+    /// `val_msk`, the block predicate (Def. 7); `None` is the constant `true`.
+    pub predicate: Option<Value>,
+    /// The phis `φ̄`, in order.
+    pub phis: Vec<Inst>,
+    /// The commands `c̄`, in order.
+    pub body: Vec<Inst>,
+    /// The terminator `tmn`.
+    pub term: Terminator,
+}
+
+/// A phi or command with its result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InstData {
+    /// What it computes.
+    pub kind: InstKind,
+    /// The `id` it assigns; `None` for `store` and void calls (the `z = store p v`
+    /// sugar of Fig. 4.13a).
+    pub result: Option<Value>,
+    /// The `total` modifier (`id = inst total`, [W-CMD-TOTAL]).
+    pub total: bool,
+}
+
+/// Integer and float binary operators (`bop`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `mul`
+    Mul,
+    /// `udiv`
+    UDiv,
+    /// `sdiv`
+    SDiv,
+    /// `urem`
+    URem,
+    /// `srem`
+    SRem,
+    /// `shl`
+    Shl,
+    /// `lshr`
+    LShr,
+    /// `ashr`
+    AShr,
+    /// `and`
+    And,
+    /// `or`
+    Or,
+    /// `xor`
+    Xor,
+    /// `fadd`
+    FAdd,
+    /// `fsub`
+    FSub,
+    /// `fmul`
+    FMul,
+    /// `fdiv`
+    FDiv,
+    /// `frem`
+    FRem,
+}
+
+impl BinOp {
+    /// Every operator, for parsers and generators.
+    pub const ALL: [BinOp; 18] = [
+        BinOp::Add,
+        BinOp::Sub,
+        BinOp::Mul,
+        BinOp::UDiv,
+        BinOp::SDiv,
+        BinOp::URem,
+        BinOp::SRem,
+        BinOp::Shl,
+        BinOp::LShr,
+        BinOp::AShr,
+        BinOp::And,
+        BinOp::Or,
+        BinOp::Xor,
+        BinOp::FAdd,
+        BinOp::FSub,
+        BinOp::FMul,
+        BinOp::FDiv,
+        BinOp::FRem,
+    ];
+    /// The opcode as spelled in the text.
+    pub fn name(self) -> &'static str {
+        match self {
+            BinOp::Add => "add",
+            BinOp::Sub => "sub",
+            BinOp::Mul => "mul",
+            BinOp::UDiv => "udiv",
+            BinOp::SDiv => "sdiv",
+            BinOp::URem => "urem",
+            BinOp::SRem => "srem",
+            BinOp::Shl => "shl",
+            BinOp::LShr => "lshr",
+            BinOp::AShr => "ashr",
+            BinOp::And => "and",
+            BinOp::Or => "or",
+            BinOp::Xor => "xor",
+            BinOp::FAdd => "fadd",
+            BinOp::FSub => "fsub",
+            BinOp::FMul => "fmul",
+            BinOp::FDiv => "fdiv",
+            BinOp::FRem => "frem",
+        }
+    }
+    /// Whether it operates on floats.
+    pub fn is_float(self) -> bool {
+        matches!(
+            self,
+            BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv | BinOp::FRem
+        )
+    }
+}
+
+/// Poison-generating flags of integer operators (`nuw`, `nsw`, `exact`, `disjoint`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub struct IntFlags {
+    /// `nuw`: unsigned overflow gives ⊤.
+    pub nuw: bool,
+    /// `nsw`: signed overflow gives ⊤.
+    pub nsw: bool,
+    /// `exact`: a non-zero remainder (or shifted-out one bits) gives ⊤.
+    pub exact: bool,
+    /// `disjoint` on `or`: common set bits give ⊤.
+    pub disjoint: bool,
+}
+
+/// `icmp` predicates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ICmpPred {
+    /// `eq`
+    Eq,
+    /// `ne`
+    Ne,
+    /// `ugt`
+    Ugt,
+    /// `uge`
+    Uge,
+    /// `ult`
+    Ult,
+    /// `ule`
+    Ule,
+    /// `sgt`
+    Sgt,
+    /// `sge`
+    Sge,
+    /// `slt`
+    Slt,
+    /// `sle`
+    Sle,
+}
+
+impl ICmpPred {
+    /// Every predicate.
+    pub const ALL: [ICmpPred; 10] = [
+        ICmpPred::Eq,
+        ICmpPred::Ne,
+        ICmpPred::Ugt,
+        ICmpPred::Uge,
+        ICmpPred::Ult,
+        ICmpPred::Ule,
+        ICmpPred::Sgt,
+        ICmpPred::Sge,
+        ICmpPred::Slt,
+        ICmpPred::Sle,
+    ];
+    /// The predicate as spelled in the text.
+    pub fn name(self) -> &'static str {
+        match self {
+            ICmpPred::Eq => "eq",
+            ICmpPred::Ne => "ne",
+            ICmpPred::Ugt => "ugt",
+            ICmpPred::Uge => "uge",
+            ICmpPred::Ult => "ult",
+            ICmpPred::Ule => "ule",
+            ICmpPred::Sgt => "sgt",
+            ICmpPred::Sge => "sge",
+            ICmpPred::Slt => "slt",
+            ICmpPred::Sle => "sle",
+        }
+    }
+}
+
+/// `fcmp` predicates (ordered `o*`, unordered `u*`, and the constant ones).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum FCmpPred {
+    /// `false`
+    False,
+    /// `oeq`
+    Oeq,
+    /// `ogt`
+    Ogt,
+    /// `oge`
+    Oge,
+    /// `olt`
+    Olt,
+    /// `ole`
+    Ole,
+    /// `one`
+    One,
+    /// `ord`
+    Ord,
+    /// `ueq`
+    Ueq,
+    /// `ugt`
+    Ugt,
+    /// `uge`
+    Uge,
+    /// `ult`
+    Ult,
+    /// `ule`
+    Ule,
+    /// `une`
+    Une,
+    /// `uno`
+    Uno,
+    /// `true`
+    True,
+}
+
+impl FCmpPred {
+    /// Every predicate.
+    pub const ALL: [FCmpPred; 16] = [
+        FCmpPred::False,
+        FCmpPred::Oeq,
+        FCmpPred::Ogt,
+        FCmpPred::Oge,
+        FCmpPred::Olt,
+        FCmpPred::Ole,
+        FCmpPred::One,
+        FCmpPred::Ord,
+        FCmpPred::Ueq,
+        FCmpPred::Ugt,
+        FCmpPred::Uge,
+        FCmpPred::Ult,
+        FCmpPred::Ule,
+        FCmpPred::Une,
+        FCmpPred::Uno,
+        FCmpPred::True,
+    ];
+    /// The predicate as spelled in the text.
+    pub fn name(self) -> &'static str {
+        match self {
+            FCmpPred::False => "false",
+            FCmpPred::Oeq => "oeq",
+            FCmpPred::Ogt => "ogt",
+            FCmpPred::Oge => "oge",
+            FCmpPred::Olt => "olt",
+            FCmpPred::Ole => "ole",
+            FCmpPred::One => "one",
+            FCmpPred::Ord => "ord",
+            FCmpPred::Ueq => "ueq",
+            FCmpPred::Ugt => "ugt",
+            FCmpPred::Uge => "uge",
+            FCmpPred::Ult => "ult",
+            FCmpPred::Ule => "ule",
+            FCmpPred::Une => "une",
+            FCmpPred::Uno => "uno",
+            FCmpPred::True => "true",
+        }
+    }
+}
+
+/// Cast operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CastOp {
+    /// `zext` (may carry `nneg`)
+    ZExt,
+    /// `sext`
+    SExt,
+    /// `trunc` (may carry `nuw`/`nsw`)
+    Trunc,
+    /// `fptosi`
+    FpToSi,
+    /// `fptoui`
+    FpToUi,
+    /// `sitofp`
+    SiToFp,
+    /// `uitofp` (may carry `nneg`)
+    UiToFp,
+    /// `fpext`
+    FpExt,
+    /// `fptrunc`
+    FpTrunc,
+    /// `bitcast`
+    Bitcast,
+    /// `ptrtoint`
+    PtrToInt,
+    /// `inttoptr`
+    IntToPtr,
+    /// `addrspacecast`
+    AddrSpaceCast,
+}
+
+impl CastOp {
+    /// Every cast.
+    pub const ALL: [CastOp; 13] = [
+        CastOp::ZExt,
+        CastOp::SExt,
+        CastOp::Trunc,
+        CastOp::FpToSi,
+        CastOp::FpToUi,
+        CastOp::SiToFp,
+        CastOp::UiToFp,
+        CastOp::FpExt,
+        CastOp::FpTrunc,
+        CastOp::Bitcast,
+        CastOp::PtrToInt,
+        CastOp::IntToPtr,
+        CastOp::AddrSpaceCast,
+    ];
+    /// The opcode as spelled in the text.
+    pub fn name(self) -> &'static str {
+        match self {
+            CastOp::ZExt => "zext",
+            CastOp::SExt => "sext",
+            CastOp::Trunc => "trunc",
+            CastOp::FpToSi => "fptosi",
+            CastOp::FpToUi => "fptoui",
+            CastOp::SiToFp => "sitofp",
+            CastOp::UiToFp => "uitofp",
+            CastOp::FpExt => "fpext",
+            CastOp::FpTrunc => "fptrunc",
+            CastOp::Bitcast => "bitcast",
+            CastOp::PtrToInt => "ptrtoint",
+            CastOp::IntToPtr => "inttoptr",
+            CastOp::AddrSpaceCast => "addrspacecast",
+        }
+    }
+}
+
+/// One index of a `getelementptr`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GepIndex {
+    /// The index value (any integer type; struct field indices are constants).
+    pub value: Value,
+}
+
+/// What a phi or command computes (`inst`, `phi` and `mask()` of Fig. 4.2).
+#[derive(Clone, Debug, PartialEq)]
+pub enum InstKind {
+    /// `phi ty [v, ℓ]... [shadow(v)]` (§4.8).
+    Phi {
+        /// Result type.
+        ty: Ty,
+        /// Incoming `(value, block)` pairs.
+        incoming: Vec<(Value, Block)>,
+        /// The shadow operand `val_s`, taken under passive execution.
+        shadow: Option<Value>,
+    },
+    /// `op [flags] ty a, b`.
+    Binary {
+        /// Operator.
+        op: BinOp,
+        /// Integer flags (ignored on float ops; fast-math flags are dropped).
+        flags: IntFlags,
+        /// Operand type.
+        ty: Ty,
+        /// Left operand.
+        lhs: Value,
+        /// Right operand.
+        rhs: Value,
+    },
+    /// `fneg ty a`.
+    FNeg {
+        /// Operand type.
+        ty: Ty,
+        /// Operand.
+        arg: Value,
+    },
+    /// `icmp pred ty a, b` (result `i1`).
+    ICmp {
+        /// Predicate.
+        pred: ICmpPred,
+        /// Operand type (integer or pointer).
+        ty: Ty,
+        /// Left operand.
+        lhs: Value,
+        /// Right operand.
+        rhs: Value,
+    },
+    /// `fcmp pred ty a, b` (result `i1`).
+    FCmp {
+        /// Predicate.
+        pred: FCmpPred,
+        /// Operand type.
+        ty: Ty,
+        /// Left operand.
+        lhs: Value,
+        /// Right operand.
+        rhs: Value,
+    },
+    /// `op [flags] from a to to`.
+    Cast {
+        /// Operator.
+        op: CastOp,
+        /// `nuw`/`nsw` on `trunc`; `nneg` is recorded as `nsw` on `zext`/`uitofp`.
+        flags: IntFlags,
+        /// Source type.
+        from: Ty,
+        /// Operand.
+        arg: Value,
+        /// Destination type.
+        to: Ty,
+    },
+    /// `select i1 c, ty a, ty b` (`terop`).
+    Select {
+        /// Result type.
+        ty: Ty,
+        /// Condition.
+        cond: Value,
+        /// Value if true.
+        if_true: Value,
+        /// Value if false.
+        if_false: Value,
+    },
+    /// `freeze ty a`: ⊤ becomes an arbitrary but fixed value (pllvm picks zero).
+    Freeze {
+        /// Type.
+        ty: Ty,
+        /// Operand.
+        arg: Value,
+    },
+    /// `alloca ty [, iN count] [, align a]` ([W-INST-ALLOCA]).
+    Alloca {
+        /// Allocated element type.
+        ty: Ty,
+        /// Element count (default 1).
+        count: Option<Value>,
+        /// Alignment.
+        align: Option<u64>,
+    },
+    /// `load ty, ptr p [, align a]` ([W-INST-LOAD]).
+    Load {
+        /// Loaded type.
+        ty: Ty,
+        /// Address.
+        ptr: Value,
+        /// Alignment.
+        align: Option<u64>,
+        /// `volatile`.
+        volatile: bool,
+    },
+    /// `store ty v, ptr p [, align a]` ([W-INST-STORE]).
+    Store {
+        /// Stored value's type.
+        ty: Ty,
+        /// Stored value.
+        value: Value,
+        /// Address.
+        ptr: Value,
+        /// Alignment.
+        align: Option<u64>,
+        /// `volatile`.
+        volatile: bool,
+    },
+    /// `getelementptr [inbounds] T, ptr p, idx...` (`elemptr`, §4.9.1).
+    Gep {
+        /// `inbounds` (and `nuw`/`nusw` are kept as `inbounds`-like).
+        inbounds: bool,
+        /// The source element type `T`.
+        source_ty: Ty,
+        /// Base pointer.
+        base: Value,
+        /// Indices.
+        indices: Vec<GepIndex>,
+    },
+    /// `call ret @f(args)` (`callop`, [W-CMD-CALL]); `θ` resolves `f` by name.
+    Call {
+        /// Callee.
+        callee: FuncId,
+        /// Return type.
+        ret_ty: Ty,
+        /// Arguments.
+        args: Vec<Value>,
+    },
+    /// `id = mask()` ([W-CMD-MASK]): the activation of the block.
+    Mask,
+}
+
+impl InstKind {
+    /// Every value operand, in text order (phi incoming values, then shadow).
+    pub fn operands(&self) -> Vec<Value> {
+        match self {
+            InstKind::Phi {
+                incoming, shadow, ..
+            } => incoming
+                .iter()
+                .map(|(v, _)| *v)
+                .chain(shadow.iter().copied())
+                .collect(),
+            InstKind::Binary { lhs, rhs, .. }
+            | InstKind::ICmp { lhs, rhs, .. }
+            | InstKind::FCmp { lhs, rhs, .. } => vec![*lhs, *rhs],
+            InstKind::FNeg { arg, .. }
+            | InstKind::Cast { arg, .. }
+            | InstKind::Freeze { arg, .. } => vec![*arg],
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => vec![*cond, *if_true, *if_false],
+            InstKind::Alloca { count, .. } => count.iter().copied().collect(),
+            InstKind::Load { ptr, .. } => vec![*ptr],
+            InstKind::Store { value, ptr, .. } => vec![*value, *ptr],
+            InstKind::Gep { base, indices, .. } => std::iter::once(*base)
+                .chain(indices.iter().map(|i| i.value))
+                .collect(),
+            InstKind::Call { args, .. } => args.clone(),
+            InstKind::Mask => Vec::new(),
+        }
+    }
+    /// Whether this is a phi.
+    pub fn is_phi(&self) -> bool {
+        matches!(self, InstKind::Phi { .. })
+    }
+    /// The opcode word, for messages and traces.
+    pub fn opcode(&self) -> &'static str {
+        match self {
+            InstKind::Phi { .. } => "phi",
+            InstKind::Binary { op, .. } => op.name(),
+            InstKind::FNeg { .. } => "fneg",
+            InstKind::ICmp { .. } => "icmp",
+            InstKind::FCmp { .. } => "fcmp",
+            InstKind::Cast { op, .. } => op.name(),
+            InstKind::Select { .. } => "select",
+            InstKind::Freeze { .. } => "freeze",
+            InstKind::Alloca { .. } => "alloca",
+            InstKind::Load { .. } => "load",
+            InstKind::Store { .. } => "store",
+            InstKind::Gep { .. } => "getelementptr",
+            InstKind::Call { .. } => "call",
+            InstKind::Mask => "mask",
+        }
+    }
+}
+
+/// A terminator `tmn` (Fig. 4.2, extended with LLVM's `switch` and `unreachable`).
+///
+/// Successor indices (`i ∈ ℕ` of [PC-ACTIVE]) follow LLVM's successor order:
+/// `br ℓ` has successor 0; `br c, ℓ0, ℓ1` has 0 (true) and 1 (false); `switch` has
+/// the default at 0 and case k at k + 1.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Terminator {
+    /// `br label ℓ`.
+    Br(Block),
+    /// `br i1 c, label ℓ0, label ℓ1`.
+    CondBr {
+        /// Condition `val_cnd`.
+        cond: Value,
+        /// Successor 0, taken when `cond` is true.
+        if_true: Block,
+        /// Successor 1, taken when `cond` is false.
+        if_false: Block,
+    },
+    /// `switch ty v, label default [ ty c, label ℓ ... ]`.
+    Switch {
+        /// Scrutinee type.
+        ty: Ty,
+        /// Scrutinee.
+        cond: Value,
+        /// Successor 0.
+        default: Block,
+        /// Case values (bit patterns of `ty`) and successors 1, 2, ...
+        cases: Vec<(BigUint, Block)>,
+    },
+    /// `ret ty v` or `ret void`.
+    Ret(Option<Value>),
+    /// `unreachable`: an active lane reaching it is undefined behaviour.
+    Unreachable,
+}
+
+impl Terminator {
+    /// The successors in successor-index order (duplicates kept: index matters).
+    pub fn successors(&self) -> Vec<Block> {
+        match self {
+            Terminator::Br(b) => vec![*b],
+            Terminator::CondBr {
+                if_true, if_false, ..
+            } => vec![*if_true, *if_false],
+            Terminator::Switch { default, cases, .. } => std::iter::once(*default)
+                .chain(cases.iter().map(|(_, b)| *b))
+                .collect(),
+            Terminator::Ret(_) | Terminator::Unreachable => Vec::new(),
+        }
+    }
+    /// Value operands.
+    pub fn operands(&self) -> Vec<Value> {
+        match self {
+            Terminator::CondBr { cond, .. } | Terminator::Switch { cond, .. } => vec![*cond],
+            Terminator::Ret(Some(v)) => vec![*v],
+            _ => Vec::new(),
+        }
+    }
+    /// Whether this terminator can send lanes different ways (`br` on a value, `switch`).
+    pub fn is_branch_on_value(&self) -> bool {
+        matches!(self, Terminator::CondBr { .. } | Terminator::Switch { .. })
+    }
+}
