@@ -1,2 +1,272 @@
-//! The `pllvm` command.
-fn main() {}
+//! The `pllvm` command: the only crate that does IO (STYLE §1).
+//!
+//! Exit codes: 0 success, 1 the program or the input is wrong (parse, verify, setup
+//! or run errors, undefined behaviour), 2 the command line is wrong (clap's usage
+//! errors).
+
+mod default_program;
+
+use anyhow::{Context, Result, anyhow};
+use clap::{Args, Parser, Subcommand};
+use pllvm_interp::config::parse_interp;
+use pllvm_interp::{Machine, Outcome, RunConfig, trace};
+use pllvm_semantics::diag::{Diagnostic, SourceMap, render_all};
+use pllvm_semantics::ir::Module;
+use pllvm_semantics::text;
+use pllvm_semantics::verify::verify_module;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// pllvm: the executable semantics of P-LLVM, the predicated SPMD extension of LLVM IR.
+#[derive(Parser, Debug)]
+#[command(name = "pllvm", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse and verify a program (thesis §4.10); with no FILE, the embedded default program.
+    Check(FileArg),
+    /// Print a program in canonical P-LLVM text.
+    Print(FileArg),
+    /// Write plain LLVM IR that opt accepts (P-LLVM additions lowered to @pllvm.* calls and metadata).
+    ExportLlvm(FileArg),
+    /// Run a program on a thread array (thesis Ch. 4); with no FILE, the logstar example of Fig. 3.20-3.22.
+    Run(RunArgs),
+}
+
+#[derive(Args, Debug)]
+struct FileArg {
+    /// A .ll file (plain LLVM IR or P-LLVM); the embedded default program if absent.
+    file: Option<PathBuf>,
+}
+
+#[derive(Args, Debug)]
+struct RunArgs {
+    /// A .ll file; the embedded logstar walk-through if absent.
+    file: Option<PathBuf>,
+    /// W, the number of lanes (threads) of the thread array.
+    #[arg(long, short = 'w', value_name = "W")]
+    threads: Option<usize>,
+    /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
+    #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
+    interp: Option<pllvm_semantics::rules::Interp>,
+    /// A runtime schedule (Def. 5): block names separated by commas.
+    #[arg(long, value_name = "A,B,C")]
+    schedule: Option<String>,
+    /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
+    #[arg(long = "arg", value_name = "NAME=V[,V...]")]
+    args: Vec<String>,
+    /// Initial contents of a global: @G=V0,V1,...
+    #[arg(long = "mem", value_name = "@G=V,...")]
+    mem: Vec<String>,
+    /// Run inputs as JSON (threads, interp, args, memory, schedule); flags override it.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Print the trace as a table (thesis Fig. 4.5b layout) or as JSON.
+    #[arg(long, value_name = "table|json")]
+    trace: Option<TraceFormat>,
+    /// Show the values each block writes under its trace row.
+    #[arg(long)]
+    values: bool,
+    /// Track definition masks and report uses they do not cover (Def. 10-11).
+    #[arg(long)]
+    strict: bool,
+    /// Print which instructions and branches diverged in this run.
+    #[arg(long)]
+    divergence: bool,
+    /// The function to run (default: the first definition).
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+    /// Stop after this many scheduled blocks.
+    #[arg(long, value_name = "N")]
+    max_steps: Option<u64>,
+}
+
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum TraceFormat {
+    Table,
+    Json,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let command = cli.command.unwrap_or(Command::Run(RunArgs::default_run()));
+    match dispatch(command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+impl RunArgs {
+    fn default_run() -> RunArgs {
+        RunArgs {
+            file: None,
+            threads: None,
+            interp: None,
+            schedule: None,
+            args: Vec::new(),
+            mem: Vec::new(),
+            input: None,
+            trace: Some(TraceFormat::Table),
+            values: false,
+            strict: false,
+            divergence: false,
+            function: None,
+            max_steps: None,
+        }
+    }
+}
+
+fn dispatch(command: Command) -> Result<ExitCode> {
+    match command {
+        Command::Check(f) => check(f),
+        Command::Print(f) => {
+            let (module, _, _, _) = load(&f.file)?;
+            print!("{}", text::print_module(&module));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::ExportLlvm(f) => {
+            let (module, _, _, _) = load(&f.file)?;
+            print!("{}", text::export_llvm(&module));
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run(r) => run(r),
+    }
+}
+
+/// Reads, parses and verifies a file (or the embedded default), rendering every
+/// diagnostic with file:line:col.
+fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
+    let (name, src) = match file {
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        ),
+        None => (
+            default_program::CHECK_NAME.to_string(),
+            default_program::CHECK_SOURCE.to_string(),
+        ),
+    };
+    let (module, spans) = text::parse_module(&src).map_err(|errors| {
+        let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+        anyhow!("{}", render_all(&diags, &name, &src))
+    })?;
+    let report = verify_module(&module, &spans);
+    if !report.errors.is_empty() {
+        return Err(anyhow!("{}", render_all(&report.errors, &name, &src)));
+    }
+    Ok((module, spans, name, src))
+}
+
+fn check(f: FileArg) -> Result<ExitCode> {
+    let (module, spans, name, src) = load(&f.file)?;
+    let report = verify_module(&module, &spans);
+    for note in &report.notes {
+        println!("{}", note.render(&name, &src));
+    }
+    let defined = module
+        .functions
+        .values()
+        .filter(|f| f.body.is_some())
+        .count();
+    println!(
+        "{name}: ok ({defined} function{} verified)",
+        if defined == 1 { "" } else { "s" }
+    );
+    for (func, reducible) in &report.reducible {
+        println!(
+            "  @{}: {}",
+            module.functions[*func].name,
+            if *reducible {
+                "reducible"
+            } else {
+                "irreducible (allowed)"
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run(r: RunArgs) -> Result<ExitCode> {
+    if r.file.is_none() {
+        return default_program::run_default(&mut std::io::stdout());
+    }
+    let (module, _, _, _) = load(&r.file)?;
+    let mut config = match &r.input {
+        Some(p) => RunConfig::from_json(
+            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )
+        .map_err(|e| anyhow!("{}: {e}", p.display()))?,
+        None => RunConfig::default(),
+    };
+    if let Some(w) = r.threads {
+        config.threads = w;
+    }
+    if let Some(i) = r.interp {
+        config.interp = i;
+    }
+    if let Some(s) = &r.schedule {
+        config.set_schedule(s);
+    }
+    for a in &r.args {
+        config.add_arg(a).map_err(|e| anyhow!(e))?;
+    }
+    for m in &r.mem {
+        config.add_memory(m).map_err(|e| anyhow!(e))?;
+    }
+    config.strict |= r.strict;
+    if r.function.is_some() {
+        config.function.clone_from(&r.function);
+    }
+    if let Some(n) = r.max_steps {
+        config.max_steps = n;
+    }
+    let mut out = std::io::stdout();
+    let outcome = execute(&module, &config, r.trace, r.values, r.divergence, &mut out)?;
+    Ok(match outcome {
+        Outcome::Returned | Outcome::Incomplete => ExitCode::SUCCESS,
+        _ => ExitCode::from(1),
+    })
+}
+
+/// Runs one configuration and prints the trace, the outcome and the results.
+fn execute(
+    module: &Module,
+    config: &RunConfig,
+    format: Option<TraceFormat>,
+    values: bool,
+    divergence: bool,
+    out: &mut dyn std::io::Write,
+) -> Result<Outcome> {
+    let mut machine = Machine::new(module, config).map_err(|e| anyhow!(e))?;
+    machine.record_writes = values || matches!(format, Some(TraceFormat::Json));
+    let outcome = match &config.schedule {
+        Some(s) => machine.run_schedule(s),
+        None => machine.run_to_end(),
+    }
+    .map_err(|e| anyhow!(e))?;
+    let body = machine.program.body;
+    match format {
+        Some(TraceFormat::Table) => {
+            writeln!(out, "{}", trace::table(body, &machine.trace, values))?
+        }
+        Some(TraceFormat::Json) => writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&trace::to_json(body, &machine.trace))?
+        )?,
+        None => {}
+    }
+    writeln!(out, "outcome: {outcome}")?;
+    writeln!(out, "result: {}", machine.result_text())?;
+    if divergence {
+        writeln!(out, "{}", pllvm_interp::observe::report(&machine))?;
+    }
+    Ok(outcome)
+}

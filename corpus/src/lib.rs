@@ -1,1 +1,337 @@
-//! pllvm-corpus (see DESIGN.md).
+//! # pllvm-corpus: golden programs and their checker
+//!
+//! The programs live in `corpus/<topic>/*.ll` with directives (`; run:`, `; expect`,
+//! `; error:`) described in `corpus/README.md` and parsed by
+//! `pllvm_interp::directives`. This crate checks one file against its
+//! expectations; `tests/corpus.rs` turns every file into a test.
+
+use pllvm_interp::directives::{self, ExpectKind, normalize};
+use pllvm_interp::{Machine, Outcome, trace};
+use pllvm_semantics::diag::{Diagnostic, LineIndex};
+use pllvm_semantics::ir::Module;
+use pllvm_semantics::text;
+use pllvm_semantics::verify::verify_module;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The `corpus/` folder of the workspace.
+pub fn corpus_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
+}
+
+/// Every `.ll` file below `root`, sorted.
+pub fn corpus_files(root: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                if p.file_name()
+                    .is_some_and(|n| n != "target" && n != "src" && n != "tests")
+                {
+                    stack.push(p);
+                }
+            } else if p.extension().is_some_and(|x| x == "ll") {
+                out.push(p);
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// What a successful check saw.
+#[derive(Debug, Default)]
+pub struct Checked {
+    /// Names of the rules the runs fired (from the trace).
+    pub rules: BTreeSet<&'static str>,
+    /// Number of runs executed.
+    pub runs: usize,
+}
+
+/// Checks one corpus file. `Err` holds a readable failure report.
+pub fn check_file(path: &Path, bless: bool) -> Result<Checked, String> {
+    let src = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let name = path.display().to_string();
+    let d = directives::parse(&src).map_err(|e| format!("{name}: {e}"))?;
+    if !d.errors.is_empty() {
+        return check_errors(&name, &src, &d.errors).map(|()| Checked::default());
+    }
+    let (module, spans) = text::parse_module(&src).map_err(|errors| {
+        let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+        pllvm_semantics::diag::render_all(&diags, &name, &src)
+    })?;
+    let report = verify_module(&module, &spans);
+    if !report.errors.is_empty() {
+        return Err(pllvm_semantics::diag::render_all(
+            &report.errors,
+            &name,
+            &src,
+        ));
+    }
+    let mut checked = Checked::default();
+    let mut failures = Vec::new();
+    let mut snapshots = Vec::new();
+    for run in &d.runs {
+        let output =
+            run_one(&module, &run.config).map_err(|e| format!("{name}:{}: {e}", run.line))?;
+        checked.runs += 1;
+        checked.rules.extend(output.rules.iter().copied());
+        for e in d
+            .expects
+            .iter()
+            .filter(|e| e.run.as_ref().is_none_or(|r| *r == run.name))
+        {
+            if let Some(msg) = check_expectation(&e.kind, &output) {
+                failures.push(format!(
+                    "{name}:{}: expectation failed for run '{}' (line {}):\n{msg}",
+                    e.line, run.name, run.line
+                ));
+            }
+        }
+        snapshots.push((run.name.clone(), output.snapshot));
+    }
+    check_snapshots(path, &src, &snapshots, bless, &mut failures);
+    if failures.is_empty() {
+        Ok(checked)
+    } else {
+        Err(failures.join("\n\n"))
+    }
+}
+
+/// What one run produced, as text the expectations compare against.
+#[derive(Debug)]
+pub struct RunOutput {
+    /// `[r0, r1, …]`.
+    pub result: String,
+    /// The outcome as `pllvm run` prints it.
+    pub outcome: String,
+    /// The trace table rows (without header), whitespace-normalized.
+    pub trace_rows: Vec<String>,
+    /// Final value of each named variable.
+    pub env: Vec<(String, String)>,
+    /// Final contents of each global.
+    pub memory: Vec<(String, String)>,
+    /// The tool-owned snapshot (trace with values, outcome, result).
+    pub snapshot: String,
+    /// Rules fired.
+    pub rules: BTreeSet<&'static str>,
+}
+
+/// Runs `config` on `module` and renders everything an expectation may check.
+pub fn run_one(module: &Module, config: &pllvm_interp::RunConfig) -> Result<RunOutput, String> {
+    let mut machine = Machine::new(module, config).map_err(|e| e.to_string())?;
+    machine.record_writes = true;
+    let outcome = match &config.schedule {
+        Some(s) => machine.run_schedule(s),
+        None => machine.run_to_end(),
+    }
+    .map_err(|e| e.to_string())?;
+    let body = machine.program.body;
+    let table = trace::table(body, &machine.trace, false);
+    let trace_rows = table.lines().skip(1).map(normalize).collect();
+    let env = body
+        .values
+        .iter()
+        .filter_map(|(v, data)| {
+            let name = data.name.as_ref()?;
+            Some((
+                format!("%{name}"),
+                trace::lanes_text(machine.state.env.get(v)),
+            ))
+        })
+        .collect();
+    let memory = module
+        .globals
+        .iter()
+        .filter_map(|(g, data)| {
+            let p = machine.global_pointer(g)?;
+            let o = p.object?;
+            let elem = pllvm_interp::machine::element_type(&module.types, data.ty);
+            Some((
+                format!("@{}", data.name),
+                machine.state.mem.dump_object(o, &module.types, elem),
+            ))
+        })
+        .collect();
+    let outcome_text = outcome.to_string();
+    let snapshot = format!(
+        "{}\noutcome: {outcome_text}\nresult: {}",
+        trace::table(body, &machine.trace, true),
+        machine.result_text()
+    );
+    let rules = machine.rules_fired.clone();
+    let _ = matches!(outcome, Outcome::Returned);
+    Ok(RunOutput {
+        result: machine.result_text(),
+        outcome: outcome_text,
+        trace_rows,
+        env,
+        memory,
+        snapshot,
+        rules,
+    })
+}
+
+/// `None` if the expectation holds, else what differs.
+fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
+    let same = |a: &str, b: &str| normalize(a).replace(' ', "") == normalize(b).replace(' ', "");
+    match kind {
+        ExpectKind::Result(want) => (!same(want, &out.result))
+            .then(|| format!("  expected result {want}\n  got      {}", out.result)),
+        ExpectKind::Outcome(want) => {
+            let ok = if let Some(sub) = want.strip_prefix("undefined:") {
+                out.outcome.starts_with("undefined") && out.outcome.contains(sub.trim())
+            } else {
+                out.outcome.starts_with(want.trim())
+            };
+            (!ok).then(|| {
+                format!(
+                    "  expected outcome {want}\n  got              {}",
+                    out.outcome
+                )
+            })
+        }
+        ExpectKind::Env(name, want) => match out.env.iter().find(|(n, _)| n == name) {
+            None => Some(format!("  no variable {name}")),
+            Some((_, got)) => (!same(want, got))
+                .then(|| format!("  expected {name} = {want}\n  got      {name} = {got}")),
+        },
+        ExpectKind::Memory(name, want) => match out.memory.iter().find(|(n, _)| n == name) {
+            None => Some(format!("  no global {name}")),
+            Some((_, got)) => (!same(want, got))
+                .then(|| format!("  expected {name} = {want}\n  got      {name} = {got}")),
+        },
+        ExpectKind::Trace(rows) => {
+            let want: Vec<String> = rows
+                .iter()
+                .map(|r| normalize(r))
+                .filter(|r| !r.starts_with("sc |"))
+                .collect();
+            if want == out.trace_rows {
+                None
+            } else {
+                Some(diff(&want.join("\n"), &out.trace_rows.join("\n")))
+            }
+        }
+    }
+}
+
+/// A unified diff of expected and actual text.
+pub fn diff(expected: &str, actual: &str) -> String {
+    similar::TextDiff::from_lines(&format!("{expected}\n"), &format!("{actual}\n"))
+        .unified_diff()
+        .header("expected", "actual")
+        .to_string()
+}
+
+/// Verifier files: errors on exactly the annotated lines, with the annotated text.
+fn check_errors(name: &str, src: &str, want: &[(usize, String)]) -> Result<(), String> {
+    let index = LineIndex::new(src);
+    let diags: Vec<Diagnostic> = match text::parse_module(src) {
+        Err(errors) => errors.iter().map(|e| e.to_diagnostic()).collect(),
+        Ok((module, spans)) => verify_module(&module, &spans).errors,
+    };
+    let got: Vec<(usize, String)> = diags
+        .iter()
+        .map(|d| (index.line_col(src, d.span.lo).0, d.message.clone()))
+        .collect();
+    let mut problems = Vec::new();
+    for (line, sub) in want {
+        if !got
+            .iter()
+            .any(|(l, m)| l == line && m.contains(sub.as_str()))
+        {
+            problems.push(format!(
+                "{name}:{line}: expected an error containing '{sub}'"
+            ));
+        }
+    }
+    for (line, msg) in &got {
+        if !want.iter().any(|(l, _)| l == line) {
+            problems.push(format!("{name}:{line}: unexpected error: {msg}"));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        let rendered = pllvm_semantics::diag::render_all(&diags, name, src);
+        Err(format!(
+            "{}\n\nthe tools reported:\n{rendered}",
+            problems.join("\n")
+        ))
+    }
+}
+
+/// Compares (or with `bless`, rewrites) the `; out[NAME]:` snapshot blocks.
+fn check_snapshots(
+    path: &Path,
+    src: &str,
+    snaps: &[(String, String)],
+    bless: bool,
+    failures: &mut Vec<String>,
+) {
+    let lines: Vec<&str> = src.lines().collect();
+    let mut kept: Vec<String> = Vec::new();
+    let mut existing: Vec<(String, usize, String)> = Vec::new();
+    let mut k = 0;
+    while k < lines.len() {
+        if let Some(rest) = lines[k].trim().strip_prefix("; out[") {
+            if let Some(name) = rest.strip_suffix("]:") {
+                let start = k + 1;
+                let mut body = Vec::new();
+                k += 1;
+                while k < lines.len() && lines[k].starts_with(";   ") {
+                    body.push(&lines[k][4..]);
+                    k += 1;
+                }
+                existing.push((name.to_string(), start, body.join("\n")));
+                continue;
+            }
+        }
+        kept.push(lines[k].to_string());
+        k += 1;
+    }
+    if bless {
+        while kept.last().is_some_and(|l| l.trim().is_empty()) {
+            kept.pop();
+        }
+        let mut text = kept.join("\n");
+        text.push('\n');
+        for (name, snap) in snaps {
+            text.push_str(&format!("\n; out[{name}]:\n"));
+            for l in snap.lines() {
+                text.push_str(&format!(";   {l}\n"));
+            }
+        }
+        if text != src {
+            if let Err(e) = std::fs::write(path, text) {
+                failures.push(format!("{}: cannot bless: {e}", path.display()));
+            }
+        }
+        return;
+    }
+    for (name, line, body) in existing {
+        let Some((_, snap)) = snaps.iter().find(|(n, _)| *n == name) else {
+            failures.push(format!(
+                "{}:{line}: snapshot for unknown run '{name}'",
+                path.display()
+            ));
+            continue;
+        };
+        let want: Vec<&str> = body.lines().map(str::trim_end).collect();
+        let got: Vec<&str> = snap.lines().map(str::trim_end).collect();
+        if want != got {
+            failures.push(format!(
+                "{}:{line}: snapshot out[{name}] differs (tool-owned; if the change is intended run `BLESS=1 cargo test -p pllvm-corpus -- {}`):\n{}",
+                path.display(),
+                path.file_name().map_or(String::new(), |f| f.to_string_lossy().to_string()),
+                diff(&want.join("\n"), &got.join("\n"))
+            ));
+        }
+    }
+}

@@ -1,1 +1,16 @@
-//! pllvm-interp (see DESIGN.md).
+//! # pllvm-interp: the P-LLVM interpreter
+//!
+//! Drives the rules of `pllvm_semantics::rules` over runtime schedules (thesis
+//! Def. 5): run inputs ([`config`]), the machine ([`machine`]), traces ([`trace`]),
+//! the dynamic divergence observer ([`observe`]) and block choice ([`sched`]).
+#![deny(missing_docs)]
+
+pub mod config;
+pub mod machine;
+pub mod observe;
+pub mod sched;
+pub mod trace;
+
+pub use config::RunConfig;
+pub use machine::{Machine, Outcome, RunError, SetupError};
+pub mod directives;

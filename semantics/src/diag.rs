@@ -68,10 +68,7 @@ impl LineIndex {
     /// The text of 1-based line `line`, without its newline.
     pub fn line_text<'a>(&self, src: &'a str, line: usize) -> &'a str {
         let start = self.starts[line - 1] as usize;
-        let end = self
-            .starts
-            .get(line)
-            .map_or(src.len(), |&e| e as usize - 1);
+        let end = self.starts.get(line).map_or(src.len(), |&e| e as usize - 1);
         src.get(start..end.max(start))
             .unwrap_or("")
             .trim_end_matches('\r')
@@ -207,6 +204,10 @@ mod tests {
             Span::new(33, 35),
             "a.ll:2:15: error: use of undefined value %t\n  %x = add i32 %t, 1\n              ^^",
         );
-        check("x", Span::new(1, 1), "a.ll:1:2: error: use of undefined value %t\nx\n ^");
+        check(
+            "x",
+            Span::new(1, 1),
+            "a.ll:1:2: error: use of undefined value %t\nx\n ^",
+        );
     }
 }

@@ -1,0 +1,205 @@
+//! Run inputs: W, the interpretation, strict mode, arguments (uniform or per lane),
+//! initial memory, limits, and an optional runtime schedule, from the command line
+//! or from a JSON file (serde).
+//!
+//! JSON form (every field optional):
+//! ```json
+//! { "threads": 4, "interp": "fr", "strict": false,
+//!   "args": { "x": [0, 1, 2, 3], "n": 5, "p": "@buf+8" },
+//!   "memory": { "@buf": [1, 2, 3, 4] },
+//!   "schedule": ["A", "B", "C"],
+//!   "max_steps": 1000000, "memory_limit": 1073741824 }
+//! ```
+//! A scalar is an integer (JSON number or decimal string, negative allowed), a float,
+//! `true`/`false`, `"undef"` / `"⊤"`, `"null"`, or `"@global[+offset]"` for a pointer
+//! into a global. An array under `args` gives one value per lane (exactly W).
+
+use pllvm_semantics::rules::Interp;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+/// One written scalar, not yet typed.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum Scalar {
+    /// A JSON boolean.
+    Bool(bool),
+    /// A JSON integer.
+    Int(i128),
+    /// A JSON float.
+    Float(f64),
+    /// Anything else as text (big integers, `undef`, `@g+8`, `nan`).
+    Text(String),
+}
+
+impl Scalar {
+    /// Parses one scalar from command-line text.
+    pub fn from_text(text: &str) -> Scalar {
+        let t = text.trim();
+        if let Ok(i) = t.parse::<i128>() {
+            Scalar::Int(i)
+        } else if t == "true" || t == "false" {
+            Scalar::Bool(t == "true")
+        } else if let Ok(f) = t.parse::<f64>().map_err(|_| ()).and_then(|f| {
+            if t.chars().any(|c| c.is_ascii_digit()) {
+                Ok(f)
+            } else {
+                Err(())
+            }
+        }) {
+            Scalar::Float(f)
+        } else {
+            Scalar::Text(t.to_string())
+        }
+    }
+}
+
+/// An argument: one value for every lane, or one per lane.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(untagged)]
+pub enum ArgValue {
+    /// The same value in every lane (a uniform argument).
+    PerLane(Vec<Scalar>),
+    /// One value per lane.
+    Uniform(Scalar),
+}
+
+/// Everything a run needs besides the program.
+#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct RunConfig {
+    /// W (Def. 2).
+    pub threads: usize,
+    /// FR or OBL (§4.5), as `"fr"` / `"obl"`.
+    #[serde(deserialize_with = "de_interp")]
+    pub interp: Interp,
+    /// Track definition masks and report uses they do not cover (Def. 10-11).
+    pub strict: bool,
+    /// Function arguments by parameter name (without `%`) or position (`"0"`).
+    pub args: BTreeMap<String, ArgValue>,
+    /// Initial contents of globals (`"@g"` or `"g"`), as elements of the global's type.
+    pub memory: BTreeMap<String, Vec<Scalar>>,
+    /// A runtime schedule (Def. 5) of block names.
+    pub schedule: Option<Vec<String>>,
+    /// The function to run (default: the first definition).
+    pub function: Option<String>,
+    /// Most blocks scheduled before the run ends with `out of fuel`.
+    pub max_steps: u64,
+    /// Most bytes of memory the program may allocate.
+    pub memory_limit: u64,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            threads: 2,
+            interp: Interp::Freezing,
+            strict: false,
+            args: BTreeMap::new(),
+            memory: BTreeMap::new(),
+            schedule: None,
+            function: None,
+            max_steps: 1_000_000,
+            memory_limit: 1 << 30,
+        }
+    }
+}
+
+fn de_interp<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Interp, D::Error> {
+    let s = String::deserialize(d)?;
+    parse_interp(&s).map_err(serde::de::Error::custom)
+}
+
+/// `fr` / `obl` (any case, also `freezing` / `oblivious`).
+pub fn parse_interp(s: &str) -> Result<Interp, String> {
+    match s.to_ascii_lowercase().as_str() {
+        "fr" | "freezing" => Ok(Interp::Freezing),
+        "obl" | "oblivious" => Ok(Interp::Oblivious),
+        other => Err(format!(
+            "unknown interpretation '{other}' (expected fr or obl)"
+        )),
+    }
+}
+
+impl RunConfig {
+    /// Reads a JSON configuration.
+    pub fn from_json(text: &str) -> Result<RunConfig, String> {
+        serde_json::from_str(text).map_err(|e| format!("bad run input: {e}"))
+    }
+
+    /// Adds `name=v` (uniform) or `name=v0,v1,...` (per lane) from the command line.
+    pub fn add_arg(&mut self, spec: &str) -> Result<(), String> {
+        let (name, values) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("bad --arg '{spec}': expected NAME=VALUE or NAME=V0,V1,..."))?;
+        let name = name.trim().trim_start_matches('%').to_string();
+        if name.is_empty() {
+            return Err(format!("bad --arg '{spec}': empty name"));
+        }
+        let values = values.trim().trim_start_matches('[').trim_end_matches(']');
+        let parts: Vec<Scalar> = values.split(',').map(Scalar::from_text).collect();
+        let value = if parts.len() == 1 {
+            ArgValue::Uniform(parts.into_iter().next().unwrap_or(Scalar::Int(0)))
+        } else {
+            ArgValue::PerLane(parts)
+        };
+        self.args.insert(name, value);
+        Ok(())
+    }
+
+    /// Adds `@g=v0,v1,...` initial memory from the command line.
+    pub fn add_memory(&mut self, spec: &str) -> Result<(), String> {
+        let (name, values) = spec
+            .split_once('=')
+            .ok_or_else(|| format!("bad --mem '{spec}': expected @GLOBAL=V0,V1,..."))?;
+        let name = name.trim().trim_start_matches('@').to_string();
+        let values = values.trim().trim_start_matches('[').trim_end_matches(']');
+        let parts = if values.is_empty() {
+            Vec::new()
+        } else {
+            values.split(',').map(Scalar::from_text).collect()
+        };
+        self.memory.insert(name, parts);
+        Ok(())
+    }
+
+    /// Sets the schedule from `A,B,C` (spaces allowed).
+    pub fn set_schedule(&mut self, spec: &str) {
+        self.schedule = Some(
+            spec.split([',', ' '])
+                .map(|s| s.trim().trim_start_matches('%').to_string())
+                .filter(|s| !s.is_empty())
+                .collect(),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_and_cli_agree() {
+        let json = RunConfig::from_json(
+            r#"{"threads": 2, "interp": "obl", "args": {"x": [0, 1], "n": 5}, "schedule": ["A", "B"]}"#,
+        )
+        .unwrap();
+        let mut cli = RunConfig {
+            threads: 2,
+            interp: Interp::Oblivious,
+            ..RunConfig::default()
+        };
+        cli.add_arg("x=0,1").unwrap();
+        cli.add_arg("%n=5").unwrap();
+        cli.set_schedule("A, B");
+        assert_eq!(json, cli);
+    }
+
+    #[test]
+    fn bad_inputs_are_errors() {
+        assert!(RunConfig::from_json(r#"{"interp": "sideways"}"#).is_err());
+        assert!(RunConfig::from_json(r#"{"bogus": 1}"#).is_err());
+        assert!(RunConfig::default().add_arg("novalue").is_err());
+        assert!(RunConfig::default().add_memory("nothing").is_err());
+    }
+}

@@ -1,0 +1,481 @@
+//! The machine: a thread array of W lanes executing one function by the rules of
+//! `pllvm_semantics::rules`, driven by a runtime schedule (Def. 5) or a scheduler.
+//!
+//! Setup builds the initial state of Def. 4: globals become memory objects
+//! (initialized, or filled from the run input), arguments are converted to lane
+//! values by their parameter types, and every lane starts at the entry with ℓ_in = ⊥.
+//! Each step is one [LSS-W-STEP]; the machine records the trace row and feeds the
+//! dynamic divergence observer.
+
+use crate::config::{ArgValue, RunConfig, Scalar};
+use crate::observe::DivergenceRecord;
+use crate::trace::TraceRow;
+use num_bigint::{BigInt, BigUint, Sign};
+use pllvm_semantics::entity::SecondaryMap;
+use pllvm_semantics::ir::{Block, FuncId, GlobalId, Module};
+use pllvm_semantics::memory::{Memory, ObjectKind};
+use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
+use pllvm_semantics::rules::{Env, Interp, Program, State, StepError, Stuck, Ub};
+use pllvm_semantics::types::{Ty, TypeData, TypeTable};
+use pllvm_semantics::value::{Pointer, Val, display_signed, wrap_biguint};
+
+/// How a run ended (an outcome, not an error: STYLE §5).
+#[derive(Clone, Debug, PartialEq)]
+pub enum Outcome {
+    /// Every lane terminated (the schedule was terminating, Def. 5).
+    Returned,
+    /// The schedule ran out before every lane terminated (not terminating, Def. 5).
+    Incomplete,
+    /// Undefined behaviour, naming the rule.
+    Undefined(Ub),
+    /// A resource limit ended the run.
+    Limit(String),
+    /// The step limit (`max_steps`) was reached.
+    OutOfFuel,
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Returned => write!(f, "returned"),
+            Outcome::Incomplete => write!(
+                f,
+                "incomplete: the schedule ended before every lane terminated (Def. 5)"
+            ),
+            Outcome::Undefined(ub) => write!(f, "undefined: {ub}"),
+            Outcome::Limit(why) => write!(f, "limit: {why}"),
+            Outcome::OutOfFuel => write!(f, "out of fuel: step limit reached"),
+        }
+    }
+}
+
+/// Why a run could not start.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SetupError(pub String);
+
+impl std::fmt::Display for SetupError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+/// A thread array running one function.
+#[derive(Debug)]
+pub struct Machine<'m> {
+    /// The program.
+    pub program: Program<'m>,
+    /// 𝓘.
+    pub interp: Interp,
+    /// σ.
+    pub state: State,
+    /// One row per scheduled block.
+    pub trace: Vec<TraceRow>,
+    /// What the lanes did that an analysis can be checked against.
+    pub divergence: DivergenceRecord,
+    /// Whether trace rows record the values written.
+    pub record_writes: bool,
+    /// Blocks scheduled so far.
+    pub steps: u64,
+    /// The step limit.
+    pub max_steps: u64,
+    globals: SecondaryMap<GlobalId, Option<Pointer>>,
+}
+
+impl<'m> Machine<'m> {
+    /// Sets up the initial state (Def. 4) of `func` (or the configured / first
+    /// function) for `config`.
+    pub fn new(module: &'m Module, config: &RunConfig) -> Result<Machine<'m>, SetupError> {
+        let func = pick_function(module, config)?;
+        let program = Program::new(module, func).map_err(|e| SetupError(e.to_string()))?;
+        let width = config.threads;
+        if width == 0 {
+            return Err(SetupError(
+                "the thread array needs at least one lane (W ≥ 1, Def. 2)".into(),
+            ));
+        }
+        let mut mem = Memory::new(config.memory_limit);
+        let types = &module.types;
+        let mut globals = SecondaryMap::with_default(None);
+        for (g, data) in module.globals.iter() {
+            let kind = ObjectKind::Global {
+                name: data.name.clone(),
+            };
+            let size = types.size_of(data.ty).max(1);
+            let align = data.align.unwrap_or_else(|| types.align_of(data.ty));
+            let ptr = mem
+                .allocate(kind, size, align)
+                .map_err(|e| SetupError(format!("global @{}: {e}", data.name)))?;
+            globals[g] = Some(ptr);
+        }
+        // Initializers first, then run-input contents (which win).
+        for (g, data) in module.globals.iter() {
+            let Some(ptr) = globals[g] else { continue };
+            if let Some(init) = &data.init {
+                mem.init_global(types, ptr, data.ty, init)
+                    .map_err(|e| SetupError(format!("global @{}: {e}", data.name)))?;
+            }
+        }
+        let global_ptr = |g: GlobalId| globals[g].map_or(Val::Undef, Val::Ptr);
+        for (name, values) in &config.memory {
+            let name = name.trim_start_matches('@');
+            let (g, data) = module
+                .globals
+                .iter()
+                .find(|(_, d)| d.name == name)
+                .ok_or_else(|| SetupError(format!("--mem: no global @{name}")))?;
+            let elem = element_type(types, data.ty);
+            let stride = types.size_of(elem);
+            let capacity = types.size_of(data.ty) / stride.max(1);
+            if values.len() as u64 > capacity {
+                return Err(SetupError(format!(
+                    "--mem @{name}: {} values do not fit {} elements",
+                    values.len(),
+                    capacity
+                )));
+            }
+            let base =
+                globals[g].ok_or_else(|| SetupError(format!("global @{name} has no object")))?;
+            for (k, s) in values.iter().enumerate() {
+                let v = scalar_to_val(types, elem, s, &global_ptr, module)
+                    .map_err(|e| SetupError(format!("--mem @{name}[{k}]: {e}")))?;
+                let at = Val::Ptr(Pointer {
+                    object: base.object,
+                    offset: base.offset + k as u64 * stride,
+                });
+                mem.store(types, elem, &at, &v)
+                    .map_err(|e| SetupError(format!("--mem @{name}[{k}]: {e}")))?;
+            }
+        }
+        let fdata = &module.functions[func];
+        let body = program.body;
+        let mut args: Vec<Vec<Val>> = Vec::with_capacity(fdata.params.len());
+        let mut used = 0;
+        for (n, param) in fdata.params.iter().enumerate() {
+            let name = body.value_name(param.value).unwrap_or("").to_string();
+            let spec = config
+                .args
+                .get(&name)
+                .or_else(|| config.args.get(&n.to_string()));
+            let column = match spec {
+                None => vec![Val::Undef; width],
+                Some(spec) => {
+                    used += 1;
+                    arg_column(types, param.ty, spec, width, &global_ptr, module)
+                        .map_err(|e| SetupError(format!("argument %{name}: {e}")))?
+                }
+            };
+            args.push(column);
+        }
+        if used < config.args.len() {
+            let known: Vec<String> = fdata
+                .params
+                .iter()
+                .enumerate()
+                .map(|(n, p)| {
+                    body.value_name(p.value)
+                        .map_or(n.to_string(), str::to_string)
+                })
+                .collect();
+            if let Some(bad) = config.args.keys().find(|k| {
+                !known.contains(k) && k.parse::<usize>().map_or(true, |n| n >= known.len())
+            }) {
+                return Err(SetupError(format!(
+                    "--arg {bad}: @{} has no such parameter (parameters: {})",
+                    fdata.name,
+                    known
+                        .iter()
+                        .map(|k| format!("%{k}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        let env = Env::new(&program, width, &args, &global_ptr, config.strict);
+        let entry = body
+            .entry()
+            .ok_or_else(|| SetupError(format!("@{} has no blocks", fdata.name)))?;
+        let state = State::initial(entry, mem, env);
+        let divergence = DivergenceRecord::new(body);
+        Ok(Machine {
+            program,
+            interp: config.interp,
+            state,
+            trace: Vec::new(),
+            divergence,
+            record_writes: false,
+            steps: 0,
+            max_steps: config.max_steps,
+            globals,
+        })
+    }
+
+    /// The pointer to global `g`'s object.
+    pub fn global_pointer(&self, g: GlobalId) -> Option<Pointer> {
+        self.globals[g]
+    }
+
+    /// Schedules `block` ([LSS-W-STEP]) and records the trace row.
+    pub fn step(&mut self, block: Block) -> Result<&TraceRow, StepError> {
+        let before_incoming = self.state.incoming.clone();
+        let before_next = self.state.next.clone();
+        let step: BlockStep = lss_w_step(
+            &self.program,
+            self.interp,
+            block,
+            &mut self.state,
+            self.record_writes,
+        )?;
+        self.steps += 1;
+        self.divergence
+            .observe(&self.program, &self.state.env, &step);
+        self.trace.push(TraceRow {
+            scheduled: block,
+            incoming: before_incoming,
+            next: before_next,
+            cmask: step.cmask,
+            pmask: step.pmask,
+            active: step.active,
+            succ: step.succ,
+            written: step.written,
+        });
+        Ok(self.trace.last().expect("just pushed"))
+    }
+
+    /// Executes a runtime schedule (Def. 5) of block names. Stops at the end of
+    /// the list, at undefined behaviour, or at the step limit; the rest of a list
+    /// after every lane terminated is executed too (every lane is passive then).
+    pub fn run_schedule(&mut self, schedule: &[String]) -> Result<Outcome, RunError> {
+        let mut blocks = Vec::with_capacity(schedule.len());
+        for name in schedule {
+            let b = self
+                .program
+                .body
+                .block_by_name(name)
+                .ok_or_else(|| RunError::BadSchedule(format!("no block named {name}")))?;
+            blocks.push(b);
+        }
+        for b in blocks {
+            if let Some(outcome) = self.checked_step(b)? {
+                return Ok(outcome);
+            }
+        }
+        Ok(if self.state.all_done() {
+            Outcome::Returned
+        } else {
+            Outcome::Incomplete
+        })
+    }
+
+    /// One step with fuel and outcome handling: `Some(outcome)` ends the run.
+    pub fn checked_step(&mut self, b: Block) -> Result<Option<Outcome>, RunError> {
+        if self.steps >= self.max_steps {
+            return Ok(Some(Outcome::OutOfFuel));
+        }
+        match self.step(b) {
+            Ok(_) => Ok(None),
+            Err(StepError::Undefined(ub)) => Ok(Some(Outcome::Undefined(ub))),
+            Err(StepError::Limit(why)) => Ok(Some(Outcome::Limit(why))),
+            Err(StepError::Stuck(s)) => Err(RunError::Stuck(s)),
+        }
+    }
+
+    /// Runs with the built-in progress policy until every lane terminates: schedule
+    /// the pending block earliest in layout order (see [`crate::sched::earliest_pending`]).
+    pub fn run_to_end(&mut self) -> Result<Outcome, RunError> {
+        loop {
+            if self.state.all_done() {
+                return Ok(Outcome::Returned);
+            }
+            let Some(b) = crate::sched::earliest_pending(&self.program, &self.state) else {
+                return Ok(Outcome::Incomplete);
+            };
+            if let Some(outcome) = self.checked_step(b)? {
+                return Ok(outcome);
+            }
+        }
+    }
+
+    /// `[r0, r1, …]`: every lane's return value (signed decimal for `iN`, ⊤ for
+    /// undef), `-` for a lane that has not terminated.
+    pub fn result_text(&self) -> String {
+        let ret_ty = self.program.module.functions[self.program.func].ret_ty;
+        let width = self.program.types().int_width(ret_ty);
+        let lanes: Vec<String> = self
+            .results()
+            .iter()
+            .map(|r| match (r, width) {
+                (None, _) => "-".to_string(),
+                (Some(v), Some(w)) => display_signed(v, w),
+                (Some(v), None) => v.to_string(),
+            })
+            .collect();
+        format!("[{}]", lanes.join(", "))
+    }
+
+    /// The return value of every lane, `None` for lanes that did not terminate.
+    pub fn results(&self) -> Vec<Option<Val>> {
+        self.state
+            .next
+            .iter()
+            .map(|n| match n {
+                pllvm_semantics::rules::Next::Done(r) => Some(r.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+}
+
+/// A failure of the machinery rather than an outcome of the program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunError {
+    /// No rule applies (bug or unverified program).
+    Stuck(Stuck),
+    /// The schedule names a block the program does not have.
+    BadSchedule(String),
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RunError::Stuck(s) => write!(f, "{s}"),
+            RunError::BadSchedule(why) => write!(f, "bad schedule: {why}"),
+        }
+    }
+}
+
+fn pick_function(module: &Module, config: &RunConfig) -> Result<FuncId, SetupError> {
+    match &config.function {
+        Some(name) => {
+            let name = name.trim_start_matches('@');
+            module
+                .function_by_name(name)
+                .ok_or_else(|| SetupError(format!("no function @{name}")))
+        }
+        None => module
+            .first_definition()
+            .ok_or_else(|| SetupError("the module defines no function".into())),
+    }
+}
+
+/// The element type a global's contents are given in: an array's (innermost)
+/// element type, or the type itself.
+pub fn element_type(types: &TypeTable, ty: Ty) -> Ty {
+    match types.get(ty) {
+        TypeData::Array(_, elem) => element_type(types, *elem),
+        _ => ty,
+    }
+}
+
+fn arg_column(
+    types: &TypeTable,
+    ty: Ty,
+    spec: &ArgValue,
+    width: usize,
+    global_ptr: &dyn Fn(GlobalId) -> Val,
+    module: &Module,
+) -> Result<Vec<Val>, String> {
+    match spec {
+        ArgValue::Uniform(s) => Ok(vec![
+            scalar_to_val(types, ty, s, global_ptr, module)?;
+            width
+        ]),
+        ArgValue::PerLane(values) => {
+            if values.len() != width {
+                return Err(format!(
+                    "{} values given for {width} lanes (give one value, or exactly W)",
+                    values.len()
+                ));
+            }
+            values
+                .iter()
+                .map(|s| scalar_to_val(types, ty, s, global_ptr, module))
+                .collect()
+        }
+    }
+}
+
+/// Converts a written scalar to a lane value of type `ty`.
+pub fn scalar_to_val(
+    types: &TypeTable,
+    ty: Ty,
+    s: &Scalar,
+    global_ptr: &dyn Fn(GlobalId) -> Val,
+    module: &Module,
+) -> Result<Val, String> {
+    if let Scalar::Text(t) = s {
+        if matches!(t.as_str(), "undef" | "⊤" | "poison") {
+            return Ok(Val::Undef);
+        }
+    }
+    match types.get(ty) {
+        TypeData::Int(w) => {
+            let w = *w;
+            let big: BigInt = match s {
+                Scalar::Bool(b) => BigInt::from(u8::from(*b)),
+                Scalar::Int(i) => BigInt::from(*i),
+                Scalar::Float(f) => return Err(format!("{f} is not an integer")),
+                Scalar::Text(t) => t
+                    .parse::<BigInt>()
+                    .map_err(|_| format!("'{t}' is not an integer"))?,
+            };
+            let modulus = BigUint::from(1u8) << w;
+            let bits = match big.sign() {
+                Sign::Minus => {
+                    let mag = big.magnitude() % &modulus;
+                    (&modulus - mag) % &modulus
+                }
+                _ => wrap_biguint(w, big.magnitude()),
+            };
+            Ok(Val::from_biguint(w, bits))
+        }
+        TypeData::F32 | TypeData::F64 => {
+            let f = match s {
+                Scalar::Int(i) => *i as f64,
+                Scalar::Float(f) => *f,
+                Scalar::Bool(_) => return Err("a boolean is not a float".into()),
+                Scalar::Text(t) => t
+                    .parse::<f64>()
+                    .map_err(|_| format!("'{t}' is not a float"))?,
+            };
+            Ok(if matches!(types.get(ty), TypeData::F32) {
+                Val::F32((f as f32).to_bits())
+            } else {
+                Val::F64(f.to_bits())
+            })
+        }
+        TypeData::Ptr(_) => match s {
+            Scalar::Text(t) if t == "null" => Ok(Val::Ptr(Pointer {
+                object: None,
+                offset: 0,
+            })),
+            Scalar::Text(t) if t.starts_with('@') => {
+                let (name, off) = match t[1..].split_once('+') {
+                    Some((n, o)) => (
+                        n,
+                        o.trim()
+                            .parse::<u64>()
+                            .map_err(|_| format!("bad offset in '{t}'"))?,
+                    ),
+                    None => (&t[1..], 0),
+                };
+                let (g, _) = module
+                    .globals
+                    .iter()
+                    .find(|(_, d)| d.name == name)
+                    .ok_or_else(|| format!("no global @{name}"))?;
+                match global_ptr(g) {
+                    Val::Ptr(p) => Ok(Val::Ptr(Pointer {
+                        object: p.object,
+                        offset: p.offset + off,
+                    })),
+                    other => Ok(other),
+                }
+            }
+            Scalar::Int(i) => Ok(Val::Ptr(Pointer::from_address(*i as u64))),
+            other => Err(format!(
+                "{other:?} is not a pointer (use @global[+offset] or null)"
+            )),
+        },
+        _ => Err(format!("cannot pass a value of type {}", types.display(ty))),
+    }
+}

@@ -1,0 +1,170 @@
+//! Traces: one row per scheduled block with the control state before it ran, the
+//! three masks, the successor indices and (optionally) the values written. Printed
+//! as a text table laid out like thesis Fig. 4.5b (plus pmask / amask columns, as in
+//! Fig. 4.6b) and as JSON.
+
+use pllvm_semantics::ir::{Block, Body, Value};
+use pllvm_semantics::rules::{Next, Succ};
+use pllvm_semantics::value::Val;
+use serde_json::json;
+
+/// One scheduled block.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TraceRow {
+    /// ℓ_sc.
+    pub scheduled: Block,
+    /// ℓ_in^W before the block.
+    pub incoming: Vec<Option<Block>>,
+    /// ℓ_next^W before the block.
+    pub next: Vec<Next>,
+    /// cmsk^W.
+    pub cmask: Vec<bool>,
+    /// pmsk^W (`None`: predicate ⊤).
+    pub pmask: Vec<Option<bool>>,
+    /// amsk^W.
+    pub active: Vec<bool>,
+    /// i^W.
+    pub succ: Vec<Succ>,
+    /// Assignments, when recorded.
+    pub written: Option<Vec<(Value, Vec<Val>)>>,
+}
+
+fn block_name(body: &Body, b: Block) -> String {
+    body.blocks
+        .get(b)
+        .map_or_else(|| format!("{b:?}"), |d| d.name.clone())
+}
+
+fn incoming_text(body: &Body, b: &Option<Block>) -> String {
+    b.map_or_else(|| "⊥".to_string(), |b| block_name(body, b))
+}
+
+fn next_text(body: &Body, n: &Next) -> String {
+    match n {
+        Next::Block(b) => block_name(body, *b),
+        Next::Any => "⊤".into(),
+        Next::Done(_) => "□".into(),
+    }
+}
+
+fn succ_text(s: &Succ) -> String {
+    match s {
+        Succ::Index(i) => i.to_string(),
+        Succ::Any => "⊤".into(),
+        Succ::Ret(_) => "□".into(),
+    }
+}
+
+fn bits(m: &[bool]) -> String {
+    m.iter()
+        .map(|&b| if b { "1" } else { "0" })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn pbits(m: &[Option<bool>]) -> String {
+    m.iter()
+        .map(|b| match b {
+            Some(true) => "1",
+            Some(false) => "0",
+            None => "⊤",
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The value of every lane as `[a, b, …]`.
+pub fn lanes_text(values: &[Val]) -> String {
+    format!(
+        "[{}]",
+        values
+            .iter()
+            .map(Val::to_string)
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// The cells of one row, in column order.
+fn cells(body: &Body, row: &TraceRow) -> [String; 7] {
+    let join = |v: Vec<String>| v.join(" ");
+    [
+        block_name(body, row.scheduled),
+        join(
+            row.incoming
+                .iter()
+                .map(|b| incoming_text(body, b))
+                .collect(),
+        ),
+        join(row.next.iter().map(|n| next_text(body, n)).collect()),
+        bits(&row.cmask),
+        pbits(&row.pmask),
+        bits(&row.active),
+        join(row.succ.iter().map(succ_text).collect()),
+    ]
+}
+
+/// The trace as a text table: `sc | in | next | cmask | pmask | amask | i`, columns
+/// padded, lanes in lane order separated by spaces. With `writes`, each row is
+/// followed by the assignments the block made, indented.
+pub fn table(body: &Body, rows: &[TraceRow], writes: bool) -> String {
+    let header = ["sc", "in", "next", "cmask", "pmask", "amask", "i"].map(String::from);
+    let all: Vec<[String; 7]> = rows.iter().map(|r| cells(body, r)).collect();
+    let mut widths = header.clone().map(|h| h.chars().count());
+    for r in &all {
+        for (w, c) in widths.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |r: &[String; 7]| {
+        r.iter()
+            .zip(widths)
+            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
+            .collect::<Vec<_>>()
+            .join(" | ")
+            .trim_end()
+            .to_string()
+    };
+    let mut out = vec![line(&header)];
+    for (row, r) in rows.iter().zip(&all) {
+        out.push(line(r));
+        if writes {
+            for (v, vals) in row.written.iter().flatten() {
+                let name = body.value_name(*v).unwrap_or("?");
+                out.push(format!("    %{name} = {}", lanes_text(vals)));
+            }
+        }
+    }
+    out.join("\n")
+}
+
+/// The trace as JSON: an array of rows with block names and lane vectors.
+pub fn to_json(body: &Body, rows: &[TraceRow]) -> serde_json::Value {
+    let rows: Vec<serde_json::Value> = rows
+        .iter()
+        .map(|r| {
+            let written: Vec<serde_json::Value> = r
+                .written
+                .iter()
+                .flatten()
+                .map(|(v, vals)| {
+                    json!({
+                        "value": format!("%{}", body.value_name(*v).unwrap_or("?")),
+                        "lanes": vals.iter().map(Val::to_string).collect::<Vec<_>>(),
+                    })
+                })
+                .collect();
+            json!({
+                "sc": block_name(body, r.scheduled),
+                "in": r.incoming.iter().map(|b| incoming_text(body, b)).collect::<Vec<_>>(),
+                "next": r.next.iter().map(|n| next_text(body, n)).collect::<Vec<_>>(),
+                "cmask": r.cmask,
+                "pmask": r.pmask,
+                "amask": r.active,
+                "i": r.succ.iter().map(succ_text).collect::<Vec<_>>(),
+                "written": written,
+            })
+        })
+        .collect();
+    serde_json::Value::Array(rows)
+}

@@ -1,0 +1,654 @@
+//! Commands: `computecmd` (thesis §4.9, Fig. 4.12) and `evalcmd` for memory
+//! (§4.9.1), calls (§4.9.2, Fig. 4.14) and every other instruction.
+//!
+//! `computecmd_𝓘^W amsk^W Δ^W 𝕄 c̄` consumes the command list one command at a time:
+//! [W-CMD-INST] for `id = inst`, [W-CMD-TOTAL] for `id = inst total`, [W-CMD-MASK]
+//! for `id = mask()`, and [W-CMD-EMPTY] when the list is exhausted. Each of the first
+//! two evaluates the instruction with `evalcmd` and assigns its result with
+//! [UPD-ENV]. `evalcmd` has one rule per memory instruction, one for calls, and for
+//! every other instruction the thesis says "each thread executes it independently
+//! according to regular LLVM semantics" (§4.9); pllvm names that rule
+//! [W-INST-LLVM] and implements the per-lane semantics in [`crate::ops`].
+//!
+//! Strict mode (definition masks, Def. 10-11) adds one premise to [W-CMD-INST] and
+//! [W-CMD-TOTAL]: every operand the instruction depends on must be defined in every
+//! lane where the instruction's own definition mask is set (Def. 11.3).
+
+use crate::entity::EntityRef;
+use crate::ir::{Block, Inst, InstKind, Value};
+use crate::memory::{self, MemError};
+use crate::ops;
+use crate::rules::env::{eval, upd_env};
+use crate::rules::{Env, Interp, Program, StepError, Stuck, Ub};
+use crate::theta::{self, Builtin};
+use crate::types::TypeData;
+use crate::value::{Pointer, Val};
+use crate::memory::Memory;
+
+/// What one command did, for traces: the variable it assigned and its new column.
+pub type Written = Option<(Value, Vec<Val>)>;
+
+/// The fixed context of one block execution.
+#[derive(Clone, Copy, Debug)]
+pub struct CmdCtx<'p, 'm> {
+    /// The program.
+    pub program: &'p Program<'m>,
+    /// 𝓘.
+    pub interp: Interp,
+    /// ℓ_sc, for messages.
+    pub block: Block,
+}
+
+/// `computecmd_𝓘^W amsk^W Δ^W 𝕄 c̄ →* Δ'^W 𝕄'`: runs the whole command list.
+/// `refresh` is called after each command with its position, so that
+/// [`crate::rules::step::bls_w_step`] can evaluate a predicate defined inside the
+/// block once its definition has run.
+pub fn compute_cmds(
+    ctx: CmdCtx<'_, '_>,
+    active: &mut Vec<bool>,
+    env: &mut Env,
+    mem: &mut Memory,
+    cmds: &[Inst],
+    written: &mut Option<Vec<(Value, Vec<Val>)>>,
+    refresh: &mut dyn FnMut(usize, &Env, &mut Vec<bool>) -> Result<(), StepError>,
+) -> Result<(), StepError> {
+    for (pos, &c) in cmds.iter().enumerate() {
+        let w = compute_cmd(ctx, active, env, mem, c)?;
+        if let (Some(log), Some(w)) = (written.as_mut(), w) {
+            log.push(w);
+        }
+        refresh(pos, env, active)?;
+    }
+    w_cmd_empty();
+    Ok(())
+}
+
+/// The `computecmd` dispatcher: picks [W-CMD-MASK], [W-CMD-TOTAL] or [W-CMD-INST]
+/// by the shape of the command.
+pub fn compute_cmd(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &mut Env,
+    mem: &mut Memory,
+    c: Inst,
+) -> Result<Written, StepError> {
+    let data = &ctx.program.body.insts[c];
+    match (&data.kind, data.total) {
+        (InstKind::Mask, _) => Ok(w_cmd_mask(active, env, data.result)),
+        (_, true) => w_cmd_total(ctx, env, mem, c),
+        (_, false) => w_cmd_inst(ctx, active, env, mem, c),
+    }
+}
+
+/// [W-CMD-EMPTY] The empty command list leaves Δ^W and 𝕄 as they are.
+pub fn w_cmd_empty() {}
+
+/// [W-CMD-INST] `id = inst`: evaluate under amsk^W, assign with [UPD-ENV] under amsk^W.
+pub fn w_cmd_inst(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &mut Env,
+    mem: &mut Memory,
+    c: Inst,
+) -> Result<Written, StepError> {
+    // Premise (strict mode, Def. 11.3): operands are defined where the command is.
+    strict_uses(ctx, env, c, active)?;
+    // Premise: evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → res^W 𝕄'.
+    let res = eval_cmd(ctx, active, env, mem, c)?;
+    // Premise: updenv_𝓘^W Δ^W id res^W amsk^W → Δ'^W.
+    Ok(assign(ctx, env, c, res, active))
+}
+
+/// [W-CMD-TOTAL] `id = inst total`: evaluate and assign with every lane enabled (1^W),
+/// like an ISPC `unmasked` block (§4.9).
+pub fn w_cmd_total(
+    ctx: CmdCtx<'_, '_>,
+    env: &mut Env,
+    mem: &mut Memory,
+    c: Inst,
+) -> Result<Written, StepError> {
+    let all = vec![true; env.width()];
+    strict_uses(ctx, env, c, &all)?;
+    let res = eval_cmd(ctx, &all, env, mem, c)?;
+    Ok(assign(ctx, env, c, res, &all))
+}
+
+/// [W-CMD-MASK] `id = mask()`: assigns the activation amsk^W to `id` in every lane,
+/// passive ones included (like a total instruction, §4.9).
+pub fn w_cmd_mask(active: &[bool], env: &mut Env, id: Option<Value>) -> Written {
+    let id = id?;
+    let column: Vec<Val> = active.iter().map(|&a| Val::bool(a)).collect();
+    let all = vec![true; active.len()];
+    upd_env(Interp::Freezing, env, id, column.clone(), &all);
+    Some((id, column))
+}
+
+/// [UPD-ENV] for a command's result, if it has one (`store` and void calls do not:
+/// the `z = store p v` sugar of Fig. 4.13a).
+fn assign(ctx: CmdCtx<'_, '_>, env: &mut Env, c: Inst, res: Vec<Val>, active: &[bool]) -> Written {
+    let id = ctx.program.body.insts[c].result?;
+    upd_env(ctx.interp, env, id, res, active);
+    Some((id, env.get(id).to_vec()))
+}
+
+/// The `evalcmd` dispatcher: [W-INST-ALLOCA], [W-INST-LOAD], [W-INST-STORE],
+/// [W-CMD-CALL], or [W-INST-LLVM] for every other instruction.
+pub fn eval_cmd(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &Env,
+    mem: &mut Memory,
+    c: Inst,
+) -> Result<Vec<Val>, StepError> {
+    match &ctx.program.body.insts[c].kind {
+        InstKind::Alloca { ty, count, align } => {
+            w_inst_alloca(ctx, active, env, mem, c, *ty, *count, *align)
+        }
+        InstKind::Load { ty, ptr, .. } => w_inst_load(ctx, active, env, mem, c, *ty, *ptr),
+        InstKind::Store { ty, value, ptr, .. } => {
+            w_inst_store(ctx, active, env, mem, c, *ty, *value, *ptr)
+        }
+        InstKind::Call { .. } => w_cmd_call(ctx, active, env, mem, c),
+        InstKind::Phi { .. } | InstKind::Mask => Err(Stuck::new(
+            "W-CMD-INST",
+            "a phi or mask() in the command list",
+        )
+        .into()),
+        _ => w_inst_llvm(ctx, active, env, mem, c),
+    }
+}
+
+/// [W-INST-ALLOCA] `alloca typ`: `p^W, 𝕄' = newptr^W 𝕄 sizeof(typ) amsk^W` (§4.9.1).
+/// Each active lane gets a private object; passive lanes get ⊤ and allocate nothing.
+/// With an element count, the size is `sizeof(typ) × count` per lane.
+#[allow(clippy::too_many_arguments, reason = "one parameter per premise of the rule")]
+pub fn w_inst_alloca(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &Env,
+    mem: &mut Memory,
+    c: Inst,
+    ty: crate::types::Ty,
+    count: Option<Value>,
+    align: Option<u64>,
+) -> Result<Vec<Val>, StepError> {
+    let types = ctx.program.types();
+    let elem = types.size_of(ty);
+    let align = align.unwrap_or_else(|| types.align_of(ty));
+    // Premise: s = sizeof(typ) (times the element count, lane by lane).
+    let mut sizes: Vec<Option<u64>> = vec![Some(elem); active.len()];
+    if let Some(count) = count {
+        for (lane, v) in eval(env, count).iter().enumerate() {
+            if !active[lane] {
+                continue;
+            }
+            let n = v.as_u128().ok_or_else(|| {
+                ub(ctx, "W-INST-ALLOCA", Some(lane), Some(c), "alloca with an undefined element count")
+            })?;
+            sizes[lane] = u64::try_from(n).ok().and_then(|n| n.checked_mul(elem));
+            if sizes[lane].is_none() {
+                return Err(StepError::Limit(format!("alloca of {n} elements is too large")));
+            }
+        }
+    }
+    // Premise: p^W, 𝕄' = newptr^W 𝕄 s amsk^W, once per distinct size.
+    let mut result = vec![Val::Undef; active.len()];
+    let mut distinct: Vec<u64> = sizes.iter().flatten().copied().collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    for size in distinct {
+        let lanes: Vec<bool> = active
+            .iter()
+            .zip(&sizes)
+            .map(|(&a, s)| a && *s == Some(size))
+            .collect();
+        let ptrs = memory::newptr_w(mem, size, align, &lanes).map_err(|e| mem_error(ctx, None, c, e))?;
+        for (lane, p) in ptrs.into_iter().enumerate() {
+            if lanes[lane] {
+                result[lane] = p;
+            }
+        }
+    }
+    Ok(result)
+}
+
+/// [W-INST-LOAD] `load typ val_ptr`: `d^W = read^W 𝕄 amsk^W (eval^W Δ^W val_ptr)`, a
+/// gather over the active lanes (§4.9.1). Uninitialized bytes read as ⊤.
+pub fn w_inst_load(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &Env,
+    mem: &Memory,
+    c: Inst,
+    ty: crate::types::Ty,
+    ptr: Value,
+) -> Result<Vec<Val>, StepError> {
+    // Premise: p^W = eval^W Δ^W val_ptr.
+    let p = eval(env, ptr);
+    // Premise: d^W = read^W 𝕄 amsk^W p^W.
+    memory::read_w(mem, ctx.program.types(), ty, active, p)
+        .map_err(|e| mem_error(ctx, Some(e.lane), c, e.error))
+}
+
+/// [W-INST-STORE] `store val_ptr val_data`: `𝕄' = write^W 𝕄 amsk^W p^W d^W`, a scatter
+/// over the active lanes (§4.9.1); the result is ⊤^W. Different values scattered to
+/// overlapping bytes are reported (the thesis leaves that "not further specified").
+#[allow(clippy::too_many_arguments, reason = "one parameter per premise of the rule")]
+pub fn w_inst_store(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &Env,
+    mem: &mut Memory,
+    c: Inst,
+    ty: crate::types::Ty,
+    value: Value,
+    ptr: Value,
+) -> Result<Vec<Val>, StepError> {
+    // Premise: d^W = eval^W Δ^W val_data.
+    let d = eval(env, value);
+    // Premise: p^W = eval^W Δ^W val_ptr.
+    let p = eval(env, ptr);
+    // Premise: 𝕄' = write^W 𝕄 amsk^W p^W d^W.
+    memory::write_w(mem, ctx.program.types(), ty, active, p, d)
+        .map_err(|e| mem_error(ctx, Some(e.lane), c, e.error))?;
+    Ok(vec![Val::Undef; active.len()])
+}
+
+/// [W-CMD-CALL] `fnc(val_0, …, val_{n-1})` (Fig. 4.14): evaluate the arguments as
+/// vectors, look up `f = θ(fnc)`, and apply it to the argument vectors, the activation
+/// and the memory: `ret^W, 𝕄' = f(p_0^W, …, amsk^W, 𝕄)`.
+///
+/// θ's functions see whole vectors, which is what makes horizontal builtins
+/// (Fig. 4.15) ordinary calls. Lane-wise math functions are applied to active lanes
+/// only; memory intrinsics (`memset`, `memcpy`, `lifetime.*`) act for active lanes.
+pub fn w_cmd_call(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &Env,
+    mem: &mut Memory,
+    c: Inst,
+) -> Result<Vec<Val>, StepError> {
+    let InstKind::Call { args, ret_ty, .. } = &ctx.program.body.insts[c].kind else {
+        return Err(Stuck::new("W-CMD-CALL", "not a call").into());
+    };
+    // Premise: p_i^W = eval^W Δ^W val_i.
+    let p: Vec<&[Val]> = args.iter().map(|&a| eval(env, a)).collect();
+    // Premise: f = θ(fnc).
+    let f = ctx.program.callees[c]
+        .ok_or_else(|| Stuck::new("W-CMD-CALL", "callee not in θ (Def. 11.2)"))?;
+    // Premise: ret^W, 𝕄' = f(p_0^W, …, p_{n-1}^W, amsk^W, 𝕄).
+    let types = ctx.program.types();
+    let ret = types.get(*ret_ty);
+    let width = active.len();
+    if theta::is_horizontal(f) {
+        let owned: Vec<Vec<Val>> = p.iter().map(|col| col.to_vec()).collect();
+        return theta::apply_horizontal(f, &owned, ret, width)
+            .map_err(|e| ub(ctx, "W-CMD-CALL", None, Some(c), &e.to_string()));
+    }
+    match f {
+        Builtin::Math(m) => {
+            let arg_tys: Vec<&TypeData> = args.iter().map(|&a| ctx.program.type_of(a)).collect();
+            Ok((0..width)
+                .map(|lane| {
+                    if active[lane] {
+                        let lane_args: Vec<Val> = p.iter().map(|col| col[lane].clone()).collect();
+                        theta::apply_math(m, &lane_args, &arg_tys, ret)
+                    } else {
+                        Val::Undef
+                    }
+                })
+                .collect())
+        }
+        other => memory_intrinsic(ctx, active, mem, c, other, &p),
+    }
+}
+
+/// The memory intrinsics of θ (`llvm.memset`, `llvm.memcpy`, `llvm.memmove`,
+/// `llvm.lifetime.start/end`, `llvm.assume`), lane by lane over the active lanes.
+fn memory_intrinsic(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    mem: &mut Memory,
+    c: Inst,
+    f: Builtin,
+    p: &[&[Val]],
+) -> Result<Vec<Val>, StepError> {
+    let width = active.len();
+    let arg = |k: usize, lane: usize| -> Result<&Val, StepError> {
+        p.get(k)
+            .map(|col| &col[lane])
+            .ok_or_else(|| Stuck::new("W-CMD-CALL", "missing intrinsic argument").into())
+    };
+    for lane in (0..width).filter(|&l| active[l]) {
+        match f {
+            Builtin::Memset => {
+                let dst = pointer(ctx, c, lane, arg(0, lane)?)?;
+                let byte = arg(1, lane)?.as_u128();
+                let len = length(ctx, c, lane, arg(2, lane)?)?;
+                let fill = match byte {
+                    Some(b) => memory::Byte::Data(b as u8),
+                    None => memory::Byte::Uninit,
+                };
+                mem.write_bytes(dst, &vec![fill; len as usize])
+                    .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
+            }
+            Builtin::Memcpy | Builtin::Memmove => {
+                let dst = pointer(ctx, c, lane, arg(0, lane)?)?;
+                let src = pointer(ctx, c, lane, arg(1, lane)?)?;
+                let len = length(ctx, c, lane, arg(2, lane)?)?;
+                let bytes = mem
+                    .read_bytes(src, len)
+                    .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
+                mem.write_bytes(dst, &bytes)
+                    .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
+            }
+            Builtin::LifetimeEnd => {
+                // The pointer is the last argument (LLVM 19: size, ptr; LLVM 22: ptr).
+                if let Some(last) = p.last() {
+                    if let Val::Ptr(Pointer {
+                        object: Some(o), ..
+                    }) = &last[lane]
+                    {
+                        mem.kill(*o);
+                    }
+                }
+            }
+            Builtin::LifetimeStart | Builtin::Assume | Builtin::NoOp => {}
+            _ => {
+                return Err(Stuck::new("W-CMD-CALL", format!("θ has no lane rule for {f:?}")).into());
+            }
+        }
+    }
+    Ok(vec![Val::Undef; width])
+}
+
+/// A defined pointer argument of an intrinsic.
+fn pointer(ctx: CmdCtx<'_, '_>, c: Inst, lane: usize, v: &Val) -> Result<Pointer, StepError> {
+    match v {
+        Val::Ptr(p) => Ok(*p),
+        _ => Err(ub(ctx, "W-CMD-CALL", Some(lane), Some(c), "memory intrinsic on an undefined pointer")),
+    }
+}
+
+/// A defined length argument of an intrinsic, bounded by the memory limit.
+fn length(ctx: CmdCtx<'_, '_>, c: Inst, lane: usize, v: &Val) -> Result<u64, StepError> {
+    let n = v.as_u128().ok_or_else(|| {
+        ub(ctx, "W-CMD-CALL", Some(lane), Some(c), "memory intrinsic with an undefined length")
+    })?;
+    u64::try_from(n)
+        .ok()
+        .filter(|&n| n <= 1 << 32)
+        .ok_or_else(|| StepError::Limit(format!("memory intrinsic of {n} bytes")))
+}
+
+/// [W-INST-LLVM] Every instruction §4.9 leaves to "regular LLVM semantics": each
+/// active lane computes it on its own operands with [`crate::ops`]. Passive lanes
+/// compute nothing (their result is discarded by [UPD-ENV] anyway), so a division
+/// by zero in a passive lane is not undefined behaviour.
+pub fn w_inst_llvm(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &Env,
+    mem: &Memory,
+    c: Inst,
+) -> Result<Vec<Val>, StepError> {
+    let program = ctx.program;
+    let types = program.types();
+    let kind = &program.body.insts[c].kind;
+    let width = active.len();
+    let mut out = vec![Val::Undef; width];
+    match kind {
+        InstKind::Binary {
+            op,
+            flags,
+            ty,
+            lhs,
+            rhs,
+        } => {
+            let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
+            for lane in (0..width).filter(|&l| active[l]) {
+                out[lane] = ops::binary(*op, *flags, t, &a[lane], &b[lane])
+                    .map_err(|e| ub(ctx, "W-INST-LLVM", Some(lane), Some(c), &e.to_string()))?;
+            }
+        }
+        InstKind::FNeg { ty, arg } => {
+            let (a, t) = (eval(env, *arg), types.get(*ty));
+            for lane in (0..width).filter(|&l| active[l]) {
+                out[lane] = ops::fneg(t, &a[lane]);
+            }
+        }
+        InstKind::ICmp { pred, ty, lhs, rhs } => {
+            let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
+            for lane in (0..width).filter(|&l| active[l]) {
+                out[lane] = ops::icmp(*pred, t, &a[lane], &b[lane]);
+            }
+        }
+        InstKind::FCmp { pred, ty, lhs, rhs } => {
+            let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
+            for lane in (0..width).filter(|&l| active[l]) {
+                out[lane] = ops::fcmp(*pred, t, &a[lane], &b[lane]);
+            }
+        }
+        InstKind::Cast {
+            op,
+            flags,
+            from,
+            arg,
+            to,
+        } => {
+            let (a, f, t) = (eval(env, *arg), types.get(*from), types.get(*to));
+            for lane in (0..width).filter(|&l| active[l]) {
+                out[lane] = ops::cast(*op, *flags, f, t, &a[lane]);
+            }
+        }
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+            ..
+        } => {
+            let (cnd, t, f) = (eval(env, *cond), eval(env, *if_true), eval(env, *if_false));
+            for lane in (0..width).filter(|&l| active[l]) {
+                out[lane] = ops::select(&cnd[lane], &t[lane], &f[lane]);
+            }
+        }
+        InstKind::Freeze { ty, arg } => {
+            let (a, t) = (eval(env, *arg), types.get(*ty));
+            for lane in (0..width).filter(|&l| active[l]) {
+                out[lane] = ops::freeze(t, &a[lane]);
+            }
+        }
+        InstKind::Gep {
+            inbounds,
+            source_ty,
+            base,
+            indices,
+        } => {
+            let b = eval(env, *base);
+            let idx: Vec<&[Val]> = indices.iter().map(|i| eval(env, i.value)).collect();
+            let widths: Vec<u32> = indices
+                .iter()
+                .map(|i| types.int_width(program.ty(i.value)).unwrap_or(64))
+                .collect();
+            for lane in (0..width).filter(|&l| active[l]) {
+                let lane_idx: Vec<(&Val, u32)> = idx
+                    .iter()
+                    .zip(&widths)
+                    .map(|(col, &w)| (&col[lane], w))
+                    .collect();
+                out[lane] = gep(program, mem, *inbounds, *source_ty, &b[lane], &lane_idx);
+            }
+        }
+        other => {
+            return Err(Stuck::new(
+                "W-INST-LLVM",
+                format!("{} is not a lane-wise instruction", other.opcode()),
+            )
+            .into());
+        }
+    }
+    Ok(out)
+}
+
+/// `elemptr` / `getelementptr` for one lane (§4.9.1: "addressing elements of a memory
+/// object using elemptr yields pointers to element objects of the base pointer").
+///
+/// The offset is `Σ index × stride` in wrapping 64-bit arithmetic, indices
+/// sign-extended (LLVM). With `inbounds`, a result outside `[0, size]` of the base
+/// object, or a signed overflow, is poison (⊤), as LLVM defines it.
+pub fn gep(
+    program: &Program<'_>,
+    mem: &Memory,
+    inbounds: bool,
+    source_ty: crate::types::Ty,
+    base: &Val,
+    indices: &[(&Val, u32)],
+) -> Val {
+    let types = program.types();
+    let Val::Ptr(ptr) = base else {
+        return Val::Undef;
+    };
+    let mut offset: i128 = 0;
+    let mut current = source_ty;
+    for (k, &(index, index_width)) in indices.iter().enumerate() {
+        let Some(i) = signed_index(index, index_width) else {
+            return Val::Undef;
+        };
+        if k == 0 {
+            offset += i * types.size_of(current) as i128;
+            continue;
+        }
+        match types.get(current).clone() {
+            TypeData::Array(_, elem) => {
+                offset += i * types.size_of(elem) as i128;
+                current = elem;
+            }
+            TypeData::Struct { fields, .. } => {
+                let (offsets, _) = types.struct_layout(current);
+                let Some(&off) = usize::try_from(i).ok().and_then(|f| offsets.get(f)) else {
+                    return Val::Undef;
+                };
+                offset += off as i128;
+                current = fields[i as usize];
+            }
+            _ => return Val::Undef,
+        }
+    }
+    if inbounds {
+        let start = ptr.offset as i64 as i128;
+        let end = start + offset;
+        if end < i64::MIN as i128 || end > i64::MAX as i128 {
+            return Val::Undef;
+        }
+        if let Some(o) = ptr.object {
+            let size = mem.object(o).map_or(0, |obj| obj.bytes.len() as i128);
+            if end < 0 || end > size {
+                return Val::Undef;
+            }
+        }
+    }
+    Val::Ptr(Pointer {
+        object: ptr.object,
+        offset: ptr.offset.wrapping_add(offset as u64),
+    })
+}
+
+/// A gep index of an `iN` type as a signed number: LLVM sign-extends (or truncates)
+/// indices to the 64-bit index width of the data layout. `None` for ⊤.
+fn signed_index(v: &Val, width: u32) -> Option<i128> {
+    let raw = v.as_biguint()?;
+    let low = raw.iter_u64_digits().next().unwrap_or(0);
+    let n = width.min(64);
+    let shifted = if n == 0 { 0 } else { (low << (64 - n)) as i64 >> (64 - n) };
+    Some(i128::from(shifted))
+}
+
+/// Strict mode's premise for [W-CMD-INST] and [W-CMD-TOTAL] (Def. 11.3): in every
+/// lane whose definition mask of the command is set (`user`), every operand the
+/// command depends on is defined. `select` depends only on its condition and the
+/// operand it picks.
+pub fn strict_uses(ctx: CmdCtx<'_, '_>, env: &Env, c: Inst, user: &[bool]) -> Result<(), StepError> {
+    if !env.is_strict() {
+        return Ok(());
+    }
+    let kind = &ctx.program.body.insts[c].kind;
+    let horizontal = matches!(kind, InstKind::Call { .. })
+        && ctx.program.callees[c].is_some_and(theta::is_horizontal);
+    for lane in (0..user.len()).filter(|&l| user[l] || horizontal && user.iter().any(|&u| u)) {
+        let used: Vec<Value> = match kind {
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => match env.get(*cond)[lane].as_bool() {
+                Some(true) => vec![*cond, *if_true],
+                Some(false) => vec![*cond, *if_false],
+                None => vec![*cond],
+            },
+            other => other.operands(),
+        };
+        for v in used {
+            check_defined(ctx, env, v, lane, Some(c))?;
+        }
+    }
+    Ok(())
+}
+
+/// Def. 11.3 for one operand in one lane: Ub if its definition mask is 0.
+pub fn check_defined(
+    ctx: CmdCtx<'_, '_>,
+    env: &Env,
+    v: Value,
+    lane: usize,
+    at: Option<Inst>,
+) -> Result<(), StepError> {
+    match env.defined(v) {
+        Some(d) if !d[lane] => Err(ub(
+            ctx,
+            "Def. 11.3",
+            Some(lane),
+            at,
+            &format!(
+                "use of {} whose definition mask does not cover the use (Def. 10, Def. 11.3)",
+                ctx.program.value_name(v)
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// An undefined-behaviour outcome at command `c` of the scheduled block.
+pub fn ub(ctx: CmdCtx<'_, '_>, rule: &'static str, lane: Option<usize>, c: Option<Inst>, message: &str) -> StepError {
+    StepError::Undefined(Ub {
+        rule,
+        lane,
+        block: ctx.block,
+        inst: c,
+        message: message.to_string(),
+    })
+}
+
+/// A memory error as an outcome: the limit is a resource limit, the rest is UB.
+fn mem_error(ctx: CmdCtx<'_, '_>, lane: Option<usize>, c: Inst, e: MemError) -> StepError {
+    let rule = match ctx.program.body.insts[c].kind {
+        InstKind::Alloca { .. } => "W-INST-ALLOCA",
+        InstKind::Load { .. } => "W-INST-LOAD",
+        InstKind::Store { .. } => "W-INST-STORE",
+        _ => "W-CMD-CALL",
+    };
+    match e {
+        MemError::LimitExceeded { .. } => StepError::Limit(e.to_string()),
+        other => ub(ctx, rule, lane, Some(c), &other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn index_entities_are_dense() {
+        assert_eq!(Inst::new(3).index(), 3);
+    }
+}

@@ -1,0 +1,51 @@
+//! Reading and writing the variable mapping Δ^W (thesis §4.6, Fig. 4.8, Def. 9).
+
+use crate::ir::Value;
+use crate::rules::{Env, Interp};
+use crate::value::Val;
+
+/// `eval^W Δ^W val` (§4.6): the value of `val` in every lane. Identifiers are looked
+/// up in Δ^W; constants were stored in every lane when Δ^W was built, so both are
+/// one lookup.
+pub fn eval(env: &Env, val: Value) -> &[Val] {
+    env.get(val)
+}
+
+/// `getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)` (Fig. 4.8): the value lane τ assigns.
+///
+/// Active lanes take the new value; passive lanes keep the old one under FR and
+/// become ⊤ under OBL.
+pub fn get_new_value(interp: Interp, active: bool, old: &Val, new: Val) -> Val {
+    match (active, interp) {
+        (true, _) => new,
+        (false, Interp::Freezing) => old.clone(),
+        (false, Interp::Oblivious) => Val::Undef,
+    }
+}
+
+/// [UPD-ENV] `updenv_𝓘^W Δ^W id v^W amsk^W → Δ'^W` (Fig. 4.8): assigns `new[τ]` to
+/// `id` in every lane τ through [`get_new_value`].
+///
+/// In strict mode the definition mask of `id` (Def. 10.1-2) follows the same rule:
+/// an active lane's value is defined by this assignment, a passive lane keeps its
+/// old mask under FR (its old value stays) and loses it under OBL (its value is ⊤).
+/// Def. 10 states the OBL case; the FR case is the reading under which Fig. 4.16b
+/// is "ill-formed under OBL" but fine under FR, as §4.10 explains.
+pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: Vec<Val>, active: &[bool]) {
+    let old = env.get(id);
+    let column: Vec<Val> = new
+        .into_iter()
+        .zip(old)
+        .zip(active)
+        .map(|((n, o), &a)| get_new_value(interp, a, o, n))
+        .collect();
+    if let Some(old_defined) = env.defined(id) {
+        let mask = old_defined
+            .iter()
+            .zip(active)
+            .map(|(&d, &a)| a || (d && interp == Interp::Freezing))
+            .collect();
+        env.set_defined(id, mask);
+    }
+    env.set_column(id, column);
+}

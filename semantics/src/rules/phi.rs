@@ -1,0 +1,105 @@
+//! Resolution of ϕ nodes (thesis §4.8): `evalphi` with and without a shadow operand.
+//!
+//! [`crate::rules::step::bls_w_step`] evaluates every phi of the scheduled block on
+//! the incoming Δ^W with [`eval_phi`] and assigns all results at once (parallel copy).
+
+use crate::ir::{Block, Inst, InstKind, Value};
+use crate::rules::{Env, Interp, Program, Stuck};
+use crate::value::Val;
+
+/// The value a phi gives one lane, and the definition mask of that value (Def. 10.3-4;
+/// `true` outside strict mode).
+pub type PhiLane = (Val, bool);
+
+/// `evalphi_𝓘 cmsk ℓ_in Δ φ` (§4.8): dispatches on whether the phi has a shadow operand.
+pub fn eval_phi(
+    program: &Program<'_>,
+    interp: Interp,
+    env: &Env,
+    phi: Inst,
+    cmask: &[bool],
+    incoming: &[Option<Block>],
+) -> Result<Vec<PhiLane>, Stuck> {
+    let InstKind::Phi {
+        incoming: arms,
+        shadow,
+        ..
+    } = &program.body.insts[phi].kind
+    else {
+        return Err(Stuck::new("BLS-W-STEP", "phi list holds a non-phi"));
+    };
+    let result = program.body.insts[phi]
+        .result
+        .ok_or_else(|| Stuck::new("BLS-W-STEP", "phi without a result"))?;
+    (0..env.width())
+        .map(|lane| match shadow {
+            None => eval_phi_plain(interp, env, result, arms, cmask[lane], incoming[lane], lane),
+            Some(s) => eval_phi_shadow(env, arms, *s, cmask[lane], incoming[lane], lane),
+        })
+        .collect()
+}
+
+/// `evalphi_𝓘 cmsk ℓ_in Δ (id = ϕ[val_j, ℓ_j])` (§4.8), one lane.
+///
+/// Under cmask the lane takes the incoming value of the edge it came along
+/// (`ℓ_j = ℓ_in`); otherwise it keeps `id` under FR and gets ⊤ under OBL, like
+/// [UPD-ENV] does for passive instructions.
+pub fn eval_phi_plain(
+    interp: Interp,
+    env: &Env,
+    id: Value,
+    arms: &[(Value, Block)],
+    cmask: bool,
+    incoming: Option<Block>,
+    lane: usize,
+) -> Result<PhiLane, Stuck> {
+    if cmask {
+        return incoming_value(env, arms, incoming, lane);
+    }
+    Ok(match interp {
+        Interp::Freezing => (env.get(id)[lane].clone(), defined(env, id, lane)),
+        Interp::Oblivious => (Val::Undef, false),
+    })
+}
+
+/// `evalphi_FR/OBL cmsk ℓ_in Δ (id = ϕ[val_j, ℓ_j] shadow(val_s))` (§4.8), one lane.
+///
+/// Invariant under the interpretation: under cmask the incoming value of the edge
+/// taken, otherwise the shadow operand `val_s`.
+pub fn eval_phi_shadow(
+    env: &Env,
+    arms: &[(Value, Block)],
+    shadow: Value,
+    cmask: bool,
+    incoming: Option<Block>,
+    lane: usize,
+) -> Result<PhiLane, Stuck> {
+    if cmask {
+        incoming_value(env, arms, incoming, lane)
+    } else {
+        Ok((env.get(shadow)[lane].clone(), defined(env, shadow, lane)))
+    }
+}
+
+/// `eval Δ val_j` for the arm with `ℓ_j = ℓ_in`. Its absence means the lane reached
+/// the block along an edge the phi does not list (an unverified program) or from ⊥.
+fn incoming_value(
+    env: &Env,
+    arms: &[(Value, Block)],
+    incoming: Option<Block>,
+    lane: usize,
+) -> Result<PhiLane, Stuck> {
+    let from = incoming.ok_or_else(|| {
+        Stuck::new("BLS-W-STEP", "an active lane resolves a phi with ℓ_in = ⊥ (phi in the entry block)")
+    })?;
+    let (val, _) = arms
+        .iter()
+        .find(|(_, b)| *b == from)
+        .ok_or_else(|| Stuck::new("BLS-W-STEP", "no phi arm for the incoming block"))?;
+    Ok((env.get(*val)[lane].clone(), defined(env, *val, lane)))
+}
+
+/// The definition mask bit of `value` in `lane` (`true` outside strict mode).
+fn defined(env: &Env, value: Value, lane: usize) -> bool {
+    env.defined(value).is_none_or(|d| d[lane])
+}

@@ -1,0 +1,180 @@
+//! The execution state σ = (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) of Def. 3, the initial state
+//! of Def. 4, and the small syntactic domains of Fig. 4.2 (`ℓ_next`, `i`).
+
+use crate::entity::EntityRef;
+use crate::ir::{Block, Value, ValueDef};
+use crate::memory::Memory;
+use crate::rules::Program;
+use crate::value::{Val, const_value};
+
+/// The semantic interpretation 𝓘 (§4.5): what passive execution does to a variable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Interp {
+    /// FR(EEZING): passive execution leaves variables unchanged.
+    Freezing,
+    /// OBL(IVIOUS): passive execution sets variables to ⊤ (what SIMD lanes do).
+    Oblivious,
+}
+
+impl Interp {
+    /// `FR` or `OBL`, as the thesis writes it.
+    pub fn short(self) -> &'static str {
+        match self {
+            Interp::Freezing => "FR",
+            Interp::Oblivious => "OBL",
+        }
+    }
+}
+
+/// The next block `ℓ_next ::= ℓ | ⊤ | □(r)` of one lane (Fig. 4.2, Def. 3).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Next {
+    /// A block label: the branch target.
+    Block(Block),
+    /// ⊤: the lane accepts any successor of its incoming block.
+    Any,
+    /// □(r): the lane has terminated with return value `r` (⊤ for `ret void`).
+    Done(Val),
+}
+
+impl Next {
+    /// Whether the lane has terminated.
+    pub fn is_done(&self) -> bool {
+        matches!(self, Next::Done(_))
+    }
+}
+
+/// The successor index `i ::= ℕ | □(r) | ⊤` of one lane (Fig. 4.2), the result of evalterm.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum Succ {
+    /// Take CFG edge number `n` out of the scheduled block.
+    Index(u32),
+    /// Terminate with return value `r`.
+    Ret(Val),
+    /// ⊤: any successor (what a lane with amsk = 0 yields).
+    Any,
+}
+
+/// Δ^W: the variable mapping of every lane (Def. 3), stored column-wise: the values
+/// of one variable across all lanes are adjacent (`vec(Δ^W)(id)` of Def. 9 is a slice).
+///
+/// Constants are stored too (broadcast to every lane), so that `eval^W Δ^W val` is a
+/// lookup for both `id` and `cnst` (§4.6). With strict mode on, the definition
+/// mask of Def. 10 is kept beside each value.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Env {
+    width: usize,
+    columns: Vec<Vec<Val>>,
+    defined: Option<Vec<Vec<bool>>>,
+}
+
+impl Env {
+    /// An environment for `program` with W = `width` lanes: parameters take
+    /// `args[n][lane]`, constants their value in every lane, every other variable ⊤.
+    /// With `strict`, definition masks (Def. 10) are tracked: constants and
+    /// parameters are defined in every lane, results nowhere yet.
+    pub fn new(
+        program: &Program<'_>,
+        width: usize,
+        args: &[Vec<Val>],
+        global_ptr: &dyn Fn(crate::ir::GlobalId) -> Val,
+        strict: bool,
+    ) -> Env {
+        let body = program.body;
+        let mut columns = Vec::with_capacity(body.values.len());
+        let mut defined = strict.then(|| Vec::with_capacity(body.values.len()));
+        for (_, data) in body.values.iter() {
+            let (column, is_defined) = match &data.def {
+                ValueDef::Param(n) => (
+                    args.get(*n as usize)
+                        .cloned()
+                        .unwrap_or_else(|| vec![Val::Undef; width]),
+                    true,
+                ),
+                ValueDef::Const(c) => (
+                    vec![const_value(program.types(), data.ty, c, global_ptr); width],
+                    true,
+                ),
+                ValueDef::Inst(_) => (vec![Val::Undef; width], false),
+            };
+            columns.push(column);
+            if let Some(d) = defined.as_mut() {
+                d.push(vec![is_defined; width]);
+            }
+        }
+        Env {
+            width,
+            columns,
+            defined,
+        }
+    }
+
+    /// W, the number of lanes.
+    pub fn width(&self) -> usize {
+        self.width
+    }
+
+    /// `vec(Δ^W)(id)` (Def. 9): the value of `value` in every lane.
+    pub fn get(&self, value: Value) -> &[Val] {
+        &self.columns[value.index()]
+    }
+
+    /// Replaces the whole column of `value` (used by [UPD-ENV] only).
+    pub(crate) fn set_column(&mut self, value: Value, column: Vec<Val>) {
+        self.columns[value.index()] = column;
+    }
+
+    /// Whether strict mode (definition masks) is on.
+    pub fn is_strict(&self) -> bool {
+        self.defined.is_some()
+    }
+
+    /// The definition mask of `value` (Def. 10), `None` outside strict mode.
+    pub fn defined(&self, value: Value) -> Option<&[bool]> {
+        self.defined.as_ref().map(|d| d[value.index()].as_slice())
+    }
+
+    /// Replaces the definition mask of `value` (strict mode only).
+    pub(crate) fn set_defined(&mut self, value: Value, mask: Vec<bool>) {
+        if let Some(d) = self.defined.as_mut() {
+            d[value.index()] = mask;
+        }
+    }
+}
+
+/// σ = (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) (Def. 3).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct State {
+    /// 𝕄, shared by all lanes.
+    pub mem: Memory,
+    /// Δ^W.
+    pub env: Env,
+    /// ℓ_in^W: the block each lane executed last (`None` is ⊥).
+    pub incoming: Vec<Option<Block>>,
+    /// ℓ_next^W.
+    pub next: Vec<Next>,
+}
+
+impl State {
+    /// The initial state of Def. 4: every lane has ℓ_next = entry and ℓ_in = ⊥;
+    /// 𝕄 and Δ^W are given.
+    pub fn initial(entry: Block, mem: Memory, env: Env) -> State {
+        let width = env.width();
+        State {
+            mem,
+            env,
+            incoming: vec![None; width],
+            next: vec![Next::Block(entry); width],
+        }
+    }
+
+    /// W.
+    pub fn width(&self) -> usize {
+        self.env.width()
+    }
+
+    /// Whether every lane has terminated (`∀τ. ℓ_next(τ) = □`, Def. 5).
+    pub fn all_done(&self) -> bool {
+        self.next.iter().all(Next::is_done)
+    }
+}

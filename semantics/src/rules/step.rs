@@ -1,0 +1,248 @@
+//! Executing one scheduled block: [BLS-W-STEP] (thesis §4.7), the control update
+//! `advancepc` ([PC-ACTIVE], [PC-ND-BRANCH], [PC-PASSIVE], [PC-TERM], [PC-WSTEP],
+//! Fig. 4.4) and the schedule transition [LSS-W-STEP] (Fig. 4.3).
+
+use crate::ir::{Block, Value};
+use crate::rules::cmd::{CmdCtx, check_defined, compute_cmds, ub};
+use crate::rules::masks::{amask, cmask, cmask_w, pmask};
+use crate::rules::phi::eval_phi;
+use crate::rules::term::{TermUb, eval_term};
+use crate::rules::{Env, Interp, Next, Program, State, StepError, Stuck, Succ};
+use crate::value::Val;
+
+/// What one scheduled block did: the masks before it ran, the successor index of
+/// every lane, and (when asked for) every assignment it made, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockStep {
+    /// ℓ_sc.
+    pub scheduled: Block,
+    /// cmsk^W (Def. 6).
+    pub cmask: Vec<bool>,
+    /// pmsk^W (Def. 7), `None` where the predicate is ⊤.
+    pub pmask: Vec<Option<bool>>,
+    /// amsk^W (Def. 8), as the terminator saw it.
+    pub active: Vec<bool>,
+    /// i^W.
+    pub succ: Vec<Succ>,
+    /// The phis' and commands' assignments (variable, new column), if recorded.
+    pub written: Option<Vec<(Value, Vec<Val>)>>,
+}
+
+/// [BLS-W-STEP] `ℓ_sc ⊢ (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) →_𝓘 𝕄' Δ'^W i^W` (§4.7).
+///
+/// Premises, in order: the block is in the program; Δ_pre^W is the parallel copy of
+/// its phis by `evalphi` under cmsk^W; amsk^W = cmsk^W ∧ eval^W Δ_pre^W val_msk;
+/// `computecmd` runs the commands under amsk^W; i^W = evalterm^W amsk^W Δ'^W tmn.
+/// The state's 𝕄 and Δ^W are updated in place; ℓ_in^W and ℓ_next^W are left to
+/// [`lss_w_step`].
+///
+/// Reading of the predicate premise: Def. 11.1 allows a block's predicate to be
+/// defined by one of the block's own commands as long as every command before it
+/// is total. Evaluated literally on Δ_pre^W, such a predicate would read the value
+/// of the block's *previous* execution. pllvm evaluates it on Δ_pre^W as the rule
+/// says and re-evaluates it right after its defining command has run; the commands
+/// before that are total (Def. 11.1), so they do not observe amsk^W, and for every
+/// predicate defined outside the block the two readings coincide.
+///
+/// A lane whose control mask is set but whose predicate is ⊤ has no defined
+/// activation: that is undefined behaviour, reported under this rule.
+pub fn bls_w_step(
+    program: &Program<'_>,
+    interp: Interp,
+    scheduled: Block,
+    state: &mut State,
+    record: bool,
+) -> Result<BlockStep, StepError> {
+    // Premise: ℓ_sc val_msk φ̄ c̄ tmn ∈ prg.
+    let block = program
+        .body
+        .blocks
+        .get(scheduled)
+        .filter(|_| program.body.layout.contains(&scheduled))
+        .ok_or_else(|| Stuck::new("BLS-W-STEP", "scheduled block is not in the program"))?;
+    let ctx = CmdCtx {
+        program,
+        interp,
+        block: scheduled,
+    };
+    let mut written = record.then(Vec::new);
+    let cmask = cmask_w(program, &state.incoming, &state.next, scheduled);
+
+    // Premise: Δ_pre^W = parallel copy of φ̄ using evalphi_𝓘^W cmsk^W ℓ_in^W Δ^W.
+    let mut resolved = Vec::with_capacity(block.phis.len());
+    for &phi in &block.phis {
+        resolved.push(eval_phi(program, interp, &state.env, phi, &cmask, &state.incoming)?);
+    }
+    for (&phi, lanes) in block.phis.iter().zip(resolved) {
+        let Some(id) = program.body.insts[phi].result else {
+            continue;
+        };
+        let (column, defined): (Vec<Val>, Vec<bool>) = lanes.into_iter().unzip();
+        if let Some(log) = written.as_mut() {
+            log.push((id, column.clone()));
+        }
+        state.env.set_column(id, column);
+        state.env.set_defined(id, defined);
+    }
+
+    // Premise: amsk^W = cmsk^W ℓ_in^W ℓ_next^W ℓ_sc ∧ eval^W Δ_pre^W val_msk.
+    let mut pm = predicate_mask(ctx, &state.env, &cmask)?;
+    let mut active = amask(&cmask, &pm);
+
+    // Premise: computecmd_𝓘^W amsk^W Δ_pre^W 𝕄 c̄ →* Δ'^W 𝕄'.
+    let predicate_pos = program.predicate_def_pos[scheduled];
+    let mut refresh = |pos: usize, env: &Env, active: &mut Vec<bool>| {
+        if predicate_pos == Some(pos) {
+            pm = predicate_mask(ctx, env, &cmask)?;
+            *active = amask(&cmask, &pm);
+        }
+        Ok(())
+    };
+    compute_cmds(
+        ctx,
+        &mut active,
+        &mut state.env,
+        &mut state.mem,
+        &block.body,
+        &mut written,
+        &mut refresh,
+    )?;
+    let pmask = match predicate_pos {
+        Some(_) => predicate_mask(ctx, &state.env, &cmask)?,
+        None => pm,
+    };
+
+    // Premise: i^W = evalterm^W amsk^W Δ'^W tmn.
+    let mut succ = Vec::with_capacity(active.len());
+    for (lane, &a) in active.iter().enumerate() {
+        if a {
+            for v in block.term.operands() {
+                check_defined(ctx, &state.env, v, lane, None)?;
+            }
+        }
+        let i = eval_term(&state.env, &block.term, a, lane).map_err(|e| {
+            let msg = match e {
+                TermUb::BranchOnUndef => "an active lane branches on ⊤",
+                TermUb::Unreachable => "an active lane reached unreachable",
+            };
+            ub(ctx, "BLS-W-STEP", Some(lane), None, msg)
+        })?;
+        succ.push(i);
+    }
+    Ok(BlockStep {
+        scheduled,
+        cmask,
+        pmask,
+        active,
+        succ,
+        written,
+    })
+}
+
+/// pmsk^W of the scheduled block on `env`, refusing an undefined predicate (⊤, or
+/// in strict mode an undefined definition mask) in a lane whose control mask is set.
+fn predicate_mask(ctx: CmdCtx<'_, '_>, env: &Env, cmask: &[bool]) -> Result<Vec<Option<bool>>, StepError> {
+    let pm = pmask(ctx.program, env, ctx.block);
+    if let Some(p) = ctx.program.body.blocks[ctx.block].predicate {
+        for (lane, (&c, bit)) in cmask.iter().zip(&pm).enumerate() {
+            if c {
+                check_defined(ctx, env, p, lane, None)?;
+                if bit.is_none() {
+                    return Err(ub(
+                        ctx,
+                        "BLS-W-STEP",
+                        Some(lane),
+                        None,
+                        "the block predicate is ⊤ in a lane whose control mask is set (Def. 7-8)",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(pm)
+}
+
+/// `advancepc i ℓ_in ℓ_next ℓ_sc → ℓ_in' ℓ_next'` (Fig. 4.4) for one lane: the
+/// dispatcher. Exactly one rule applies: [PC-PASSIVE] without control mask,
+/// otherwise by the shape of `i`.
+pub fn advance_pc(
+    program: &Program<'_>,
+    i: &Succ,
+    incoming: Option<Block>,
+    next: &Next,
+    scheduled: Block,
+) -> Result<(Option<Block>, Next), Stuck> {
+    if !cmask(program, incoming, next, scheduled) {
+        return Ok(pc_passive(incoming, next));
+    }
+    match i {
+        Succ::Index(n) => pc_active(program, *n, scheduled),
+        Succ::Any => Ok(pc_nd_branch(scheduled)),
+        Succ::Ret(r) => Ok(pc_term(scheduled, r)),
+    }
+}
+
+/// [PC-ACTIVE] An active lane moves along CFG edge `i` out of the scheduled block:
+/// ℓ_in' = ℓ_sc and ℓ_next' with `(ℓ_sc, i, ℓ_next') ∈ E`.
+pub fn pc_active(program: &Program<'_>, i: u32, scheduled: Block) -> Result<(Option<Block>, Next), Stuck> {
+    // Premise: (ℓ_sc, i, ℓ'_next) ∈ E.
+    let next = program
+        .successor(scheduled, i)
+        .ok_or_else(|| Stuck::new("PC-ACTIVE", format!("block has no successor {i}")))?;
+    Ok((Some(scheduled), Next::Block(next)))
+}
+
+/// [PC-ND-BRANCH] A lane with control mask whose successor index is ⊤ (it executed
+/// the block with a false predicate) accepts any successor of ℓ_sc: ℓ_next' = ⊤.
+pub fn pc_nd_branch(scheduled: Block) -> (Option<Block>, Next) {
+    (Some(scheduled), Next::Any)
+}
+
+/// [PC-PASSIVE] A lane without control mask keeps its control state. This is also
+/// how a terminated lane (ℓ_next = □) stays terminated.
+pub fn pc_passive(incoming: Option<Block>, next: &Next) -> (Option<Block>, Next) {
+    (incoming, next.clone())
+}
+
+/// [PC-TERM] A lane that returned `r` terminates: ℓ_next' = □(r).
+pub fn pc_term(scheduled: Block, r: &Val) -> (Option<Block>, Next) {
+    (Some(scheduled), Next::Done(r.clone()))
+}
+
+/// [PC-WSTEP] `advancepc^W`: [`advance_pc`] for every lane τ.
+pub fn pc_wstep(
+    program: &Program<'_>,
+    succ: &[Succ],
+    incoming: &[Option<Block>],
+    next: &[Next],
+    scheduled: Block,
+) -> Result<(Vec<Option<Block>>, Vec<Next>), Stuck> {
+    // Premise: ∀τ ∈ 𝒯. advancepc i^W(τ) ℓ_in^W(τ) ℓ_next^W(τ) ℓ_sc → ℓ_in'^W(τ) ℓ_next'^W(τ).
+    let mut new_incoming = Vec::with_capacity(succ.len());
+    let mut new_next = Vec::with_capacity(succ.len());
+    for ((i, &inc), nxt) in succ.iter().zip(incoming).zip(next) {
+        let (a, b) = advance_pc(program, i, inc, nxt, scheduled)?;
+        new_incoming.push(a);
+        new_next.push(b);
+    }
+    Ok((new_incoming, new_next))
+}
+
+/// [LSS-W-STEP] `ℓ_sc ℓ̄_sc σ →_𝓘 ℓ̄_sc σ'` (Fig. 4.3): consume the head of the runtime
+/// schedule: execute the block ([BLS-W-STEP]), then update the control state
+/// ([PC-WSTEP]). Returns what the block did; `state` becomes σ'.
+pub fn lss_w_step(
+    program: &Program<'_>,
+    interp: Interp,
+    scheduled: Block,
+    state: &mut State,
+    record: bool,
+) -> Result<BlockStep, StepError> {
+    // Premise: ℓ_sc ⊢ (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) →_𝓘 𝕄' Δ'^W i^W.
+    let step = bls_w_step(program, interp, scheduled, state, record)?;
+    // Premise: advancepc^W i^W ℓ_in^W ℓ_next^W ℓ_sc → ℓ_in'^W ℓ_next'^W.
+    let (incoming, next) = pc_wstep(program, &step.succ, &state.incoming, &state.next, scheduled)?;
+    state.incoming = incoming;
+    state.next = next;
+    Ok(step)
+}
