@@ -14,3 +14,4 @@ pub mod trace;
 pub use config::RunConfig;
 pub use machine::{Machine, Outcome, RunError, SetupError};
 pub mod directives;
+pub mod fired;

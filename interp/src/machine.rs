@@ -76,6 +76,8 @@ pub struct Machine<'m> {
     pub record_writes: bool,
     /// Blocks scheduled so far.
     pub steps: u64,
+    /// Every rule the run has fired so far (see [`crate::fired`]).
+    pub rules_fired: std::collections::BTreeSet<&'static str>,
     /// The step limit.
     pub max_steps: u64,
     globals: SecondaryMap<GlobalId, Option<Pointer>>,
@@ -204,6 +206,7 @@ impl<'m> Machine<'m> {
             divergence,
             record_writes: false,
             steps: 0,
+            rules_fired: std::collections::BTreeSet::new(),
             max_steps: config.max_steps,
             globals,
         })
@@ -237,6 +240,7 @@ impl<'m> Machine<'m> {
             active: step.active,
             succ: step.succ,
             written: step.written,
+            rules,
         });
         Ok(self.trace.last().expect("just pushed"))
     }

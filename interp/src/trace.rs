@@ -27,6 +27,8 @@ pub struct TraceRow {
     pub succ: Vec<Succ>,
     /// Assignments, when recorded.
     pub written: Option<Vec<(Value, Vec<Val>)>>,
+    /// The rules this step fired (`semantics/RULES.md`).
+    pub rules: Vec<&'static str>,
 }
 
 fn block_name(body: &Body, b: Block) -> String {
@@ -163,6 +165,7 @@ pub fn to_json(body: &Body, rows: &[TraceRow]) -> serde_json::Value {
                 "amask": r.active,
                 "i": r.succ.iter().map(succ_text).collect::<Vec<_>>(),
                 "written": written,
+                "rules": r.rules,
             })
         })
         .collect();

@@ -123,7 +123,7 @@ pub fn w_cmd_mask(active: &[bool], env: &mut Env, id: Option<Value>) -> Written 
     Some((id, column))
 }
 
-/// [UPD-ENV] for a command's result, if it has one (`store` and void calls do not:
+/// Applies [UPD-ENV] to a command's result, if it has one (`store` and void calls do not:
 /// the `z = store p v` sugar of Fig. 4.13a).
 fn assign(ctx: CmdCtx<'_, '_>, env: &mut Env, c: Inst, res: Vec<Val>, active: &[bool]) -> Written {
     let id = ctx.program.body.insts[c].result?;

@@ -4,14 +4,14 @@ use crate::ir::Value;
 use crate::rules::{Env, Interp};
 use crate::value::Val;
 
-/// `eval^W Δ^W val` (§4.6): the value of `val` in every lane. Identifiers are looked
+/// [eval] `eval^W Δ^W val` (§4.6): the value of `val` in every lane. Identifiers are looked
 /// up in Δ^W; constants were stored in every lane when Δ^W was built, so both are
 /// one lookup.
 pub fn eval(env: &Env, val: Value) -> &[Val] {
     env.get(val)
 }
 
-/// `getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)` (Fig. 4.8): the value lane τ assigns.
+/// [getNewValue] `getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)` (Fig. 4.8): the value lane τ assigns.
 ///
 /// Active lanes take the new value; passive lanes keep the old one under FR and
 /// become ⊤ under OBL.

@@ -4,7 +4,7 @@ use crate::ir::Block;
 use crate::rules::{Env, Next, Program};
 use crate::value::Val;
 
-/// `cmask ℓ_in ℓ_next ℓ_sc` (Def. 6): whether the lane's control state agrees with
+/// [cmask] `cmask ℓ_in ℓ_next ℓ_sc` (Def. 6): whether the lane's control state agrees with
 /// the scheduled block.
 ///
 /// It is 1 if ℓ_next = ℓ_sc, or if ℓ_next = ⊤ and ℓ_sc is a successor of ℓ_in
@@ -32,7 +32,7 @@ pub fn cmask_w(
         .collect()
 }
 
-/// `pmsk` (Def. 7): the value of the scheduled block's predicate `val_msk` in each
+/// [pmask] `pmsk` (Def. 7): the value of the scheduled block's predicate `val_msk` in each
 /// lane, evaluated on `env`. An absent predicate is the constant `true` (§4.1).
 ///
 /// A lane whose predicate is ⊤ gets `None`: it is neither active nor passive, and
@@ -45,7 +45,7 @@ pub fn pmask(program: &Program<'_>, env: &Env, scheduled: Block) -> Vec<Option<b
     }
 }
 
-/// `amsk = pmsk ∧ cmsk` (Def. 8), lane by lane. A lane with cmask 0 is passive
+/// [amask] `amsk = pmsk ∧ cmsk` (Def. 8), lane by lane. A lane with cmask 0 is passive
 /// whatever its predicate holds (so ⊤ there is harmless); the caller has ruled out
 /// an undefined predicate under cmask 1.
 pub fn amask(cmask: &[bool], pmask: &[Option<bool>]) -> Vec<bool> {

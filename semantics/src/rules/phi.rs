@@ -39,7 +39,7 @@ pub fn eval_phi(
         .collect()
 }
 
-/// `evalphi_𝓘 cmsk ℓ_in Δ (id = ϕ[val_j, ℓ_j])` (§4.8), one lane.
+/// [evalphi] `evalphi_𝓘 cmsk ℓ_in Δ (id = ϕ[val_j, ℓ_j])` (§4.8), one lane.
 ///
 /// Under cmask the lane takes the incoming value of the edge it came along
 /// (`ℓ_j = ℓ_in`); otherwise it keeps `id` under FR and gets ⊤ under OBL, like
@@ -62,7 +62,7 @@ pub fn eval_phi_plain(
     })
 }
 
-/// `evalphi_FR/OBL cmsk ℓ_in Δ (id = ϕ[val_j, ℓ_j] shadow(val_s))` (§4.8), one lane.
+/// [evalphi-shadow] `evalphi_FR/OBL cmsk ℓ_in Δ (id = ϕ[val_j, ℓ_j] shadow(val_s))` (§4.8), one lane.
 ///
 /// Invariant under the interpretation: under cmask the incoming value of the edge
 /// taken, otherwise the shadow operand `val_s`.

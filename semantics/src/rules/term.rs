@@ -15,7 +15,7 @@ pub enum TermUb {
     Unreachable,
 }
 
-/// `evalterm amsk Δ tmn` (Fig. 4.9), one lane.
+/// [evalterm] `evalterm amsk Δ tmn` (Fig. 4.9), one lane.
 ///
 /// A passive lane (amsk = 0) yields ⊤ whatever the terminator. An active lane
 /// yields 0 for `br ℓ`; 0 or 1 for `br val ℓ0 ℓ1` as the condition is true or

@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Runs every pllvm test on a fresh machine: installs the peers the tests call
+# (clang-19, opt-22, opt-19/lli-19) when they are missing, then the whole
+# workspace test suite (unit, property, corpus, tidy, differential tests).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# Debian packages the tests need, with one command each that proves it is there.
+need=()
+command -v clang-19 >/dev/null 2>&1 || need+=(clang-19)
+command -v opt-22   >/dev/null 2>&1 || need+=(llvm-22)
+command -v opt-19   >/dev/null 2>&1 || need+=(llvm-19)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "test-all: installing ${need[*]}"
+  SUDO=""
+  if [ "$(id -u)" -ne 0 ]; then SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
+fi
+
+cargo test --workspace --locked --release
