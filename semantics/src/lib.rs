@@ -25,5 +25,7 @@
 pub mod diag;
 pub mod entity;
 pub mod ir;
+pub mod ops;
+pub mod theta;
 pub mod types;
 pub mod value;
