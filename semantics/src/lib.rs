@@ -26,5 +26,7 @@ pub mod diag;
 pub mod entity;
 pub mod ir;
 pub mod memory;
+pub mod ops;
+pub mod theta;
 pub mod types;
 pub mod value;
