@@ -28,3 +28,4 @@ pub mod entity;
 pub mod ir;
 pub mod types;
 pub mod value;
+pub mod verify;
