@@ -622,6 +622,7 @@ mod tests {
             brute_dominance(&graph, 0),
             dominance_table(&tree, graph.len())
         );
+        assert_eq!(collapses(&graph, 0), reducible, "T1/T2 oracle on {succs:?}");
     }
 
     #[test]
