@@ -22,6 +22,7 @@
 //! | val_msk | `BlockData::predicate` |
 #![deny(missing_docs)]
 
+pub mod cfg;
 pub mod diag;
 pub mod entity;
 pub mod ir;
@@ -30,3 +31,4 @@ pub mod ops;
 pub mod theta;
 pub mod types;
 pub mod value;
+pub mod verify;
