@@ -27,6 +27,7 @@ pub mod diag;
 pub mod entity;
 pub mod ir;
 pub mod memory;
+pub mod rules;
 pub mod ops;
 pub mod theta;
 pub mod types;
