@@ -279,7 +279,9 @@ pub fn w_cmd_call(
     let types = ctx.program.types();
     let ret = types.get(*ret_ty);
     let width = active.len();
-    if theta::is_horizontal(f) {
+    // Whole-vector functions of Fig. 4.15: the horizontal builtins, and `thread_id`,
+    // whose value is the lane index τ (it reads no argument).
+    if theta::is_horizontal(f) || f == Builtin::ThreadId {
         let owned: Vec<Vec<Val>> = p.iter().map(|col| col.to_vec()).collect();
         return theta::apply_horizontal(f, &owned, ret, width)
             .map_err(|e| ub(ctx, "W-CMD-CALL", None, Some(c), &e.to_string()));

@@ -39,10 +39,11 @@ pub struct BlockStep {
 /// Reading of the predicate premise: Def. 11.1 allows a block's predicate to be
 /// defined by one of the block's own commands as long as every command before it
 /// is total. Evaluated literally on Δ_pre^W, such a predicate would read the value
-/// of the block's *previous* execution. pllvm evaluates it on Δ_pre^W as the rule
-/// says and re-evaluates it right after its defining command has run; the commands
-/// before that are total (Def. 11.1), so they do not observe amsk^W, and for every
-/// predicate defined outside the block the two readings coincide.
+/// of the block's *previous* execution (or ⊤ on the first). pllvm evaluates such a
+/// predicate right after its defining command has run; the commands before it are
+/// total (Def. 11.1), so they do not observe amsk^W (pllvm gives them an empty
+/// activation, which only an unverified program could notice). For every predicate
+/// defined outside the block (or by one of its phis) the rule applies as printed.
 ///
 /// A lane whose control mask is set but whose predicate is ⊤ has no defined
 /// activation: that is undefined behaviour, reported under this rule.
@@ -86,11 +87,17 @@ pub fn bls_w_step(
     }
 
     // Premise: amsk^W = cmsk^W ℓ_in^W ℓ_next^W ℓ_sc ∧ eval^W Δ_pre^W val_msk.
-    let mut pm = predicate_mask(ctx, &state.env, &cmask)?;
+    // A predicate defined by a command of this block is not yet defined here: the
+    // commands before its definition are total (Def. 11.1) and see no activation,
+    // so until it is defined the activation is empty (see the doc comment).
+    let predicate_pos = program.predicate_def_pos[scheduled];
+    let mut pm = match predicate_pos {
+        None => predicate_mask(ctx, &state.env, &cmask)?,
+        Some(_) => vec![Some(false); cmask.len()],
+    };
     let mut active = amask(&cmask, &pm);
 
     // Premise: computecmd_𝓘^W amsk^W Δ_pre^W 𝕄 c̄ →* Δ'^W 𝕄'.
-    let predicate_pos = program.predicate_def_pos[scheduled];
     let mut refresh = |pos: usize, env: &Env, active: &mut Vec<bool>| {
         if predicate_pos == Some(pos) {
             pm = predicate_mask(ctx, env, &cmask)?;
