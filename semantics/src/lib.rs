@@ -22,9 +22,11 @@
 //! | val_msk | `BlockData::predicate` |
 #![deny(missing_docs)]
 
+pub mod cfg;
 pub mod diag;
 pub mod entity;
 pub mod ir;
 pub mod memory;
 pub mod types;
 pub mod value;
+pub mod verify;
