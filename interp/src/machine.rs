@@ -74,6 +74,15 @@ pub struct Machine<'m> {
     pub divergence: DivergenceRecord,
     /// Whether trace rows record the values written.
     pub record_writes: bool,
+    /// Whether the whole trace is kept (otherwise only the last row).
+    pub record_trace: bool,
+    /// Whether the divergence observer watches the run.
+    pub observe: bool,
+    /// Whether to count [`Machine::active_lane_insts`].
+    pub count_work: bool,
+    /// Phis executed by lanes with control mask, plus commands and terminators
+    /// executed by active lanes: the useful work, for benchmarks.
+    pub active_lane_insts: u64,
     /// Blocks scheduled so far.
     pub steps: u64,
     /// Every rule the run has fired so far (see [`crate::fired`]).
@@ -205,6 +214,10 @@ impl<'m> Machine<'m> {
             trace: Vec::new(),
             divergence,
             record_writes: false,
+            record_trace: true,
+            observe: true,
+            count_work: false,
+            active_lane_insts: 0,
             steps: 0,
             rules_fired: std::collections::BTreeSet::new(),
             max_steps: config.max_steps,
@@ -229,8 +242,20 @@ impl<'m> Machine<'m> {
             self.record_writes,
         )?;
         self.steps += 1;
-        self.divergence
-            .observe(&self.program, &self.state.env, &step);
+        if self.count_work {
+            let block = &self.program.body.blocks[block];
+            let lanes = |m: &[bool]| m.iter().filter(|&&b| b).count() as u64;
+            self.active_lane_insts += block.phis.len() as u64 * lanes(&step.cmask)
+                + (block.body.len() as u64 + 1) * lanes(&step.active);
+        }
+        if self.observe {
+            self.divergence.observe(&self.program, &self.state.env, &step);
+        }
+        let rules = crate::fired::rules_fired(&self.program, &step);
+        self.rules_fired.extend(rules.iter().copied());
+        if !self.record_trace {
+            self.trace.clear();
+        }
         self.trace.push(TraceRow {
             scheduled: block,
             incoming: before_incoming,

@@ -14,7 +14,6 @@
 //! [W-CMD-TOTAL]: every operand the instruction depends on must be defined in every
 //! lane where the instruction's own definition mask is set (Def. 11.3).
 
-use crate::entity::EntityRef;
 use crate::ir::{Block, Inst, InstKind, Value};
 use crate::memory::{self, MemError};
 use crate::ops;
@@ -640,15 +639,5 @@ fn mem_error(ctx: CmdCtx<'_, '_>, lane: Option<usize>, c: Inst, e: MemError) -> 
     match e {
         MemError::LimitExceeded { .. } => StepError::Limit(e.to_string()),
         other => ub(ctx, rule, lane, Some(c), &other.to_string()),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn index_entities_are_dense() {
-        assert_eq!(Inst::new(3).index(), 3);
     }
 }

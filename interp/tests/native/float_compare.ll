@@ -1,0 +1,77 @@
+; fcmp with every predicate on doubles and floats made from the arguments
+; (including NaN and infinities), packed into one bit each of the result.
+define i64 @kernel(i64 %a, i64 %b) {
+entry:
+  %x = bitcast i64 %a to double
+  %y = bitcast i64 %b to double
+  %c0 = fcmp oeq double %x, %y
+  %c1 = fcmp ogt double %x, %y
+  %c2 = fcmp oge double %x, %y
+  %c3 = fcmp olt double %x, %y
+  %c4 = fcmp ole double %x, %y
+  %c5 = fcmp one double %x, %y
+  %c6 = fcmp ord double %x, %y
+  %c7 = fcmp ueq double %x, %y
+  %c8 = fcmp ugt double %x, %y
+  %c9 = fcmp uge double %x, %y
+  %c10 = fcmp ult double %x, %y
+  %c11 = fcmp ule double %x, %y
+  %c12 = fcmp une double %x, %y
+  %c13 = fcmp uno double %x, %y
+  %xf = fptrunc double %x to float
+  %yf = fptrunc double %y to float
+  %c14 = fcmp olt float %xf, %yf
+  %c15 = fcmp une float %xf, %yf
+  %sum = fadd double %x, %y
+  %c16 = fcmp uno double %sum, %sum
+  %z0 = zext i1 %c0 to i64
+  %z1 = zext i1 %c1 to i64
+  %z2 = zext i1 %c2 to i64
+  %z3 = zext i1 %c3 to i64
+  %z4 = zext i1 %c4 to i64
+  %z5 = zext i1 %c5 to i64
+  %z6 = zext i1 %c6 to i64
+  %z7 = zext i1 %c7 to i64
+  %z8 = zext i1 %c8 to i64
+  %z9 = zext i1 %c9 to i64
+  %z10 = zext i1 %c10 to i64
+  %z11 = zext i1 %c11 to i64
+  %z12 = zext i1 %c12 to i64
+  %z13 = zext i1 %c13 to i64
+  %z14 = zext i1 %c14 to i64
+  %z15 = zext i1 %c15 to i64
+  %z16 = zext i1 %c16 to i64
+  %s1 = shl i64 %z1, 1
+  %s2 = shl i64 %z2, 2
+  %s3 = shl i64 %z3, 3
+  %s4 = shl i64 %z4, 4
+  %s5 = shl i64 %z5, 5
+  %s6 = shl i64 %z6, 6
+  %s7 = shl i64 %z7, 7
+  %s8 = shl i64 %z8, 8
+  %s9 = shl i64 %z9, 9
+  %s10 = shl i64 %z10, 10
+  %s11 = shl i64 %z11, 11
+  %s12 = shl i64 %z12, 12
+  %s13 = shl i64 %z13, 13
+  %s14 = shl i64 %z14, 14
+  %s15 = shl i64 %z15, 15
+  %s16 = shl i64 %z16, 16
+  %o1 = or i64 %z0, %s1
+  %o2 = or i64 %o1, %s2
+  %o3 = or i64 %o2, %s3
+  %o4 = or i64 %o3, %s4
+  %o5 = or i64 %o4, %s5
+  %o6 = or i64 %o5, %s6
+  %o7 = or i64 %o6, %s7
+  %o8 = or i64 %o7, %s8
+  %o9 = or i64 %o8, %s9
+  %o10 = or i64 %o9, %s10
+  %o11 = or i64 %o10, %s11
+  %o12 = or i64 %o11, %s12
+  %o13 = or i64 %o12, %s13
+  %o14 = or i64 %o13, %s14
+  %o15 = or i64 %o14, %s15
+  %o16 = or i64 %o15, %s16
+  ret i64 %o16
+}
