@@ -240,7 +240,11 @@ impl<'c> Builder<'c> {
     /// An integer constant of `ty` with the low bits of `bits`.
     pub fn const_int(&mut self, ty: Ty, bits: u128) -> Value {
         let w = self.width(ty);
-        let v = if w >= 128 { bits } else { bits & ((1u128 << w) - 1) };
+        let v = if w >= 128 {
+            bits
+        } else {
+            bits & ((1u128 << w) - 1)
+        };
         let c = ConstData::Int(BigUint::from(v));
         let v = self.body.add_const(ty, c);
         self.facts[v] = Facts {
@@ -560,10 +564,24 @@ impl<'c> Builder<'c> {
             );
             let lanes = u64::from(self.cfg.max_threads.max(1).next_power_of_two());
             let m = self.const_int(TypeTable::I64, u128::from(lanes - 1));
-            let lane = self.binary(pllvm_semantics::ir::BinOp::And, TypeTable::I64, tid64, m, "lane", false);
+            let lane = self.binary(
+                pllvm_semantics::ir::BinOp::And,
+                TypeTable::I64,
+                tid64,
+                m,
+                "lane",
+                false,
+            );
             let slice = u64::from(self.cfg.slice_len.max(1).next_power_of_two());
             let s = self.const_int(TypeTable::I64, u128::from(slice));
-            let base = self.binary(pllvm_semantics::ir::BinOp::Mul, TypeTable::I64, lane, s, "slice", false);
+            let base = self.binary(
+                pllvm_semantics::ir::BinOp::Mul,
+                TypeTable::I64,
+                lane,
+                s,
+                "slice",
+                false,
+            );
             self.slice_base = Some(base);
             let n_alloca = self.rng.gen_range(0..=2);
             for _ in 0..n_alloca {
@@ -578,7 +596,10 @@ impl<'c> Builder<'c> {
 
     /// `%a = alloca [slice x i64]` and a store to each element.
     fn make_alloca(&mut self, slice: u64) {
-        let arr = self.module.types.intern(TypeData::Array(slice, TypeTable::I64));
+        let arr = self
+            .module
+            .types
+            .intern(TypeData::Array(slice, TypeTable::I64));
         let ptr = self.emit(
             InstKind::Alloca {
                 ty: arr,

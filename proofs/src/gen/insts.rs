@@ -4,9 +4,7 @@
 //! and the branch conditions, switch scrutinees and trip bounds of the regions.
 
 use super::builder::Builder;
-use pllvm_semantics::ir::{
-    BinOp, CastOp, FCmpPred, GepIndex, ICmpPred, InstKind, IntFlags, Value,
-};
+use pllvm_semantics::ir::{BinOp, CastOp, FCmpPred, GepIndex, ICmpPred, InstKind, IntFlags, Value};
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use rand::Rng;
 
@@ -102,7 +100,11 @@ impl Builder<'_> {
 
     /// A value of type `ty` among `avail` (no new command), or a constant.
     pub fn pick_existing(&mut self, ty: Ty, avail: &[Value]) -> Value {
-        let same: Vec<Value> = avail.iter().copied().filter(|&v| self.ty(v) == ty).collect();
+        let same: Vec<Value> = avail
+            .iter()
+            .copied()
+            .filter(|&v| self.ty(v) == ty)
+            .collect();
         if !same.is_empty() && self.rng.gen_bool(0.85) {
             return same[self.rng.gen_range(0..same.len())];
         }
@@ -168,7 +170,15 @@ impl Builder<'_> {
     }
 
     /// `op ty a, b` without flags.
-    pub fn binary(&mut self, op: BinOp, ty: Ty, lhs: Value, rhs: Value, stem: &str, total: bool) -> Value {
+    pub fn binary(
+        &mut self,
+        op: BinOp,
+        ty: Ty,
+        lhs: Value,
+        rhs: Value,
+        stem: &str,
+        total: bool,
+    ) -> Value {
         self.emit(
             InstKind::Binary {
                 op,
@@ -186,7 +196,12 @@ impl Builder<'_> {
     /// `icmp pred ty a, b`.
     pub fn icmp(&mut self, pred: ICmpPred, lhs: Value, rhs: Value, total: bool) -> Value {
         let ty = self.ty(lhs);
-        self.emit(InstKind::ICmp { pred, ty, lhs, rhs }, TypeTable::I1, "c", total)
+        self.emit(
+            InstKind::ICmp { pred, ty, lhs, rhs },
+            TypeTable::I1,
+            "c",
+            total,
+        )
     }
 
     /// `getelementptr inbounds elem, ptr base, i64 idx` (never offered to the pool).
@@ -283,7 +298,13 @@ impl Builder<'_> {
             }
             Kind::FloatBinary => {
                 let ty = self.float_types[self.rng.gen_range(0..self.float_types.len())];
-                let ops = [BinOp::FAdd, BinOp::FSub, BinOp::FMul, BinOp::FDiv, BinOp::FRem];
+                let ops = [
+                    BinOp::FAdd,
+                    BinOp::FSub,
+                    BinOp::FMul,
+                    BinOp::FDiv,
+                    BinOp::FRem,
+                ];
                 let op = ops[self.rng.gen_range(0..ops.len())];
                 let (a, b) = (self.operand(ty), self.operand(ty));
                 Some(self.binary(op, ty, a, b, "f", total))
@@ -318,10 +339,8 @@ impl Builder<'_> {
             Kind::Horizontal => Some(self.gen_horizontal()),
             Kind::Mask => Some(self.emit(InstKind::Mask, TypeTable::I1, "m", false)),
         };
-        if let Some(v) = result {
-            if !self.module.types.is_ptr(self.ty(v)) {
-                self.offer(v);
-            }
+        if let Some(v) = result.filter(|&v| !self.module.types.is_ptr(self.ty(v))) {
+            self.offer(v);
         }
     }
 
@@ -355,7 +374,9 @@ impl Builder<'_> {
             }
             BinOp::UDiv | BinOp::URem => {
                 if self.rng.gen_bool(0.4) {
-                    let k = self.rng.gen_range(1..=7u128);
+                    // A non-zero constant that fits the width.
+                    let max = if w >= 3 { 7 } else { (1u128 << w) - 1 };
+                    let k = self.rng.gen_range(1..=max);
                     self.const_int(ty, k)
                 } else {
                     let one = self.const_int(ty, 1);
@@ -435,7 +456,9 @@ impl Builder<'_> {
 
     /// A scatter to the lane's own slice of a written buffer, or to an alloca.
     fn gen_store(&mut self) {
-        let written: Vec<usize> = (0..self.buffers.len()).filter(|&k| self.buffers[k].sliced).collect();
+        let written: Vec<usize> = (0..self.buffers.len())
+            .filter(|&k| self.buffers[k].sliced)
+            .collect();
         let n_alloca = self.allocas.len();
         let pick = self.rng.gen_range(0..written.len() + n_alloca);
         let (elem, ptr) = if pick < written.len() {
@@ -521,7 +544,12 @@ impl Builder<'_> {
 
     /// What the next branch decides on.
     pub fn random_source(&mut self) -> Source {
-        let mut menu = vec![Source::ThreadId, Source::Uniform, Source::Other, Source::Other];
+        let mut menu = vec![
+            Source::ThreadId,
+            Source::Uniform,
+            Source::Other,
+            Source::Other,
+        ];
         if self.cfg.memory {
             menu.push(Source::Load);
         }

@@ -79,6 +79,10 @@ pub struct GenConfig {
     pub switches: bool,
     /// Block predicates (Def. 7, Def. 11.1).
     pub predicates: bool,
+    /// Block predicates defined by a `total` compare at the head of the predicated
+    /// block itself (the second case of Def. 11.1); without it predicates come
+    /// from dominating blocks only.
+    pub self_predicates: bool,
     /// Phis with a `shadow` operand (§4.8).
     pub shadow_phis: bool,
     /// The `total` modifier on pure commands ([W-CMD-TOTAL]).
@@ -114,6 +118,7 @@ impl GenConfig {
             irreducible: true,
             switches: true,
             predicates: true,
+            self_predicates: true,
             shadow_phis: true,
             total: true,
             mask: true,
@@ -165,6 +170,7 @@ impl GenConfig {
             irreducible: false,
             switches: false,
             predicates: false,
+            self_predicates: false,
             shadow_phis: false,
             total: false,
             mask: false,
@@ -313,9 +319,7 @@ impl Generated {
                             v
                         })
                     }
-                    ArgTy::Double => {
-                        InputScalar::Float(f64::from(rng.gen_range(-64i32..64)) / 4.0)
-                    }
+                    ArgTy::Double => InputScalar::Float(f64::from(rng.gen_range(-64i32..64)) / 4.0),
                 };
                 let column = match arg.kind {
                     ArgKind::Uniform => {

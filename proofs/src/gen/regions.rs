@@ -10,9 +10,9 @@
 //! predecessor.
 
 use super::builder::{Builder, Edge, ExitCtx};
+use num_bigint::BigUint;
 use pllvm_semantics::ir::{BinOp, Block, ICmpPred, Terminator, Value};
 use pllvm_semantics::types::{Ty, TypeTable};
-use num_bigint::BigUint;
 use rand::Rng;
 
 /// The statements of a sequence.
@@ -177,7 +177,10 @@ impl Builder<'_> {
                 values.push(v);
             }
         }
-        let n_arms = self.rng.gen_range(1..=values.len() + 1).min(self.blocks_left.max(1));
+        let n_arms = self
+            .rng
+            .gen_range(1..=values.len() + 1)
+            .min(self.blocks_left.max(1));
         let arms: Vec<Block> = (0..n_arms).map(|_| self.new_block("case")).collect();
         let join = self.new_block("endsw");
         // Successor k (0 = default) goes to arm k while arms last, then anywhere.
@@ -295,7 +298,12 @@ impl Builder<'_> {
         let dominating: Vec<Value> = self
             .snapshot()
             .into_iter()
-            .chain(header_values.iter().copied().filter(|&v| !self.facts[v].local))
+            .chain(
+                header_values
+                    .iter()
+                    .copied()
+                    .filter(|&v| !self.facts[v].local),
+            )
             .collect();
         for v in header_values {
             self.offer(v);
@@ -332,7 +340,8 @@ impl Builder<'_> {
         // Part A.
         self.place(a);
         self.scopes.push(Vec::new());
-        let (a_counter_phi, a_counter) = self.phi(a, TypeTable::I32, vec![(zero, entry)], None, "i");
+        let (a_counter_phi, a_counter) =
+            self.phi(a, TypeTable::I32, vec![(zero, entry)], None, "i");
         self.offer(a_counter);
         let a_carried = self.carried_phis(a, entry, &entry_avail);
         self.counters.push(a_counter);
@@ -404,7 +413,12 @@ impl Builder<'_> {
 
     /// Up to two carried phis at the head of a cycle part, with their entry value
     /// (and maybe a shadow operand) from `entry_avail`; the cross edge is added later.
-    fn carried_phis(&mut self, block: Block, entry: Block, entry_avail: &[Value]) -> Vec<(pllvm_semantics::ir::Inst, Ty)> {
+    fn carried_phis(
+        &mut self,
+        block: Block,
+        entry: Block,
+        entry_avail: &[Value],
+    ) -> Vec<(pllvm_semantics::ir::Inst, Ty)> {
         let mut carried = Vec::new();
         for _ in 0..self.rng.gen_range(0..=2) {
             let ty = self.random_ty();
@@ -423,19 +437,28 @@ impl Builder<'_> {
     /// false predicate leaves them undefined), and it ends in an unconditional `br`
     /// so that a lane with a false predicate has one successor to take.
     fn gen_predicated(&mut self) {
-        let outer_bools: Vec<Value> = self
-            .pool_of(TypeTable::I1)
-            .into_iter()
-            .filter(|&v| !self.facts[v].local)
-            .collect();
+        let inside = self.cfg.self_predicates && self.rng.gen_bool(0.5);
+        let outer = if inside {
+            None
+        } else {
+            let bools: Vec<Value> = self
+                .pool_of(TypeTable::I1)
+                .into_iter()
+                .filter(|&v| !self.facts[v].local)
+                .collect();
+            Some(if !bools.is_empty() && self.rng.gen_bool(0.7) {
+                bools[self.rng.gen_range(0..bools.len())]
+            } else {
+                self.make_cond()
+            })
+        };
         let block = self.new_block("pred");
         self.terminate(Terminator::Br(block));
         self.place(block);
         self.predicated[block] = true;
-        let predicate = if !outer_bools.is_empty() && self.rng.gen_bool(0.5) {
-            outer_bools[self.rng.gen_range(0..outer_bools.len())]
-        } else {
-            self.total_compare()
+        let predicate = match outer {
+            Some(p) => p,
+            None => self.total_compare(),
         };
         self.body.blocks[block].predicate = Some(predicate);
         self.gen_straight();
@@ -453,7 +476,11 @@ impl Builder<'_> {
         } else {
             depth - 1
         };
-        let cond = self.make_cond();
+        // Two conditions and-ed: a break is taken less often than not, so the code
+        // after it runs too.
+        let first = self.make_cond();
+        let second = self.make_cond();
+        let cond = self.binary(BinOp::And, TypeTable::I1, first, second, "brk", false);
         let cont = self.new_block("bb");
         let exit = self.exits[level].block;
         let from = self.cur;
