@@ -1,1 +1,10 @@
-//! pllvm-proofs (see DESIGN.md).
+//! pllvm-proofs: the theorems of the thesis as executable checks (see DESIGN.md),
+//! and the seeded random program generator ([`generator`]) their property tests
+//! draw from.
+
+#[path = "gen/mod.rs"]
+pub mod generator;
+
+pub use generator::{
+    ArgKind, ArgSpec, ArgTy, BufferSpec, GenConfig, Generated, InputScalar, Stats, generate,
+};

@@ -1,0 +1,351 @@
+//! The seeded random P-LLVM program generator used by the property tests.
+//!
+//! [`generate`] builds one function `@kernel` of P-LLVM (thesis §4.1, Fig. 4.2,
+//! Def. 1) directly through the IR arenas, from a `u64` seed and a [`GenConfig`].
+//! The same seed and configuration always give the same module (the generator
+//! draws from `ChaCha8Rng`, whose stream is fixed across platforms).
+//!
+//! # What the programs contain
+//! Reducible and (on request) irreducible CFGs; nested loops with several exits;
+//! `switch`es; branches on the thread id, on loaded data, on uniform arguments,
+//! on loop counters and on other values; phis, shadow phis (§4.8), block
+//! predicates (Def. 7), `total` commands ([W-CMD-TOTAL]), `mask()`
+//! ([W-CMD-MASK]), the horizontal builtins of Fig. 4.15; global buffers, allocas,
+//! gathers and scatters (§4.9.1); integers of widths 1-128 and floats.
+//!
+//! # Guarantees (by construction)
+//! - **Well-formed** (§4.10): every definition dominates its uses. Values cross
+//!   block boundaries only when their defining block dominates the user (the pool
+//!   is scoped by the structure that built the CFG) or through phis. Block
+//!   predicates satisfy Def. 11.1 (an `i1` of a dominating block, or a `total`
+//!   `icmp` at the head of the block itself). `mask()` is never `total`, shadow
+//!   operands have the phi's type and dominate the phi.
+//! - **Terminating**: every cycle is guarded by a counter. A loop has a counter phi
+//!   `%iN` and its latch leaves unless `icmp ult %iN.next, %kN`, where `%kN` is at most
+//!   `max_trip_count` (and may depend on the thread id, loaded data or a uniform
+//!   argument, so loops diverge). An irreducible region is a two-entry cycle
+//!   `A ⇄ B` whose two cross edges both carry the same counter test. So every lane's
+//!   own path is finite and any schedule that advances some lane each step ends.
+//! - **No undefined behaviour under FR** (§4.5): division only by non-zero
+//!   divisors (`or x, 1`; positive ones for signed division), shift amounts below
+//!   the width, no poison-making flags, no float-to-int conversions but `bitcast`;
+//!   every access in bounds (power-of-two buffers, index `and`-masked); stores go to
+//!   the lane's own slice of a buffer (`lane * slice + (x & (slice - 1))`), so
+//!   scatters are disjoint for W ≤ `max_threads`; allocas are initialized before
+//!   they are read; block predicates and branch conditions are defined in every
+//!   lane that needs them; horizontal builtins only see values defined in all lanes.
+//!   A block with a predicate ends in an unconditional `br` (a lane with a false
+//!   predicate takes "any" successor, [PC-ND-BRANCH], which is then the only one).
+//!   Under OBLIVIOUS a divergent loop makes its values ⊤ (§4.10, Fig. 4.16b), so
+//!   OBL runs may be undefined.
+//! - **Lane-local** programs ([`GenConfig::lane_local`]): no `mask()`, no
+//!   horizontal builtins, and the thread id is the per-lane parameter `%tid`
+//!   (instead of `@pllvm.thread_id()`, which a W = 1 run would answer with 0).
+//!   Values a passive execution may overwrite (shadow phis; `total` commands over
+//!   them) are used only inside their block, and a lane only reads and writes its
+//!   own slice of the written buffers. A lane of an FR lock-step run then sees
+//!   exactly what it sees when it runs alone with the same inputs.
+
+mod builder;
+mod insts;
+mod regions;
+
+use pllvm_semantics::ir::{FuncId, Module};
+use rand::{Rng, SeedableRng};
+use rand_chacha::ChaCha8Rng;
+
+/// What to generate: size limits and feature switches.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct GenConfig {
+    /// Most blocks of the function (a soft limit; the entry and the final block
+    /// always exist).
+    pub max_blocks: usize,
+    /// Deepest nest of cycles (natural loops and irreducible regions).
+    pub max_loop_depth: usize,
+    /// Largest trip count bound `K` of a counter test (at least 1).
+    pub max_trip_count: u32,
+    /// Most commands a run of straight-line code adds to one block.
+    pub max_insts_per_block: usize,
+    /// Most cases of a `switch`.
+    pub max_switch_cases: usize,
+    /// Lanes whose stores are disjoint: each written buffer has one slice per lane
+    /// for this many lanes (a power of two).
+    pub max_threads: u32,
+    /// Elements of a lane's slice of a written buffer, and of an alloca (power of two).
+    pub slice_len: u32,
+    /// Irreducible two-entry cycles.
+    pub irreducible: bool,
+    /// `switch` terminators.
+    pub switches: bool,
+    /// Block predicates (Def. 7, Def. 11.1).
+    pub predicates: bool,
+    /// Block predicates defined by a `total` compare at the head of the predicated
+    /// block itself (the second case of Def. 11.1); without it predicates come
+    /// from dominating blocks only.
+    pub self_predicates: bool,
+    /// Phis with a `shadow` operand (§4.8).
+    pub shadow_phis: bool,
+    /// The `total` modifier on pure commands ([W-CMD-TOTAL]).
+    pub total: bool,
+    /// `mask()` ([W-CMD-MASK]).
+    pub mask: bool,
+    /// The horizontal builtins `@pllvm.any`, `@pllvm.all`, `@pllvm.popcount`,
+    /// `@pllvm.ballot` (Fig. 4.15).
+    pub horizontal: bool,
+    /// Global buffers, allocas, loads (gathers) and stores (scatters).
+    pub memory: bool,
+    /// `float` and `double` values.
+    pub floats: bool,
+    /// Integer widths above 64 (up to 128).
+    pub wide_ints: bool,
+    /// Lane-local programs: the thread id is the parameter `%tid`, no `mask()` and
+    /// no horizontal builtins (whatever the two switches above say), and no value a
+    /// passive execution can change escapes its block (see the module doc).
+    pub lane_local: bool,
+}
+
+impl GenConfig {
+    /// Small programs with every feature: quick to run, easy to read.
+    pub fn small() -> Self {
+        GenConfig {
+            max_blocks: 14,
+            max_loop_depth: 2,
+            max_trip_count: 3,
+            max_insts_per_block: 3,
+            max_switch_cases: 3,
+            max_threads: 8,
+            slice_len: 4,
+            irreducible: true,
+            switches: true,
+            predicates: true,
+            self_predicates: true,
+            shadow_phis: true,
+            total: true,
+            mask: true,
+            horizontal: true,
+            memory: true,
+            floats: true,
+            wide_ints: true,
+            lane_local: false,
+        }
+    }
+
+    /// Larger programs with every feature.
+    pub fn full() -> Self {
+        GenConfig {
+            max_blocks: 40,
+            max_loop_depth: 3,
+            max_trip_count: 4,
+            max_insts_per_block: 5,
+            max_switch_cases: 4,
+            ..GenConfig::small()
+        }
+    }
+
+    /// Programs whose FR lock-step run equals independent runs of the lanes: no
+    /// horizontal builtins, no `mask()`, the thread id as the argument `%tid`.
+    pub fn lane_local() -> Self {
+        GenConfig {
+            max_blocks: 24,
+            max_loop_depth: 2,
+            mask: false,
+            horizontal: false,
+            lane_local: true,
+            ..GenConfig::full()
+        }
+    }
+
+    /// Every feature except irreducible cycles.
+    pub fn reducible() -> Self {
+        GenConfig {
+            irreducible: false,
+            ..GenConfig::full()
+        }
+    }
+
+    /// Straight-line-heavy programs without any optional feature (only branches,
+    /// loops and integer arithmetic): the baseline for feature counts.
+    pub fn plain() -> Self {
+        GenConfig {
+            irreducible: false,
+            switches: false,
+            predicates: false,
+            self_predicates: false,
+            shadow_phis: false,
+            total: false,
+            mask: false,
+            horizontal: false,
+            memory: false,
+            floats: false,
+            wide_ints: false,
+            ..GenConfig::full()
+        }
+    }
+
+    /// Whether `mask()` may appear.
+    pub fn uses_mask(&self) -> bool {
+        self.mask && !self.lane_local
+    }
+
+    /// Whether horizontal builtins may appear.
+    pub fn uses_horizontal(&self) -> bool {
+        self.horizontal && !self.lane_local
+    }
+}
+
+/// How a parameter is fed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgKind {
+    /// The same value in every lane.
+    Uniform,
+    /// Any value per lane.
+    PerLane,
+    /// The lane's thread id τ (Def. 2): lane τ gets τ. Only in lane-local programs.
+    ThreadId,
+}
+
+/// A parameter's type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ArgTy {
+    /// `iN`.
+    Int(u32),
+    /// `double`.
+    Double,
+}
+
+/// One parameter of the generated function.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArgSpec {
+    /// Its name without `%`.
+    pub name: String,
+    /// Its type.
+    pub ty: ArgTy,
+    /// Uniform, per lane, or the thread id.
+    pub kind: ArgKind,
+}
+
+/// One input value of a run (typed by the parameter it is for).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum InputScalar {
+    /// An integer (signed; the run reduces it modulo 2^N).
+    Int(i128),
+    /// A float.
+    Float(f64),
+}
+
+/// A global buffer `@name = global [len x iN] zeroinitializer`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BufferSpec {
+    /// Its name without `@`.
+    pub name: String,
+    /// The element width N.
+    pub elem_bits: u32,
+    /// Its number of elements (a power of two).
+    pub len: u64,
+    /// `Some(s)` for a written buffer: lane τ touches only elements
+    /// `[(τ mod max_threads)·s, (τ mod max_threads)·s + s)`. `None` for a buffer the
+    /// program only reads.
+    pub slice: Option<u64>,
+}
+
+/// Counts of the features one program contains (for the feature tests).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Natural loops.
+    pub loops: usize,
+    /// Loops with more than one exiting edge.
+    pub multi_exit_loops: usize,
+    /// Loops nested in another cycle.
+    pub nested_loops: usize,
+    /// Irreducible two-entry cycles.
+    pub irreducible: usize,
+    /// `switch` terminators.
+    pub switches: usize,
+    /// Conditional branches (and switches) on the thread id.
+    pub branch_on_tid: usize,
+    /// ... on loaded data.
+    pub branch_on_load: usize,
+    /// ... on a uniform argument.
+    pub branch_on_uniform: usize,
+    /// ... on a loop counter.
+    pub branch_on_counter: usize,
+    /// ... on another value.
+    pub branch_on_value: usize,
+    /// Loops whose trip bound is not a constant.
+    pub divergent_bounds: usize,
+    /// Break edges out of a loop body (several exits).
+    pub breaks: usize,
+}
+
+/// A generated program and what a run of it needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Generated {
+    /// The module: `@kernel`, the buffers and the builtin declarations.
+    pub module: Module,
+    /// `@kernel`.
+    pub func: FuncId,
+    /// The parameters of `@kernel`, in order.
+    pub args: Vec<ArgSpec>,
+    /// Initial memory: each buffer's name and its elements.
+    pub globals: Vec<(String, Vec<i64>)>,
+    /// The buffers, in the order of `globals`.
+    pub buffers: Vec<BufferSpec>,
+    /// The configuration's `max_threads` (slices repeat beyond it).
+    pub max_threads: u32,
+    /// What the program contains.
+    pub stats: Stats,
+}
+
+impl Generated {
+    /// Inputs for a run with `lanes` lanes, drawn from `seed`: one column per
+    /// parameter, in parameter order, each with `lanes` values (a uniform
+    /// parameter repeats one value; a thread-id parameter is `0, 1, …`).
+    pub fn inputs(&self, seed: u64, lanes: usize) -> Vec<(String, Vec<InputScalar>)> {
+        let mut rng = ChaCha8Rng::seed_from_u64(seed ^ 0x1a2b_3c4d_5e6f_7081);
+        self.args
+            .iter()
+            .map(|arg| {
+                let draw = |rng: &mut ChaCha8Rng| match arg.ty {
+                    ArgTy::Int(w) => {
+                        let v: i128 = match rng.gen_range(0..4) {
+                            0 => rng.gen_range(-4..4),
+                            1 => rng.gen_range(0..64),
+                            2 => i128::from(rng.r#gen::<i32>()),
+                            _ => rng.r#gen::<i64>().into(),
+                        };
+                        InputScalar::Int(if w < 128 {
+                            v.rem_euclid(1i128 << w.min(126))
+                        } else {
+                            v
+                        })
+                    }
+                    ArgTy::Double => InputScalar::Float(f64::from(rng.gen_range(-64i32..64)) / 4.0),
+                };
+                let column = match arg.kind {
+                    ArgKind::Uniform => {
+                        let v = draw(&mut rng);
+                        vec![v; lanes]
+                    }
+                    ArgKind::PerLane => (0..lanes).map(|_| draw(&mut rng)).collect(),
+                    ArgKind::ThreadId => (0..lanes).map(|l| InputScalar::Int(l as i128)).collect(),
+                };
+                (arg.name.clone(), column)
+            })
+            .collect()
+    }
+
+    /// The element range of `buffer` that `lane` may write (its slice), or `None`
+    /// for a read-only buffer.
+    pub fn lane_slice(&self, buffer: usize, lane: usize) -> Option<std::ops::Range<usize>> {
+        let spec = self.buffers.get(buffer)?;
+        let slice = usize::try_from(spec.slice?).ok()?;
+        let start = (lane % self.max_threads as usize) * slice;
+        Some(start..start + slice)
+    }
+}
+
+/// Generates the program of `seed` under `cfg` (deterministic: equal inputs give
+/// equal modules).
+pub fn generate(seed: u64, cfg: &GenConfig) -> Generated {
+    builder::Builder::new(seed, cfg).finish_program()
+}
