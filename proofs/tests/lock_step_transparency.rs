@@ -5,12 +5,6 @@
 //! slices of the written buffers, that a run of that lane alone (W = 1) with the
 //! same inputs gives. The thread id is the per-lane argument `%tid` in these
 //! programs, so the lone run of lane τ is given `%tid = τ`.
-//!
-//! The programs leave out one form of Def. 11.1, a block predicate defined by a
-//! `total` command of the block itself (`GenConfig::self_predicates`): the
-//! interpreter's [BLS-W-STEP] evaluates such a predicate on Δ_pre before its
-//! defining command runs and reports ⊤ as undefined behaviour on the block's first
-//! execution. Switch the knob back on here once that is fixed.
 
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::{Machine, Outcome, RunConfig};
@@ -98,10 +92,7 @@ fn run(g: &Generated, columns: &[(String, Vec<InputScalar>)]) -> Result<RunResul
 
 /// The property for one program, one width and one input seed.
 fn check(seed: u64, width: usize, input_seed: u64) -> Result<(), String> {
-    let config = GenConfig {
-        self_predicates: false,
-        ..GenConfig::lane_local()
-    };
+    let config = GenConfig::lane_local();
     let g = generate(seed, &config);
     let columns = g.inputs(input_seed, width);
     let together = run(&g, &columns).map_err(|e| format!("W = {width}: {e}"))?;
