@@ -25,5 +25,6 @@
 pub mod diag;
 pub mod entity;
 pub mod ir;
+pub mod text;
 pub mod types;
 pub mod value;
