@@ -26,6 +26,7 @@ pub mod cfg;
 pub mod diag;
 pub mod entity;
 pub mod ir;
+pub mod text;
 pub mod types;
 pub mod value;
 pub mod verify;

@@ -1,0 +1,99 @@
+//! The P-LLVM text format: parser, canonical printer and the lowering to plain LLVM IR.
+//!
+//! P-LLVM text is LLVM IR text (the subset of `docs/language.md`) with the
+//! data-parallel additions of thesis Fig. 4.2 (§4.1): the block predicate
+//! `val_msk` (`predicate %p` after the label), the `total` modifier
+//! ([W-CMD-TOTAL], also written `%a := ...` as in Fig. 4.13b), the shadow operand of
+//! phis (`shadow(v)`, §4.8) and `mask()` ([W-CMD-MASK]).
+//!
+//! - [`parse_module`] reads a file into a [`Module`] and a [`SourceMap`]. The module
+//!   it returns is in *normal form* (see [`normalize`]): blocks, instructions and
+//!   values are numbered in layout order and types are interned in a fixed walk, so
+//!   that `parse(print(m)) == m` holds structurally for every module the parser
+//!   returns, and `parse(print(m)) == normalize(m)` for modules built in memory.
+//! - [`print_module`] prints the canonical text; [`print_function`],
+//!   [`print_inst`] and [`print_value`] print pieces for traces and messages.
+//! - [`export_llvm`] lowers the additions to plain LLVM IR that `opt-22` accepts;
+//!   the parser lifts that lowering back, so `parse(export(m)) == parse(print(m))`.
+
+mod export;
+mod lexer;
+mod parser;
+mod printer;
+
+use crate::diag::{Diagnostic, SourceMap, Span};
+use crate::ir::{Body, FuncId, Inst, Module, Value};
+use std::fmt;
+
+pub use parser::normalize;
+
+/// A syntax error: where, and what is wrong (lowercase, no trailing period).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// The offending source range.
+    pub span: Span,
+    /// What is wrong.
+    pub message: String,
+}
+
+impl ParseError {
+    /// An error at `span`.
+    pub fn new(span: Span, message: impl Into<String>) -> Self {
+        ParseError {
+            span,
+            message: message.into(),
+        }
+    }
+    /// The error as a [`Diagnostic`], for rendering as `file:line:col: error: ...`.
+    pub fn to_diagnostic(&self) -> Diagnostic {
+        Diagnostic::error(self.span, self.message.clone())
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} (bytes {}..{})",
+            self.message, self.span.lo, self.span.hi
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// Parses a whole `.ll` file. On failure, returns every error found (at most one
+/// per top-level entity: the parser resumes at the next `define`, global, ...),
+/// sorted by position.
+pub fn parse_module(src: &str) -> Result<(Module, SourceMap), Vec<ParseError>> {
+    parser::parse(src)
+}
+
+/// The canonical text of a module: header lines, globals, then functions in order.
+pub fn print_module(m: &Module) -> String {
+    printer::Printer::new(m, printer::Mode::Canonical).module()
+}
+
+/// The canonical text of one function (`define ... { ... }` or `declare ...`).
+pub fn print_function(m: &Module, f: FuncId) -> String {
+    printer::Printer::new(m, printer::Mode::Canonical).function(f)
+}
+
+/// A value as an operand is spelled: `%x`, `7`, `true`, `null`, `@g`, `undef` ...
+pub fn print_value(m: &Module, body: &Body, v: Value) -> String {
+    printer::Printer::new(m, printer::Mode::Canonical).value(body, v)
+}
+
+/// One phi or command on one line, without indentation, in canonical form.
+pub fn print_inst(m: &Module, body: &Body, i: Inst) -> String {
+    printer::Printer::new(m, printer::Mode::Canonical).inst(body, i)
+}
+
+/// Plain LLVM IR for `m` that `opt-22 -passes=verify` accepts: block predicates
+/// become `call void @pllvm.predicate(i1 %p)`, `total` the attachment
+/// `!pllvm.total !0`, a shadow phi `%x` becomes `%x.phi = phi ...` plus
+/// `%x = call T @pllvm.shadow.<T>(T %x.phi, T shadow)`, and `mask()` becomes
+/// `call i1 @pllvm.mask()` (see `docs/language.md`, "Export").
+pub fn export_llvm(m: &Module) -> String {
+    export::export_llvm(m)
+}
