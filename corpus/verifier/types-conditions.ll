@@ -6,9 +6,9 @@ entry:
   br i32 %n, label %a, label %b ; error: %n has type i32, but br expects i1
 
 a:
-  switch i32 %n, label %b [
+  switch i32 %n, label %b [ ; error: switch lists case 1 twice
     i32 1, label %b
-    i32 1, label %c ; error: switch lists case 1 twice
+    i32 1, label %c
   ]
 
 b:
