@@ -536,7 +536,7 @@ impl FunctionChecker<'_> {
                     ),
                     Some(_) => {}
                 }
-                if values.iter().any(|v| v != &values[0]) {
+                if values.iter().any(|&v| !self.same_value(v, values[0])) {
                     self.error(span, VerifyError::PhiConflict { pred: pred_text });
                 }
             }
@@ -1163,6 +1163,17 @@ impl FunctionChecker<'_> {
             },
             _ => "an unnamed value".into(),
         }
+    }
+
+    /// Whether `a` and `b` are the same value: one handle, or equal constants of
+    /// one type (each constant operand in the text is its own handle).
+    fn same_value(&self, a: Value, b: Value) -> bool {
+        if a == b {
+            return true;
+        }
+        let (a, b) = (&self.body.values[a], &self.body.values[b]);
+        a.ty == b.ty
+            && matches!((&a.def, &b.def), (ValueDef::Const(x), ValueDef::Const(y)) if x == y)
     }
 
     /// `%label` of a block.
