@@ -8,6 +8,7 @@
 
 use anyhow::{Result, anyhow};
 use pllvm_interp::{Machine, directives, trace};
+use pllvm_semantics::rules::Interp;
 use pllvm_semantics::text;
 use std::io::Write;
 use std::process::ExitCode;
@@ -17,35 +18,40 @@ pub const CHECK_NAME: &str = "<embedded>/corpus/semantics/fig3.22d-logstar-obl-t
 /// The embedded program `pllvm check` verifies.
 pub const CHECK_SOURCE: &str = PARTS[2].2;
 
-/// (title, file name, source) of each part of the walk-through.
-const PARTS: [(&str, &str, &str); 3] = [
+/// (title, file name, source, interpretation) of each part of the walk-through:
+/// each part runs the file's first `; run:` line with that interpretation.
+const PARTS: [(&str, &str, &str, Interp); 3] = [
     (
         "logstar under FREEZING (Fig. 3.20b): each lane computes what it computes alone",
         "corpus/semantics/fig3.20b-logstar-fr.ll",
         include_str!("../../corpus/semantics/fig3.20b-logstar-fr.ll"),
+        Interp::Freezing,
     ),
     (
         "naive SIMD logstar under OBLIVIOUS (Fig. 3.21b): passive loop iterations overwrite the early lane with ⊤",
         "corpus/semantics/fig3.21b-logstar-obl-naive.ll",
         include_str!("../../corpus/semantics/fig3.21b-logstar-obl-naive.ll"),
+        Interp::Oblivious,
     ),
     (
         "logstar after the divergent loop transform (Fig. 3.22c/d) under OBLIVIOUS: correct again",
         "corpus/semantics/fig3.22d-logstar-obl-transformed.ll",
         include_str!("../../corpus/semantics/fig3.22d-logstar-obl-transformed.ll"),
+        Interp::Oblivious,
     ),
 ];
 
 /// Runs the three parts and prints their traces, outcomes and results.
 pub fn run_default(out: &mut dyn Write) -> Result<ExitCode> {
-    for (k, (title, file, src)) in PARTS.iter().enumerate() {
+    for (k, (title, file, src, interp)) in PARTS.iter().enumerate() {
         let (module, _) = text::parse_module(src)
             .map_err(|e| anyhow!("{file}: embedded program does not parse: {e:?}"))?;
         let d = directives::parse(src).map_err(|e| anyhow!("{file}: {e}"))?;
         let run = d
             .runs
-            .first()
-            .ok_or_else(|| anyhow!("{file}: no run directive"))?;
+            .iter()
+            .find(|r| r.config.interp == *interp && r.config.threads > 1)
+            .ok_or_else(|| anyhow!("{file}: no {} run directive", interp.short()))?;
         let mut machine = Machine::new(&module, &run.config).map_err(|e| anyhow!(e))?;
         machine.record_writes = true;
         let outcome = match &run.config.schedule {

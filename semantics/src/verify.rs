@@ -220,6 +220,8 @@ enum VerifyError {
     CallsPllvmFunction { callee: String },
     #[error("call to @{callee}, which is not in the function map θ (Def. 11.2, defined functions)")]
     NotInTheta { callee: String },
+    #[error("call to @{callee} does not match θ's signature {expected} (Def. 11.2)")]
+    ThetaSignature { callee: String, expected: String },
     #[error("block predicate {value} has type {found}, but predicates are i1 (Def. 7)")]
     PredicateType { value: String, found: String },
     #[error(
@@ -784,8 +786,32 @@ impl FunctionChecker<'_> {
         let name = callee.name.clone();
         if callee.body.is_some() {
             self.error(span, VerifyError::CallsPllvmFunction { callee: name });
-        } else if !in_theta(&name) {
-            self.error(span, VerifyError::NotInTheta { callee: name });
+        } else {
+            match crate::theta::resolve(&name) {
+                None => self.error(span, VerifyError::NotInTheta { callee: name }),
+                Some(builtin) => {
+                    let InstKind::Call { args, ret_ty, .. } = &self.body.insts[inst].kind else {
+                        return;
+                    };
+                    let types = &self.module.types;
+                    let arg_tys: Vec<&crate::types::TypeData> = args
+                        .iter()
+                        .filter(|a| self.body.values.is_valid(**a))
+                        .map(|a| types.get(self.body.values[*a].ty))
+                        .collect();
+                    if let Err(expected) =
+                        crate::theta::signature_ok(builtin, &arg_tys, types.get(*ret_ty))
+                    {
+                        self.error(
+                            span,
+                            VerifyError::ThetaSignature {
+                                callee: name,
+                                expected,
+                            },
+                        );
+                    }
+                }
+            }
         }
     }
 
@@ -1257,52 +1283,6 @@ fn cast_legal(types: &TypeTable, op: CastOp, from: Ty, to: Ty) -> Result<(), &'s
     }
 }
 
-/// Stand-in for the function map θ (Def. 1, §4.9.2) until `crate::theta` lands:
-/// accepts the `pllvm.` builtins (Fig. 4.15), `llvm.` intrinsics and the usual libm
-/// names. REPLACE with `crate::theta::resolve(name).is_some()` when merging theta.
-fn in_theta(name: &str) -> bool {
-    const LIBM: &[&str] = &[
-        "sin",
-        "cos",
-        "tan",
-        "asin",
-        "acos",
-        "atan",
-        "atan2",
-        "sinh",
-        "cosh",
-        "tanh",
-        "exp",
-        "exp2",
-        "expm1",
-        "log",
-        "log2",
-        "log10",
-        "log1p",
-        "pow",
-        "sqrt",
-        "cbrt",
-        "fabs",
-        "floor",
-        "ceil",
-        "trunc",
-        "round",
-        "rint",
-        "nearbyint",
-        "fmin",
-        "fmax",
-        "fma",
-        "fmod",
-        "copysign",
-        "hypot",
-    ];
-    name.starts_with("pllvm.")
-        || name.starts_with("llvm.")
-        || LIBM.contains(&name)
-        || name
-            .strip_suffix('f')
-            .is_some_and(|base| LIBM.contains(&base))
-}
 
 #[cfg(test)]
 mod tests {
