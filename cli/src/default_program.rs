@@ -69,7 +69,7 @@ pub fn run_default(out: &mut dyn Write) -> Result<ExitCode> {
         writeln!(
             out,
             "{}",
-            trace::table(machine.program.body, &machine.trace, true)
+            trace::table(&module.types, machine.program.body, &machine.trace, true)
         )?;
         writeln!(out, "outcome: {outcome}")?;
         writeln!(out, "result: {}\n", machine.result_text())?;

@@ -253,9 +253,11 @@ fn execute(
     .map_err(|e| anyhow!(e))?;
     let body = machine.program.body;
     match format {
-        Some(TraceFormat::Table) => {
-            writeln!(out, "{}", trace::table(body, &machine.trace, values))?
-        }
+        Some(TraceFormat::Table) => writeln!(
+            out,
+            "{}",
+            trace::table(&module.types, body, &machine.trace, values)
+        )?,
         Some(TraceFormat::Json) => writeln!(
             out,
             "{}",

@@ -132,16 +132,17 @@ pub fn run_one(module: &Module, config: &pllvm_interp::RunConfig) -> Result<RunO
     }
     .map_err(|e| e.to_string())?;
     let body = machine.program.body;
-    let table = trace::table(body, &machine.trace, false);
+    let table = trace::table(&module.types, body, &machine.trace, false);
     let trace_rows = table.lines().skip(1).map(normalize).collect();
     let env = body
         .values
         .iter()
         .filter_map(|(v, data)| {
             let name = data.name.as_ref()?;
+            let width = module.types.int_width(data.ty);
             Some((
                 format!("%{name}"),
-                trace::lanes_text(machine.state.env.get(v)),
+                trace::lanes_text_typed(machine.state.env.get(v), width),
             ))
         })
         .collect();
@@ -161,7 +162,7 @@ pub fn run_one(module: &Module, config: &pllvm_interp::RunConfig) -> Result<RunO
     let outcome_text = outcome.to_string();
     let snapshot = format!(
         "{}\noutcome: {outcome_text}\nresult: {}",
-        trace::table(body, &machine.trace, true),
+        trace::table(&module.types, body, &machine.trace, true),
         machine.result_text()
     );
     let rules = machine.rules_fired.clone();

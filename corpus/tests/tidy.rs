@@ -51,11 +51,15 @@ fn citations() -> BTreeMap<String, Vec<(String, String)>> {
         );
         let lines: Vec<&str> = text.lines().collect();
         for (k, line) in lines.iter().enumerate() {
-            let Some(rest) = line.strip_prefix("/// [") else { continue };
+            let Some(rest) = line.strip_prefix("/// [") else {
+                continue;
+            };
             if k > 0 && lines[k - 1].starts_with("///") {
                 continue;
             }
-            let Some((name, _)) = rest.split_once(']') else { continue };
+            let Some((name, _)) = rest.split_once(']') else {
+                continue;
+            };
             let Some(func) = lines[k..]
                 .iter()
                 .find(|l| !l.starts_with("///") && !l.starts_with("#["))
@@ -76,12 +80,22 @@ fn citations() -> BTreeMap<String, Vec<(String, String)>> {
 fn rule_table_matches_citations() {
     let table = table();
     let cites = citations();
-    assert!(table.len() >= 20, "RULES.md lists too few rules: {}", table.len());
+    assert!(
+        table.len() >= 20,
+        "RULES.md lists too few rules: {}",
+        table.len()
+    );
     for (rule, file, func) in &table {
         let Some(found) = cites.get(rule) else {
-            panic!("RULES.md lists [{rule}] but no function's doc comment starts with `/// [{rule}]`");
+            panic!(
+                "RULES.md lists [{rule}] but no function's doc comment starts with `/// [{rule}]`"
+            );
         };
-        assert_eq!(found.len(), 1, "[{rule}] is cited by several functions: {found:?}");
+        assert_eq!(
+            found.len(),
+            1,
+            "[{rule}] is cited by several functions: {found:?}"
+        );
         assert_eq!(
             &found[0],
             &(file.clone(), func.clone()),
@@ -91,7 +105,10 @@ fn rule_table_matches_citations() {
     }
     let listed: BTreeSet<&String> = table.iter().map(|(r, _, _)| r).collect();
     for rule in cites.keys() {
-        assert!(listed.contains(rule), "`/// [{rule}]` is cited in the source but missing from RULES.md");
+        assert!(
+            listed.contains(rule),
+            "`/// [{rule}]` is cited in the source but missing from RULES.md"
+        );
     }
 }
 
@@ -108,7 +125,10 @@ fn every_rule_is_fired_by_the_corpus() {
         .map(|(r, _, _)| r)
         .filter(|r| !fired.contains(r.as_str()))
         .collect();
-    assert!(missing.is_empty(), "no passing corpus program fires: {missing:?}");
+    assert!(
+        missing.is_empty(),
+        "no passing corpus program fires: {missing:?}"
+    );
 }
 
 #[test]
@@ -118,7 +138,11 @@ fn every_rust_file_opens_with_a_module_doc() {
     while let Some(dir) = stack.pop() {
         for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let p = e.path();
-            let name = p.file_name().unwrap_or_default().to_string_lossy().to_string();
+            let name = p
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .to_string();
             if p.is_dir() {
                 if !name.starts_with('.') && name != "target" {
                     stack.push(p);

@@ -58,7 +58,11 @@ fn main() {
         assert!(out.status.success(), "lli-19 failed");
         lli_sum = String::from_utf8_lossy(&out.stdout).trim().to_string();
     }
-    assert_eq!(lli_sum, checksum.to_string(), "pllvm and lli disagree on the checksum");
+    assert_eq!(
+        lli_sum,
+        checksum.to_string(),
+        "pllvm and lli disagree on the checksum"
+    );
 
     let ours = best_ours.as_secs_f64();
     let lli = best_lli.as_secs_f64();
@@ -87,7 +91,11 @@ fn run_pllvm(module: &pllvm_semantics::ir::Module) -> (u64, u64) {
         };
         config.args.insert(
             "tid".into(),
-            ArgValue::PerLane((base..base + WIDTH).map(|t| Scalar::Int(i128::from(t))).collect()),
+            ArgValue::PerLane(
+                (base..base + WIDTH)
+                    .map(|t| Scalar::Int(i128::from(t)))
+                    .collect(),
+            ),
         );
         let mut machine = Machine::new(module, &config).expect("setup");
         machine.record_trace = false;

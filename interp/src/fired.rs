@@ -22,7 +22,11 @@ pub fn rules_fired(program: &Program<'_>, step: &BlockStep) -> Vec<&'static str>
     let block = &program.body.blocks[step.scheduled];
     for &phi in &block.phis {
         if let InstKind::Phi { shadow, .. } = &program.body.insts[phi].kind {
-            out.push(if shadow.is_some() { "evalphi-shadow" } else { "evalphi" });
+            out.push(if shadow.is_some() {
+                "evalphi-shadow"
+            } else {
+                "evalphi"
+            });
         }
     }
     for &c in &block.body {

@@ -249,7 +249,8 @@ impl<'m> Machine<'m> {
                 + (block.body.len() as u64 + 1) * lanes(&step.active);
         }
         if self.observe {
-            self.divergence.observe(&self.program, &self.state.env, &step);
+            self.divergence
+                .observe(&self.program, &self.state.env, &step);
         }
         let rules = crate::fired::rules_fired(&self.program, &step);
         self.rules_fired.extend(rules.iter().copied());

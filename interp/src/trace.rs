@@ -5,6 +5,7 @@
 
 use pllvm_semantics::ir::{Block, Body, Value};
 use pllvm_semantics::rules::{Next, Succ};
+use pllvm_semantics::types::TypeTable;
 use pllvm_semantics::value::Val;
 use serde_json::json;
 
@@ -75,6 +76,22 @@ fn pbits(m: &[Option<bool>]) -> String {
         .join(" ")
 }
 
+/// The value of every lane as `[a, b, …]`, integers of `int_width` bits in signed
+/// decimal (as results and corpus expectations write them; `i1` true prints `1`).
+pub fn lanes_text_typed(values: &[Val], int_width: Option<u32>) -> String {
+    match int_width {
+        None => lanes_text(values),
+        Some(w) => format!(
+            "[{}]",
+            values
+                .iter()
+                .map(|v| pllvm_semantics::value::display_signed(v, w))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
 /// The value of every lane as `[a, b, …]`.
 pub fn lanes_text(values: &[Val]) -> String {
     format!(
@@ -108,8 +125,8 @@ fn cells(body: &Body, row: &TraceRow) -> [String; 7] {
 
 /// The trace as a text table: `sc | in | next | cmask | pmask | amask | i`, columns
 /// padded, lanes in lane order separated by spaces. With `writes`, each row is
-/// followed by the assignments the block made, indented.
-pub fn table(body: &Body, rows: &[TraceRow], writes: bool) -> String {
+/// followed by the assignments the block made, indented (integers in signed decimal).
+pub fn table(types: &TypeTable, body: &Body, rows: &[TraceRow], writes: bool) -> String {
     let header = ["sc", "in", "next", "cmask", "pmask", "amask", "i"].map(String::from);
     let all: Vec<[String; 7]> = rows.iter().map(|r| cells(body, r)).collect();
     let mut widths = header.clone().map(|h| h.chars().count());
@@ -133,7 +150,8 @@ pub fn table(body: &Body, rows: &[TraceRow], writes: bool) -> String {
         if writes {
             for (v, vals) in row.written.iter().flatten() {
                 let name = body.value_name(*v).unwrap_or("?");
-                out.push(format!("    %{name} = {}", lanes_text(vals)));
+                let width = body.values.get(*v).and_then(|d| types.int_width(d.ty));
+                out.push(format!("    %{name} = {}", lanes_text_typed(vals, width)));
             }
         }
     }

@@ -75,7 +75,9 @@ fn native_results(kernel: &Path, inputs: &[(i64, i64)]) -> Vec<i64> {
          static const long long in[][2] = {{{}}};\n\
          int main(void) {{ for (unsigned i = 0; i < sizeof in / sizeof in[0]; i++) \
          printf(\"%lld\\n\", kernel(in[i][0], in[i][1])); return 0; }}\n",
-        pairs.join(",").replace("-9223372036854775808LL", "(-9223372036854775807LL - 1)")
+        pairs
+            .join(",")
+            .replace("-9223372036854775808LL", "(-9223372036854775807LL - 1)")
     );
     let c = dir.join("driver.c");
     std::fs::write(&c, driver).expect("write driver");
@@ -97,7 +99,11 @@ fn native_results(kernel: &Path, inputs: &[(i64, i64)]) -> Vec<i64> {
     assert!(run.status.success(), "native {} crashed", kernel.display());
     String::from_utf8_lossy(&run.stdout)
         .lines()
-        .map(|l| l.trim().parse::<i64>().expect("native output is an integer"))
+        .map(|l| {
+            l.trim()
+                .parse::<i64>()
+                .expect("native output is an integer")
+        })
         .collect()
 }
 
@@ -111,15 +117,30 @@ fn pllvm_results(kernel: &Path, inputs: &[(i64, i64)]) -> Vec<Option<i64>> {
     };
     config.args.insert(
         "a".into(),
-        ArgValue::PerLane(inputs.iter().map(|(a, _)| Scalar::Int(i128::from(*a))).collect()),
+        ArgValue::PerLane(
+            inputs
+                .iter()
+                .map(|(a, _)| Scalar::Int(i128::from(*a)))
+                .collect(),
+        ),
     );
     config.args.insert(
         "b".into(),
-        ArgValue::PerLane(inputs.iter().map(|(_, b)| Scalar::Int(i128::from(*b))).collect()),
+        ArgValue::PerLane(
+            inputs
+                .iter()
+                .map(|(_, b)| Scalar::Int(i128::from(*b)))
+                .collect(),
+        ),
     );
     let mut machine = Machine::new(&module, &config).expect("setup");
     let outcome = machine.run_to_end().expect("run");
-    assert_eq!(outcome, Outcome::Returned, "{}: {outcome}", kernel.display());
+    assert_eq!(
+        outcome,
+        Outcome::Returned,
+        "{}: {outcome}",
+        kernel.display()
+    );
     machine
         .results()
         .into_iter()

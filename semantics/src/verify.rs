@@ -1283,7 +1283,6 @@ fn cast_legal(types: &TypeTable, op: CastOp, from: Ty, to: Ty) -> Result<(), &'s
     }
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,6 +15,7 @@
 //! lane where the instruction's own definition mask is set (Def. 11.3).
 
 use crate::ir::{Block, Inst, InstKind, Value};
+use crate::memory::Memory;
 use crate::memory::{self, MemError};
 use crate::ops;
 use crate::rules::env::{eval, upd_env};
@@ -22,7 +23,6 @@ use crate::rules::{Env, Interp, Program, StepError, Stuck, Ub};
 use crate::theta::{self, Builtin};
 use crate::types::TypeData;
 use crate::value::{Pointer, Val};
-use crate::memory::Memory;
 
 /// What one command did, for traces: the variable it assigned and its new column.
 pub type Written = Option<(Value, Vec<Val>)>;
@@ -148,11 +148,9 @@ pub fn eval_cmd(
             w_inst_store(ctx, active, env, mem, c, *ty, *value, *ptr)
         }
         InstKind::Call { .. } => w_cmd_call(ctx, active, env, mem, c),
-        InstKind::Phi { .. } | InstKind::Mask => Err(Stuck::new(
-            "W-CMD-INST",
-            "a phi or mask() in the command list",
-        )
-        .into()),
+        InstKind::Phi { .. } | InstKind::Mask => {
+            Err(Stuck::new("W-CMD-INST", "a phi or mask() in the command list").into())
+        }
         _ => w_inst_llvm(ctx, active, env, mem, c),
     }
 }
@@ -160,7 +158,10 @@ pub fn eval_cmd(
 /// [W-INST-ALLOCA] `alloca typ`: `p^W, 𝕄' = newptr^W 𝕄 sizeof(typ) amsk^W` (§4.9.1).
 /// Each active lane gets a private object; passive lanes get ⊤ and allocate nothing.
 /// With an element count, the size is `sizeof(typ) × count` per lane.
-#[allow(clippy::too_many_arguments, reason = "one parameter per premise of the rule")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per premise of the rule"
+)]
 pub fn w_inst_alloca(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
@@ -182,11 +183,19 @@ pub fn w_inst_alloca(
                 continue;
             }
             let n = v.as_u128().ok_or_else(|| {
-                ub(ctx, "W-INST-ALLOCA", Some(lane), Some(c), "alloca with an undefined element count")
+                ub(
+                    ctx,
+                    "W-INST-ALLOCA",
+                    Some(lane),
+                    Some(c),
+                    "alloca with an undefined element count",
+                )
             })?;
             sizes[lane] = u64::try_from(n).ok().and_then(|n| n.checked_mul(elem));
             if sizes[lane].is_none() {
-                return Err(StepError::Limit(format!("alloca of {n} elements is too large")));
+                return Err(StepError::Limit(format!(
+                    "alloca of {n} elements is too large"
+                )));
             }
         }
     }
@@ -201,7 +210,8 @@ pub fn w_inst_alloca(
             .zip(&sizes)
             .map(|(&a, s)| a && *s == Some(size))
             .collect();
-        let ptrs = memory::newptr_w(mem, size, align, &lanes).map_err(|e| mem_error(ctx, None, c, e))?;
+        let ptrs =
+            memory::newptr_w(mem, size, align, &lanes).map_err(|e| mem_error(ctx, None, c, e))?;
         for (lane, p) in ptrs.into_iter().enumerate() {
             if lanes[lane] {
                 result[lane] = p;
@@ -232,7 +242,10 @@ pub fn w_inst_load(
 /// [W-INST-STORE] `store val_ptr val_data`: `𝕄' = write^W 𝕄 amsk^W p^W d^W`, a scatter
 /// over the active lanes (§4.9.1); the result is ⊤^W. Different values scattered to
 /// overlapping bytes are reported (the thesis leaves that "not further specified").
-#[allow(clippy::too_many_arguments, reason = "one parameter per premise of the rule")]
+#[allow(
+    clippy::too_many_arguments,
+    reason = "one parameter per premise of the rule"
+)]
 pub fn w_inst_store(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
@@ -356,7 +369,9 @@ fn memory_intrinsic(
             }
             Builtin::LifetimeStart | Builtin::Assume | Builtin::NoOp => {}
             _ => {
-                return Err(Stuck::new("W-CMD-CALL", format!("θ has no lane rule for {f:?}")).into());
+                return Err(
+                    Stuck::new("W-CMD-CALL", format!("θ has no lane rule for {f:?}")).into(),
+                );
             }
         }
     }
@@ -367,14 +382,26 @@ fn memory_intrinsic(
 fn pointer(ctx: CmdCtx<'_, '_>, c: Inst, lane: usize, v: &Val) -> Result<Pointer, StepError> {
     match v {
         Val::Ptr(p) => Ok(*p),
-        _ => Err(ub(ctx, "W-CMD-CALL", Some(lane), Some(c), "memory intrinsic on an undefined pointer")),
+        _ => Err(ub(
+            ctx,
+            "W-CMD-CALL",
+            Some(lane),
+            Some(c),
+            "memory intrinsic on an undefined pointer",
+        )),
     }
 }
 
 /// A defined length argument of an intrinsic, bounded by the memory limit.
 fn length(ctx: CmdCtx<'_, '_>, c: Inst, lane: usize, v: &Val) -> Result<u64, StepError> {
     let n = v.as_u128().ok_or_else(|| {
-        ub(ctx, "W-CMD-CALL", Some(lane), Some(c), "memory intrinsic with an undefined length")
+        ub(
+            ctx,
+            "W-CMD-CALL",
+            Some(lane),
+            Some(c),
+            "memory intrinsic with an undefined length",
+        )
     })?;
     u64::try_from(n)
         .ok()
@@ -560,7 +587,11 @@ fn signed_index(v: &Val, width: u32) -> Option<i128> {
     let raw = v.as_biguint()?;
     let low = raw.iter_u64_digits().next().unwrap_or(0);
     let n = width.min(64);
-    let shifted = if n == 0 { 0 } else { (low << (64 - n)) as i64 >> (64 - n) };
+    let shifted = if n == 0 {
+        0
+    } else {
+        (low << (64 - n)) as i64 >> (64 - n)
+    };
     Some(i128::from(shifted))
 }
 
@@ -568,7 +599,12 @@ fn signed_index(v: &Val, width: u32) -> Option<i128> {
 /// lane whose definition mask of the command is set (`user`), every operand the
 /// command depends on is defined. `select` depends only on its condition and the
 /// operand it picks.
-pub fn strict_uses(ctx: CmdCtx<'_, '_>, env: &Env, c: Inst, user: &[bool]) -> Result<(), StepError> {
+pub fn strict_uses(
+    ctx: CmdCtx<'_, '_>,
+    env: &Env,
+    c: Inst,
+    user: &[bool],
+) -> Result<(), StepError> {
     if !env.is_strict() {
         return Ok(());
     }
@@ -620,7 +656,13 @@ pub fn check_defined(
 }
 
 /// An undefined-behaviour outcome at command `c` of the scheduled block.
-pub fn ub(ctx: CmdCtx<'_, '_>, rule: &'static str, lane: Option<usize>, c: Option<Inst>, message: &str) -> StepError {
+pub fn ub(
+    ctx: CmdCtx<'_, '_>,
+    rule: &'static str,
+    lane: Option<usize>,
+    c: Option<Inst>,
+    message: &str,
+) -> StepError {
     StepError::Undefined(Ub {
         rule,
         lane,

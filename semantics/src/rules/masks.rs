@@ -10,7 +10,12 @@ use crate::value::Val;
 /// It is 1 if ℓ_next = ℓ_sc, or if ℓ_next = ⊤ and ℓ_sc is a successor of ℓ_in
 /// (`(ℓ_in, i, ℓ_sc) ∈ E` for some i ∈ ℕ); 0 otherwise, in particular for a
 /// terminated lane (ℓ_next = □), which thus never becomes active again.
-pub fn cmask(program: &Program<'_>, incoming: Option<Block>, next: &Next, scheduled: Block) -> bool {
+pub fn cmask(
+    program: &Program<'_>,
+    incoming: Option<Block>,
+    next: &Next,
+    scheduled: Block,
+) -> bool {
     match next {
         Next::Block(b) => *b == scheduled,
         Next::Any => incoming.is_some_and(|from| program.has_edge(from, scheduled)),

@@ -90,7 +90,10 @@ fn incoming_value(
     lane: usize,
 ) -> Result<PhiLane, Stuck> {
     let from = incoming.ok_or_else(|| {
-        Stuck::new("BLS-W-STEP", "an active lane resolves a phi with ℓ_in = ⊥ (phi in the entry block)")
+        Stuck::new(
+            "BLS-W-STEP",
+            "an active lane resolves a phi with ℓ_in = ⊥ (phi in the entry block)",
+        )
     })?;
     let (val, _) = arms
         .iter()

@@ -72,7 +72,14 @@ pub fn bls_w_step(
     // Premise: Δ_pre^W = parallel copy of φ̄ using evalphi_𝓘^W cmsk^W ℓ_in^W Δ^W.
     let mut resolved = Vec::with_capacity(block.phis.len());
     for &phi in &block.phis {
-        resolved.push(eval_phi(program, interp, &state.env, phi, &cmask, &state.incoming)?);
+        resolved.push(eval_phi(
+            program,
+            interp,
+            &state.env,
+            phi,
+            &cmask,
+            &state.incoming,
+        )?);
     }
     for (&phi, lanes) in block.phis.iter().zip(resolved) {
         let Some(id) = program.body.insts[phi].result else {
@@ -148,7 +155,11 @@ pub fn bls_w_step(
 
 /// pmsk^W of the scheduled block on `env`, refusing an undefined predicate (⊤, or
 /// in strict mode an undefined definition mask) in a lane whose control mask is set.
-fn predicate_mask(ctx: CmdCtx<'_, '_>, env: &Env, cmask: &[bool]) -> Result<Vec<Option<bool>>, StepError> {
+fn predicate_mask(
+    ctx: CmdCtx<'_, '_>,
+    env: &Env,
+    cmask: &[bool],
+) -> Result<Vec<Option<bool>>, StepError> {
     let pm = pmask(ctx.program, env, ctx.block);
     if let Some(p) = ctx.program.body.blocks[ctx.block].predicate {
         for (lane, (&c, bit)) in cmask.iter().zip(&pm).enumerate() {
@@ -191,7 +202,11 @@ pub fn advance_pc(
 
 /// [PC-ACTIVE] An active lane moves along CFG edge `i` out of the scheduled block:
 /// ℓ_in' = ℓ_sc and ℓ_next' with `(ℓ_sc, i, ℓ_next') ∈ E`.
-pub fn pc_active(program: &Program<'_>, i: u32, scheduled: Block) -> Result<(Option<Block>, Next), Stuck> {
+pub fn pc_active(
+    program: &Program<'_>,
+    i: u32,
+    scheduled: Block,
+) -> Result<(Option<Block>, Next), Stuck> {
     // Premise: (ℓ_sc, i, ℓ'_next) ∈ E.
     let next = program
         .successor(scheduled, i)

@@ -22,12 +22,7 @@ pub enum TermUb {
 /// false; □(r) for `ret`. Extensions beyond Fig. 4.9, with LLVM's meaning: `switch`
 /// yields k + 1 for the first case k whose value matches, else 0 (the default);
 /// `ret void` yields □(⊤); `unreachable` and a branch on ⊤ are undefined behaviour.
-pub fn eval_term(
-    env: &Env,
-    term: &Terminator,
-    active: bool,
-    lane: usize,
-) -> Result<Succ, TermUb> {
+pub fn eval_term(env: &Env, term: &Terminator, active: bool, lane: usize) -> Result<Succ, TermUb> {
     if !active {
         return Ok(Succ::Any);
     }
