@@ -281,18 +281,20 @@ fn check_snapshots(
     let mut existing: Vec<(String, usize, String)> = Vec::new();
     let mut k = 0;
     while k < lines.len() {
-        if let Some(rest) = lines[k].trim().strip_prefix("; out[") {
-            if let Some(name) = rest.strip_suffix("]:") {
-                let start = k + 1;
-                let mut body = Vec::new();
+        if let Some(name) = lines[k]
+            .trim()
+            .strip_prefix("; out[")
+            .and_then(|rest| rest.strip_suffix("]:"))
+        {
+            let start = k + 1;
+            let mut body = Vec::new();
+            k += 1;
+            while k < lines.len() && lines[k].starts_with(";   ") {
+                body.push(&lines[k][4..]);
                 k += 1;
-                while k < lines.len() && lines[k].starts_with(";   ") {
-                    body.push(&lines[k][4..]);
-                    k += 1;
-                }
-                existing.push((name.to_string(), start, body.join("\n")));
-                continue;
             }
+            existing.push((name.to_string(), start, body.join("\n")));
+            continue;
         }
         kept.push(lines[k].to_string());
         k += 1;
@@ -309,10 +311,10 @@ fn check_snapshots(
                 text.push_str(&format!(";   {l}\n"));
             }
         }
-        if text != src {
-            if let Err(e) = std::fs::write(path, text) {
-                failures.push(format!("{}: cannot bless: {e}", path.display()));
-            }
+        if text != src
+            && let Err(e) = std::fs::write(path, text)
+        {
+            failures.push(format!("{}: cannot bless: {e}", path.display()));
         }
         return;
     }

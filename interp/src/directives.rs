@@ -146,10 +146,10 @@ pub fn parse(src: &str) -> Result<Directives, String> {
         n += 1;
         let trimmed = line.trim_start();
         if !trimmed.starts_with(';') || trimmed.starts_with(";;") {
-            if let Some(pos) = line.find("; error:") {
-                if !trimmed.starts_with(';') {
-                    d.errors.push((number, line[pos + 8..].trim().to_string()));
-                }
+            if let Some(pos) = line.find("; error:")
+                && !trimmed.starts_with(';')
+            {
+                d.errors.push((number, line[pos + 8..].trim().to_string()));
             }
             continue;
         }
@@ -223,10 +223,10 @@ pub fn parse(src: &str) -> Result<Directives, String> {
         }
     }
     for e in &d.expects {
-        if let Some(r) = &e.run {
-            if !d.runs.iter().any(|run| &run.name == r) {
-                return Err(format!("line {}: no run named '{r}'", e.line));
-            }
+        if let Some(r) = &e.run
+            && !d.runs.iter().any(|run| &run.name == r)
+        {
+            return Err(format!("line {}: no run named '{r}'", e.line));
         }
     }
     Ok(d)

@@ -432,10 +432,10 @@ pub fn scalar_to_val(
     global_ptr: &dyn Fn(GlobalId) -> Val,
     module: &Module,
 ) -> Result<Val, String> {
-    if let Scalar::Text(t) = s {
-        if matches!(t.as_str(), "undef" | "⊤" | "poison") {
-            return Ok(Val::Undef);
-        }
+    if let Scalar::Text(t) = s
+        && matches!(t.as_str(), "undef" | "⊤" | "poison")
+    {
+        return Ok(Val::Undef);
     }
     match types.get(ty) {
         TypeData::Int(w) => {

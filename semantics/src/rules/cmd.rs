@@ -38,6 +38,10 @@ pub struct CmdCtx<'p, 'm> {
     pub block: Block,
 }
 
+/// Called after each command with its position in the list, the environment and
+/// the activation, which it may update (see [`compute_cmds`]).
+pub type Refresh<'a> = dyn FnMut(usize, &Env, &mut Vec<bool>) -> Result<(), StepError> + 'a;
+
 /// `computecmd_𝓘^W amsk^W Δ^W 𝕄 c̄ →* Δ'^W 𝕄'`: runs the whole command list.
 /// `refresh` is called after each command with its position, so that
 /// [`crate::rules::step::bls_w_step`] can evaluate a predicate defined inside the
@@ -49,7 +53,7 @@ pub fn compute_cmds(
     mem: &mut Memory,
     cmds: &[Inst],
     written: &mut Option<Vec<(Value, Vec<Val>)>>,
-    refresh: &mut dyn FnMut(usize, &Env, &mut Vec<bool>) -> Result<(), StepError>,
+    refresh: &mut Refresh<'_>,
 ) -> Result<(), StepError> {
     for (pos, &c) in cmds.iter().enumerate() {
         let w = compute_cmd(ctx, active, env, mem, c)?;
@@ -358,13 +362,11 @@ fn memory_intrinsic(
             }
             Builtin::LifetimeEnd => {
                 // The pointer is the last argument (LLVM 19: size, ptr; LLVM 22: ptr).
-                if let Some(last) = p.last() {
-                    if let Val::Ptr(Pointer {
-                        object: Some(o), ..
-                    }) = &last[lane]
-                    {
-                        mem.kill(*o);
-                    }
+                if let Some(Val::Ptr(Pointer {
+                    object: Some(o), ..
+                })) = p.last().map(|col| &col[lane])
+                {
+                    mem.kill(*o);
                 }
             }
             Builtin::LifetimeStart | Builtin::Assume | Builtin::NoOp => {}

@@ -69,10 +69,8 @@ impl<'m> Program<'m> {
                     callees[inst] = Some(builtin);
                 }
             }
-            if let Some(p) = bd.predicate {
-                if let ValueDef::Inst(def) = body.values[p].def {
-                    predicate_def_pos[block] = bd.body.iter().position(|&i| i == def);
-                }
+            if let Some(ValueDef::Inst(def)) = bd.predicate.map(|p| &body.values[p].def) {
+                predicate_def_pos[block] = bd.body.iter().position(|i| i == def);
             }
         }
         Ok(Program {
