@@ -144,13 +144,9 @@ pub fn eval_cmd(
     c: Inst,
 ) -> Result<Vec<Val>, StepError> {
     match &ctx.program.body.insts[c].kind {
-        InstKind::Alloca { ty, count, align } => {
-            w_inst_alloca(ctx, active, env, mem, c, *ty, *count, *align)
-        }
-        InstKind::Load { ty, ptr, .. } => w_inst_load(ctx, active, env, mem, c, *ty, *ptr),
-        InstKind::Store { ty, value, ptr, .. } => {
-            w_inst_store(ctx, active, env, mem, c, *ty, *value, *ptr)
-        }
+        InstKind::Alloca { .. } => w_inst_alloca(ctx, active, env, mem, c),
+        InstKind::Load { .. } => w_inst_load(ctx, active, env, mem, c),
+        InstKind::Store { .. } => w_inst_store(ctx, active, env, mem, c),
         InstKind::Call { .. } => w_cmd_call(ctx, active, env, mem, c),
         InstKind::Phi { .. } | InstKind::Mask => {
             Err(Stuck::new("W-CMD-INST", "a phi or mask() in the command list").into())
@@ -162,20 +158,16 @@ pub fn eval_cmd(
 /// [W-INST-ALLOCA] `alloca typ`: `p^W, 𝕄' = newptr^W 𝕄 sizeof(typ) amsk^W` (§4.9.1).
 /// Each active lane gets a private object; passive lanes get ⊤ and allocate nothing.
 /// With an element count, the size is `sizeof(typ) × count` per lane.
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one parameter per premise of the rule"
-)]
 pub fn w_inst_alloca(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
     env: &Env,
     mem: &mut Memory,
     c: Inst,
-    ty: crate::types::Ty,
-    count: Option<Value>,
-    align: Option<u64>,
 ) -> Result<Vec<Val>, StepError> {
+    let InstKind::Alloca { ty, count, align } = ctx.program.body.insts[c].kind else {
+        return Err(Stuck::new("W-INST-ALLOCA", "not an alloca").into());
+    };
     let types = ctx.program.types();
     let elem = types.size_of(ty);
     let align = align.unwrap_or_else(|| types.align_of(ty));
@@ -233,9 +225,10 @@ pub fn w_inst_load(
     env: &Env,
     mem: &Memory,
     c: Inst,
-    ty: crate::types::Ty,
-    ptr: Value,
 ) -> Result<Vec<Val>, StepError> {
+    let InstKind::Load { ty, ptr, .. } = ctx.program.body.insts[c].kind else {
+        return Err(Stuck::new("W-INST-LOAD", "not a load").into());
+    };
     // Premise: p^W = eval^W Δ^W val_ptr.
     let p = eval(env, ptr);
     // Premise: d^W = read^W 𝕄 amsk^W p^W.
@@ -246,20 +239,16 @@ pub fn w_inst_load(
 /// [W-INST-STORE] `store val_ptr val_data`: `𝕄' = write^W 𝕄 amsk^W p^W d^W`, a scatter
 /// over the active lanes (§4.9.1); the result is ⊤^W. Different values scattered to
 /// overlapping bytes are reported (the thesis leaves that "not further specified").
-#[allow(
-    clippy::too_many_arguments,
-    reason = "one parameter per premise of the rule"
-)]
 pub fn w_inst_store(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
     env: &Env,
     mem: &mut Memory,
     c: Inst,
-    ty: crate::types::Ty,
-    value: Value,
-    ptr: Value,
 ) -> Result<Vec<Val>, StepError> {
+    let InstKind::Store { ty, value, ptr, .. } = ctx.program.body.insts[c].kind else {
+        return Err(Stuck::new("W-INST-STORE", "not a store").into());
+    };
     // Premise: d^W = eval^W Δ^W val_data.
     let d = eval(env, value);
     // Premise: p^W = eval^W Δ^W val_ptr.
