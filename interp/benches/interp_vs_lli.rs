@@ -93,7 +93,7 @@ fn run_pllvm(module: &pllvm_semantics::ir::Module) -> (u64, u64) {
             "tid".into(),
             ArgValue::PerLane(
                 (base..base + WIDTH)
-                    .map(|t| Scalar::Int(i128::from(t)))
+                    .map(|t| Scalar::Int(i64::from(t)))
                     .collect(),
             ),
         );

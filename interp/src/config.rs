@@ -24,8 +24,10 @@ use std::collections::BTreeMap;
 pub enum Scalar {
     /// A JSON boolean.
     Bool(bool),
-    /// A JSON integer.
-    Int(i128),
+    /// A JSON integer that fits `i64`.
+    Int(i64),
+    /// A JSON integer above `i64::MAX` that fits `u64`.
+    UInt(u64),
     /// A JSON float.
     Float(f64),
     /// Anything else as text (big integers, `undef`, `@g+8`, `nan`).
@@ -36,8 +38,12 @@ impl Scalar {
     /// Parses one scalar from command-line text.
     pub fn from_text(text: &str) -> Scalar {
         let t = text.trim();
-        if let Ok(i) = t.parse::<i128>() {
+        if let Ok(i) = t.parse::<i64>() {
             Scalar::Int(i)
+        } else if let Ok(u) = t.parse::<u64>() {
+            Scalar::UInt(u)
+        } else if t.parse::<num_bigint::BigInt>().is_ok() {
+            Scalar::Text(t.to_string())
         } else if t == "true" || t == "false" {
             Scalar::Bool(t == "true")
         } else if let Ok(f) = t.parse::<f64>().map_err(|_| ()).and_then(|f| {

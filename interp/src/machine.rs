@@ -443,6 +443,7 @@ pub fn scalar_to_val(
             let big: BigInt = match s {
                 Scalar::Bool(b) => BigInt::from(u8::from(*b)),
                 Scalar::Int(i) => BigInt::from(*i),
+                Scalar::UInt(u) => BigInt::from(*u),
                 Scalar::Float(f) => return Err(format!("{f} is not an integer")),
                 Scalar::Text(t) => t
                     .parse::<BigInt>()
@@ -461,6 +462,7 @@ pub fn scalar_to_val(
         TypeData::F32 | TypeData::F64 => {
             let f = match s {
                 Scalar::Int(i) => *i as f64,
+                Scalar::UInt(u) => *u as f64,
                 Scalar::Float(f) => *f,
                 Scalar::Bool(_) => return Err("a boolean is not a float".into()),
                 Scalar::Text(t) => t
@@ -502,6 +504,7 @@ pub fn scalar_to_val(
                 }
             }
             Scalar::Int(i) => Ok(Val::Ptr(Pointer::from_address(*i as u64))),
+            Scalar::UInt(u) => Ok(Val::Ptr(Pointer::from_address(*u))),
             other => Err(format!(
                 "{other:?} is not a pointer (use @global[+offset] or null)"
             )),

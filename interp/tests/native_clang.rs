@@ -120,7 +120,7 @@ fn pllvm_results(kernel: &Path, inputs: &[(i64, i64)]) -> Vec<Option<i64>> {
         ArgValue::PerLane(
             inputs
                 .iter()
-                .map(|(a, _)| Scalar::Int(i128::from(*a)))
+                .map(|(a, _)| Scalar::Int(*a))
                 .collect(),
         ),
     );
@@ -129,7 +129,7 @@ fn pllvm_results(kernel: &Path, inputs: &[(i64, i64)]) -> Vec<Option<i64>> {
         ArgValue::PerLane(
             inputs
                 .iter()
-                .map(|(_, b)| Scalar::Int(i128::from(*b)))
+                .map(|(_, b)| Scalar::Int(*b))
                 .collect(),
         ),
     );

@@ -22,7 +22,10 @@ struct RunResult {
 
 fn scalar(s: &InputScalar) -> Scalar {
     match s {
-        InputScalar::Int(i) => Scalar::Int(*i),
+        InputScalar::Int(i) => match i64::try_from(*i) {
+            Ok(small) => Scalar::Int(small),
+            Err(_) => Scalar::Text(i.to_string()),
+        },
         InputScalar::Float(f) => Scalar::Float(*f),
     }
 }
@@ -44,7 +47,7 @@ fn run(g: &Generated, columns: &[(String, Vec<InputScalar>)]) -> Result<RunResul
     for (name, values) in &g.globals {
         cfg.memory.insert(
             name.clone(),
-            values.iter().map(|&v| Scalar::Int(i128::from(v))).collect(),
+            values.iter().map(|&v| Scalar::Int(v)).collect(),
         );
     }
     let mut m = Machine::new(&g.module, &cfg).map_err(|e| format!("setup: {e}"))?;
