@@ -117,21 +117,11 @@ fn pllvm_results(kernel: &Path, inputs: &[(i64, i64)]) -> Vec<Option<i64>> {
     };
     config.args.insert(
         "a".into(),
-        ArgValue::PerLane(
-            inputs
-                .iter()
-                .map(|(a, _)| Scalar::Int(*a))
-                .collect(),
-        ),
+        ArgValue::PerLane(inputs.iter().map(|(a, _)| Scalar::Int(*a)).collect()),
     );
     config.args.insert(
         "b".into(),
-        ArgValue::PerLane(
-            inputs
-                .iter()
-                .map(|(_, b)| Scalar::Int(*b))
-                .collect(),
-        ),
+        ArgValue::PerLane(inputs.iter().map(|(_, b)| Scalar::Int(*b)).collect()),
     );
     let mut machine = Machine::new(&module, &config).expect("setup");
     let outcome = machine.run_to_end().expect("run");

@@ -790,17 +790,13 @@ impl FunctionChecker<'_> {
             match crate::theta::resolve(&name) {
                 None => self.error(span, VerifyError::NotInTheta { callee: name }),
                 Some(builtin) => {
-                    let InstKind::Call { args, ret_ty, .. } = &self.body.insts[inst].kind else {
-                        return;
-                    };
+                    // The call is checked against the declaration elsewhere; here the
+                    // declaration is checked against θ, so each mismatch is told once.
                     let types = &self.module.types;
-                    let arg_tys: Vec<&crate::types::TypeData> = args
-                        .iter()
-                        .filter(|a| self.body.values.is_valid(**a))
-                        .map(|a| types.get(self.body.values[*a].ty))
-                        .collect();
+                    let arg_tys: Vec<&crate::types::TypeData> =
+                        callee.params.iter().map(|p| types.get(p.ty)).collect();
                     if let Err(expected) =
-                        crate::theta::signature_ok(builtin, &arg_tys, types.get(*ret_ty))
+                        crate::theta::signature_ok(builtin, &arg_tys, types.get(callee.ret_ty))
                     {
                         self.error(
                             span,
