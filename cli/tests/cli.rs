@@ -1,0 +1,224 @@
+//! The `pllvm` binary end to end: the embedded default program, every subcommand,
+//! exit codes (0 ok, 1 program or input error, 2 usage), file:line:col errors, JSON
+//! inputs and traces, and bad input that must never panic.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn pllvm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .output()
+        .expect("run pllvm")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn corpus(path: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+fn temp_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("pllvm-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    let mut f = std::fs::File::create(&path).expect("create");
+    f.write_all(text.as_bytes()).expect("write");
+    path.display().to_string()
+}
+
+#[test]
+fn no_arguments_runs_the_logstar_walk_through() {
+    let o = pllvm(&[]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    // Fig. 3.20b: FR gives each lane its own result; Fig. 3.21b: naive OBL loses
+    // lane 1; Fig. 3.22d: the transformed loop is right under OBL.
+    let results: Vec<&str> = out.lines().filter(|l| l.starts_with("result:")).collect();
+    assert_eq!(
+        results,
+        ["result: [3, 1]", "result: [3, ⊤]", "result: [3, 1]"]
+    );
+    assert!(out.contains("sc | in"), "prints trace tables");
+}
+
+#[test]
+fn check_of_the_embedded_program_succeeds() {
+    let o = pllvm(&["check"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(stdout(&o).contains("ok (1 function verified)"));
+    assert!(stdout(&o).contains("reducible"));
+}
+
+#[test]
+fn check_reports_every_error_with_file_line_col_and_exit_1() {
+    let path = temp_file(
+        "bad.ll",
+        "define i32 @f(i32 %x) {\nA:\n  %y = add i32 %x, %nope\n  ret i32 %y\n}\n",
+    );
+    let o = pllvm(&["check", &path]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = stderr(&o);
+    assert!(err.contains(&format!("{path}:3:")), "{err}");
+    assert!(err.contains("error:"), "{err}");
+    assert!(err.contains('^'), "caret under the offending text: {err}");
+}
+
+#[test]
+fn check_of_a_verifier_corpus_file_names_the_definition() {
+    let o = pllvm(&["check", &corpus("verifier/def11.1-predicate-dominance.ll")]);
+    if o.status.code() == Some(1) {
+        assert!(stderr(&o).contains("Def. 11"), "{}", stderr(&o));
+    } else {
+        panic!(
+            "expected a verifier error, got {:?}: {}",
+            o.status,
+            stdout(&o)
+        );
+    }
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    assert_eq!(pllvm(&["frobnicate"]).status.code(), Some(2));
+    assert_eq!(pllvm(&["run", "--threads", "many"]).status.code(), Some(2));
+    assert_eq!(
+        pllvm(&["run", "--interp", "sideways"]).status.code(),
+        Some(2)
+    );
+    let help = pllvm(&["run", "--help"]);
+    assert!(help.status.success());
+    assert!(stdout(&help).contains("--schedule"));
+}
+
+#[test]
+fn missing_file_and_bad_arguments_are_errors_not_panics() {
+    let o = pllvm(&["check", "/nonexistent/file.ll"]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stderr(&o).contains("cannot read"));
+    let f = corpus("semantics/fig4.5-control-mechanics.ll");
+    for args in [
+        vec!["run", f.as_str(), "--arg", "x=0,1,2"],
+        vec!["run", f.as_str(), "--arg", "nosuch=1"],
+        vec!["run", f.as_str(), "--arg", "x=banana"],
+        vec!["run", f.as_str(), "--schedule", "A,Z"],
+        vec!["run", f.as_str(), "--threads", "0"],
+        vec!["run", f.as_str(), "--mem", "@nothing=1"],
+    ] {
+        let o = pllvm(&args);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).starts_with("error:"), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}");
+    }
+}
+
+#[test]
+fn run_prints_the_fig_4_5_trace() {
+    let f = corpus("semantics/fig4.5-control-mechanics.ll");
+    let o = pllvm(&[
+        "run",
+        &f,
+        "--threads",
+        "2",
+        "--schedule",
+        "A,B,C,D,E",
+        "--arg",
+        "x=0,1",
+        "--trace",
+        "table",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let rows: Vec<String> = out
+        .lines()
+        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .collect();
+    assert!(
+        rows.contains(&"B | A A | B C | 1 0 | 1 1 | 1 0 | 0 ⊤".to_string()),
+        "{out}"
+    );
+    assert!(out.contains("result: [1, 3]"));
+}
+
+#[test]
+fn json_input_and_json_trace() {
+    let f = corpus("semantics/fig4.5-control-mechanics.ll");
+    let input = temp_file(
+        "in.json",
+        r#"{"threads": 2, "interp": "obl", "args": {"x": [0, 1]}, "schedule": ["A", "B", "C", "D", "E"]}"#,
+    );
+    let o = pllvm(&["run", &f, "--input", &input, "--trace", "json"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let json_end = out.find("\noutcome:").expect("outcome line");
+    let trace: serde_json::Value =
+        serde_json::from_str(&out[..json_end]).expect("valid JSON trace");
+    assert_eq!(trace.as_array().map(Vec::len), Some(5));
+    assert_eq!(trace[1]["cmask"], serde_json::json!([true, false]));
+    assert_eq!(trace[4]["i"], serde_json::json!(["□", "□"]));
+    let bad = temp_file("bad.json", r#"{"threads": "two"}"#);
+    let o = pllvm(&["run", &f, "--input", &bad]);
+    assert_eq!(o.status.code(), Some(1));
+}
+
+#[test]
+fn undefined_behaviour_is_an_outcome_with_exit_1() {
+    let f = corpus("semantics/ub-division-by-zero.ll");
+    let o = pllvm(&[
+        "run",
+        &f,
+        "--threads",
+        "2",
+        "--arg",
+        "x=1,1",
+        "--arg",
+        "y=5,0",
+    ]);
+    let out = stdout(&o);
+    if o.status.code() == Some(1) && out.contains("outcome: undefined") {
+        assert!(out.contains("division by zero"), "{out}");
+    } else {
+        panic!("expected undefined behaviour: {out} {}", stderr(&o));
+    }
+}
+
+#[test]
+fn print_and_export_llvm() {
+    let f = corpus("semantics/fig4.11-shadow-phi.ll");
+    let o = pllvm(&["print", &f]);
+    assert!(o.status.success());
+    assert!(stdout(&o).contains("shadow("));
+    let o = pllvm(&["export-llvm", &f]);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.contains("@pllvm.shadow"), "{out}");
+    assert!(!out.contains("shadow("), "{out}");
+}
+
+#[test]
+fn divergence_report() {
+    let f = corpus("semantics/fig4.5-control-mechanics.ll");
+    let o = pllvm(&[
+        "run",
+        &f,
+        "--threads",
+        "2",
+        "--arg",
+        "x=0,1",
+        "--divergence",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("diverged   branch of A"), "{out}");
+}
