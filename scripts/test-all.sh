@@ -18,4 +18,4 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-cargo test --workspace --locked --release
+cargo test --workspace --locked

@@ -165,7 +165,7 @@ pub fn run_one(module: &Module, config: &pllvm_interp::RunConfig) -> Result<RunO
         trace::table(&module.types, body, &machine.trace, true),
         machine.result_text()
     );
-    let rules = machine.rules_fired.clone();
+    let rules = machine.rules_fired.names().into_iter().collect();
     let _ = matches!(outcome, Outcome::Returned);
     Ok(RunOutput {
         result: machine.result_text(),

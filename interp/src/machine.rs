@@ -86,7 +86,7 @@ pub struct Machine<'m> {
     /// Blocks scheduled so far.
     pub steps: u64,
     /// Every rule the run has fired so far (see [`crate::fired`]).
-    pub rules_fired: std::collections::BTreeSet<&'static str>,
+    pub rules_fired: crate::fired::RuleSet,
     /// The step limit.
     pub max_steps: u64,
     globals: SecondaryMap<GlobalId, Option<Pointer>>,
@@ -219,7 +219,7 @@ impl<'m> Machine<'m> {
             count_work: false,
             active_lane_insts: 0,
             steps: 0,
-            rules_fired: std::collections::BTreeSet::new(),
+            rules_fired: crate::fired::RuleSet::default(),
             max_steps: config.max_steps,
             globals,
         })
@@ -232,8 +232,11 @@ impl<'m> Machine<'m> {
 
     /// Schedules `block` ([LSS-W-STEP]) and records the trace row.
     pub fn step(&mut self, block: Block) -> Result<&TraceRow, StepError> {
-        let before_incoming = self.state.incoming.clone();
-        let before_next = self.state.next.clone();
+        let (before_incoming, before_next) = if self.record_trace {
+            (self.state.incoming.clone(), self.state.next.clone())
+        } else {
+            (Vec::new(), Vec::new())
+        };
         let step: BlockStep = lss_w_step(
             &self.program,
             self.interp,
@@ -253,10 +256,12 @@ impl<'m> Machine<'m> {
                 .observe(&self.program, &self.state.env, &step);
         }
         let rules = crate::fired::rules_fired(&self.program, &step);
-        self.rules_fired.extend(rules.iter().copied());
+        self.rules_fired.extend(rules);
         if !self.record_trace {
             self.trace.clear();
         }
+        // Without a recorded trace only the last row is kept, with empty control
+        // columns (the state itself holds the control state).
         self.trace.push(TraceRow {
             scheduled: block,
             incoming: before_incoming,

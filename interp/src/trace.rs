@@ -29,7 +29,7 @@ pub struct TraceRow {
     /// Assignments, when recorded.
     pub written: Option<Vec<(Value, Vec<Val>)>>,
     /// The rules this step fired (`semantics/RULES.md`).
-    pub rules: Vec<&'static str>,
+    pub rules: crate::fired::RuleSet,
 }
 
 fn block_name(body: &Body, b: Block) -> String {
@@ -183,7 +183,7 @@ pub fn to_json(body: &Body, rows: &[TraceRow]) -> serde_json::Value {
                 "amask": r.active,
                 "i": r.succ.iter().map(succ_text).collect::<Vec<_>>(),
                 "written": written,
-                "rules": r.rules,
+                "rules": r.rules.names(),
             })
         })
         .collect();

@@ -36,6 +36,8 @@ pub struct CmdCtx<'p, 'm> {
     pub interp: Interp,
     /// ℓ_sc, for messages.
     pub block: Block,
+    /// Whether to report each assignment (for traces); off, nothing is copied.
+    pub record: bool,
 }
 
 /// Called after each command with its position in the list, the environment and
@@ -131,7 +133,7 @@ pub fn w_cmd_mask(active: &[bool], env: &mut Env, id: Option<Value>) -> Written 
 fn assign(ctx: CmdCtx<'_, '_>, env: &mut Env, c: Inst, res: Vec<Val>, active: &[bool]) -> Written {
     let id = ctx.program.body.insts[c].result?;
     upd_env(ctx.interp, env, id, res, active);
-    Some((id, env.get(id).to_vec()))
+    ctx.record.then(|| (id, env.get(id).to_vec()))
 }
 
 /// The `evalcmd` dispatcher: [W-INST-ALLOCA], [W-INST-LOAD], [W-INST-STORE],

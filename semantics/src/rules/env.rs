@@ -15,10 +15,10 @@ pub fn eval(env: &Env, val: Value) -> &[Val] {
 ///
 /// Active lanes take the new value; passive lanes keep the old one under FR and
 /// become ⊤ under OBL.
-pub fn get_new_value(interp: Interp, active: bool, old: &Val, new: Val) -> Val {
+pub fn get_new_value(interp: Interp, active: bool, old: Val, new: Val) -> Val {
     match (active, interp) {
         (true, _) => new,
-        (false, Interp::Freezing) => old.clone(),
+        (false, Interp::Freezing) => old,
         (false, Interp::Oblivious) => Val::Undef,
     }
 }
@@ -32,13 +32,6 @@ pub fn get_new_value(interp: Interp, active: bool, old: &Val, new: Val) -> Val {
 /// Def. 10 states the OBL case; the FR case is the reading under which Fig. 4.16b
 /// is "ill-formed under OBL" but fine under FR, as §4.10 explains.
 pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: Vec<Val>, active: &[bool]) {
-    let old = env.get(id);
-    let column: Vec<Val> = new
-        .into_iter()
-        .zip(old)
-        .zip(active)
-        .map(|((n, o), &a)| get_new_value(interp, a, o, n))
-        .collect();
     if let Some(old_defined) = env.defined(id) {
         let mask = old_defined
             .iter()
@@ -47,5 +40,9 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: Vec<Val>, active: 
             .collect();
         env.set_defined(id, mask);
     }
-    env.set_column(id, column);
+    // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}, in place.
+    for ((slot, n), &a) in env.column_mut(id).iter_mut().zip(new).zip(active) {
+        let old = std::mem::replace(slot, Val::Undef);
+        *slot = get_new_value(interp, a, old, n);
+    }
 }

@@ -119,9 +119,14 @@ impl Env {
         &self.columns[value.index()]
     }
 
-    /// Replaces the whole column of `value` (used by [UPD-ENV] only).
+    /// Replaces the whole column of `value` (phi resolution).
     pub(crate) fn set_column(&mut self, value: Value, column: Vec<Val>) {
         self.columns[value.index()] = column;
+    }
+
+    /// The column of `value` for updating in place (used by [UPD-ENV] only).
+    pub(crate) fn column_mut(&mut self, value: Value) -> &mut [Val] {
+        &mut self.columns[value.index()]
     }
 
     /// Whether strict mode (definition masks) is on.

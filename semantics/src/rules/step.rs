@@ -65,6 +65,7 @@ pub fn bls_w_step(
         program,
         interp,
         block: scheduled,
+        record,
     };
     let mut written = record.then(Vec::new);
     let cmask = cmask_w(program, &state.incoming, &state.next, scheduled);
