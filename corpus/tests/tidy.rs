@@ -113,6 +113,16 @@ fn rule_table_matches_citations() {
 }
 
 #[test]
+fn the_interpreters_rule_bits_name_the_table() {
+    let listed: BTreeSet<String> = table().into_iter().map(|(r, _, _)| r).collect();
+    let bits: BTreeSet<String> = pllvm_interp::fired::RULES
+        .iter()
+        .map(|r| r.to_string())
+        .collect();
+    assert_eq!(listed, bits, "interp/src/fired.rs RULES and semantics/RULES.md differ");
+}
+
+#[test]
 fn every_rule_is_fired_by_the_corpus() {
     let mut fired = BTreeSet::new();
     for path in corpus_files(&corpus_root()) {
