@@ -148,7 +148,13 @@ pub fn const_value(
 
 /// The all-zero value of a scalar type (`zeroinitializer`, and `freeze ⊤`).
 pub fn zero_of(types: &TypeTable, ty: Ty) -> Val {
-    match types.get(ty) {
+    zero_of_data(types.get(ty))
+}
+
+/// The all-zero value of a scalar type given by its [`TypeData`] (⊤ for types that
+/// hold no scalar).
+pub fn zero_of_data(ty: &TypeData) -> Val {
+    match ty {
         TypeData::Int(w) if *w > 128 => Val::Wide(Arc::new(BigUint::default())),
         TypeData::Int(_) => Val::Int(0),
         TypeData::F32 => Val::F32(0),

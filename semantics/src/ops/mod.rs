@@ -49,10 +49,8 @@ pub use int::icmp;
 
 use crate::ir::{BinOp, IntFlags};
 use crate::types::TypeData;
-use crate::value::{Pointer, Val};
-use num_bigint::BigUint;
+use crate::value::Val;
 use std::fmt;
-use std::sync::Arc;
 
 /// Undefined behaviour of one lane's operation: a real UB outcome of the run (LLVM
 /// "undefined behavior"), as opposed to the undefined *value* ⊤.
@@ -117,21 +115,7 @@ pub fn freeze(ty: &TypeData, a: &Val) -> Val {
     }
 }
 
-/// The all-zero value of a scalar type given by its [`TypeData`] (⊤ for types that
-/// hold no scalar).
-pub fn zero_of_data(ty: &TypeData) -> Val {
-    match ty {
-        TypeData::Int(w) if *w > 128 => Val::Wide(Arc::new(BigUint::default())),
-        TypeData::Int(_) => Val::Int(0),
-        TypeData::F32 => Val::F32(0),
-        TypeData::F64 => Val::F64(0),
-        TypeData::Ptr(_) => Val::Ptr(Pointer {
-            object: None,
-            offset: 0,
-        }),
-        _ => Val::Undef,
-    }
-}
+pub use crate::value::zero_of_data;
 
 #[cfg(test)]
 mod tests {
