@@ -119,7 +119,10 @@ fn the_interpreters_rule_bits_name_the_table() {
         .iter()
         .map(|r| r.to_string())
         .collect();
-    assert_eq!(listed, bits, "interp/src/fired.rs RULES and semantics/RULES.md differ");
+    assert_eq!(
+        listed, bits,
+        "interp/src/fired.rs RULES and semantics/RULES.md differ"
+    );
 }
 
 #[test]

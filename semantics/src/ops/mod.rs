@@ -120,6 +120,9 @@ pub use crate::value::zero_of_data;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::value::Pointer;
+    use num_bigint::BigUint;
+    use std::sync::Arc;
 
     /// Compares one `select` / `freeze` evaluation with the expected lane value.
     fn check(got: Val, expect: Val) {
