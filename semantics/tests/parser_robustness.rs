@@ -216,27 +216,52 @@ fn seeds() -> Vec<String> {
     seeds
 }
 
-#[test]
-fn mutants_never_panic() {
-    let cases: usize = std::env::var("PLLVM_FUZZ_CASES")
+/// The seed programs, built once for all cases.
+fn shared_seeds() -> &'static [String] {
+    static SEEDS: std::sync::OnceLock<Vec<String>> = std::sync::OnceLock::new();
+    SEEDS.get_or_init(seeds)
+}
+
+/// Mutated cases in the default run (10^5); `PLLVM_FUZZ_CASES` changes it.
+fn mutant_cases() -> u32 {
+    std::env::var("PLLVM_FUZZ_CASES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(100_000);
-    let seeds = seeds();
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
-    let mut accepted = 0;
-    for _ in 0..cases {
-        let seed = &seeds[rng.below(seeds.len())];
-        let mut text = mutate(&mut rng, seed, &seeds);
-        for _ in 0..rng.below(3) {
-            text = mutate(&mut rng, &text, &seeds);
-        }
-        if check_input(&text) {
-            accepted += 1;
-        }
+        .unwrap_or(100_000)
+}
+
+/// One to three stacked mutations of one seed, chosen by `rng_seed`.
+fn mutant(rng_seed: u64) -> String {
+    let seeds = shared_seeds();
+    let mut rng = Rng(rng_seed | 1);
+    let seed = &seeds[rng.below(seeds.len())];
+    let mut text = mutate(&mut rng, seed, seeds);
+    for _ in 0..rng.below(3) {
+        text = mutate(&mut rng, &text, seeds);
     }
+    text
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig {
+        cases: mutant_cases(),
+        failure_persistence: None,
+        ..ProptestConfig::default()
+    })]
+    #[test]
+    fn mutants_never_panic(rng_seed in any::<u64>()) {
+        check_input(&mutant(rng_seed));
+    }
+}
+
+#[test]
+fn the_mutator_also_makes_acceptable_programs() {
     // Some mutants (comment edits, harmless swaps) must still be accepted, or the
     // mutator only tests the error paths.
+    let cases = 2_000u64;
+    let accepted = (1..=cases)
+        .filter(|k| check_input(&mutant(k.wrapping_mul(0x9E37_79B9_7F4A_7C15))))
+        .count() as u64;
     assert!(
         accepted * 50 > cases,
         "only {accepted} of {cases} mutants accepted"
