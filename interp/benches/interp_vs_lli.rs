@@ -87,6 +87,7 @@ fn run_pllvm(module: &pllvm_semantics::ir::Module) -> (u64, u64) {
     for base in (0..THREADS).step_by(WIDTH as usize) {
         let mut config = RunConfig {
             threads: WIDTH as usize,
+            observe: false,
             ..RunConfig::default()
         };
         config.args.insert(
@@ -99,7 +100,6 @@ fn run_pllvm(module: &pllvm_semantics::ir::Module) -> (u64, u64) {
         );
         let mut machine = Machine::new(module, &config).expect("setup");
         machine.record_trace = false;
-        machine.observe = false;
         machine.count_work = true;
         let outcome = machine.run_to_end().expect("run");
         assert_eq!(outcome, Outcome::Returned);

@@ -93,6 +93,9 @@ pub struct RunConfig {
     pub max_steps: u64,
     /// Most bytes of memory the program may allocate.
     pub memory_limit: u64,
+    /// Whether the dynamic divergence observer watches the run (it tracks
+    /// definition masks, Def. 10, to know which lanes define each value).
+    pub observe: bool,
 }
 
 impl Default for RunConfig {
@@ -107,6 +110,7 @@ impl Default for RunConfig {
             function: None,
             max_steps: 1_000_000,
             memory_limit: 1 << 30,
+            observe: true,
         }
     }
 }

@@ -201,7 +201,14 @@ impl<'m> Machine<'m> {
                 )));
             }
         }
-        let env = Env::new(&program, width, &args, &global_ptr, config.strict);
+        let env = Env::new(
+            &program,
+            width,
+            &args,
+            &global_ptr,
+            config.strict,
+            config.observe,
+        );
         let entry = body
             .entry()
             .ok_or_else(|| SetupError(format!("@{} has no blocks", fdata.name)))?;
@@ -215,7 +222,7 @@ impl<'m> Machine<'m> {
             divergence,
             record_writes: false,
             record_trace: true,
-            observe: true,
+            observe: config.observe,
             count_work: false,
             active_lane_insts: 0,
             steps: 0,

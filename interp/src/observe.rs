@@ -6,7 +6,9 @@
 //! against: a value called uniform must never be seen to disagree here. The lanes
 //! of an instance are the lanes that assign the value actively: the control mask
 //! for a phi (§4.8), every lane for `total` and `mask()` ([W-CMD-TOTAL],
-//! [W-CMD-MASK]), the activation for every other command ([W-CMD-INST]).
+//! [W-CMD-MASK]), the activation for every other command ([W-CMD-INST]); of those,
+//! only lanes whose definition mask (Def. 10) is set count, as in the masked
+//! concretization γ' of §6.2 that the analyses' shapes are stated in.
 
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{Block, Body, Inst, InstKind};
@@ -57,12 +59,17 @@ impl DivergenceRecord {
             } else {
                 &step.active
             };
+            // γ' (§6.2) speaks of the lanes whose definition mask is set: a phi
+            // lane with control mask whose incoming value was itself undefined
+            // (Def. 10.3) does not count.
+            let defined = env.defined(id);
             let column = env.get(id);
             let mut seen = lanes
                 .iter()
                 .zip(column)
-                .filter(|(a, _)| **a)
-                .map(|(_, v)| v);
+                .enumerate()
+                .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
+                .map(|(_, (_, v))| v);
             if let Some(first) = seen.next() {
                 let entry = &mut self.insts[inst];
                 entry.instances += 1;

@@ -109,12 +109,13 @@ fn hash_of(mem: &Memory) -> u64 {
 proptest! {
     /// A store followed by a load of the same scalar type at the same place gives the
     /// stored value back: integers of any width, float bit patterns (NaN payloads
-    /// included), pointers with their provenance, and ⊤.
+    /// included), pointers with their provenance, and ⊤ (the object is large enough
+    /// for the widest generated type, 38 bytes, at the largest offset, 31).
     #[test]
     fn store_then_load_returns_the_value(case in case(), offset in 0u64..32) {
         let mut types = TypeTable::new();
         let ty = case.ty(&mut types);
-        let (mut mem, base) = one_object(64);
+        let (mut mem, base) = one_object(128);
         mem.store(&types, ty, &at(base, offset), &case.val()).unwrap();
         prop_assert_eq!(mem.load(&types, ty, &at(base, offset)).unwrap(), case.val());
     }

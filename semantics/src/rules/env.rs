@@ -26,7 +26,7 @@ pub fn get_new_value(interp: Interp, active: bool, old: Val, new: Val) -> Val {
 /// [UPD-ENV] `updenv_𝓘^W Δ^W id v^W amsk^W → Δ'^W` (Fig. 4.8): assigns `new[τ]` to
 /// `id` in every lane τ through [`get_new_value`].
 ///
-/// In strict mode the definition mask of `id` (Def. 10.1-2) follows the same rule:
+/// When tracked, the definition mask of `id` (Def. 10.1-2) follows the same rule:
 /// an active lane's value is defined by this assignment, a passive lane keeps its
 /// old mask under FR (its old value stays) and loses it under OBL (its value is ⊤).
 /// Def. 10 states the OBL case; the FR case is the reading under which Fig. 4.16b

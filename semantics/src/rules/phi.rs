@@ -8,7 +8,7 @@ use crate::rules::{Env, Interp, Program, Stuck};
 use crate::value::Val;
 
 /// The value a phi gives one lane, and the definition mask of that value (Def. 10.3-4;
-/// `true` outside strict mode).
+/// `true` when masks are not tracked).
 pub type PhiLane = (Val, bool);
 
 /// `evalphi_𝓘 cmsk ℓ_in Δ φ` (§4.8): dispatches on whether the phi has a shadow operand.
@@ -102,7 +102,7 @@ fn incoming_value(
     Ok((env.get(*val)[lane].clone(), defined(env, *val, lane)))
 }
 
-/// The definition mask bit of `value` in `lane` (`true` outside strict mode).
+/// The definition mask bit of `value` in `lane` (`true` when masks are not tracked).
 fn defined(env: &Env, value: Value, lane: usize) -> bool {
     env.defined(value).is_none_or(|d| d[lane])
 }

@@ -66,23 +66,27 @@ pub struct Env {
     width: usize,
     columns: Vec<Vec<Val>>,
     defined: Option<Vec<Vec<bool>>>,
+    strict: bool,
 }
 
 impl Env {
     /// An environment for `program` with W = `width` lanes: parameters take
     /// `args[n][lane]`, constants their value in every lane, every other variable ⊤.
     /// With `strict`, definition masks (Def. 10) are tracked: constants and
-    /// parameters are defined in every lane, results nowhere yet.
+    /// parameters are defined in every lane, results nowhere yet. With `track`
+    /// alone the masks are kept (for observers, whose notion of "the lanes that
+    /// define a value" is the definition mask, §6.2) but uses are not checked.
     pub fn new(
         program: &Program<'_>,
         width: usize,
         args: &[Vec<Val>],
         global_ptr: &dyn Fn(crate::ir::GlobalId) -> Val,
         strict: bool,
+        track: bool,
     ) -> Env {
         let body = program.body;
         let mut columns = Vec::with_capacity(body.values.len());
-        let mut defined = strict.then(|| Vec::with_capacity(body.values.len()));
+        let mut defined = (strict || track).then(|| Vec::with_capacity(body.values.len()));
         for (_, data) in body.values.iter() {
             let (column, is_defined) = match &data.def {
                 ValueDef::Param(n) => (
@@ -106,6 +110,7 @@ impl Env {
             width,
             columns,
             defined,
+            strict,
         }
     }
 
@@ -129,17 +134,18 @@ impl Env {
         &mut self.columns[value.index()]
     }
 
-    /// Whether strict mode (definition masks) is on.
+    /// Whether strict mode is on: uses not covered by their definition mask are
+    /// undefined behaviour (Def. 11.3).
     pub fn is_strict(&self) -> bool {
-        self.defined.is_some()
+        self.strict
     }
 
-    /// The definition mask of `value` (Def. 10), `None` outside strict mode.
+    /// The definition mask of `value` (Def. 10), `None` when masks are not tracked.
     pub fn defined(&self, value: Value) -> Option<&[bool]> {
         self.defined.as_ref().map(|d| d[value.index()].as_slice())
     }
 
-    /// Replaces the definition mask of `value` (strict mode only).
+    /// Replaces the definition mask of `value` (when masks are tracked).
     pub(crate) fn set_defined(&mut self, value: Value, mask: Vec<bool>) {
         if let Some(d) = self.defined.as_mut() {
             d[value.index()] = mask;
