@@ -9,7 +9,7 @@
 //! - [`mod@block_index`]: the block index of §2.5;
 //! - [`reach`]: forward-reaching paths and `fwdreaching` (Def. 15-16);
 //! - [`head_rewired`]: the head-rewired CFG `G⋆` (POPL'21 Def. 4.14);
-//! - `normalize`: the loop normalizations of §2.4 (unique latch, preheader,
+//! - [`normalize`]: the loop normalizations of §2.4 (unique latch, preheader,
 //!   dedicated exits, LCSSA) as behaviour-preserving transforms;
 //! - [`joins`]: control divergence of thesis Ch. 7 (Listings 4-7);
 //! - [`disjoint`]: ends of disjoint paths in a DAG (POPL'21 Algorithm 1).
@@ -23,6 +23,7 @@ pub mod disjoint;
 pub mod head_rewired;
 pub mod joins;
 pub mod loops;
+pub mod normalize;
 pub mod postdom;
 pub mod reach;
 
