@@ -369,6 +369,45 @@ mod tests {
     }
 
     #[test]
+    fn fig_7_7a_rebuilt() {
+        // Rebuilt from the prose of §7.4.1 (the figure's block 6 is not described
+        // and left out): loop b0..b5 with header b0 and latch b5, divergent b2 with
+        // successors b3 and b5, b3 → b4, b4 → b5; exit b7 leaves from b1 (not
+        // forward-reachable from b2), exits b8 and b9 from b3 and b4.
+        let body = graph_body(
+            "b0: b1; b1: b2 b7; b2: b3 b5; b3: b4 b8; b4: b5 b9; b5: b0; b7: b10; b8: b10; b9: b10; b10:",
+        );
+        let facts = CfgFacts::compute(&body).expect("reducible");
+        let b2 = blk(&body, "b2");
+        let parent = facts.loops.loop_of(b2);
+        let local = local_joins(
+            &facts,
+            &PartialNode::split(&facts, b2, facts.cfg.succs(b2)),
+            parent,
+        );
+        assert_eq!(names(&body, local.sync.clone()), ["b5"]);
+        assert_eq!(names(&body, local.reached_exits.clone()), ["b8", "b9"]);
+        assert_eq!(names(&body, local.div_loop_exits.clone()), ["b8", "b9"]);
+        assert_eq!(local.div_loop, parent);
+    }
+
+    #[test]
+    fn fig_7_9b_join_before_the_ipdom() {
+        // Rebuilt from §7.5: A branches on p to B and C, B on q to D and E; C → D,
+        // D → F, E → F. With p varying, x is varying at D although ipdom(A) = F;
+        // with only q varying, D has one path from B and is not a join.
+        let body = graph_body("A: B C; B: D E; C: D; D: F; E: F; F:");
+        let facts = CfgFacts::compute(&body).expect("reducible");
+        assert_eq!(facts.postdom.ipdom(blk(&body, "A")), Some(blk(&body, "F")));
+        let joins_of = |split: &str| {
+            let b = blk(&body, split);
+            names(&body, global_joins(&facts, b, facts.cfg.succs(b)).sync)
+        };
+        assert_eq!(joins_of("A"), ["D", "F"]);
+        assert_eq!(joins_of("B"), ["F"]);
+    }
+
+    #[test]
     fn local_joins_dom_map_theorem_2() {
         // Listing 9 on the DAG A → {B, C}, B → {D, E}, C → E, D → F, E → F.
         let body = graph_body("A: B C; B: D E; C: E; D: F; E: F; F:");

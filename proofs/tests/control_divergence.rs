@@ -16,6 +16,10 @@
 //!   evaluated by enumerating paths of `G⋆`;
 //! - on every reducible CFG, `global_joins` (sync and temporal dependences) finds
 //!   exactly the joins of Def. 4.18: the thesis and the POPL criteria agree.
+//!
+//! Below 6 blocks the exhaustive run is complemented by a seeded sample of 6-block
+//! CFGs; generated reducible programs get the same agreement check and the block
+//! index and forward reachability properties.
 
 use pllvm_analysis::CfgFacts;
 use pllvm_analysis::disjoint::splits_joins;
@@ -280,66 +284,239 @@ fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block])
     }
 }
 
+/// All checks of the module doc on one graph.
+fn check_graph(graph: &Graph, types: (Ty, Ty), counts: &mut Counts) {
+    let n = graph.len();
+    counts.graphs += 1;
+    let body = body_of(graph, types);
+    let Ok(facts) = CfgFacts::compute(&body) else {
+        return;
+    };
+    counts.reducible += 1;
+    let acyclic = facts.loops.is_empty();
+    counts.acyclic += usize::from(acyclic);
+    let star = HeadRewired::compute(&body, &facts.loops);
+    let cfg: &Cfg = &facts.cfg;
+    for split in (0..n as u32).map(Block) {
+        let mut succs: Vec<u32> = cfg.succs(split).iter().map(|b| b.0).collect();
+        succs.sort_unstable();
+        succs.dedup();
+        if succs.len() < 2 || !cfg.reachable(split) {
+            continue;
+        }
+        counts.splits += 1;
+        // Def. 4.18 by enumeration on G⋆ vs labelDisj.
+        let expect_star = brute_joins(star.graph(), &succs, None);
+        let popl = splits_joins(&body, &star, split);
+        assert_eq!(
+            popl, expect_star,
+            "labelDisj vs Def. 4.18, split {split:?}, {graph:?}"
+        );
+        let joins = global_joins(&facts, split, cfg.succs(split));
+        if acyclic {
+            let expect = brute_joins(graph, &succs, Some(split.0));
+            assert_eq!(
+                joins.sync, expect,
+                "global_joins vs disjoint paths, split {split:?}, {graph:?}"
+            );
+            assert!(joins.temporal.is_empty());
+            // Every non-empty set of divergent successors.
+            for bits in 1u32..(1 << succs.len()) {
+                let div: Vec<Block> = succs
+                    .iter()
+                    .enumerate()
+                    .filter(|(i, _)| bits & (1 << i) != 0)
+                    .map(|(_, &s)| Block(s))
+                    .collect();
+                counts.partitions += 1;
+                check_theorem_2(graph, &facts, split, &div);
+            }
+        }
+        let mut thesis: Vec<Block> = joins.sync.iter().chain(&joins.temporal).copied().collect();
+        thesis.sort_unstable();
+        thesis.dedup();
+        assert_eq!(
+            thesis, expect_star,
+            "global_joins vs Def. 4.18, split {split:?}, {graph:?}"
+        );
+    }
+}
+
 #[test]
 fn joins_agree_with_disjoint_paths() {
     let types = param_types();
     let mut counts = Counts::default();
     for n in 2..=max_blocks() {
-        for_each_graph(n, |graph| {
-            counts.graphs += 1;
-            let body = body_of(graph, types);
-            let Ok(facts) = CfgFacts::compute(&body) else {
-                return;
-            };
-            counts.reducible += 1;
-            let acyclic = facts.loops.is_empty();
-            counts.acyclic += usize::from(acyclic);
-            let star = HeadRewired::compute(&body, &facts.loops);
-            let cfg: &Cfg = &facts.cfg;
-            for split in (0..n as u32).map(Block) {
-                let succs: Vec<u32> = cfg.succs(split).iter().map(|b| b.0).collect();
-                if succs.len() < 2 {
+        for_each_graph(n, |graph| check_graph(graph, types, &mut counts));
+    }
+    eprintln!("exhaustive: {counts:?}");
+    assert!(counts.acyclic > 0 && counts.reducible > counts.acyclic);
+}
+
+/// Below the exhaustive bound of 6 blocks, a seeded sample of 6-block CFGs (any
+/// labelling, self-loops allowed) gets the same checks; `PLLVM_CFG_SAMPLES` sets
+/// how many graphs are drawn.
+#[test]
+fn joins_agree_with_disjoint_paths_on_sampled_six_block_cfgs() {
+    use rand::{Rng, SeedableRng};
+    if max_blocks() >= 6 {
+        return;
+    }
+    let samples: usize = std::env::var("PLLVM_CFG_SAMPLES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(20_000);
+    let types = param_types();
+    let options = options(6);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(0x6b10c5);
+    let mut counts = Counts::default();
+    for _ in 0..samples {
+        let succs: Vec<Vec<u32>> = (0..6)
+            .map(|_| options[rng.gen_range(0..options.len())].clone())
+            .collect();
+        let graph = Graph::from_succs(succs);
+        if dfs(&graph, 0).preorder.len() == 6 {
+            check_graph(&graph, types, &mut counts);
+        }
+    }
+    eprintln!("sampled: {counts:?}");
+    assert!(counts.reducible > samples / 20, "{counts:?}");
+}
+
+/// The block index (§2.5), forward reachability (Def. 16) and the agreement of
+/// `global_joins` with Def. 4.18 on generated reducible programs, before and after
+/// the loop normalizations: the index is topological without back edges, every
+/// loop is an interval starting at its header, and every dominance region that
+/// does not cross a loop boundary is an interval (the module doc of
+/// `pllvm_analysis::block_index` shows why crossing regions cannot all be).
+#[test]
+fn cfg_facts_on_generated_programs() {
+    let mut splits = 0usize;
+    for seed in 0..300u64 {
+        let g = pllvm_proofs::generate(seed, &pllvm_proofs::GenConfig::reducible());
+        let Some(original) = g.module.functions[g.func].body.clone() else {
+            panic!("seed {seed}: no body")
+        };
+        let mut normalized = original.clone();
+        pllvm_analysis::normalize::normalize(&mut normalized)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        for body in [&original, &normalized] {
+            let facts = CfgFacts::compute(body).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            check_block_index(seed, body, &facts);
+            check_forward_reach(seed, body, &facts);
+            let star = HeadRewired::compute(body, &facts.loops);
+            for &split in &body.layout {
+                let mut succs = facts.cfg.succs(split).to_vec();
+                succs.sort_unstable();
+                succs.dedup();
+                if succs.len() < 2 || !facts.cfg.reachable(split) {
                     continue;
                 }
-                counts.splits += 1;
-                // Def. 4.18 by enumeration on G⋆ vs labelDisj.
-                let expect_star = brute_joins(star.graph(), &succs, None);
-                let popl = splits_joins(&body, &star, split);
-                assert_eq!(
-                    popl, expect_star,
-                    "labelDisj vs Def. 4.18, split {split:?}, {graph:?}"
-                );
-                let joins = global_joins(&facts, split, cfg.succs(split));
-                if acyclic {
-                    let expect = brute_joins(graph, &succs, Some(split.0));
-                    assert_eq!(
-                        joins.sync, expect,
-                        "global_joins vs disjoint paths, split {split:?}, {graph:?}"
-                    );
-                    assert!(joins.temporal.is_empty());
-                    // Every non-empty set of divergent successors.
-                    for bits in 1u32..(1 << succs.len()) {
-                        let div: Vec<Block> = succs
-                            .iter()
-                            .enumerate()
-                            .filter(|(i, _)| bits & (1 << i) != 0)
-                            .map(|(_, &s)| Block(s))
-                            .collect();
-                        counts.partitions += 1;
-                        check_theorem_2(graph, &facts, split, &div);
-                    }
-                }
+                splits += 1;
+                let joins = global_joins(&facts, split, &succs);
                 let mut thesis: Vec<Block> =
                     joins.sync.iter().chain(&joins.temporal).copied().collect();
                 thesis.sort_unstable();
                 thesis.dedup();
                 assert_eq!(
-                    thesis, expect_star,
-                    "global_joins vs Def. 4.18, split {split:?}, {graph:?}"
+                    thesis,
+                    splits_joins(body, &star, split),
+                    "seed {seed}, split {split:?}"
                 );
             }
-        });
+        }
     }
-    eprintln!("{counts:?}");
-    assert!(counts.acyclic > 0 && counts.reducible > counts.acyclic);
+    assert!(splits > 1000, "only {splits} splits");
+}
+
+fn check_block_index(seed: u64, body: &Body, facts: &CfgFacts) {
+    let index = &facts.index;
+    let reachable: Vec<Block> = body
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| facts.cfg.reachable(b))
+        .collect();
+    for &x in &reachable {
+        for &y in facts.cfg.succs(x) {
+            if !facts.loops.is_back_edge(x, y) {
+                assert!(
+                    index.index(x) < index.index(y),
+                    "seed {seed}: {x:?} → {y:?} not forward"
+                );
+            }
+        }
+    }
+    let is_interval = |blocks: &[Block]| {
+        index
+            .span(blocks)
+            .is_some_and(|(lo, hi)| (hi - lo + 1) as usize == blocks.len())
+    };
+    for l in facts.loops.loops() {
+        assert!(
+            is_interval(facts.loops.blocks(l)),
+            "seed {seed}: loop {l:?} not compact"
+        );
+        assert_eq!(
+            index.span(facts.loops.blocks(l)).map(|s| s.0),
+            Some(index.index(facts.loops.header(l)))
+        );
+    }
+    for &d in &reachable {
+        let region: Vec<Block> = reachable
+            .iter()
+            .copied()
+            .filter(|&b| facts.dom.dominates(d, b))
+            .collect();
+        let crosses = facts.loops.loops().any(|l| {
+            let blocks = facts.loops.blocks(l);
+            let inside = blocks.iter().filter(|b| region.contains(b)).count();
+            inside > 0
+                && inside < blocks.len()
+                && !region.iter().all(|b| facts.loops.contains(l, *b))
+        });
+        if !crosses {
+            assert!(
+                is_interval(&region),
+                "seed {seed}: dominance region of {d:?} not compact"
+            );
+        }
+    }
+}
+
+fn check_forward_reach(seed: u64, body: &Body, facts: &CfgFacts) {
+    for &a in &body.layout {
+        if !facts.cfg.reachable(a) {
+            continue;
+        }
+        // Blocks reachable from `a` by a non-empty path without back edges.
+        let mut seen = vec![false; facts.cfg.len()];
+        let mut work: Vec<Block> = facts
+            .cfg
+            .succs(a)
+            .iter()
+            .copied()
+            .filter(|&s| !facts.loops.is_back_edge(a, s))
+            .collect();
+        while let Some(b) = work.pop() {
+            if std::mem::replace(&mut seen[b.0 as usize], true) {
+                continue;
+            }
+            work.extend(
+                facts
+                    .cfg
+                    .succs(b)
+                    .iter()
+                    .copied()
+                    .filter(|&s| !facts.loops.is_back_edge(b, s)),
+            );
+        }
+        for &z in &body.layout {
+            assert_eq!(
+                facts.reach.reaches(a, z),
+                seen[z.0 as usize],
+                "seed {seed}: {a:?} fwd-reaches {z:?}"
+            );
+        }
+    }
 }
