@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every pllvm test on a fresh machine: installs the peers the tests call
-# (clang-19, opt-22, opt-19/lli-19) when they are missing, then the whole
+# (clang-19, opt-22, opt-19/lli-19, tmux for the REPL's terminal test) when they
+# are missing, then the whole
 # workspace test suite (unit, property, corpus, tidy, differential tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -10,6 +11,7 @@ need=()
 command -v clang-19 >/dev/null 2>&1 || need+=(clang-19)
 command -v opt-22   >/dev/null 2>&1 || need+=(llvm-22)
 command -v opt-19   >/dev/null 2>&1 || need+=(llvm-19)
+command -v tmux     >/dev/null 2>&1 || need+=(tmux)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test-all: installing ${need[*]}"
   SUDO=""
