@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Runs every pllvm test on a fresh machine: installs the peers the tests call
-# (clang-19, opt-22, opt-19/lli-19, tmux for the REPL's terminal test) when they
-# are missing, then the whole
-# workspace test suite (unit, property, corpus, tidy, differential tests).
+# (clang-19, opt-22, opt-19 and lli-19, tmux for the REPL terminal test) when they
+# are missing, then the whole workspace test suite (unit, property, corpus, tidy,
+# differential tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
