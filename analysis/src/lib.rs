@@ -8,18 +8,22 @@
 //! - [`loops`]: natural loops and the loop tree (§2.4);
 //! - [`mod@block_index`]: the block index of §2.5;
 //! - [`reach`]: forward-reaching paths and `fwdreaching` (Def. 15-16);
-//! - `head_rewired`: the head-rewired CFG `G⋆` (POPL'21 Def. 4.14);
-//! - `normalize`: the loop normalizations of §2.4 (unique latch, preheader,
+//! - [`head_rewired`]: the head-rewired CFG `G⋆` (POPL'21 Def. 4.14);
+//! - [`normalize`]: the loop normalizations of §2.4 (unique latch, preheader,
 //!   dedicated exits, LCSSA) as behaviour-preserving transforms;
-//! - `joins`: control divergence of thesis Ch. 7 (Listings 4-7);
-//! - `disjoint`: ends of disjoint paths in a DAG (POPL'21 Algorithm 1).
+//! - [`joins`]: control divergence of thesis Ch. 7 (Listings 4-7);
+//! - [`disjoint`]: ends of disjoint paths in a DAG (POPL'21 Algorithm 1).
 //!
 //! [`CfgFacts`] bundles the facts the divergence analyses need.
 #![deny(missing_docs)]
 
 pub mod block_index;
 pub mod control_dep;
+pub mod disjoint;
+pub mod head_rewired;
+pub mod joins;
 pub mod loops;
+pub mod normalize;
 pub mod postdom;
 pub mod reach;
 
