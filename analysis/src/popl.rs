@@ -34,9 +34,10 @@
 //! sees (see `docs/analyses.md`).
 
 use crate::CfgFacts;
+use crate::disjoint::splits_joins;
+use crate::head_rewired::HeadRewired;
 use crate::thesis::{JoinOracle, run};
 use crate::uniformity::{AnalysisKind, InitShapes, Uniformity};
-use pllvm_semantics::cfg::Graph;
 use pllvm_semantics::ir::{Block, Body, FuncId, Module};
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -56,7 +57,7 @@ pub fn uniformity(
 struct Splits<'a> {
     body: &'a Body,
     facts: &'a CfgFacts,
-    gstar: Graph,
+    gstar: HeadRewired,
     cache: BTreeMap<Block, BTreeSet<Block>>,
 }
 
@@ -65,45 +66,21 @@ impl<'a> Splits<'a> {
         Splits {
             body,
             facts,
-            gstar: head_rewired_graph(body, facts),
+            gstar: HeadRewired::compute(body, &facts.loops),
             cache: BTreeMap::new(),
         }
     }
 
-    /// `{p | s ∈ splits p}`: the blocks where two paths of `G⋆` from different
-    /// `G`-successors of `s` meet, disjoint but for their end (Def. 4.18). With
-    /// `labelDisj` from the successors, `p` is such a join iff it is not a
-    /// successor and its predecessors carry different labels (Corollary 1), or it
-    /// is a successor itself and another source reaches it (the path `s → p` is
-    /// the second, trivial one).
+    /// `{p | s ∈ splits p}` (Def. 4.18): the blocks where two paths of `G⋆` from
+    /// different `G`-successors of `s` meet, disjoint but for their end, found
+    /// with `labelDisj` from the successors (Algorithm 1, Corollary 1).
     fn joins_of(&mut self, s: Block) -> BTreeSet<Block> {
         if let Some(j) = self.cache.get(&s) {
             return j.clone();
         }
-        let mut sources: Vec<u32> = self.body.successors(s).iter().map(|b| b.0).collect();
-        sources.sort_unstable();
-        sources.dedup();
-        let mut joins = BTreeSet::new();
-        if sources.len() >= 2 {
-            let labels = label_sources(&self.gstar, &sources);
-            for p in 0..self.gstar.len() as u32 {
-                let is_source = sources.binary_search(&p).is_ok();
-                let reached: Vec<u32> = self
-                    .gstar
-                    .predecessors(p)
-                    .iter()
-                    .filter_map(|&q| labels.get(q as usize).copied().flatten())
-                    .collect();
-                let join = if is_source {
-                    !reached.is_empty()
-                } else {
-                    reached.iter().any(|&l| Some(&l) != reached.first())
-                };
-                if join {
-                    joins.insert(Block(p));
-                }
-            }
-        }
+        let joins: BTreeSet<Block> = splits_joins(self.body, &self.gstar, s)
+            .into_iter()
+            .collect();
         self.cache.insert(s, joins.clone());
         joins
     }
@@ -141,77 +118,4 @@ impl JoinOracle for Splits<'_> {
                 })
         })
     }
-}
-
-/// `G⋆` (Def. 4.14) as an index graph over arena block indices: every edge of `G`
-/// except those leaving a loop header, plus an edge from each header to each exit
-/// of its loop.
-fn head_rewired_graph(body: &Body, facts: &CfgFacts) -> Graph {
-    let n = facts.cfg.len();
-    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (b, out) in succs.iter_mut().enumerate() {
-        let block = Block(b as u32);
-        match facts.loops.loop_with_header(block) {
-            Some(l) => out.extend(facts.loops.exits(l).iter().map(|e| e.0)),
-            None => out.extend(body.successors(block).iter().map(|s| s.0)),
-        }
-        out.sort_unstable();
-        out.dedup();
-    }
-    Graph::from_succs(succs)
-}
-
-/// Labels of `labelDisj` (Algorithm 1) from `sources`, each source keeping its
-/// own label (its earliest node on all paths from the sources is itself, Lemma
-/// 5.5): `labels[p]` is the node `p*` for every `p` a source reaches.
-fn label_sources(graph: &Graph, sources: &[u32]) -> Vec<Option<u32>> {
-    let n = graph.len();
-    let mut labels: Vec<Option<u32>> = vec![None; n];
-    for &s in sources {
-        if (s as usize) < n {
-            labels[s as usize] = Some(s);
-        }
-    }
-    // A topological order of the DAG: Kahn's algorithm.
-    let mut indegree: Vec<usize> = (0..n as u32).map(|p| graph.predecessors(p).len()).collect();
-    let mut ready: Vec<u32> = (0..n as u32)
-        .filter(|&p| indegree[p as usize] == 0)
-        .collect();
-    let mut order = Vec::with_capacity(n);
-    while let Some(p) = ready.pop() {
-        order.push(p);
-        for &s in graph.successors(p) {
-            indegree[s as usize] -= 1;
-            if indegree[s as usize] == 0 {
-                ready.push(s);
-            }
-        }
-    }
-    for p in order {
-        if sources.binary_search(&p).is_ok() {
-            continue;
-        }
-        let reach: Vec<u32> = graph
-            .predecessors(p)
-            .iter()
-            .filter_map(|&q| labels[q as usize])
-            .collect();
-        if let Some(&first) = reach.first() {
-            labels[p as usize] = Some(if reach.iter().all(|&l| l == first) {
-                first
-            } else {
-                p
-            });
-        }
-    }
-    labels
-}
-
-/// Temporary stand-in for `global_joins` until `crate::joins` lands.
-pub(crate) fn joins_for_thesis_placeholder(
-    body: &Body,
-    facts: &CfgFacts,
-    div: Block,
-) -> (BTreeSet<Block>, BTreeSet<Block>) {
-    Splits::new(body, facts).joins(div)
 }

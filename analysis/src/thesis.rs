@@ -73,7 +73,7 @@ pub fn compute_da(
     facts: &CfgFacts,
     init: &InitShapes,
 ) -> Uniformity {
-    let oracle = GlobalJoins { body, facts };
+    let oracle = GlobalJoins { facts };
     run(
         module,
         func,
@@ -87,16 +87,17 @@ pub fn compute_da(
 
 /// The thesis oracle: `global_joins` (Listing 7) of Ch. 7.
 struct GlobalJoins<'a> {
-    body: &'a Body,
     facts: &'a CfgFacts,
 }
 
 impl JoinOracle for GlobalJoins<'_> {
     fn joins(&mut self, div: Block) -> (BTreeSet<Block>, BTreeSet<Block>) {
         // Listing 3, line 2: global_joins(Successors(DivBlock), {}, lp(DivBlock)).
-        // TEMPORARY until crate::joins lands: the relevant joins of POPL'21.
-        let _ = self.body;
-        crate::popl::joins_for_thesis_placeholder(self.body, self.facts, div)
+        let j = crate::joins::global_joins(self.facts, div, self.facts.cfg.succs(div));
+        (
+            j.sync.iter().copied().collect(),
+            j.temporal.iter().copied().collect(),
+        )
     }
 
     fn live_out_varying(
