@@ -12,13 +12,21 @@
 //!
 //! Where the thesis leaves a case open, pllvm decides as follows (each is needed
 //! for soundness against the interpreter, `proofs/tests/soundness.rs`):
-//! - **Control-mask dependence is transitive and includes self-dependence.** The
-//!   thesis adds `cdep_on(DivBlock)` to `cdep*` (Listing 3, line 26). A block that
-//!   is control dependent on a block of `cdep*` through a uniform branch is reached
-//!   by only the lanes that reached that block, so it joins `cdep*` too (§6.7:
-//!   "(transitively) control-dependent"). A divergent block that post-dominates one
-//!   of its own successors (a loop latch) runs again with only the lanes that stayed
-//!   (Ferrante's strict control dependence), so it joins `cdep*` as well.
+//! - **Control-mask dependence is transitive, per iteration, and covers divergent
+//!   loops.** The thesis adds `cdep_on(DivBlock)` to `cdep*` (Listing 3, line 26).
+//!   pllvm adds more, because each of these blocks can run with only some lanes:
+//!   - blocks control dependent on a block of `cdep*` through a uniform branch (§6.7:
+//!     "(transitively) control-dependent");
+//!   - a divergent block that post-dominates one of its own successors (a loop
+//!     latch: it runs again with the lanes that stayed; Ferrante's strict control
+//!     dependence);
+//!   - blocks control dependent on the divergent block in the CFG of one iteration
+//!     (back edges cut): a block of a loop that post-dominates the divergent
+//!     branch only by way of later iterations is skipped this iteration by some
+//!     lanes (thesis Fig. 7.3: B post-dominates the header A, yet the lanes that
+//!     take A → D skip it);
+//!   - every block of a loop with a temporally divergent exit: the lanes that left
+//!     are missing from the later iterations.
 //! - **A varying block predicate splits the lanes.** A lane whose predicate is false
 //!   takes any successor ([PC-ND-BRANCH]), so a block with a varying predicate and
 //!   two different successors has a divergent terminator.
@@ -40,6 +48,7 @@
 use crate::shape::Shape;
 use crate::uniformity::{AnalysisKind, InitShapes, Uniformity};
 use crate::{BlockMap, CfgFacts};
+use pllvm_semantics::cfg::{DomTree, Graph};
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{
     Block, Body, CastOp, FuncId, ICmpPred, Inst, InstKind, Module, Terminator, Value, ValueDef,
@@ -487,9 +496,17 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             }
         }
         // Ferrante's strict control dependence: cdep_on plus the block itself when
-        // it post-dominates one of its successors.
+        // it post-dominates one of its successors; and control dependence in the
+        // CFG of one iteration.
         let cdep = crate::control_dependence(body, &facts.postdom);
         let mut cdep_on = crate::cdep_on(&cdep);
+        for (a, ks) in iteration_cdep_on(body, facts) {
+            for k in ks {
+                if !cdep_on[a].contains(&k) {
+                    cdep_on[a].push(k);
+                }
+            }
+        }
         for &b in &body.layout {
             if facts
                 .cfg
@@ -700,8 +717,20 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             }
         }
         // Lines 26-33: activation dependence (divergent control mask), closed
-        // transitively over control dependence.
+        // transitively over control dependence; a loop that lanes leave in
+        // different iterations runs its later iterations with fewer lanes.
         let mut work = vec![div];
+        let loops = &self.facts.loops;
+        for l in loops.ancestors(div) {
+            if loops.exits(l).iter().any(|e| self.tdep.contains(e)) {
+                work.extend(loops.blocks(l).iter().copied());
+            }
+        }
+        for &b in &work.clone() {
+            if b != div && self.cdep.insert(b) {
+                self.add_adep(b);
+            }
+        }
         while let Some(b) = work.pop() {
             for k in self.cdep_on[b].clone() {
                 if self.cdep.insert(k) {
@@ -971,6 +1000,62 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             divergent_loops,
         }
     }
+}
+
+/// `cdep_on` in the CFG of one loop iteration, restricted to the blocks of the
+/// innermost loop around the branch: the CFG with every back edge `l → h`
+/// replaced by an edge from `l` to a virtual exit (where the returning blocks go
+/// too). The graph is acyclic, so post-dominance there means "later in the same
+/// iteration, on every path" (§2.3's definition, on this graph). Blocks outside
+/// the loop are left out: the greedy schedule (Def. 17) keeps the lanes that
+/// leave early waiting there for the others.
+fn iteration_cdep_on(body: &Body, facts: &CfgFacts) -> Vec<(Block, Vec<Block>)> {
+    let n = facts.cfg.len();
+    let exit = n as u32;
+    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+    for (b, out) in succs.iter_mut().enumerate().take(n) {
+        let block = Block(b as u32);
+        for &s in facts.cfg.succs(block) {
+            let t = if facts.loops.is_back_edge(block, s) {
+                exit
+            } else {
+                s.0
+            };
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        if out.is_empty() {
+            out.push(exit);
+        }
+    }
+    let forward = Graph::from_succs(succs);
+    let pdom = DomTree::compute(&forward.reversed(), exit);
+    let mut out = Vec::new();
+    for &a in &body.layout {
+        if !facts.dom.is_reachable(a) {
+            continue;
+        }
+        let Some(l) = facts.loops.loop_of(a) else {
+            continue;
+        };
+        let stop = pdom.idom(a.0);
+        let mut ks: Vec<Block> = Vec::new();
+        for &b in forward.successors(a.0) {
+            let mut runner = Some(b);
+            while let Some(k) = runner {
+                if Some(k) == stop || k == exit {
+                    break;
+                }
+                if k != a.0 && facts.loops.contains(l, Block(k)) && !ks.contains(&Block(k)) {
+                    ks.push(Block(k));
+                }
+                runner = pdom.idom(k);
+            }
+        }
+        out.push((a, ks));
+    }
+    out
 }
 
 /// [DA-LOAD-D] / [DA-LOAD-U] (Fig. 6.10).
