@@ -5,7 +5,7 @@
 //! Fig. 6.13) for stack objects.
 //!
 //! The state is Definition 19: `Shapes` plus the block sets `sdep*`, `tdep*`,
-//! `adep*`, `cdep*`. Sync and temporal dependences come from a [`JoinOracle`]: for
+//! `adep*`, `cdep*`. Sync and temporal dependences come from a `JoinOracle`: for
 //! the thesis analysis that is `global_joins` of Ch. 7 (Listing 7); the POPL'21
 //! analysis ([`crate::popl`]) runs the same transformers with its own oracle (the
 //! relevant splits of POPL'21 §4.6), which is how its edge effects are defined.
@@ -37,7 +37,7 @@
 //! - **Uses outside a loop.** The thesis requires LCSSA (§6.3). For a use outside a
 //!   loop of a value defined inside it, pllvm acts as if an LCSSA phi sat between:
 //!   the use sees `v` when the oracle says lanes may leave that loop in different
-//!   iterations ([`JoinOracle::live_out_varying`]).
+//!   iterations (`JoinOracle::live_out_varying`).
 //! - **Stack objects.** An `alloca`'s shape is its object's (Fig. 6.11): pointers
 //!   into a uniform object are uniform (each lane's own copy, at the same offset).
 //!   An object whose address escapes (stored, passed to a call, converted to an
