@@ -27,6 +27,13 @@ pub mod normalize;
 pub mod postdom;
 pub mod reach;
 
+pub mod popl;
+pub mod reconverging;
+pub mod render;
+pub mod shape;
+pub mod thesis;
+pub mod uniformity;
+
 use pllvm_semantics::cfg::{BlockDomTree, Cfg};
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{Block, Body};

@@ -4,6 +4,7 @@
 //! or run errors, undefined behaviour), 2 the command line is wrong (clap's usage
 //! errors).
 
+mod analyze;
 mod default_program;
 
 use anyhow::{Context, Result, anyhow};
@@ -35,6 +36,29 @@ enum Command {
     ExportLlvm(FileArg),
     /// Run a program on a thread array (thesis Ch. 4); with no FILE, the logstar example of Fig. 3.20-3.22.
     Run(RunArgs),
+    /// Divergence analyses (thesis Ch. 6-7, POPL'21): the shape of every value, branch and block.
+    Analyze(AnalyzeArgs),
+}
+
+#[derive(Args, Debug)]
+struct AnalyzeArgs {
+    /// A .ll file.
+    file: PathBuf,
+    /// Which analysis: thesis, popl or all (comma-separated names allowed).
+    #[arg(long, value_name = "thesis|popl|all", default_value = "all")]
+    analysis: String,
+    /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    uniform_args: Vec<String>,
+    /// The function to analyse (default: the first definition).
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+    /// Print a JSON report.
+    #[arg(long, conflicts_with = "dot")]
+    json: bool,
+    /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
+    #[arg(long)]
+    dot: bool,
 }
 
 #[derive(Args, Debug)]
@@ -137,6 +161,26 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(r) => run(r),
+        Command::Analyze(a) => {
+            let kinds = analyze::parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
+            let (module, _, _, _) = load(&Some(a.file.clone()))?;
+            let format = if a.json {
+                analyze::Format::Json
+            } else if a.dot {
+                analyze::Format::Dot
+            } else {
+                analyze::Format::Text
+            };
+            analyze::run(
+                &module,
+                a.function.as_deref(),
+                &kinds,
+                &a.uniform_args,
+                format,
+                &mut std::io::stdout(),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

@@ -11,6 +11,10 @@
 ;;   D: in B C, next' □ □.
 ;; The trace below shows the state before each block, so its next column is the
 ;; thesis' next' shifted down one row. The join in D sees in = [B, C].
+;; Analyses (thesis Ch. 6-7, POPL'21): %c compares the thread id: varying, so A's
+;; branch is divergent; global_joins({B, C}) = sdep {D} (Axiom 1) → %x varying by
+;; [DA-PHI-D]. B and C are control dependent on A (activation varying); D
+;; post-dominates A (uniform). POPL'21: A ∈ splits(D) (disjoint paths B→D, C→D).
 ; run: --threads 2 --interp fr --schedule A,B,C,D
 ; run obl: --threads 2 --interp obl --schedule A,B,C,D
 ; expect outcome: returned
@@ -24,18 +28,18 @@
 ;   D  | B C | D D  | 1 1   | 1 1   | 1 1   | □ □
 
 define i32 @f() {
-A:
-  %t = call i32 @pllvm.thread_id()
-  %c = icmp eq i32 %t, 0
-  br i1 %c, label %B, label %C
+A:                                      ; expect: uniform
+  %t = call i32 @pllvm.thread_id()      ; expect: varying
+  %c = icmp eq i32 %t, 0                ; expect: varying
+  br i1 %c, label %B, label %C          ; expect: varying
 
-B:
+B:                                      ; expect: varying
   br label %D
 
-C:
+C:                                      ; expect: varying
   br label %D
 
-D:
-  %x = phi i32 [ 0, %B ], [ 1, %C ]
+D:                                      ; expect: uniform
+  %x = phi i32 [ 0, %B ], [ 1, %C ]     ; expect: varying
   ret i32 %x
 }

@@ -14,6 +14,11 @@
 ;; t1: 1 < 2 -> B (i = 0). B2: t0 has next = X, cmask 0, passive; t1: x.inc = 2,
 ;; 2 < 2 false -> X. X: x.lc = x.inc = FR [1, 2]. Under OBL the passive B2 wrote ⊤
 ;; into t0's x.inc, so x.lc = [⊤, 2] (this is the ill-formed use of Fig. 4.16b).
+;; Analyses: %x and %x.inc are uniform ("the same for all threads in the same
+;; iteration"): [DA-PHI-U], [DA-UARITH]. %again compares with %n = t + 1: varying,
+;; so B's branch is divergent; global_joins({B, X}) gives tdep {X} (Axiom 2) →
+;; %x.lc varying by [DA-PHI-D]. B post-dominates its own successor B: it runs
+;; again with only the lanes that stayed (activation varying); X uniform.
 ; run fr: --threads 2 --interp fr --schedule A,B,B,X
 ; run obl: --threads 2 --interp obl --schedule A,B,B,X
 ; expect outcome: returned
@@ -29,18 +34,18 @@
 ;   X  | B B | X X  | 1 1   | 1 1   | 1 1   | □ □
 
 define i32 @f() {
-A:
-  %t = call i32 @pllvm.thread_id()
-  %n = add i32 %t, 1
+A:                                      ; expect: uniform
+  %t = call i32 @pllvm.thread_id()      ; expect: varying
+  %n = add i32 %t, 1                    ; expect: varying
   br label %B
 
-B:
-  %x = phi i32 [ 0, %A ], [ %x.inc, %B ]
-  %x.inc = add i32 %x, 1
-  %again = icmp ult i32 %x.inc, %n
-  br i1 %again, label %B, label %X
+B:                                      ; expect: varying
+  %x = phi i32 [ 0, %A ], [ %x.inc, %B ] ; expect: uniform
+  %x.inc = add i32 %x, 1                ; expect: uniform
+  %again = icmp ult i32 %x.inc, %n      ; expect: varying
+  br i1 %again, label %B, label %X      ; expect: varying
 
-X:
-  %x.lc = phi i32 [ %x.inc, %B ]
+X:                                      ; expect: uniform
+  %x.lc = phi i32 [ %x.inc, %B ]        ; expect: varying
   ret i32 %x.lc
 }
