@@ -15,7 +15,8 @@
 //!
 //! Every `; run:` of the file is then executed by [`observe_run`], which watches each
 //! dynamic instance: the lanes that execute an instruction (the control mask for
-//! a phi, every lane for `total` and `mask()`, the activation otherwise, as
+//! a phi, every lane for `total` and `mask()`, the activation otherwise, and of
+//! those only lanes whose definition mask is set (γ', §6.2), as
 //! `pllvm_interp::observe` does) must agree on its value, the active lanes of a
 //! terminator must take one successor, and the lanes' private copies of a stack
 //! object created together must hold equal contents, wherever an analysis says
@@ -457,12 +458,16 @@ pub fn observe_run(module: &Module, config: &RunConfig) -> Result<Observation, S
             } else {
                 &active
             };
+            // Only lanes whose definition mask is set count (γ', §6.2), as in the
+            // machine's own observer.
+            let defined = m.state.env.defined(v);
             let column = m.state.env.get(v);
             let mut seen = lanes
                 .iter()
                 .zip(column)
-                .filter(|(a, _)| **a)
-                .map(|(_, v)| norm(v));
+                .enumerate()
+                .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
+                .map(|(_, (_, v))| norm(v));
             if let Some(first) = seen.next() {
                 let entry = &mut obs.insts[i];
                 entry.instances += 1;
