@@ -20,7 +20,9 @@
 //! object numbers depend on the order of allocation, so they are not compared).
 
 use crate::config::RunConfig;
-use crate::greedy::{GreedyFacts, NaturalLoop, Stepped, candidates, lane_targets, step_copy};
+use crate::greedy::{
+    GreedyFacts, NaturalLoop, Stepped, candidates, lane_targets, progress, step_copy,
+};
 use crate::machine::{Machine, SetupError};
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::memory::Byte;
@@ -128,25 +130,27 @@ pub struct Exploration {
 impl Exploration {
     /// `Cnb` (Def. 20): the unordered pairs of distinct blocks that two different
     /// lanes have their control masks set for (Def. 6) at once in some state a
-    /// greedy schedule reaches; with a shortest witness schedule each.
+    /// greedy schedule reaches, where scheduling either block makes progress
+    /// (Def. 14); with a shortest witness schedule each.
     ///
-    /// Reading of Def. 20: its second condition ("scheduling either of ℓa or ℓb
-    /// complies with the schedule constraints ... is synchronizing and makes
-    /// progress") is read as "the state is reached under the schedule
-    /// constraints". Taken literally it would exclude the pairs the chapter uses
-    /// as its examples: in Fig. 7.1b one lane waits at D while the other is at C,
-    /// and D is not synchronizing then (C reaches D), yet {C, D} ∈ Cnb; likewise
-    /// {B, X} of Fig. 7.1d. Theorem 1 would also be trivial under the literal
-    /// reading (a lane at the header H makes every other block of the loop
-    /// non-synchronizing), while its proof argues about how the state is reached.
+    /// Reading of Def. 20: its second condition asks that scheduling either block
+    /// "is synchronizing (Definition 17) and makes progress (Definition 14)".
+    /// pllvm keeps progress but not synchronization, because the chapter's own
+    /// examples need that: in Fig. 7.1b one lane waits at D while the other is at
+    /// C, and D is not synchronizing then (C reaches D), yet {C, D} ∈ Cnb; likewise
+    /// {B, X} of Fig. 7.1d; and Axiom 1 (a) pairs a block with its own successor,
+    /// which is never synchronizing while the other lane waits. Theorem 1 would
+    /// also be trivial with synchronization (a lane at the header H makes every
+    /// other block of the loop non-synchronizing), while its proof argues about how
+    /// the state is reached. Progress stays: a lane with ℓ_next = ⊤ at a uniform
+    /// branch (Fig. 5.2) accepts the other side too, but cannot be sent there.
     /// The literal set is [`Exploration::concurrent_next_blocks_schedulable`].
     pub fn concurrent_next_blocks(&self) -> Vec<ConcurrentNext> {
         Self::pairs(&self.cnb)
     }
 
-    /// The literal reading of Def. 20: the pairs of [`Exploration::concurrent_next_blocks`]
-    /// where both blocks make progress (Def. 14) and synchronize (Def. 17) in the
-    /// witness state.
+    /// The literal reading of Def. 20: the pairs of two lanes' next blocks where
+    /// both blocks make progress (Def. 14) and synchronize (Def. 17) in the state.
     pub fn concurrent_next_blocks_schedulable(&self) -> Vec<ConcurrentNext> {
         Self::pairs(&self.cnb_schedulable)
     }
@@ -261,6 +265,19 @@ impl Exploration {
                 "none".to_string()
             } else {
                 cnb.join(", ")
+            }
+        ));
+        let literal: Vec<String> = self
+            .concurrent_next_blocks_schedulable()
+            .iter()
+            .map(|c| format!("{{{}, {}}}", self.name(c.blocks.0), self.name(c.blocks.1)))
+            .collect();
+        s.push_str(&format!(
+            "  of which both blocks also synchronize (literal Def. 20): {}\n",
+            if literal.is_empty() {
+                "none".to_string()
+            } else {
+                literal.join(", ")
             }
         ));
         let violations = self.theorem_1_violations();
@@ -475,9 +492,13 @@ pub fn explore(
                 }
             }
         }
+        let progressing: Vec<Block> = crate::sched::pending(program, &state)
+            .into_iter()
+            .filter(|&b| progress(program, &state, b).is_ok())
+            .collect();
         node_cnb[n as usize] = [
-            cnb_pairs(program, &state, None),
-            cnb_pairs(program, &state, Some(&next)),
+            cnb_pairs(program, &state, &progressing),
+            cnb_pairs(program, &state, &next),
         ];
         for b in next {
             transitions += 1;
@@ -623,19 +644,14 @@ pub fn explore(
 }
 
 /// The pairs of Def. 20 in one state: two different lanes, one with its control
-/// mask set for `a`, the other for `b ≠ a` (lower arena index first); with
-/// `schedulable`, only blocks among those (the literal reading, see
-/// [`Exploration::concurrent_next_blocks`]).
-pub fn cnb_pairs(
-    program: &Program<'_>,
-    state: &State,
-    schedulable: Option<&[Block]>,
-) -> Vec<(Block, Block)> {
+/// mask set for `a`, the other for `b ≠ a` (lower arena index first), both blocks
+/// among `allowed` (see [`Exploration::concurrent_next_blocks`] for which).
+pub fn cnb_pairs(program: &Program<'_>, state: &State, allowed: &[Block]) -> Vec<(Block, Block)> {
     let targets: Vec<Vec<Block>> = (0..state.width())
         .map(|t| {
             lane_targets(program, state, t)
                 .into_iter()
-                .filter(|b| schedulable.is_none_or(|s| s.contains(b)))
+                .filter(|b| allowed.contains(b))
                 .collect()
         })
         .collect();

@@ -126,8 +126,8 @@ impl GreedyFacts {
         let len = cfg.len();
         let back_edges = cfg.retreating_edges();
         let forward = forward_reach(&cfg, &back_edges);
-        let block_index = block_index(&cfg);
         let loops = natural_loops(&cfg, &back_edges);
+        let block_index = block_index(&cfg, program.body.layout.as_slice(), &back_edges, &loops);
         let ipdom = immediate_post_dominators(&cfg);
         debug_assert_eq!(forward.len(), len);
         GreedyFacts {
@@ -212,20 +212,90 @@ fn forward_reach(cfg: &Cfg, back_edges: &[(Block, Block)]) -> Vec<BlockSet> {
     reach
 }
 
-/// A block index (§2.5): the reverse postorder of the documented DFS, a topological
-/// order of the CFG without back edges. Unreached blocks follow in arena order.
-fn block_index(cfg: &Cfg) -> Vec<u32> {
-    let mut index = vec![u32::MAX; cfg.len()];
-    let mut next = 0;
-    for b in cfg.reverse_postorder() {
+/// A block index (§2.5): a topological order of the CFG without back edges in
+/// which every natural loop is contiguous (its header first), ties broken by the
+/// function's layout, so a layout that already is such an order is kept as it is.
+///
+/// Kahn's algorithm: a block is ready once all its forward predecessors are
+/// placed. While a loop is open (its header placed, some block not yet), only
+/// ready blocks of the innermost open loop are taken; in a reducible CFG one
+/// always exists, because every predecessor of a non-header loop block lies in the
+/// loop (the header dominates it). Otherwise the earliest ready block in layout
+/// order is taken. Blocks the entry does not reach come last, in layout order.
+fn block_index(
+    cfg: &Cfg,
+    layout: &[Block],
+    back_edges: &[(Block, Block)],
+    loops: &[NaturalLoop],
+) -> Vec<u32> {
+    let len = cfg.len();
+    let mut position = vec![usize::MAX; len];
+    for (k, b) in layout.iter().enumerate() {
+        if let Some(slot) = position.get_mut(b.0 as usize) {
+            *slot = k;
+        }
+    }
+    let forward = |from: Block, to: Block| back_edges.binary_search(&(from, to)).is_err();
+    let mut waiting: Vec<usize> = (0..len as u32)
+        .map(|b| {
+            cfg.preds(Block(b))
+                .iter()
+                .filter(|&&p| cfg.reachable(p) && forward(p, Block(b)))
+                .count()
+        })
+        .collect();
+    let mut index = vec![u32::MAX; len];
+    let mut ready: Vec<Block> = vec![cfg.entry()]
+        .into_iter()
+        .filter(|b| cfg.reachable(*b))
+        .collect();
+    let mut open: Vec<&NaturalLoop> = Vec::new();
+    let mut next = 0u32;
+    while !ready.is_empty() {
+        while open
+            .last()
+            .is_some_and(|l| l.blocks.iter().all(|b| index[b.0 as usize] != u32::MAX))
+        {
+            open.pop();
+        }
+        let inside = |b: &Block| open.last().is_none_or(|l| l.contains(*b));
+        let pick = ready
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| inside(b))
+            .min_by_key(|(_, b)| position[b.0 as usize])
+            .or_else(|| {
+                ready
+                    .iter()
+                    .enumerate()
+                    .min_by_key(|(_, b)| position[b.0 as usize])
+            })
+            .map(|(k, _)| k);
+        let Some(k) = pick else { break };
+        let b = ready.swap_remove(k);
         index[b.0 as usize] = next;
         next += 1;
-    }
-    for slot in &mut index {
-        if *slot == u32::MAX {
-            *slot = next;
-            next += 1;
+        if let Some(lp) = loops.iter().find(|l| l.header == b) {
+            open.push(lp);
         }
+        for &s in cfg.succs(b) {
+            if !forward(b, s) || index[s.0 as usize] != u32::MAX {
+                continue;
+            }
+            let w = &mut waiting[s.0 as usize];
+            *w = w.saturating_sub(1);
+            if *w == 0 && !ready.contains(&s) {
+                ready.push(s);
+            }
+        }
+    }
+    let mut rest: Vec<u32> = (0..len as u32)
+        .filter(|&b| index[b as usize] == u32::MAX)
+        .collect();
+    rest.sort_by_key(|&b| position[b as usize]);
+    for b in rest {
+        index[b as usize] = next;
+        next += 1;
     }
     index
 }
