@@ -1,0 +1,388 @@
+//! Control divergence: `local_joins`, `PushDef`, `local_exits` and `global_joins`
+//! (thesis Ch. 7, Listings 4-7).
+//!
+//! Given a divergent terminator, [`global_joins`] finds the blocks that are sync
+//! dependent on it (Axiom 1: two threads may reach them at once from different
+//! predecessors) and the loop exits that are temporal dependent on it (Axiom 2:
+//! threads may leave through them in different iterations). It calls
+//! [`local_joins`] for the split in its innermost loop, then for each loop that
+//! the split makes divergent, collapsed into a partially divergent node (Def. 21)
+//! whose successors are the loop's exits: divergent exits are divergent
+//! successors, the other exits uniform ones.
+//!
+//! ## Reading of the listings
+//! - The traversal of Listing 4 (`rpo(0, max(BlockIndex()))`) visits the blocks of
+//!   `ParentLoop` (an interval of the block index, §2.5) in index order, starting
+//!   after the partially divergent node: after the split block, or after the last
+//!   block of a collapsed loop. Blocks before it have no `DomMap` entry except a
+//!   header reached by the split's own back edge, and propagating from that header
+//!   would take the back edge that `local_joins` must not take (§7.1). Blocks
+//!   outside `ParentLoop` receive definitions but are not traversed.
+//! - `local_exits` (Listing 6) compares each reached exit's entry with the entry
+//!   of `ParentLoop`'s header, which the latch's back edge filled in. `DivLoop`
+//!   starts at the virtual top-level loop ε and descends towards the split while
+//!   it contains the divergent exit, so it ends as the largest loop around the
+//!   split that no divergent exit stays in.
+//! - Listing 7 recurses with `DivSuccSet' = Exits(DivLoop) ∩ LoopJoins` and
+//!   `UniSuccSet' = Exits(DivLoop) ∖ DivSuccSet'` in `lp(DivLoop)`; every loop from
+//!   `ParentLoop` out to `DivLoop` is divergent (threads leave it in different
+//!   iterations).
+//! - A `switch` with several cases to one block has that block once among the
+//!   successors: threads taking either case reach the same block together.
+//!
+//! The listings assume a reducible CFG; irreducible bodies have no [`CfgFacts`].
+
+use crate::loops::LoopId;
+use crate::{BlockMap, CfgFacts};
+use pllvm_semantics::ir::Block;
+
+/// A `DomMap` entry (Listing 4): `⊥` is represented by absence.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Def {
+    /// `u`: reached only through uniform successors.
+    Uniform,
+    /// A block: the node all forward paths from the divergent successors to here
+    /// share last (Theorem 2).
+    Block(Block),
+}
+
+/// A partially divergent node (Def. 21): where the traversal starts, and the
+/// partition of its successors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PartialNode {
+    /// The node's last block index: the split block's, or a collapsed loop's
+    /// largest; the traversal starts right after it.
+    pub last_index: u32,
+    /// `DivSuccSet`: successors that threads may take independently.
+    pub div_succs: Vec<Block>,
+    /// `UniSuccSet`: successors of which the threads take at most one together.
+    pub uni_succs: Vec<Block>,
+}
+
+impl PartialNode {
+    /// The terminator of `split` with divergent successors `div_succs` (the others
+    /// are uniform).
+    pub fn split(facts: &CfgFacts, split: Block, div_succs: &[Block]) -> Self {
+        let mut div: Vec<Block> = div_succs.to_vec();
+        div.sort_unstable();
+        div.dedup();
+        let mut uni: Vec<Block> = facts
+            .cfg
+            .succs(split)
+            .iter()
+            .copied()
+            .filter(|s| !div.contains(s))
+            .collect();
+        uni.sort_unstable();
+        uni.dedup();
+        PartialNode {
+            last_index: facts.index.index(split),
+            div_succs: div,
+            uni_succs: uni,
+        }
+    }
+
+    /// The loop `l` collapsed into one node whose divergent successors are
+    /// `div_exits` and uniform successors its other exits (§7.3, Fig. 7.6).
+    pub fn collapsed_loop(facts: &CfgFacts, l: LoopId, div_exits: &[Block]) -> Self {
+        let exits = facts.loops.exits(l);
+        let mut div: Vec<Block> = exits
+            .iter()
+            .copied()
+            .filter(|e| div_exits.contains(e))
+            .collect();
+        div.sort_unstable();
+        let mut uni: Vec<Block> = exits.iter().copied().filter(|e| !div.contains(e)).collect();
+        uni.sort_unstable();
+        let last_index = facts
+            .index
+            .span(facts.loops.blocks(l))
+            .map_or(0, |(_, hi)| hi);
+        PartialNode {
+            last_index,
+            div_succs: div,
+            uni_succs: uni,
+        }
+    }
+}
+
+/// The result of [`local_joins`] (Listing 4).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LocalJoins {
+    /// `SyncBlocks`: blocks sync dependent on the node, ascending.
+    pub sync: Vec<Block>,
+    /// `DivLoopExits`: reached exits of `ParentLoop` that are temporal divergent.
+    pub div_loop_exits: Vec<Block>,
+    /// `DivLoop`: the loop to collapse next (`None` is ε: nothing left to do).
+    pub div_loop: Option<LoopId>,
+    /// `ReachedExits`: exits of `ParentLoop` the traversal reached, ascending.
+    pub reached_exits: Vec<Block>,
+    /// The final `DomMap` (absent entries are `⊥`).
+    pub dom_map: BlockMap<Option<Def>>,
+}
+
+/// The state `PushDef` updates (the data of Listings 4-5).
+struct State<'a> {
+    facts: &'a CfgFacts,
+    parent_loop: Option<LoopId>,
+    dom_map: BlockMap<Option<Def>>,
+    sync: Vec<Block>,
+    reached_exits: Vec<Block>,
+}
+
+impl State<'_> {
+    /// `PushDef(b, d)` (Listing 5): control reaches `b` along an edge carrying `d`.
+    fn push_def(&mut self, b: Block, d: Def) {
+        let previous = self.dom_map[b];
+        match previous {
+            Some(other) if other != d => {
+                if !self.sync.contains(&b) {
+                    self.sync.push(b);
+                }
+                self.dom_map[b] = Some(Def::Block(b));
+            }
+            _ => self.dom_map[b] = Some(d),
+        }
+        let in_parent = self
+            .parent_loop
+            .is_none_or(|l| self.facts.loops.contains(l, b));
+        if !in_parent && !self.reached_exits.contains(&b) {
+            self.reached_exits.push(b);
+        }
+    }
+}
+
+/// `local_joins` (Listing 4): sync dependences of `node` reachable without a back
+/// edge of `parent_loop` (its innermost loop, `None` for ε), and, by
+/// [`local_exits`], the temporal divergent exits of `parent_loop`.
+pub fn local_joins(
+    facts: &CfgFacts,
+    node: &PartialNode,
+    parent_loop: Option<LoopId>,
+) -> LocalJoins {
+    let mut state = State {
+        facts,
+        parent_loop,
+        dom_map: BlockMap::filled(facts.cfg.len(), None),
+        sync: Vec::new(),
+        reached_exits: Vec::new(),
+    };
+    // Initialize DomMap (lines 3-8).
+    for &s in &node.div_succs {
+        state.push_def(s, Def::Block(s));
+    }
+    for &s in &node.uni_succs {
+        state.push_def(s, Def::Uniform);
+    }
+    // Compute DomMap (lines 9-16) over the rest of ParentLoop's index interval.
+    let end = match parent_loop {
+        Some(l) => facts
+            .index
+            .span(facts.loops.blocks(l))
+            .map_or(0, |(_, hi)| hi),
+        None => facts.index.order().len().saturating_sub(1) as u32,
+    };
+    let order = facts.index.order();
+    for position in (node.last_index as usize + 1)..=(end as usize) {
+        let Some(&b) = order.get(position) else { break };
+        let Some(d) = state.dom_map[b] else { continue };
+        for &s in facts.cfg.succs(b) {
+            state.push_def(s, d);
+        }
+    }
+    let (div_loop, div_loop_exits) =
+        local_exits(facts, parent_loop, &state.dom_map, &state.reached_exits);
+    let mut sync = state.sync;
+    sync.sort_unstable();
+    let mut reached_exits = state.reached_exits;
+    reached_exits.sort_unstable();
+    LocalJoins {
+        sync,
+        div_loop_exits,
+        div_loop,
+        reached_exits,
+        dom_map: state.dom_map,
+    }
+}
+
+/// `local_exits` (Listing 6): the reached exits of `parent_loop` whose `DomMap`
+/// entry differs from its header's (Axiom 2), and `DivLoop`.
+pub fn local_exits(
+    facts: &CfgFacts,
+    parent_loop: Option<LoopId>,
+    dom_map: &BlockMap<Option<Def>>,
+    reached_exits: &[Block],
+) -> (Option<LoopId>, Vec<Block>) {
+    let Some(parent) = parent_loop else {
+        // ε has no exits.
+        return (None, Vec::new());
+    };
+    // The loops around the node, outermost first; depth k means chain[k - 1].
+    let mut chain = facts.loops.ancestors(facts.loops.header(parent));
+    chain.reverse();
+    let mut depth = 0usize;
+    let mut div_loop_exits = Vec::new();
+    let header_def = dom_map[facts.loops.header(parent)];
+    let mut reached: Vec<Block> = reached_exits.to_vec();
+    reached.sort_unstable_by_key(|&e| facts.index.index(e));
+    for e in reached {
+        if dom_map[e] != header_def {
+            div_loop_exits.push(e);
+            // Descend from ε towards the node while the exit stays inside.
+            while depth < chain.len() && (depth == 0 || facts.loops.contains(chain[depth - 1], e)) {
+                depth += 1;
+            }
+        }
+    }
+    div_loop_exits.sort_unstable();
+    let div_loop = depth.checked_sub(1).map(|k| chain[k]);
+    (div_loop, div_loop_exits)
+}
+
+/// The result of [`global_joins`] (Listing 7).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub struct Joins {
+    /// `PathJoins`: blocks sync dependent on the split, ascending.
+    pub sync: Vec<Block>,
+    /// `LoopJoins`: divergent loop exits (temporal dependences), ascending.
+    pub temporal: Vec<Block>,
+    /// Loops that threads may leave in different iterations, innermost first.
+    pub divergent_loops: Vec<LoopId>,
+}
+
+/// `global_joins` (Listing 7): every sync and temporal dependence of the terminator
+/// of `split` when its successors `div_succs` are divergent (all successors for an
+/// ordinary divergent branch).
+pub fn global_joins(facts: &CfgFacts, split: Block, div_succs: &[Block]) -> Joins {
+    let mut joins = Joins::default();
+    let mut node = PartialNode::split(facts, split, div_succs);
+    let mut parent_loop = facts.loops.loop_of(split);
+    // Each round is one invocation of Listing 7; the recursion is a tail call.
+    loop {
+        let local = local_joins(facts, &node, parent_loop);
+        joins.sync.extend(&local.sync);
+        joins.temporal.extend(&local.div_loop_exits);
+        let Some(div_loop) = local.div_loop else {
+            break;
+        };
+        let mut current = parent_loop;
+        while let Some(l) = current {
+            joins.divergent_loops.push(l);
+            if l == div_loop {
+                break;
+            }
+            current = facts.loops.parent(l);
+        }
+        node = PartialNode::collapsed_loop(facts, div_loop, &local.div_loop_exits);
+        parent_loop = facts.loops.parent(div_loop);
+    }
+    joins.sync.sort_unstable();
+    joins.sync.dedup();
+    joins.temporal.sort_unstable();
+    joins.temporal.dedup();
+    joins
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{blk, graph_body, names};
+
+    /// `global_joins` of `split` with all successors divergent, as names:
+    /// (sync, temporal, divergent loop headers).
+    fn check(spec: &str, split: &str, sync: &[&str], temporal: &[&str], loops: &[&str]) {
+        let body = graph_body(spec);
+        let facts = CfgFacts::compute(&body).expect("reducible");
+        let split = blk(&body, split);
+        let joins = global_joins(&facts, split, facts.cfg.succs(split));
+        assert_eq!(names(&body, joins.sync.clone()), sync, "sync of {spec}");
+        assert_eq!(
+            names(&body, joins.temporal.clone()),
+            temporal,
+            "temporal of {spec}"
+        );
+        let headers = joins.divergent_loops.iter().map(|&l| facts.loops.header(l));
+        assert_eq!(names(&body, headers), loops, "divergent loops of {spec}");
+    }
+
+    #[test]
+    fn fig_7_1a_diamond() {
+        check("A: B C; B: D; C: D; D:", "A", &["D"], &[], &[]);
+    }
+
+    #[test]
+    fn fig_7_1c_self_loop() {
+        // E → B, B → {X, B}: X is temporal dependent on B (Fig. 7.1c-d).
+        check("E: B; B: X B; X:", "B", &[], &["X"], &["B"]);
+    }
+
+    #[test]
+    fn fig_7_3_walkthrough() {
+        // Rebuilt from §7.1: loop header A branches to B and D; B → C → D; D is the
+        // latch (D → A) and leaves to E; C leaves to F; E and F join at X.
+        // local_joins finds D. DomMap[A] (filled by the latch D) is D, and so is
+        // DomMap[E], so by Listing 6 only F is a divergent exit: threads reach E only
+        // through the join D, together. (The prose of §7.1 calls both E and F
+        // temporal divergent; the listing is more precise.) The loop collapses into
+        // a node with divergent exit F and uniform exit E, which join at X.
+        check(
+            "P: A; A: B D; B: C; C: D F; D: A E; E: X; F: X; X:",
+            "A",
+            &["D", "X"],
+            &["F"],
+            &["A"],
+        );
+    }
+
+    #[test]
+    fn uniform_exits_of_a_partially_divergent_loop_do_not_join() {
+        // Fig. 7.6/7.7b in miniature: the loop {H, D, L} has uniform exits U1 (from
+        // H) and U2 (from L) and a divergent exit V (from D's divergent branch).
+        // U1 and U2 join at J, but only uniform paths reach them: not sync.
+        let body = graph_body("P: H; H: D U1; D: L V; L: H U2; U1: J; U2: J; V: K; J: K; K:");
+        let facts = CfgFacts::compute(&body).expect("reducible");
+        let d = blk(&body, "D");
+        let joins = global_joins(&facts, d, facts.cfg.succs(d));
+        assert_eq!(names(&body, joins.temporal.clone()), ["V"]);
+        assert_eq!(names(&body, joins.sync.clone()), ["K"]);
+    }
+
+    #[test]
+    fn nested_loop_divergence_propagates_outwards() {
+        // Inner loop {I, B} in outer loop {H, I, B, C}; B's branch leaves the inner
+        // loop to C or X (leaving both). C returns to H; X and the outer exit Y join.
+        // C and X are temporal divergent exits of the inner loop, X also of the outer
+        // one (DomMap[H] = C from the latch C); Y is reached only from H, uniform.
+        check(
+            "E: H; H: I Y; I: B; B: I C X; C: H; X: Z; Y: Z; Z:",
+            "B",
+            &["Z"],
+            &["C", "X"],
+            &["I", "H"],
+        );
+    }
+
+    #[test]
+    fn switch_with_repeated_target() {
+        check("A: B B C; B: D; C: D; D:", "A", &["D"], &[], &[]);
+        check("A: B B; B:", "A", &[], &[], &[]);
+    }
+
+    #[test]
+    fn local_joins_dom_map_theorem_2() {
+        // Listing 9 on the DAG A → {B, C}, B → {D, E}, C → E, D → F, E → F.
+        let body = graph_body("A: B C; B: D E; C: E; D: F; E: F; F:");
+        let facts = CfgFacts::compute(&body).expect("reducible");
+        let a = blk(&body, "A");
+        let local = local_joins(
+            &facts,
+            &PartialNode::split(&facts, a, facts.cfg.succs(a)),
+            None,
+        );
+        let def = |n: &str| local.dom_map[blk(&body, n)];
+        assert_eq!(def("D"), Some(Def::Block(blk(&body, "B"))));
+        assert_eq!(def("E"), Some(Def::Block(blk(&body, "E"))));
+        assert_eq!(def("F"), Some(Def::Block(blk(&body, "F"))));
+        assert_eq!(names(&body, local.sync), ["E", "F"]);
+    }
+}

@@ -1,0 +1,345 @@
+//! Control divergence checked exhaustively over all small CFGs (thesis Ch. 7,
+//! Theorem 2 and Listings 4-7; POPL'21 Def. 4.18 and Algorithm 1).
+//!
+//! Every CFG of up to `PLLVM_CFG_BLOCKS` blocks (default 5; set 6 by hand, which
+//! takes much longer) whose blocks end in `ret`, `br`, a two-way `br` or a
+//! three-way `switch` to distinct blocks is enumerated once per labelling in which
+//! the documented DFS (successors in ascending order) visits the blocks in label
+//! order; every other labelling of the same graph is isomorphic to one of these.
+//! For every reducible one and every block with two or more successors:
+//! - on acyclic CFGs, `global_joins` finds exactly the blocks reached by two paths
+//!   from the split via different successors that share only their ends (the
+//!   disjoint paths criterion, thesis §7.5), and no temporal dependence;
+//! - on acyclic CFGs, the `DomMap` of `local_joins` satisfies Theorem 2 and Lemma 5
+//!   for every partition of the successors into divergent and uniform ones;
+//! - `labelDisj` on the head-rewired CFG finds exactly the joins of Def. 4.18,
+//!   evaluated by enumerating paths of `G⋆`;
+//! - on every reducible CFG, `global_joins` (sync and temporal dependences) finds
+//!   exactly the joins of Def. 4.18: the thesis and the POPL criteria agree.
+
+use pllvm_analysis::CfgFacts;
+use pllvm_analysis::disjoint::splits_joins;
+use pllvm_analysis::head_rewired::HeadRewired;
+use pllvm_analysis::joins::{PartialNode, global_joins, local_joins};
+use pllvm_semantics::cfg::{Cfg, Graph, dfs};
+use pllvm_semantics::ir::{Block, BlockData, Body, Terminator, Value, ValueData, ValueDef};
+use pllvm_semantics::text::parse_module;
+use pllvm_semantics::types::Ty;
+
+/// The largest number of blocks enumerated.
+fn max_blocks() -> usize {
+    std::env::var("PLLVM_CFG_BLOCKS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5)
+}
+
+/// Successor lists a block may have among `n` blocks: none, one, or two or three
+/// distinct blocks in ascending order.
+fn options(n: usize) -> Vec<Vec<u32>> {
+    let n = n as u32;
+    let mut all = vec![Vec::new()];
+    all.extend((0..n).map(|a| vec![a]));
+    for a in 0..n {
+        for b in a + 1..n {
+            all.push(vec![a, b]);
+        }
+    }
+    for a in 0..n {
+        for b in a + 1..n {
+            for c in b + 1..n {
+                all.push(vec![a, b, c]);
+            }
+        }
+    }
+    all
+}
+
+/// Calls `visit` on every canonical CFG of `n` blocks (see the module doc).
+fn for_each_graph(n: usize, mut visit: impl FnMut(&Graph)) {
+    let options = options(n);
+    let mut choice = vec![0usize; n];
+    loop {
+        if is_canonical(&options, &choice) {
+            let graph = Graph::from_succs(choice.iter().map(|&c| options[c].clone()).collect());
+            debug_assert!(
+                dfs(&graph, 0)
+                    .preorder
+                    .iter()
+                    .enumerate()
+                    .all(|(i, &b)| b as usize == i)
+            );
+            visit(&graph);
+        }
+        // Odometer over the choices.
+        let mut position = 0;
+        loop {
+            if position == n {
+                return;
+            }
+            choice[position] += 1;
+            if choice[position] < options.len() {
+                break;
+            }
+            choice[position] = 0;
+            position += 1;
+        }
+    }
+}
+
+/// Whether the documented DFS of the graph `choice` (successor lists from
+/// `options`) visits every block, in label order. Allocation-free: this runs once
+/// per candidate graph, millions of times.
+fn is_canonical(options: &[Vec<u32>], choice: &[usize]) -> bool {
+    let n = choice.len();
+    let mut visited = 0u32;
+    let mut next_label = 0u32;
+    // Stack of (node, next successor position); at most n deep.
+    let mut stack = [(0u32, 0usize); 8];
+    let mut depth = 0usize;
+    visited |= 1;
+    next_label += 1;
+    stack[0] = (0, 0);
+    depth += 1;
+    while depth > 0 {
+        let (node, at) = stack[depth - 1];
+        let succs = &options[choice[node as usize]];
+        match succs.get(at) {
+            Some(&s) => {
+                stack[depth - 1].1 += 1;
+                if visited & (1 << s) == 0 {
+                    if s != next_label {
+                        return false;
+                    }
+                    visited |= 1 << s;
+                    next_label += 1;
+                    stack[depth] = (s, 0);
+                    depth += 1;
+                }
+            }
+            None => depth -= 1,
+        }
+    }
+    next_label as usize == n
+}
+
+/// The types of `i1 %c` and `i32 %x`, taken from a parsed template.
+fn param_types() -> (Ty, Ty) {
+    let (module, _) = parse_module("define void @t(i1 %c, i32 %x) {\ne:\n  ret void\n}\n")
+        .unwrap_or_else(|e| panic!("template: {e:?}"));
+    let body = module
+        .functions
+        .values()
+        .next()
+        .and_then(|f| f.body.clone())
+        .expect("body");
+    let c = body.value_by_name("c").expect("%c");
+    let x = body.value_by_name("x").expect("%x");
+    (body.values[c].ty, body.values[x].ty)
+}
+
+/// A body whose CFG is `graph` (node `i` is `Block(i)`), built directly.
+fn body_of(graph: &Graph, (i1, i32): (Ty, Ty)) -> Body {
+    let mut body = Body::default();
+    let param = |index: u32, ty: Ty, name: &str| ValueData {
+        ty,
+        name: Some(name.to_string()),
+        def: ValueDef::Param(index),
+    };
+    let c: Value = body.values.push(param(0, i1, "c"));
+    let x: Value = body.values.push(param(1, i32, "x"));
+    for node in 0..graph.len() as u32 {
+        let targets: Vec<Block> = graph.successors(node).iter().map(|&t| Block(t)).collect();
+        let term = match targets.as_slice() {
+            [] => Terminator::Ret(None),
+            [only] => Terminator::Br(*only),
+            [yes, no] => Terminator::CondBr {
+                cond: c,
+                if_true: *yes,
+                if_false: *no,
+            },
+            [default, cases @ ..] => Terminator::Switch {
+                ty: i32,
+                cond: x,
+                default: *default,
+                cases: cases
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &b)| ((k as u32 + 1).into(), b))
+                    .collect(),
+            },
+        };
+        let block = body.blocks.push(BlockData {
+            name: format!("b{node}"),
+            predicate: None,
+            phis: Vec::new(),
+            body: Vec::new(),
+            term,
+        });
+        body.layout.push(block);
+    }
+    body
+}
+
+/// Every simple path of `graph` from `start` as (end, bit set of its nodes).
+fn paths_from(graph: &Graph, start: u32) -> Vec<(u32, u32)> {
+    let mut out = Vec::new();
+    let mut stack = vec![(start, 1u32 << start)];
+    while let Some((node, mask)) = stack.pop() {
+        out.push((node, mask));
+        for &s in graph.successors(node) {
+            if mask & (1 << s) == 0 {
+                stack.push((s, mask | (1 << s)));
+            }
+        }
+    }
+    out
+}
+
+/// The blocks `z` reached from two different `sources` by paths of `graph` that
+/// share only `z` (and avoid `avoid`, the split itself), ascending.
+fn brute_joins(graph: &Graph, sources: &[u32], avoid: Option<u32>) -> Vec<Block> {
+    let avoid_mask = avoid.map_or(0, |a| 1u32 << a);
+    let paths: Vec<Vec<(u32, u32)>> = sources
+        .iter()
+        .map(|&s| {
+            paths_from(graph, s)
+                .into_iter()
+                .filter(|&(_, m)| m & avoid_mask == 0)
+                .collect()
+        })
+        .collect();
+    let mut joins = Vec::new();
+    for z in 0..graph.len() as u32 {
+        let found = (0..sources.len()).any(|i| {
+            (i + 1..sources.len()).any(|j| {
+                paths[i].iter().filter(|p| p.0 == z).any(|&(_, mi)| {
+                    paths[j]
+                        .iter()
+                        .filter(|p| p.0 == z)
+                        .any(|&(_, mj)| mi & mj == 1 << z)
+                })
+            })
+        });
+        if found {
+            joins.push(Block(z));
+        }
+    }
+    joins
+}
+
+/// Tallies, so the test can say what it covered.
+#[derive(Default, Debug)]
+struct Counts {
+    graphs: usize,
+    reducible: usize,
+    acyclic: usize,
+    splits: usize,
+    partitions: usize,
+}
+
+/// Theorem 2 and Lemma 5 for one partition on an acyclic CFG.
+fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block]) {
+    let node = PartialNode::split(facts, split, div);
+    let local = local_joins(facts, &node, None);
+    // Paths from the split, first edge to q, as (q, end, mask).
+    let mut paths: Vec<(u32, u32, u32)> = Vec::new();
+    for &q in facts.cfg.succs(split) {
+        for (end, mask) in paths_from(graph, q.0) {
+            paths.push((q.0, end, mask));
+        }
+    }
+    let reachable = |p: u32| paths.iter().any(|&(_, e, _)| e == p);
+    for p in 0..graph.len() as u32 {
+        // Lemma 5: DomMap[p] ≠ ⊥ iff a path split →⁺ p exists (acyclic case).
+        assert_eq!(
+            local.dom_map[Block(p)].is_some(),
+            reachable(p),
+            "Lemma 5 at b{p}, split {split:?}, div {div:?}, {graph:?}"
+        );
+    }
+    for p in 0..graph.len() as u32 {
+        for p2 in 0..graph.len() as u32 {
+            let (Some(d), Some(d2)) = (local.dom_map[Block(p)], local.dom_map[Block(p2)]) else {
+                continue;
+            };
+            if p == p2 {
+                continue;
+            }
+            let disjoint = paths.iter().filter(|t| t.1 == p).any(|&(q, _, m)| {
+                paths.iter().filter(|t| t.1 == p2).any(|&(q2, _, m2)| {
+                    m & m2 == 0 && (div.contains(&Block(q)) || div.contains(&Block(q2)))
+                })
+            });
+            assert_eq!(
+                d != d2,
+                disjoint,
+                "Theorem 2 for b{p} ({d:?}) and b{p2} ({d2:?}), split {split:?}, div {div:?}, {graph:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn joins_agree_with_disjoint_paths() {
+    let types = param_types();
+    let mut counts = Counts::default();
+    for n in 2..=max_blocks() {
+        for_each_graph(n, |graph| {
+            counts.graphs += 1;
+            let body = body_of(graph, types);
+            let Ok(facts) = CfgFacts::compute(&body) else {
+                return;
+            };
+            counts.reducible += 1;
+            let acyclic = facts.loops.is_empty();
+            counts.acyclic += usize::from(acyclic);
+            let star = HeadRewired::compute(&body, &facts.loops);
+            let cfg: &Cfg = &facts.cfg;
+            for split in (0..n as u32).map(Block) {
+                let succs: Vec<u32> = cfg.succs(split).iter().map(|b| b.0).collect();
+                if succs.len() < 2 {
+                    continue;
+                }
+                counts.splits += 1;
+                // Def. 4.18 by enumeration on G⋆ vs labelDisj.
+                let expect_star = brute_joins(star.graph(), &succs, None);
+                let popl = splits_joins(&body, &star, split);
+                assert_eq!(
+                    popl, expect_star,
+                    "labelDisj vs Def. 4.18, split {split:?}, {graph:?}"
+                );
+                let joins = global_joins(&facts, split, cfg.succs(split));
+                if acyclic {
+                    let expect = brute_joins(graph, &succs, Some(split.0));
+                    assert_eq!(
+                        joins.sync, expect,
+                        "global_joins vs disjoint paths, split {split:?}, {graph:?}"
+                    );
+                    assert!(joins.temporal.is_empty());
+                    // Every non-empty set of divergent successors.
+                    for bits in 1u32..(1 << succs.len()) {
+                        let div: Vec<Block> = succs
+                            .iter()
+                            .enumerate()
+                            .filter(|(i, _)| bits & (1 << i) != 0)
+                            .map(|(_, &s)| Block(s))
+                            .collect();
+                        counts.partitions += 1;
+                        check_theorem_2(graph, &facts, split, &div);
+                    }
+                }
+                let mut thesis: Vec<Block> =
+                    joins.sync.iter().chain(&joins.temporal).copied().collect();
+                thesis.sort_unstable();
+                thesis.dedup();
+                assert_eq!(
+                    thesis, expect_star,
+                    "global_joins vs Def. 4.18, split {split:?}, {graph:?}"
+                );
+            }
+        });
+    }
+    eprintln!("{counts:?}");
+    assert!(counts.acyclic > 0 && counts.reducible > counts.acyclic);
+}
