@@ -21,8 +21,13 @@
 ;;   A, D: no lane's control mask is set (next = B C, no ⊤): Def. 14.
 ;; The greedy schedule A, B, C, D (5.1c): after B, t0 waits at D and only C is
 ;;   legal (D: t1 waits at C and C reaches D, Def. 17); after C both wait at D.
-;;   x = [1, 2]. lowest: the block index (§2.5) of this layout is A 0, B 1, C 2,
-;;   D 3, and the legal sets are {A}, {B, C}, {C}, {D}: A, B, C, D.
+;;   x = [1, 2].
+;; lowest: the block index (§2.5) is a topological order whose ties go by the
+;;   reverse postorder of the documented DFS (successor 0 first): the DFS runs
+;;   A, B, D, then C, so its reverse postorder is A, C, B, D, and B and C tie (no
+;;   edge between them): A 0, C 1, B 2, D 3. Legal sets: {A}; {B, C}, lowest C;
+;;   then t1 waits at D and t0 at B, so only B (D is not synchronizing); then D.
+;;   Schedule A, C, B, D, x = [1, 2].
 ;; Every greedy schedule (explore): A; then B, C in either order; then D. Both
 ;;   orders give [1, 2]. Concurrent next blocks (Def. 20): after A the lanes want B
 ;;   and C; after A, B they want D and C; after A, C they want B and D. All of
@@ -45,7 +50,7 @@
 ; expect after-a illegal: A (Def. 14), D (Def. 14)
 ; expect greedy first violation: none
 ; expect greedy result: [1, 2]
-; expect lowest schedule: A,B,C,D
+; expect lowest schedule: A,C,B,D
 ; expect lowest first violation: none
 ; expect lowest result: [1, 2]
 ; expect all outcomes: [1, 2]

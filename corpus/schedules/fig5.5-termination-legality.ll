@@ -11,7 +11,7 @@
 ;;      set (Def. 14). After B the state is the same again (B writes nothing), and
 ;;      from it C, D terminates; so neither B nor C rules out termination: both
 ;;      are legal, and §5.3 forbids only the infinite schedule A, B, B, B, ...
-;; lowest: the block index (§2.5) is A 0, B 1, C 2, D 3. Legal sets: {A}, {B},
+;; lowest: the block index (§2.5) is A 0, B 1, C 2, D 3 (a chain; B's loop is B). Legal sets: {A}, {B},
 ;;   then {B, C}: lowest takes B. The next state repeats the one in which B was
 ;;   just chosen (state repetition), so the run offers only the block chosen less
 ;;   often there, C (§5.3: choose differently); then D. Schedule A, B, B, C, D.

@@ -11,8 +11,8 @@
 ;;   no other block is ever schedulable, so no schedule from there terminates.
 ;;   After C, D terminates both lanes. So L is illegal by §5.3 and C is legal.
 ;;   A, B, D: no lane's control mask is set (Def. 14).
-;; lowest: block index A 0, B 1, L 2, C 3, D 4; legal sets {A}, {B}, {C}, {D}:
-;;   A, B, C, D, result [7, 7].
+;; lowest: legal sets {A}, {B}, {C}, {D} (one block each, whatever the block
+;;   index): A, B, C, D, result [7, 7].
 ;; ipd: A, B; after B no lane branched actively (both next = ⊤), so the stack
 ;;   follows successor 0, L, which breaks §5.3 at step 3; the run then spins in L
 ;;   until the step limit (10): outcome out of fuel.

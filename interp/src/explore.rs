@@ -117,6 +117,10 @@ pub struct Exploration {
     /// Transitions that termination preservation (§5.3) rules out: into states
     /// from which no schedule ends.
     pub pruned: usize,
+    /// Whether the states greedy schedules reach contain a cycle: a schedule can
+    /// spin forever there (illegal by §5.3 when some schedule ends, as in
+    /// Fig. 5.5; the schedulers leave such cycles by state repetition).
+    pub spins: bool,
     /// The natural loops of the program (for Theorem 1).
     pub loops: Vec<NaturalLoop>,
     /// Whether the CFG is reducible (Theorem 1 is stated for reducible CFGs).
@@ -238,6 +242,9 @@ impl Exploration {
                 None => "unknown (bounds reached)",
             }
         ));
+        if self.spins {
+            s.push_str("spins: some greedy-reachable states form a cycle (a schedule may repeat them forever)\n");
+        }
         if self.pruned > 0 {
             s.push_str(&format!(
                 "termination preservation (§5.3) rules out {} transitions\n",
@@ -610,6 +617,34 @@ pub fn explore(
             }
         }
     }
+    // A cycle among the reached states: Kahn's algorithm cannot remove them all.
+    let mut indegree = vec![0usize; states.len()];
+    for (k, out) in succs.iter().enumerate() {
+        if reached[k] {
+            for &to in out {
+                if reached[to as usize] && allowed(to as usize) {
+                    indegree[to as usize] += 1;
+                }
+            }
+        }
+    }
+    let mut free: Vec<usize> = (0..states.len())
+        .filter(|&k| reached[k] && indegree[k] == 0)
+        .collect();
+    let mut removed = 0;
+    while let Some(k) = free.pop() {
+        removed += 1;
+        for &to in &succs[k] {
+            let to = to as usize;
+            if reached[to] && allowed(to) {
+                indegree[to] -= 1;
+                if indegree[to] == 0 {
+                    free.push(to);
+                }
+            }
+        }
+    }
+    let spins = removed < reached.iter().filter(|&&r| r).count();
     // Breadth-first ids grow with depth, so the first witness is a shortest one.
     let mut cnb: [BTreeMap<(Block, Block), Vec<Block>>; 2] = Default::default();
     for (k, sets) in node_cnb.iter().enumerate() {
@@ -630,6 +665,7 @@ pub fn explore(
         outcomes,
         can_terminate,
         pruned,
+        spins,
         loops: facts.loops.clone(),
         reducible: facts.reducible,
         block_names: program

@@ -33,44 +33,25 @@
 //!   the scheduler's business: `crate::sched::run_with` detects the spin by state
 //!   repetition and chooses differently.
 //!
-//! # Back edges of irreducible functions
-//! The back edges of Def. 15 are the retreating edges of the documented DFS
-//! (`pllvm_semantics::cfg::dfs`, successor-index order from the entry). For a
-//! reducible CFG these are exactly the back edges of §2.4; for an irreducible one
-//! they depend on the search, and the documented search fixes them.
+//! # CFG facts
+//! Forward reachability (Def. 15-16), the block index (§2.5), natural loops (§2.4)
+//! and post-dominators (§2.3) come from `pllvm_analysis`. The back edges of Def. 15
+//! are the retreating edges of the documented DFS (`pllvm_semantics::cfg::dfs`,
+//! successor-index order from the entry): for a reducible CFG exactly the back
+//! edges of §2.4; for an irreducible one they depend on the search, and the
+//! documented search fixes them.
 
-use pllvm_semantics::cfg::{Cfg, DomTree, Graph};
+use pllvm_analysis::block_index::block_index;
+use pllvm_analysis::loops::LoopInfo;
+use pllvm_analysis::postdom::PostDomTree;
+use pllvm_analysis::reach::ForwardReach;
+use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::masks::cmask;
 use pllvm_semantics::rules::step::lss_w_step;
 use pllvm_semantics::rules::{Interp, Next, Program, State, StepError};
 use std::collections::HashSet;
 use std::fmt;
-
-/// A set of blocks by arena index (one bit per block).
-#[derive(Clone, Debug, PartialEq, Eq, Default)]
-struct BlockSet(Vec<u64>);
-
-impl BlockSet {
-    fn new(len: usize) -> Self {
-        BlockSet(vec![0; len.div_ceil(64)])
-    }
-    fn insert(&mut self, b: u32) {
-        if let Some(word) = self.0.get_mut(b as usize / 64) {
-            *word |= 1 << (b % 64);
-        }
-    }
-    fn contains(&self, b: u32) -> bool {
-        self.0
-            .get(b as usize / 64)
-            .is_some_and(|w| w & (1 << (b % 64)) != 0)
-    }
-    fn union_with(&mut self, other: &BlockSet) {
-        for (a, b) in self.0.iter_mut().zip(&other.0) {
-            *a |= b;
-        }
-    }
-}
 
 /// A natural loop (§2.4): the blocks of the back edges into one header.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -96,12 +77,12 @@ impl NaturalLoop {
 pub struct GreedyFacts {
     /// `Backedges` (§2.4, Def. 15): the retreating edges of the documented DFS.
     pub back_edges: Vec<(Block, Block)>,
-    /// `BlockIndex` (§2.5): position in a topological order of the CFG without its
-    /// back edges, indexed by the block's arena index. Blocks the entry does not
-    /// reach come after all others.
+    /// `BlockIndex` (§2.5, `pllvm_analysis::block_index`) by arena index: a
+    /// topological order of the CFG without back edges, loops contiguous, ties
+    /// broken by the reverse postorder of the documented DFS.
     pub block_index: Vec<u32>,
-    /// The natural loops (§2.4) of back edges whose target dominates their source
-    /// (all of them in a reducible CFG), one per header.
+    /// The natural loops (§2.4), one per header (back edges into one header are
+    /// merged, as `pllvm_analysis::loops::LoopInfo` does).
     pub loops: Vec<NaturalLoop>,
     /// The immediate post-dominator of each block (§2.3), by arena index: `None`
     /// when the block's only post-dominator is the virtual exit, or when it reaches
@@ -114,28 +95,49 @@ pub struct GreedyFacts {
     /// How many states the §5.3 search may visit per candidate block; 0 turns the
     /// search off (then only Def. 14 and Def. 17 decide legality).
     pub termination_budget: usize,
-    /// `forward[a]`: the blocks `z` with `a ∈ fwdreaching(z)` (Def. 16).
-    forward: Vec<BlockSet>,
+    /// `fwdreaching` (Def. 16).
+    forward: ForwardReach,
 }
 
 impl GreedyFacts {
     /// The facts of `program`, for FREEZING runs and a §5.3 budget of 256 states
     /// per candidate (see [`GreedyFacts::with_interp`]).
     pub fn compute(program: &Program<'_>) -> GreedyFacts {
-        let cfg = Cfg::new(program.body);
-        let len = cfg.len();
-        let back_edges = cfg.retreating_edges();
-        let forward = forward_reach(&cfg, &back_edges);
-        let loops = natural_loops(&cfg, &back_edges);
-        let block_index = block_index(&cfg, program.body.layout.as_slice(), &back_edges, &loops);
-        let ipdom = immediate_post_dominators(&cfg);
-        debug_assert_eq!(forward.len(), len);
+        let body = program.body;
+        let cfg = Cfg::new(body);
+        let forward = ForwardReach::compute(body);
+        let back_edges = forward.back_edges().to_vec();
+        let (loops, reducible) = match LoopInfo::compute(body) {
+            Ok(info) => (
+                info.loops()
+                    .map(|l| {
+                        let mut blocks = info.blocks(l).to_vec();
+                        blocks.sort_unstable();
+                        NaturalLoop {
+                            header: info.header(l),
+                            latches: info.latches(l).to_vec(),
+                            blocks,
+                        }
+                    })
+                    .collect(),
+                true,
+            ),
+            Err(_) => (natural_loops(&cfg, &back_edges), false),
+        };
+        let index = block_index(body);
+        let block_index = (0..cfg.len() as u32)
+            .map(|b| index.index(Block(b)))
+            .collect();
+        let postdom = PostDomTree::compute(body);
+        let ipdom = (0..cfg.len() as u32)
+            .map(|b| postdom.ipdom(Block(b)))
+            .collect();
         GreedyFacts {
             back_edges,
             block_index,
             loops,
             ipdom,
-            reducible: cfg.is_reducible(),
+            reducible,
             interp: Interp::Freezing,
             termination_budget: 256,
             forward,
@@ -157,17 +159,12 @@ impl GreedyFacts {
     /// Whether `a ∈ fwdreaching(z)` (Def. 16): a non-empty path from `a` to `z`
     /// that takes no back edge (a forward reaching path, Def. 15).
     pub fn forward_reaches(&self, a: Block, z: Block) -> bool {
-        self.forward
-            .get(a.0 as usize)
-            .is_some_and(|set| set.contains(z.0))
+        self.forward.reaches(a, z)
     }
 
     /// `fwdreaching(z)` (Def. 16), in arena order.
-    pub fn fwdreaching(&self, z: Block) -> Vec<Block> {
-        (0..self.forward.len() as u32)
-            .map(Block)
-            .filter(|&a| self.forward_reaches(a, z))
-            .collect()
+    pub fn fwdreaching(&self, z: Block) -> &[Block] {
+        self.forward.fwd_reaching(z)
     }
 
     /// `BlockIndex(b)` (§2.5).
@@ -189,119 +186,10 @@ impl GreedyFacts {
     }
 }
 
-/// Def. 15-16 over the CFG: for every block `a`, the blocks it reaches by a
-/// non-empty path without back edges. Without back edges the reachable part of the
-/// CFG is a DAG, and the reverse postorder of the documented DFS is a topological
-/// order of it (every edge that is not retreating goes forward in it), so one pass
-/// in postorder unions each block's forward successors' sets.
-fn forward_reach(cfg: &Cfg, back_edges: &[(Block, Block)]) -> Vec<BlockSet> {
-    let len = cfg.len();
-    let mut reach = vec![BlockSet::new(len); len];
-    for &node in &cfg.dfs().postorder {
-        let from = Block(node);
-        let mut set = BlockSet::new(len);
-        for &to in cfg.succs(from) {
-            if back_edges.binary_search(&(from, to)).is_ok() {
-                continue;
-            }
-            set.insert(to.0);
-            set.union_with(&reach[to.0 as usize]);
-        }
-        reach[node as usize] = set;
-    }
-    reach
-}
-
-/// A block index (§2.5): a topological order of the CFG without back edges in
-/// which every natural loop is contiguous (its header first), ties broken by the
-/// function's layout, so a layout that already is such an order is kept as it is.
-///
-/// Kahn's algorithm: a block is ready once all its forward predecessors are
-/// placed. While a loop is open (its header placed, some block not yet), only
-/// ready blocks of the innermost open loop are taken; in a reducible CFG one
-/// always exists, because every predecessor of a non-header loop block lies in the
-/// loop (the header dominates it). Otherwise the earliest ready block in layout
-/// order is taken. Blocks the entry does not reach come last, in layout order.
-fn block_index(
-    cfg: &Cfg,
-    layout: &[Block],
-    back_edges: &[(Block, Block)],
-    loops: &[NaturalLoop],
-) -> Vec<u32> {
-    let len = cfg.len();
-    let mut position = vec![usize::MAX; len];
-    for (k, b) in layout.iter().enumerate() {
-        if let Some(slot) = position.get_mut(b.0 as usize) {
-            *slot = k;
-        }
-    }
-    let forward = |from: Block, to: Block| back_edges.binary_search(&(from, to)).is_err();
-    let mut waiting: Vec<usize> = (0..len as u32)
-        .map(|b| {
-            cfg.preds(Block(b))
-                .iter()
-                .filter(|&&p| cfg.reachable(p) && forward(p, Block(b)))
-                .count()
-        })
-        .collect();
-    let mut index = vec![u32::MAX; len];
-    let mut ready: Vec<Block> = vec![cfg.entry()]
-        .into_iter()
-        .filter(|b| cfg.reachable(*b))
-        .collect();
-    let mut open: Vec<&NaturalLoop> = Vec::new();
-    let mut next = 0u32;
-    while !ready.is_empty() {
-        while open
-            .last()
-            .is_some_and(|l| l.blocks.iter().all(|b| index[b.0 as usize] != u32::MAX))
-        {
-            open.pop();
-        }
-        let inside = |b: &Block| open.last().is_none_or(|l| l.contains(*b));
-        let pick = ready
-            .iter()
-            .enumerate()
-            .filter(|(_, b)| inside(b))
-            .min_by_key(|(_, b)| position[b.0 as usize])
-            .or_else(|| {
-                ready
-                    .iter()
-                    .enumerate()
-                    .min_by_key(|(_, b)| position[b.0 as usize])
-            })
-            .map(|(k, _)| k);
-        let Some(k) = pick else { break };
-        let b = ready.swap_remove(k);
-        index[b.0 as usize] = next;
-        next += 1;
-        if let Some(lp) = loops.iter().find(|l| l.header == b) {
-            open.push(lp);
-        }
-        for &s in cfg.succs(b) {
-            if !forward(b, s) || index[s.0 as usize] != u32::MAX {
-                continue;
-            }
-            let w = &mut waiting[s.0 as usize];
-            *w = w.saturating_sub(1);
-            if *w == 0 && !ready.contains(&s) {
-                ready.push(s);
-            }
-        }
-    }
-    let mut rest: Vec<u32> = (0..len as u32)
-        .filter(|&b| index[b as usize] == u32::MAX)
-        .collect();
-    rest.sort_by_key(|&b| position[b as usize]);
-    for b in rest {
-        index[b as usize] = next;
-        next += 1;
-    }
-    index
-}
-
-/// The natural loops (§2.4): for each header `y` of back edges `x → y` with `y`
-/// dominating `x`, `y` and every block that reaches a latch `x` without passing `y`.
+/// The natural loops (§2.4) of an irreducible CFG, which `LoopInfo` refuses: for
+/// each header `y` of retreating edges `x → y` with `y` dominating `x`, `y` and
+/// every block that reaches a latch `x` without passing `y`. Theorem 1 is checked
+/// on these; the cycles with several entries have no header and are not.
 fn natural_loops(cfg: &Cfg, back_edges: &[(Block, Block)]) -> Vec<NaturalLoop> {
     let dom = cfg.dominators();
     let mut loops: Vec<NaturalLoop> = Vec::new();
@@ -335,25 +223,6 @@ fn natural_loops(cfg: &Cfg, back_edges: &[(Block, Block)]) -> Vec<NaturalLoop> {
         lp.blocks.sort_unstable();
     }
     loops
-}
-
-/// Immediate post-dominators (§2.3): dominators of the reversed CFG from a virtual
-/// exit that every block without successors branches to.
-fn immediate_post_dominators(cfg: &Cfg) -> Vec<Option<Block>> {
-    let len = cfg.len();
-    let exit = len as u32;
-    let mut succs: Vec<Vec<u32>> = cfg.graph().succs.clone();
-    for s in &mut succs {
-        if s.is_empty() {
-            s.push(exit);
-        }
-    }
-    succs.push(Vec::new());
-    let reversed = Graph::from_succs(succs).reversed();
-    let tree = DomTree::compute(&reversed, exit);
-    (0..len as u32)
-        .map(|b| tree.idom(b).filter(|&d| d != exit).map(Block))
-        .collect()
 }
 
 /// Whether a block may be scheduled next, and if not, why.
