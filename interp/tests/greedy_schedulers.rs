@@ -182,7 +182,6 @@ fn interactive_asks_the_callback_with_the_legal_blocks() {
     assert!(v.is_empty());
     assert_eq!(schedule, ["A", "B", "C", "D"]);
     assert_eq!(r, "[10, 11]");
-    drop(policy);
     // After A only B is legal (C is not synchronizing while t1 waits at B).
     assert_eq!(asked, [vec!["A"], vec!["B"], vec!["C"], vec!["D"]]);
 }
