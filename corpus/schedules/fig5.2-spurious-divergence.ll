@@ -35,6 +35,10 @@
 ; run progress: --threads 2 --interp fr --schedule entry,A,B,D --arg k=0
 ; run spurious: --threads 2 --interp fr --schedule entry,A,C,B,D --arg k=0
 ; expect outcome: returned
+;; Greedy check (Def. 14, see fig5.2-progress-legality.ll): after entry, A the
+;; guide set of t1 is {B}, so C at step 3 makes no progress (witness t1).
+; expect progress first violation: none
+; expect spurious first violation: C at step 3 (Def. 14, lane 1)
 ; expect progress result: [1, 1]
 ; expect spurious result: [1, 2]
 ; expect progress trace:

@@ -23,6 +23,21 @@
 ; run stall: --threads 2 --interp fr --schedule A,B,D,C,D,E,F,G
 ; run stall-obl: --threads 2 --interp obl --schedule A,B,D,C,D,E,F,G
 ; expect outcome: returned
+;; Greedy check (Def. 12-18). greedy: A, B, C, D, E are legal (after A, t0 waits
+;; at B and t1 at C, neither reaches the other; after B, C both wait at D; D sends
+;; both to E). F at step 6: both lanes have next = G, nobody's control mask is set
+;; for F: it stalls (Def. 14), so the thesis' schedule A B C D E F G is not greedy
+;; (without F it is). stall: D at step 3 while t1 waits at C, and C reaches D
+;; without a back edge: not synchronizing (Def. 17), witness t1.
+;; Every greedy schedule (all): A, then B and C in either order, then D runs once
+;; for both lanes (v ∧ m = [0, 1], any = 1), E, G: the single outcome [0, 0] (§5.2:
+;; the constraints make the result schedule-independent). Cnb: {B, C} after A,
+;; {C, D} after A B, {B, D} after A C.
+; run all: --threads 2 --interp fr --explore
+; expect greedy first violation: F at step 6 (Def. 14)
+; expect stall first violation: D at step 3 (Def. 17, lane 1)
+; expect all outcomes: [0, 0]
+; expect all cnb: {B, C}, {C, D}, {B, D}
 ; expect greedy result: [0, 0]
 ; expect stall result: [1, 0]
 ; expect stall-obl result: [1, 0]

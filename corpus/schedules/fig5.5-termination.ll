@@ -14,6 +14,12 @@
 ; run terminating: --threads 2 --interp fr --schedule A,B,C,D --arg x=0,0
 ; run spinning: --threads 2 --interp fr --schedule A,B,B,B,B --arg x=0,0
 ; expect terminating outcome: returned
+;; Greedy check: every step of both schedules is legal on its own (after A, B both
+;; lanes accept B and C, and after B the state repeats, from which C, D still
+;; terminates: see fig5.5-termination-legality.ll). §5.3 rules out only the
+;; infinite continuation of the spinning schedule, which no finite list shows.
+; expect terminating first violation: none
+; expect spinning first violation: none
 ; expect terminating result: [7, 7]
 ; expect spinning outcome: incomplete
 ; expect spinning result: [-, -]

@@ -21,6 +21,19 @@
 ; run greedy-fr: --threads 2 --interp fr --schedule A,B,C,D
 ; run greedy-obl: --threads 2 --interp obl --schedule A,B,C,D
 ; expect outcome: returned
+;; Greedy check: after A, t0 waits at C and t1 at B, and B reaches C without a back
+;; edge, so C at step 2 of the IPD schedule is not synchronizing (Def. 17, witness
+;; t1). The IPD stack policy (ipd-sched) makes that choice itself: after A the
+;; lanes diverge, the entry waits at D = ipdom(A), and the entries for C (successor
+;; 0, on top) and B are pushed; C runs for t0 and reaches D (popped); B runs for t1,
+;; whose entry moves to C; C runs again and reaches D; D runs for both. That is
+;; A, C, B, C, D with the results of ipd-fr.
+; run ipd-sched: --threads 2 --interp fr --sched ipd
+; expect ipd-fr first violation: C at step 2 (Def. 17, lane 1)
+; expect greedy-fr first violation: none
+; expect ipd-sched schedule: A,C,B,C,D
+; expect ipd-sched first violation: C at step 2 (Def. 17, lane 1)
+; expect ipd-sched result: [10, 11]
 ; expect ipd-fr result: [10, 11]
 ; expect ipd-obl result: [⊤, 11]
 ; expect greedy-fr result: [10, 11]
