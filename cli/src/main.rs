@@ -5,6 +5,7 @@
 //! errors).
 
 mod default_program;
+mod repl;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
@@ -35,6 +36,8 @@ enum Command {
     ExportLlvm(FileArg),
     /// Run a program on a thread array (thesis Ch. 4); with no FILE, the logstar example of Fig. 3.20-3.22.
     Run(RunArgs),
+    /// Step a thread array through a program block by block, interactively (or from a script on stdin).
+    Repl(repl::ReplArgs),
 }
 
 #[derive(Args, Debug)]
@@ -137,6 +140,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(r) => run(r),
+        Command::Repl(r) => repl::main(r),
     }
 }
 
