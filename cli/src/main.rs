@@ -10,6 +10,9 @@ mod repl;
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
 use pllvm_interp::config::parse_interp;
+use pllvm_interp::explore::{Bounds, Order};
+use pllvm_interp::greedy::{self, GreedyFacts};
+use pllvm_interp::sched::{self, Interactive, Replay, Scheduler};
 use pllvm_interp::{Machine, Outcome, RunConfig, trace};
 use pllvm_semantics::diag::{Diagnostic, SourceMap, render_all};
 use pllvm_semantics::ir::Module;
@@ -38,6 +41,45 @@ enum Command {
     Run(RunArgs),
     /// Step a thread array through a program block by block, interactively (or from a script on stdin).
     Repl(repl::ReplArgs),
+    /// Explore every greedy schedule (thesis Def. 12): distinct outcomes, schedule independence,
+    /// concurrent next blocks (Def. 20) and Theorem 1.
+    Explore(ExploreArgs),
+}
+
+#[derive(Args, Debug)]
+struct ExploreArgs {
+    /// A .ll file.
+    file: PathBuf,
+    /// W, the number of lanes (threads) of the thread array.
+    #[arg(long, short = 'w', value_name = "W")]
+    threads: Option<usize>,
+    /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
+    #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
+    interp: Option<pllvm_semantics::rules::Interp>,
+    /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
+    #[arg(long = "arg", value_name = "NAME=V[,V...]")]
+    args: Vec<String>,
+    /// Initial contents of a global: @G=V0,V1,...
+    #[arg(long = "mem", value_name = "@G=V,...")]
+    mem: Vec<String>,
+    /// Run inputs as JSON (threads, interp, args, memory); flags override it.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// Track definition masks and report uses they do not cover (Def. 10-11).
+    #[arg(long)]
+    strict: bool,
+    /// The function to explore (default: the first definition).
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+    /// Most distinct states to explore.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    max_states: usize,
+    /// Longest schedule to explore.
+    #[arg(long, value_name = "N", default_value_t = 10_000)]
+    max_steps: usize,
+    /// Successor order: lowest, highest or random:SEED (changes witnesses, not outcomes).
+    #[arg(long, value_name = "ORDER", default_value = "lowest")]
+    order: String,
 }
 
 #[derive(Args, Debug)]
@@ -56,9 +98,13 @@ struct RunArgs {
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
     interp: Option<pllvm_semantics::rules::Interp>,
-    /// A runtime schedule (Def. 5): block names separated by commas.
-    #[arg(long, value_name = "A,B,C")]
+    /// A runtime schedule (Def. 5): block names separated by commas. The run executes it
+    /// and reports the first step that is not greedy (Def. 12-18).
+    #[arg(long, value_name = "A,B,C", conflicts_with = "sched")]
     schedule: Option<String>,
+    /// A scheduler (thesis Ch. 5): lowest, highest, random:SEED, replay:FILE, interactive, ipd.
+    #[arg(long, value_name = "POLICY")]
+    sched: Option<String>,
     /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
     #[arg(long = "arg", value_name = "NAME=V[,V...]")]
     args: Vec<String>,
@@ -113,6 +159,7 @@ impl RunArgs {
             threads: None,
             interp: None,
             schedule: None,
+            sched: None,
             args: Vec::new(),
             mem: Vec::new(),
             input: None,
@@ -141,6 +188,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         }
         Command::Run(r) => run(r),
         Command::Repl(r) => repl::main(r),
+        Command::Explore(e) => explore(e),
     }
 }
 
@@ -232,17 +280,74 @@ fn run(r: RunArgs) -> Result<ExitCode> {
         config.max_steps = n;
     }
     let mut out = std::io::stdout();
-    let outcome = execute(&module, &config, r.trace, r.values, r.divergence, &mut out)?;
+    let outcome = execute(
+        &module,
+        &config,
+        r.sched.as_deref(),
+        r.trace,
+        r.values,
+        r.divergence,
+        &mut out,
+    )?;
     Ok(match outcome {
         Outcome::Returned | Outcome::Incomplete => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
     })
 }
 
+/// Builds the scheduler `--sched` names (reading the file of `replay:FILE`).
+fn scheduler(
+    spec: &str,
+    program: &pllvm_semantics::rules::Program<'_>,
+) -> Result<Box<dyn Scheduler>> {
+    if let Some(file) = spec.strip_prefix("replay:") {
+        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+        return Ok(Box::new(
+            Replay::parse(program, &text, file).map_err(|e| anyhow!(e))?,
+        ));
+    }
+    if spec == "interactive" {
+        return Ok(Box::new(Interactive::new(ask_block)));
+    }
+    sched::builtin(spec).map_err(|e| anyhow!(e))
+}
+
+/// The `interactive` policy on a terminal: shows the legality of every block
+/// (Def. 12-18) on stderr and reads a block name from stdin (empty: the first legal
+/// block; `q` or end of input: stop).
+fn ask_block(
+    program: &pllvm_semantics::rules::Program<'_>,
+    facts: &GreedyFacts,
+    state: &pllvm_semantics::rules::State,
+    legal: &[pllvm_semantics::ir::Block],
+) -> Option<pllvm_semantics::ir::Block> {
+    use std::io::BufRead;
+    for l in greedy::legality(program, facts, state) {
+        eprintln!("  {}", l.render(program));
+    }
+    loop {
+        eprint!("next block> ");
+        let mut line = String::new();
+        let n = std::io::stdin().lock().read_line(&mut line).ok()?;
+        let name = line.trim();
+        if n == 0 || name == "q" {
+            return None;
+        }
+        if name.is_empty() {
+            return legal.first().copied();
+        }
+        match program.body.block_by_name(name.trim_start_matches('%')) {
+            Some(b) => return Some(b),
+            None => eprintln!("no block named {name}"),
+        }
+    }
+}
+
 /// Runs one configuration and prints the trace, the outcome and the results.
 fn execute(
     module: &Module,
     config: &RunConfig,
+    sched: Option<&str>,
     format: Option<TraceFormat>,
     values: bool,
     divergence: bool,
@@ -250,11 +355,25 @@ fn execute(
 ) -> Result<Outcome> {
     let mut machine = Machine::new(module, config).map_err(|e| anyhow!(e))?;
     machine.record_writes = values || matches!(format, Some(TraceFormat::Json));
-    let outcome = match &config.schedule {
-        Some(s) => machine.run_schedule(s),
-        None => machine.run_to_end(),
-    }
-    .map_err(|e| anyhow!(e))?;
+    let checked = match (&config.schedule, sched) {
+        (Some(s), _) => Some((
+            "the schedule".to_string(),
+            machine.run_schedule_checked(s).map_err(|e| anyhow!(e))?,
+        )),
+        (None, Some(spec)) => {
+            let mut policy = scheduler(spec, &machine.program)?;
+            let name = policy.name();
+            Some((
+                name,
+                machine.run_with(policy.as_mut()).map_err(|e| anyhow!(e))?,
+            ))
+        }
+        (None, None) => None,
+    };
+    let outcome = match &checked {
+        Some((_, run)) => run.outcome.clone(),
+        None => machine.run_to_end().map_err(|e| anyhow!(e))?,
+    };
     let body = machine.program.body;
     match format {
         Some(TraceFormat::Table) => writeln!(
@@ -271,8 +390,80 @@ fn execute(
     }
     writeln!(out, "outcome: {outcome}")?;
     writeln!(out, "result: {}", machine.result_text())?;
+    if let Some((name, run)) = &checked {
+        let program = &machine.program;
+        if config.schedule.is_none() {
+            let blocks: Vec<&str> = run
+                .schedule
+                .iter()
+                .map(|&b| program.block_name(b))
+                .collect();
+            writeln!(out, "schedule ({name}): {}", blocks.join(","))?;
+        }
+        match run.first_violation() {
+            None => writeln!(out, "greedy: yes (Def. 12)")?,
+            Some(first) => {
+                writeln!(
+                    out,
+                    "greedy: no; first violation: {}",
+                    first.render(program)
+                )?;
+                for v in run.violations.iter().skip(1) {
+                    writeln!(out, "  then {}", v.render(program))?;
+                }
+            }
+        }
+    }
     if divergence {
         writeln!(out, "{}", pllvm_interp::observe::report(&machine))?;
     }
     Ok(outcome)
+}
+
+fn explore(e: ExploreArgs) -> Result<ExitCode> {
+    let (module, _, _, _) = load(&Some(e.file.clone()))?;
+    let mut config = match &e.input {
+        Some(p) => RunConfig::from_json(
+            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
+        )
+        .map_err(|err| anyhow!("{}: {err}", p.display()))?,
+        None => RunConfig::default(),
+    };
+    if let Some(w) = e.threads {
+        config.threads = w;
+    }
+    if let Some(i) = e.interp {
+        config.interp = i;
+    }
+    for a in &e.args {
+        config.add_arg(a).map_err(|err| anyhow!(err))?;
+    }
+    for m in &e.mem {
+        config.add_memory(m).map_err(|err| anyhow!(err))?;
+    }
+    config.strict |= e.strict;
+    if e.function.is_some() {
+        config.function.clone_from(&e.function);
+    }
+    let order = match e.order.as_str() {
+        "lowest" => Order::Lowest,
+        "highest" => Order::Highest,
+        other => match other.strip_prefix("random:").map(str::parse::<u64>) {
+            Some(Ok(seed)) => Order::Random(seed),
+            _ => {
+                return Err(anyhow!(
+                    "--order: lowest, highest or random:SEED, not '{other}'"
+                ));
+            }
+        },
+    };
+    let bounds = Bounds {
+        max_states: e.max_states,
+        max_steps: e.max_steps,
+        order,
+    };
+    let exploration =
+        pllvm_interp::explore::explore(&module, &config, &bounds).map_err(|err| anyhow!(err))?;
+    print!("{}", exploration.report());
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,7 +5,9 @@
 //! `pllvm_interp::directives`. This crate checks one file against its
 //! expectations; `tests/corpus.rs` turns every file into a test.
 
-use pllvm_interp::directives::{self, ExpectKind, normalize};
+use pllvm_interp::directives::{self, ExpectKind, RunDirective, RunMode, normalize};
+use pllvm_interp::greedy::{self, GreedyFacts, Verdict};
+use pllvm_interp::sched::ScheduledRun;
 use pllvm_interp::{Machine, Outcome, trace};
 use pllvm_semantics::diag::{Diagnostic, LineIndex};
 use pllvm_semantics::ir::Module;
@@ -78,7 +80,7 @@ pub fn check_file(path: &Path, bless: bool) -> Result<Checked, String> {
     let mut snapshots = Vec::new();
     for run in &d.runs {
         let output =
-            run_one(&module, &run.config).map_err(|e| format!("{name}:{}: {e}", run.line))?;
+            run_directive(&module, run).map_err(|e| format!("{name}:{}: {e}", run.line))?;
         checked.runs += 1;
         checked.rules.extend(output.rules.iter().copied());
         for e in d
@@ -103,6 +105,9 @@ pub fn check_file(path: &Path, bless: bool) -> Result<Checked, String> {
     }
 }
 
+/// A definition and its witness lane, as a verdict cites them (`Def. 17`, lane 1).
+pub type Citation = (&'static str, Option<usize>);
+
 /// What one run produced, as text the expectations compare against.
 #[derive(Debug)]
 pub struct RunOutput {
@@ -120,18 +125,162 @@ pub struct RunOutput {
     pub snapshot: String,
     /// Rules fired.
     pub rules: BTreeSet<&'static str>,
+    /// The blocks scheduled.
+    pub schedule: Vec<String>,
+    /// The verdict on every block in the final state (Def. 12-18): the block name
+    /// and, when illegal, the definition and witness lane.
+    pub legality: Vec<(String, Option<Citation>)>,
+    /// Every step that was not greedy: (step, block, definition, lane).
+    pub violations: Vec<(usize, String, &'static str, Option<usize>)>,
+    /// Explore runs: the distinct result vectors, whitespace removed.
+    pub outcomes: Vec<String>,
+    /// Explore runs: the concurrent next blocks (Def. 20) by name.
+    pub cnb: Vec<(String, String)>,
+}
+
+/// Runs one `; run:` line in its mode (see `pllvm_interp::directives::RunMode`).
+pub fn run_directive(module: &Module, run: &RunDirective) -> Result<RunOutput, String> {
+    match &run.mode {
+        RunMode::Plain => run_one(module, &run.config),
+        RunMode::Sched(policy) => run_sched(module, &run.config, policy),
+        RunMode::Explore(bounds) => run_explore(module, &run.config, bounds),
+    }
+}
+
+/// A run driven by a built-in scheduler.
+fn run_sched(
+    module: &Module,
+    config: &pllvm_interp::RunConfig,
+    policy: &str,
+) -> Result<RunOutput, String> {
+    let mut machine = Machine::new(module, config).map_err(|e| e.to_string())?;
+    machine.record_writes = true;
+    let mut scheduler = pllvm_interp::sched::builtin(policy)?;
+    let run = machine
+        .run_with(scheduler.as_mut())
+        .map_err(|e| e.to_string())?;
+    render_run(module, &machine, &run.outcome, Some(&run))
+}
+
+/// An exhaustive exploration: `result` is the one result when there is exactly one
+/// outcome; `outcome` is `returned` when every greedy schedule returns.
+fn run_explore(
+    module: &Module,
+    config: &pllvm_interp::RunConfig,
+    bounds: &pllvm_interp::explore::Bounds,
+) -> Result<RunOutput, String> {
+    let e = pllvm_interp::explore::explore(module, config, bounds).map_err(|e| e.to_string())?;
+    let outcomes: Vec<String> = e
+        .outcomes
+        .iter()
+        .map(|o| normalize(&o.result_text).replace(' ', ""))
+        .collect();
+    let every_returned = e.truncated.is_none() && e.outcomes.iter().all(|o| o.ending == "returned");
+    Ok(RunOutput {
+        result: match e.outcomes.as_slice() {
+            [one] => one.result_text.clone(),
+            _ => "schedule-dependent".into(),
+        },
+        outcome: if every_returned && !e.outcomes.is_empty() {
+            "returned".into()
+        } else {
+            e.outcomes
+                .iter()
+                .map(|o| o.ending.clone())
+                .collect::<Vec<_>>()
+                .join(" | ")
+        },
+        trace_rows: Vec::new(),
+        env: Vec::new(),
+        memory: Vec::new(),
+        snapshot: e.report(),
+        rules: BTreeSet::new(),
+        schedule: Vec::new(),
+        legality: Vec::new(),
+        violations: Vec::new(),
+        outcomes,
+        cnb: e
+            .concurrent_next_blocks()
+            .iter()
+            .map(|c| {
+                (
+                    e.name(c.blocks.0).to_string(),
+                    e.name(c.blocks.1).to_string(),
+                )
+            })
+            .collect(),
+    })
 }
 
 /// Runs `config` on `module` and renders everything an expectation may check.
 pub fn run_one(module: &Module, config: &pllvm_interp::RunConfig) -> Result<RunOutput, String> {
     let mut machine = Machine::new(module, config).map_err(|e| e.to_string())?;
     machine.record_writes = true;
-    let outcome = match &config.schedule {
-        Some(s) => machine.run_schedule(s),
-        None => machine.run_to_end(),
-    }
-    .map_err(|e| e.to_string())?;
+    let (outcome, checked) = match &config.schedule {
+        Some(s) => {
+            let run = machine.run_schedule_checked(s).map_err(|e| e.to_string())?;
+            (run.outcome.clone(), Some(run))
+        }
+        None => (machine.run_to_end().map_err(|e| e.to_string())?, None),
+    };
+    render_run(module, &machine, &outcome, checked.as_ref())
+}
+
+/// Renders what a finished machine shows (trace, results, memory, legality).
+fn render_run(
+    module: &Module,
+    machine: &Machine<'_>,
+    outcome: &Outcome,
+    checked: Option<&ScheduledRun>,
+) -> Result<RunOutput, String> {
     let body = machine.program.body;
+    let program = &machine.program;
+    let facts = GreedyFacts::compute(program).with_interp(machine.interp);
+    let legality = greedy::legality(program, &facts, &machine.state)
+        .into_iter()
+        .map(|l| {
+            let verdict = match l.verdict {
+                Verdict::Legal => None,
+                Verdict::Illegal {
+                    definition, lane, ..
+                } => Some((definition, lane)),
+            };
+            (program.block_name(l.block).to_string(), verdict)
+        })
+        .collect();
+    let (schedule, violations) = match checked {
+        Some(run) => (
+            run.schedule
+                .iter()
+                .map(|&b| program.block_name(b).to_string())
+                .collect(),
+            run.violations
+                .iter()
+                .map(|v| {
+                    let (definition, lane) = match &v.legality.verdict {
+                        Verdict::Illegal {
+                            definition, lane, ..
+                        } => (*definition, *lane),
+                        Verdict::Legal => ("", None),
+                    };
+                    (
+                        v.step,
+                        program.block_name(v.legality.block).to_string(),
+                        definition,
+                        lane,
+                    )
+                })
+                .collect(),
+        ),
+        None => (
+            machine
+                .trace
+                .iter()
+                .map(|r| program.block_name(r.scheduled).to_string())
+                .collect(),
+            Vec::new(),
+        ),
+    };
     let table = trace::table(&module.types, body, &machine.trace, false);
     let trace_rows = table.lines().skip(1).map(normalize).collect();
     let env = body
@@ -166,7 +315,6 @@ pub fn run_one(module: &Module, config: &pllvm_interp::RunConfig) -> Result<RunO
         machine.result_text()
     );
     let rules = machine.rules_fired.clone();
-    let _ = matches!(outcome, Outcome::Returned);
     Ok(RunOutput {
         result: machine.result_text(),
         outcome: outcome_text,
@@ -175,6 +323,11 @@ pub fn run_one(module: &Module, config: &pllvm_interp::RunConfig) -> Result<RunO
         memory,
         snapshot,
         rules,
+        schedule,
+        legality,
+        violations,
+        outcomes: Vec::new(),
+        cnb: Vec::new(),
     })
 }
 
@@ -207,6 +360,90 @@ fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
             Some((_, got)) => (!same(want, got))
                 .then(|| format!("  expected {name} = {want}\n  got      {name} = {got}")),
         },
+        ExpectKind::Legal(want) => {
+            let got: BTreeSet<&str> = out
+                .legality
+                .iter()
+                .filter(|(_, v)| v.is_none())
+                .map(|(b, _)| b.as_str())
+                .collect();
+            let want: BTreeSet<&str> = want.iter().map(String::as_str).collect();
+            (got != want).then(|| format!("  expected legal {want:?}\n  got            {got:?}"))
+        }
+        ExpectKind::Illegal(items) => {
+            let mut problems = Vec::new();
+            for (block, def, lane) in items {
+                match out.legality.iter().find(|(b, _)| b == block) {
+                    None => problems.push(format!("  no block {block}")),
+                    Some((_, None)) => problems.push(format!("  {block} is legal")),
+                    Some((_, Some((d, l)))) => {
+                        if d != def || (lane.is_some() && lane != l) {
+                            problems.push(format!(
+                                "  expected {block} illegal by {def}{}\n  got      {d}{}",
+                                lane.map_or(String::new(), |l| format!(", lane {l}")),
+                                l.map_or(String::new(), |l| format!(", lane {l}"))
+                            ));
+                        }
+                    }
+                }
+            }
+            (!problems.is_empty()).then(|| problems.join("\n"))
+        }
+        ExpectKind::FirstViolation(want) => {
+            let got = out.violations.first();
+            let show = |v: Option<&(usize, String, &str, Option<usize>)>| match v {
+                None => "none".to_string(),
+                Some((step, b, d, l)) => format!(
+                    "{b} at step {step} ({d}{})",
+                    l.map_or(String::new(), |l| format!(", lane {l}"))
+                ),
+            };
+            let ok = match (want, got) {
+                (None, None) => true,
+                (Some((b, step, d, lane)), Some((gs, gb, gd, gl))) => {
+                    b == gb && step == gs && d == gd && (lane.is_none() || lane == gl)
+                }
+                _ => false,
+            };
+            (!ok).then(|| {
+                let want_text = match want {
+                    None => "none".to_string(),
+                    Some((b, step, d, l)) => format!(
+                        "{b} at step {step} ({d}{})",
+                        l.map_or(String::new(), |l| format!(", lane {l}"))
+                    ),
+                };
+                format!(
+                    "  expected first violation {want_text}\n  got                      {}",
+                    show(got)
+                )
+            })
+        }
+        ExpectKind::Schedule(want) => (want != &out.schedule).then(|| {
+            format!(
+                "  expected schedule {}\n  got               {}",
+                want.join(","),
+                out.schedule.join(",")
+            )
+        }),
+        ExpectKind::Outcomes(want) => {
+            let got: BTreeSet<&str> = out.outcomes.iter().map(String::as_str).collect();
+            let want: BTreeSet<&str> = want.iter().map(String::as_str).collect();
+            (got != want)
+                .then(|| format!("  expected outcomes {want:?}\n  got               {got:?}"))
+        }
+        ExpectKind::Cnb(want) => {
+            let key = |(a, b): &(String, String)| {
+                if a <= b {
+                    (a.clone(), b.clone())
+                } else {
+                    (b.clone(), a.clone())
+                }
+            };
+            let got: BTreeSet<(String, String)> = out.cnb.iter().map(key).collect();
+            let want: BTreeSet<(String, String)> = want.iter().map(key).collect();
+            (got != want).then(|| format!("  expected cnb {want:?}\n  got          {got:?}"))
+        }
         ExpectKind::Trace(rows) => {
             let want: Vec<String> = rows
                 .iter()

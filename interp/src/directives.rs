@@ -14,6 +14,18 @@
 //! ;   sc | in  | next | cmask | pmask | amask | i
 //! ;   A  | ⊥ ⊥ | A A  | 1 1   | 1 1   | 1 1   | 0 1
 //! ```
+//!
+//! Greedy schedules (thesis Ch. 5) add run modes and expectations:
+//! ```text
+//! ; run lowest: --threads 2 --sched lowest            (a scheduler, see crate::sched)
+//! ; run all: --threads 2 --explore --max-states 1000   (every greedy schedule, crate::explore)
+//! ; expect legal: B, C                 (exactly these blocks are legal after the run)
+//! ; expect illegal: C (Def. 14), D (Def. 17, lane 1)
+//! ; expect first violation: C at step 2 (Def. 17, lane 0)   (or: none)
+//! ; expect schedule: A,B,C,D           (what a scheduler chose)
+//! ; expect outcomes: [1, 1] | [1, 2]   (explore: the distinct results)
+//! ; expect cnb: {B, C}, {C, D}         (explore: concurrent next blocks, Def. 20; or: none)
+//! ```
 //! The CLI's embedded default program and the corpus runner read the same
 //! directives, so what `pllvm run` shows is what a golden file records.
 
@@ -28,6 +40,21 @@ pub struct RunDirective {
     pub line: usize,
     /// The run configuration it describes.
     pub config: RunConfig,
+    /// How the blocks are chosen.
+    pub mode: RunMode,
+}
+
+/// How a run chooses its blocks.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub enum RunMode {
+    /// The configured schedule (checked against the greedy constraints), or
+    /// without one the machine's default policy.
+    #[default]
+    Plain,
+    /// `--sched POLICY`: a built-in scheduler (`crate::sched::builtin`).
+    Sched(String),
+    /// `--explore`: every greedy schedule, within the bounds.
+    Explore(crate::explore::Bounds),
 }
 
 /// What an `; expect` line checks.
@@ -43,6 +70,91 @@ pub enum ExpectKind {
     Memory(String, String),
     /// `trace:` followed by rows.
     Trace(Vec<String>),
+    /// `legal: B, C`: exactly these blocks are legal in the final state (Def. 12-18).
+    Legal(Vec<String>),
+    /// `illegal: C (Def. 14), D (Def. 17, lane 1)`: each block is illegal in the
+    /// final state by that definition (and witness lane, when given).
+    Illegal(Vec<(String, String, Option<usize>)>),
+    /// `first violation: C at step 2 (Def. 17, lane 0)` or `none`.
+    FirstViolation(Option<(String, usize, String, Option<usize>)>),
+    /// `schedule: A,B,C`: the blocks the run scheduled.
+    Schedule(Vec<String>),
+    /// `outcomes: [..] | [..]`: the distinct results of every greedy schedule.
+    Outcomes(Vec<String>),
+    /// `cnb: {B, C}, ...` or `none`: the concurrent next blocks (Def. 20).
+    Cnb(Vec<(String, String)>),
+}
+
+/// Reads `(Def. 17, lane 1)` / `(Def. 14)` / `(§5.3)`.
+fn citation(text: &str) -> Result<(String, Option<usize>), String> {
+    let inner = text
+        .trim()
+        .strip_prefix('(')
+        .and_then(|t| t.strip_suffix(')'))
+        .ok_or_else(|| format!("expected (Def. N[, lane L]), got '{text}'"))?;
+    match inner.split_once(',') {
+        None => Ok((inner.trim().to_string(), None)),
+        Some((def, lane)) => {
+            let lane = lane
+                .trim()
+                .strip_prefix("lane")
+                .and_then(|l| l.trim().parse::<usize>().ok())
+                .ok_or_else(|| format!("expected 'lane N' in '{text}'"))?;
+            Ok((def.trim().to_string(), Some(lane)))
+        }
+    }
+}
+
+/// Reads `C (Def. 14), D (Def. 17, lane 1)`.
+fn illegal_list(text: &str) -> Result<Vec<(String, String, Option<usize>)>, String> {
+    let mut out = Vec::new();
+    let mut rest = text.trim();
+    while !rest.is_empty() {
+        let open = rest
+            .find('(')
+            .ok_or_else(|| format!("expected BLOCK (Def. N) in '{rest}'"))?;
+        let close = rest[open..]
+            .find(')')
+            .map(|c| open + c)
+            .ok_or_else(|| format!("unclosed '(' in '{rest}'"))?;
+        let block = rest[..open].trim().trim_start_matches('%').to_string();
+        let (def, lane) = citation(&rest[open..=close])?;
+        out.push((block, def, lane));
+        rest = rest[close + 1..]
+            .trim_start()
+            .trim_start_matches(',')
+            .trim_start();
+    }
+    Ok(out)
+}
+
+/// Reads `C at step 2 (Def. 17, lane 0)` or `none`.
+type ViolationSpec = Option<(String, usize, String, Option<usize>)>;
+fn violation_spec(text: &str) -> Result<ViolationSpec, String> {
+    let text = text.trim();
+    if text == "none" {
+        return Ok(None);
+    }
+    let (head, cite) = text
+        .split_once('(')
+        .ok_or_else(|| format!("expected BLOCK at step N (Def. M), got '{text}'"))?;
+    let (block, step) = head
+        .split_once(" at step ")
+        .ok_or_else(|| format!("expected BLOCK at step N, got '{head}'"))?;
+    let step = step
+        .trim()
+        .parse::<usize>()
+        .map_err(|_| format!("'{step}' is not a step number"))?;
+    let (def, lane) = citation(&format!("({cite}"))?;
+    Ok(Some((block.trim().to_string(), step, def, lane)))
+}
+
+/// Splits a comma-separated list of names.
+fn name_list(text: &str) -> Vec<String> {
+    text.split(',')
+        .map(|n| n.trim().trim_start_matches('%').to_string())
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 /// One `; expect` line (with its continuation lines for a trace).
@@ -90,7 +202,26 @@ fn words(text: &str) -> Vec<String> {
 }
 
 /// Applies `pllvm run` options (`--threads W --interp fr ...`) to a configuration.
+/// The run-mode options of a corpus file (`--sched`, `--explore`, ...) are refused
+/// here; see [`apply_run_options_with_mode`].
 pub fn apply_run_options(config: &mut RunConfig, text: &str) -> Result<(), String> {
+    let mut mode = RunMode::Plain;
+    apply_run_options_with_mode(config, &mut mode, text)?;
+    if mode != RunMode::Plain {
+        return Err("--sched / --explore choose a run mode, not a run input".into());
+    }
+    Ok(())
+}
+
+/// Applies the options of a `; run:` line: run inputs to `config`, and `--sched
+/// POLICY`, `--explore`, `--max-states N`, `--max-depth N`, `--order ORDER` to `mode`.
+pub fn apply_run_options_with_mode(
+    config: &mut RunConfig,
+    mode: &mut RunMode,
+    text: &str,
+) -> Result<(), String> {
+    let mut bounds = crate::explore::Bounds::default();
+    let mut explore = false;
     let words = words(text);
     let mut k = 0;
     while k < words.len() {
@@ -128,9 +259,44 @@ pub fn apply_run_options(config: &mut RunConfig, text: &str) -> Result<(), Strin
                     .map_err(|_| format!("--max-steps: '{v}' is not a number"))?;
             }
             "--strict" => config.strict = true,
+            "--sched" => *mode = RunMode::Sched(value()?),
+            "--explore" => explore = true,
+            "--max-states" => {
+                let v = value()?;
+                bounds.max_states = v
+                    .parse()
+                    .map_err(|_| format!("--max-states: '{v}' is not a number"))?;
+            }
+            "--max-depth" => {
+                let v = value()?;
+                bounds.max_steps = v
+                    .parse()
+                    .map_err(|_| format!("--max-depth: '{v}' is not a number"))?;
+            }
+            "--order" => {
+                let v = value()?;
+                bounds.order = match v.as_str() {
+                    "lowest" => crate::explore::Order::Lowest,
+                    "highest" => crate::explore::Order::Highest,
+                    other => match other.strip_prefix("random:").map(str::parse::<u64>) {
+                        Some(Ok(seed)) => crate::explore::Order::Random(seed),
+                        _ => {
+                            return Err(format!(
+                                "--order: '{v}' is not lowest, highest or random:SEED"
+                            ));
+                        }
+                    },
+                };
+            }
             other => return Err(format!("unknown run option '{other}'")),
         }
         k += 1;
+    }
+    if explore {
+        if *mode != RunMode::Plain {
+            return Err("--explore and --sched exclude each other".into());
+        }
+        *mode = RunMode::Explore(bounds);
     }
     Ok(())
 }
@@ -163,7 +329,9 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                 continue;
             }
             let mut config = RunConfig::default();
-            apply_run_options(&mut config, args).map_err(|e| format!("line {number}: {e}"))?;
+            let mut mode = RunMode::Plain;
+            apply_run_options_with_mode(&mut config, &mut mode, args)
+                .map_err(|e| format!("line {number}: {e}"))?;
             d.runs.push(RunDirective {
                 name: if name.is_empty() {
                     "default".into()
@@ -172,17 +340,22 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                 },
                 line: number,
                 config,
+                mode,
             });
         } else if let Some(rest) = body.strip_prefix("expect") {
             let Some((head, value)) = rest.split_once(':') else {
                 return Err(format!("line {number}: expect without ':'"));
             };
             let head: Vec<&str> = head.split_whitespace().collect();
+            // `first violation` is the one two-word expectation.
             let (run, what) = match head.as_slice() {
+                ["first", "violation"] => (None, "first violation"),
+                [run, "first", "violation"] => (Some(run.to_string()), "first violation"),
                 [what] => (None, *what),
                 [run, what] => (Some(run.to_string()), *what),
                 _ => return Err(format!("line {number}: cannot read '{body}'")),
             };
+            let at_line = |e: String| format!("line {number}: {e}");
             let value = value.trim().to_string();
             let kind = match what {
                 "result" => ExpectKind::Result(value),
@@ -213,6 +386,42 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                     }
                     ExpectKind::Trace(rows)
                 }
+                "legal" => ExpectKind::Legal(if value == "none" {
+                    Vec::new()
+                } else {
+                    name_list(&value)
+                }),
+                "illegal" => ExpectKind::Illegal(illegal_list(&value).map_err(at_line)?),
+                "first violation" => {
+                    ExpectKind::FirstViolation(violation_spec(&value).map_err(at_line)?)
+                }
+                "schedule" => ExpectKind::Schedule(name_list(&value)),
+                "outcomes" => ExpectKind::Outcomes(
+                    value
+                        .split('|')
+                        .map(|o| normalize(o).replace(' ', ""))
+                        .filter(|o| !o.is_empty())
+                        .collect(),
+                ),
+                "cnb" => ExpectKind::Cnb(if value == "none" {
+                    Vec::new()
+                } else {
+                    let mut pairs = Vec::new();
+                    for pair in value.split('}') {
+                        let pair = pair.trim().trim_start_matches(',').trim();
+                        if pair.is_empty() {
+                            continue;
+                        }
+                        let inner = pair
+                            .strip_prefix('{')
+                            .ok_or_else(|| at_line(format!("expected {{A, B}}, got '{pair}'")))?;
+                        match name_list(inner).as_slice() {
+                            [a, b] => pairs.push((a.clone(), b.clone())),
+                            _ => return Err(at_line(format!("expected two blocks in '{pair}'"))),
+                        }
+                    }
+                    pairs
+                }),
                 other => return Err(format!("line {number}: unknown expectation '{other}'")),
             };
             d.expects.push(Expectation {
@@ -266,6 +475,53 @@ define i32 @f(i32 %x) {
             ExpectKind::Trace(vec!["sc | in".into(), "A  | ⊥ ⊥".into()])
         );
         assert_eq!(d.errors, vec![(10, "something".to_string())]);
+    }
+
+    #[test]
+    fn reads_greedy_directives() {
+        let src = "\
+; run a: --threads 2 --schedule A,C
+; run b: --sched random:7
+; run c: --explore --max-states 50 --order highest
+; expect a legal: B, C
+; expect a illegal: D (Def. 17, lane 1), E (§5.3)
+; expect a first violation: C at step 2 (Def. 14)
+; expect b first violation: none
+; expect b schedule: A,B
+; expect c outcomes: [1, 2] | [2, 2]
+; expect c cnb: {B, C}, {C, D}
+";
+        let d = parse(src).unwrap();
+        assert_eq!(d.runs[1].mode, RunMode::Sched("random:7".into()));
+        let RunMode::Explore(bounds) = d.runs[2].mode else {
+            panic!("run c explores")
+        };
+        assert_eq!(bounds.max_states, 50);
+        assert_eq!(bounds.order, crate::explore::Order::Highest);
+        let kinds: Vec<&ExpectKind> = d.expects.iter().map(|e| &e.kind).collect();
+        assert_eq!(kinds[0], &ExpectKind::Legal(vec!["B".into(), "C".into()]));
+        assert_eq!(
+            kinds[1],
+            &ExpectKind::Illegal(vec![
+                ("D".into(), "Def. 17".into(), Some(1)),
+                ("E".into(), "§5.3".into(), None)
+            ])
+        );
+        assert_eq!(
+            kinds[2],
+            &ExpectKind::FirstViolation(Some(("C".into(), 2, "Def. 14".into(), None)))
+        );
+        assert_eq!(kinds[3], &ExpectKind::FirstViolation(None));
+        assert_eq!(
+            kinds[5],
+            &ExpectKind::Outcomes(vec!["[1,2]".into(), "[2,2]".into()])
+        );
+        assert_eq!(
+            kinds[6],
+            &ExpectKind::Cnb(vec![("B".into(), "C".into()), ("C".into(), "D".into())])
+        );
+        assert!(parse("; expect illegal: D Def. 17\n").is_err());
+        assert!(parse("; run: --sched lowest --explore\n").is_err());
     }
 
     #[test]

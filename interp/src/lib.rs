@@ -2,10 +2,14 @@
 //!
 //! Drives the rules of `pllvm_semantics::rules` over runtime schedules (thesis
 //! Def. 5): run inputs ([`config`]), the machine ([`machine`]), traces ([`trace`]),
-//! the dynamic divergence observer ([`observe`]) and block choice ([`sched`]).
+//! the dynamic divergence observer ([`observe`]), the greedy-schedule constraints
+//! of Ch. 5 ([`greedy`]), schedulers ([`sched`]) and exhaustive exploration of
+//! every greedy schedule ([`explore`]).
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod explore;
+pub mod greedy;
 pub mod machine;
 pub mod observe;
 pub mod sched;

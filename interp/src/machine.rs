@@ -325,6 +325,37 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// Runs to the end with `scheduler`, checking every step against the greedy
+    /// constraints of Ch. 5 (see [`crate::sched::run_with`]; the facts are computed
+    /// for this machine's interpretation).
+    pub fn run_with(
+        &mut self,
+        scheduler: &mut dyn crate::sched::Scheduler,
+    ) -> Result<crate::sched::ScheduledRun, RunError> {
+        let facts = crate::greedy::GreedyFacts::compute(&self.program).with_interp(self.interp);
+        crate::sched::run_with(self, &facts, scheduler)
+    }
+
+    /// Executes a runtime schedule (Def. 5) of block names like
+    /// [`Machine::run_schedule`], and reports every step that is not greedy
+    /// (Def. 12-18, see [`crate::sched::run_checked`]).
+    pub fn run_schedule_checked(
+        &mut self,
+        schedule: &[String],
+    ) -> Result<crate::sched::ScheduledRun, RunError> {
+        let mut blocks = Vec::with_capacity(schedule.len());
+        for name in schedule {
+            let b = self
+                .program
+                .body
+                .block_by_name(name)
+                .ok_or_else(|| RunError::BadSchedule(format!("no block named {name}")))?;
+            blocks.push(b);
+        }
+        let facts = crate::greedy::GreedyFacts::compute(&self.program).with_interp(self.interp);
+        crate::sched::run_checked(self, &facts, &blocks)
+    }
+
     /// `[r0, r1, …]`: every lane's return value (signed decimal for `iN`, ⊤ for
     /// undef), `-` for a lane that has not terminated.
     pub fn result_text(&self) -> String {

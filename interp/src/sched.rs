@@ -1,12 +1,64 @@
-//! Choosing the next block without a given runtime schedule.
+//! Schedulers (thesis Ch. 5): the [`Scheduler`] trait, the built-in policies, and
+//! the driver that runs a machine with a scheduler while checking every step
+//! against the greedy-schedule constraints of [`crate::greedy`].
 //!
-//! The full scheduler interface with the greedy-schedule constraints of thesis
-//! Ch. 5 lives in the schedulers issue; until then the machine has one policy:
-//! schedule the pending block that comes first in the function's layout.
+//! The semantics never chooses a block (Def. 5: a runtime schedule is any block
+//! list). A scheduler chooses, one step at a time, among the blocks that keep the
+//! schedule greedy (Def. 12). The built-in policies:
+//!
+//! | policy | `--sched` | what it picks |
+//! | --- | --- | --- |
+//! | [`Lowest`] | `lowest` | the lowest block index (§2.5), the order partial linearization realizes |
+//! | [`Highest`] | `highest` | the highest block index |
+//! | [`Random`] | `random:SEED` | a seeded uniform choice |
+//! | [`Replay`] | `replay:FILE` | the next block of a recorded schedule |
+//! | [`Interactive`] | `interactive` | whatever a callback answers (the REPL) |
+//! | [`Ipd`] | `ipd` | the immediate-post-dominator stack of GPUs (§5.4, Fig. 5.6): not greedy |
+//!
+//! A policy may return a block outside the legal list ([`Ipd`], [`Replay`],
+//! [`Interactive`] do when told to): the run executes it anyway and records the
+//! greedy constraint it breaks ([`ScheduledRun::violations`]).
+//!
+//! A user-defined policy implements the trait:
+//!
+//! ```
+//! use pllvm_interp::greedy::GreedyFacts;
+//! use pllvm_interp::sched::{Scheduler, run_with};
+//! use pllvm_interp::{Machine, Outcome, RunConfig};
+//! use pllvm_semantics::ir::Block;
+//! use pllvm_semantics::rules::{Program, State};
+//!
+//! /// Prefers the legal block with the longest name, then the first in layout order.
+//! struct LongestName;
+//!
+//! impl Scheduler for LongestName {
+//!     fn pick(&mut self, program: &Program<'_>, _: &GreedyFacts, _: &State, legal: &[Block]) -> Option<Block> {
+//!         legal.iter().copied().rev().max_by_key(|&b| program.block_name(b).len())
+//!     }
+//!     fn name(&self) -> String {
+//!         "longest-name".into()
+//!     }
+//! }
+//!
+//! let src = "define i32 @f() {\nentry:\n  %t = call i32 @pllvm.thread_id()\n  %c = icmp eq i32 %t, 0\n  br i1 %c, label %left, label %right_side\nleft:\n  br label %join\nright_side:\n  br label %join\njoin:\n  %x = phi i32 [ 1, %left ], [ 2, %right_side ]\n  ret i32 %x\n}\n";
+//! let (module, _) = pllvm_semantics::text::parse_module(src).unwrap();
+//! let mut machine = Machine::new(&module, &RunConfig { threads: 2, ..Default::default() }).unwrap();
+//! let facts = GreedyFacts::compute(&machine.program);
+//! let run = run_with(&mut machine, &facts, &mut LongestName).unwrap();
+//! assert_eq!(run.outcome, Outcome::Returned);
+//! assert!(run.violations.is_empty());
+//! let names: Vec<&str> = run.schedule.iter().map(|&b| machine.program.block_name(b)).collect();
+//! assert_eq!(names, ["entry", "right_side", "left", "join"]);
+//! assert_eq!(machine.result_text(), "[1, 2]");
+//! ```
 
+use crate::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legality};
+use crate::machine::{Machine, Outcome, RunError};
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::masks::cmask;
 use pllvm_semantics::rules::{Next, Program, State};
+use std::collections::HashMap;
+use std::hash::{Hash, Hasher};
 
 /// The blocks some lane would execute with its control mask set (Def. 6), in
 /// layout order: the ℓ_next of every lane that waits at a block, and every
@@ -29,10 +81,559 @@ pub fn pending(program: &Program<'_>, state: &State) -> Vec<Block> {
 
 /// The pending block earliest in layout order, `None` when no lane can move.
 ///
-/// For programs whose layout lists every loop before its exits (as compilers emit
-/// them), this is the "lowest block index" order of §2.5 and keeps lanes that are
-/// still looping ahead of lanes waiting at the exit, so every lane whose own run
-/// terminates eventually terminates here.
+/// This is the policy of [`Machine::run_to_end`]: fast (it checks no constraint)
+/// and, for programs whose layout is a block index (§2.5, as compilers emit them),
+/// the same choice as [`Lowest`] whenever that choice is greedy.
 pub fn earliest_pending(program: &Program<'_>, state: &State) -> Option<Block> {
     pending(program, state).into_iter().next()
+}
+
+/// A scheduling policy: picks the next block given the state and the blocks that
+/// keep the schedule greedy (Def. 12), in layout order. `None` ends the run.
+pub trait Scheduler {
+    /// The next block; normally one of `legal`.
+    fn pick(
+        &mut self,
+        program: &Program<'_>,
+        facts: &GreedyFacts,
+        state: &State,
+        legal: &[Block],
+    ) -> Option<Block>;
+
+    /// The policy's name as `--sched` spells it.
+    fn name(&self) -> String;
+}
+
+/// The legal block with the lowest block index (§2.5): the order in which
+/// partial linearization lays the blocks out, so the SIMD code follows it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Lowest;
+
+impl Scheduler for Lowest {
+    fn pick(
+        &mut self,
+        _: &Program<'_>,
+        facts: &GreedyFacts,
+        _: &State,
+        legal: &[Block],
+    ) -> Option<Block> {
+        legal.iter().copied().min_by_key(|&b| facts.index_of(b))
+    }
+    fn name(&self) -> String {
+        "lowest".into()
+    }
+}
+
+/// The legal block with the highest block index (§2.5).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Highest;
+
+impl Scheduler for Highest {
+    fn pick(
+        &mut self,
+        _: &Program<'_>,
+        facts: &GreedyFacts,
+        _: &State,
+        legal: &[Block],
+    ) -> Option<Block> {
+        legal.iter().copied().max_by_key(|&b| facts.index_of(b))
+    }
+    fn name(&self) -> String {
+        "highest".into()
+    }
+}
+
+/// A uniform choice among the legal blocks from a seeded generator (SplitMix64:
+/// the same seed gives the same schedule on every platform).
+#[derive(Clone, Debug)]
+pub struct Random {
+    seed: u64,
+    state: u64,
+}
+
+impl Random {
+    /// The policy for `seed`.
+    pub fn new(seed: u64) -> Random {
+        Random { seed, state: seed }
+    }
+
+    /// The next number of the SplitMix64 sequence.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+impl Scheduler for Random {
+    fn pick(
+        &mut self,
+        _: &Program<'_>,
+        _: &GreedyFacts,
+        _: &State,
+        legal: &[Block],
+    ) -> Option<Block> {
+        if legal.is_empty() {
+            return None;
+        }
+        let k = (self.next_u64() % legal.len() as u64) as usize;
+        legal.get(k).copied()
+    }
+    fn name(&self) -> String {
+        format!("random:{}", self.seed)
+    }
+}
+
+/// Replays a recorded schedule block by block, legal or not (the run records the
+/// violations); ends when the recording does.
+#[derive(Clone, Debug)]
+pub struct Replay {
+    blocks: Vec<Block>,
+    at: usize,
+    source: String,
+}
+
+impl Replay {
+    /// Replays `blocks`; `source` names the recording (a file name).
+    pub fn new(blocks: Vec<Block>, source: impl Into<String>) -> Replay {
+        Replay {
+            blocks,
+            at: 0,
+            source: source.into(),
+        }
+    }
+
+    /// Reads a recording: block names separated by commas, white space or line
+    /// breaks; `;` starts a comment that runs to the end of the line.
+    pub fn parse(program: &Program<'_>, text: &str, source: &str) -> Result<Replay, String> {
+        let mut blocks = Vec::new();
+        for line in text.lines() {
+            let line = line.split(';').next().unwrap_or("");
+            for name in line.split(|c: char| c == ',' || c.is_whitespace()) {
+                let name = name.trim().trim_start_matches('%');
+                if name.is_empty() {
+                    continue;
+                }
+                let b = program
+                    .body
+                    .block_by_name(name)
+                    .ok_or_else(|| format!("{source}: no block named {name}"))?;
+                blocks.push(b);
+            }
+        }
+        Ok(Replay::new(blocks, source))
+    }
+}
+
+impl Scheduler for Replay {
+    fn pick(&mut self, _: &Program<'_>, _: &GreedyFacts, _: &State, _: &[Block]) -> Option<Block> {
+        let b = self.blocks.get(self.at).copied();
+        self.at += 1;
+        b
+    }
+    fn name(&self) -> String {
+        format!("replay:{}", self.source)
+    }
+}
+
+/// Asks a callback for every block (the REPL's policy): it sees the program, the
+/// facts, the state and the legal blocks, and may answer any block or `None`.
+pub struct Interactive<F>
+where
+    F: FnMut(&Program<'_>, &GreedyFacts, &State, &[Block]) -> Option<Block>,
+{
+    ask: F,
+}
+
+impl<F> Interactive<F>
+where
+    F: FnMut(&Program<'_>, &GreedyFacts, &State, &[Block]) -> Option<Block>,
+{
+    /// The policy that asks `ask`.
+    pub fn new(ask: F) -> Self {
+        Interactive { ask }
+    }
+}
+
+impl<F> Scheduler for Interactive<F>
+where
+    F: FnMut(&Program<'_>, &GreedyFacts, &State, &[Block]) -> Option<Block>,
+{
+    fn pick(
+        &mut self,
+        program: &Program<'_>,
+        facts: &GreedyFacts,
+        state: &State,
+        legal: &[Block],
+    ) -> Option<Block> {
+        (self.ask)(program, facts, state, legal)
+    }
+    fn name(&self) -> String {
+        "interactive".into()
+    }
+}
+
+/// One entry of the divergence stack: the block its lanes execute next, where they
+/// reconverge (`None`: at the function's end), and which lanes it holds.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct IpdEntry {
+    pc: Option<Block>,
+    reconverge: Option<Block>,
+    lanes: Vec<bool>,
+}
+
+/// The immediate-post-dominator (IPD) stack of GPUs (Fung et al. 2007, thesis §5.4,
+/// Fig. 5.6). Not a greedy policy: it ignores the legal list and the run reports
+/// where it breaks a constraint.
+///
+/// The top entry's block runs next. When the lanes of the top entry leave its
+/// block for one successor, the entry moves there (and is popped when that is its
+/// reconvergence point). When they leave for several, the entry waits at the
+/// block's immediate post-dominator, and one entry per successor is pushed with
+/// that reconvergence point, successor 0 on top (so it runs first); lanes whose
+/// successor is the post-dominator itself just wait in the entry below. Lanes with
+/// ℓ_next = ⊤ (passive in the block) follow the first group. The stack knows only
+/// its own bookkeeping; which lanes execute a block is still decided by the
+/// control masks (Def. 6). An entry whose block nobody can execute is dropped;
+/// with the stack empty and lanes left, the lowest pending block starts a new entry.
+#[derive(Clone, Debug, Default)]
+pub struct Ipd {
+    stack: Vec<IpdEntry>,
+    started: bool,
+    update: bool,
+}
+
+impl Ipd {
+    /// A fresh stack.
+    pub fn new() -> Ipd {
+        Ipd::default()
+    }
+
+    /// Moves the top entry after its block ran.
+    fn after_step(&mut self, program: &Program<'_>, facts: &GreedyFacts, state: &State) {
+        let Some(top) = self.stack.pop() else { return };
+        let Some(pc) = top.pc else { return };
+        let succs = &program.succs[pc];
+        // Group the entry's lanes by where they go, in successor-index order.
+        let mut groups: Vec<(Block, Vec<bool>)> = Vec::new();
+        let mut any = vec![false; top.lanes.len()];
+        for (t, &member) in top.lanes.iter().enumerate() {
+            if !member {
+                continue;
+            }
+            match &state.next[t] {
+                Next::Done(_) => {}
+                Next::Any => any[t] = true,
+                Next::Block(s) => match groups.iter_mut().find(|(b, _)| b == s) {
+                    Some((_, lanes)) => lanes[t] = true,
+                    None => {
+                        let mut lanes = vec![false; top.lanes.len()];
+                        lanes[t] = true;
+                        groups.push((*s, lanes));
+                    }
+                },
+            }
+        }
+        let order = |b: &Block| succs.iter().position(|s| s == b).unwrap_or(usize::MAX);
+        groups.sort_by_key(|(b, _)| order(b));
+        if any.iter().any(|&a| a) {
+            match groups.first_mut() {
+                Some((_, lanes)) => {
+                    for (l, a) in lanes.iter_mut().zip(&any) {
+                        *l |= a;
+                    }
+                }
+                None => {
+                    if let Some(&s) = succs.first() {
+                        groups.push((s, any));
+                    }
+                }
+            }
+        }
+        match groups.len() {
+            0 => {}
+            1 => {
+                let (s, lanes) = groups.remove(0);
+                if Some(s) != top.reconverge {
+                    self.stack.push(IpdEntry {
+                        pc: Some(s),
+                        reconverge: top.reconverge,
+                        lanes,
+                    });
+                }
+            }
+            _ => {
+                let r = facts.ipdom.get(pc.0 as usize).copied().flatten();
+                let mut all = vec![false; top.lanes.len()];
+                for (_, lanes) in &groups {
+                    for (a, l) in all.iter_mut().zip(lanes) {
+                        *a |= l;
+                    }
+                }
+                if r != top.reconverge || r.is_none() {
+                    self.stack.push(IpdEntry {
+                        pc: r,
+                        reconverge: top.reconverge,
+                        lanes: all,
+                    });
+                }
+                for (s, lanes) in groups.into_iter().rev() {
+                    if Some(s) != r {
+                        self.stack.push(IpdEntry {
+                            pc: Some(s),
+                            reconverge: r,
+                            lanes,
+                        });
+                    }
+                }
+            }
+        }
+    }
+}
+
+impl Scheduler for Ipd {
+    fn pick(
+        &mut self,
+        program: &Program<'_>,
+        facts: &GreedyFacts,
+        state: &State,
+        _: &[Block],
+    ) -> Option<Block> {
+        if !self.started {
+            self.started = true;
+            self.stack.push(IpdEntry {
+                pc: program.body.entry(),
+                reconverge: None,
+                lanes: vec![true; state.width()],
+            });
+        } else if self.update {
+            self.after_step(program, facts, state);
+        }
+        self.update = false;
+        let runnable = |b: Block| {
+            (0..state.width()).any(|t| cmask(program, state.incoming[t], &state.next[t], b))
+        };
+        while let Some(top) = self.stack.last() {
+            match top.pc {
+                Some(pc) if runnable(pc) => {
+                    self.update = true;
+                    return Some(pc);
+                }
+                _ => {
+                    self.stack.pop();
+                }
+            }
+        }
+        let restart = pending(program, state)
+            .into_iter()
+            .min_by_key(|&b| facts.index_of(b))?;
+        self.stack.push(IpdEntry {
+            pc: Some(restart),
+            reconverge: None,
+            lanes: state.next.iter().map(|n| !n.is_done()).collect(),
+        });
+        self.update = true;
+        Some(restart)
+    }
+    fn name(&self) -> String {
+        "ipd".into()
+    }
+}
+
+/// A built-in policy by its `--sched` name: `lowest`, `highest`, `random:SEED`,
+/// `ipd`. (`replay:FILE` and `interactive` need IO or a callback: see [`Replay`]
+/// and [`Interactive`].)
+pub fn builtin(spec: &str) -> Result<Box<dyn Scheduler>, String> {
+    match spec {
+        "lowest" => Ok(Box::new(Lowest)),
+        "highest" => Ok(Box::new(Highest)),
+        "ipd" => Ok(Box::new(Ipd::new())),
+        other => match other.strip_prefix("random:") {
+            Some(seed) => seed
+                .trim()
+                .parse::<u64>()
+                .map(|s| Box::new(Random::new(s)) as Box<dyn Scheduler>)
+                .map_err(|_| format!("random:SEED needs a number, not '{seed}'")),
+            None => Err(format!(
+                "unknown scheduler '{other}' (lowest, highest, random:SEED, replay:FILE, interactive, ipd)"
+            )),
+        },
+    }
+}
+
+/// A step that broke a greedy constraint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StepViolation {
+    /// The step's number, 1-based (the row of the trace).
+    pub step: usize,
+    /// The block and the verdict on it (always [`Verdict::Illegal`]).
+    pub legality: Legality,
+}
+
+impl StepViolation {
+    /// `step 2: C: not synchronizing (Def. 17): lane 1 waits at B, ...`.
+    pub fn render(&self, program: &Program<'_>) -> String {
+        format!("step {}: {}", self.step, self.legality.render(program))
+    }
+}
+
+/// What a checked run did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScheduledRun {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// The blocks it scheduled.
+    pub schedule: Vec<Block>,
+    /// Every step that was not greedy, in order.
+    pub violations: Vec<StepViolation>,
+}
+
+impl ScheduledRun {
+    /// The first step that was not greedy.
+    pub fn first_violation(&self) -> Option<&StepViolation> {
+        self.violations.first()
+    }
+}
+
+/// Spin detection by state repetition (§5.3): how often each block was chosen in
+/// each state where there was a choice. A state seen again means the schedule is
+/// going round a cycle; offering only the blocks chosen least often there makes the
+/// run fair, so it leaves every cycle from which some schedule terminates.
+#[derive(Debug, Default)]
+struct SpinGuard {
+    chosen: HashMap<u64, Vec<(Block, u32)>>,
+}
+
+impl SpinGuard {
+    fn key(state: &State) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        state.hash(&mut h);
+        h.finish()
+    }
+
+    /// The legal blocks the scheduler is offered in `state`.
+    fn offer(&self, key: Option<u64>, legal: &[Block]) -> Vec<Block> {
+        let Some(counts) = key.and_then(|k| self.chosen.get(&k)) else {
+            return legal.to_vec();
+        };
+        let count = |b: Block| counts.iter().find(|(c, _)| *c == b).map_or(0, |&(_, n)| n);
+        let least = legal.iter().map(|&b| count(b)).min().unwrap_or(0);
+        legal
+            .iter()
+            .copied()
+            .filter(|&b| count(b) == least)
+            .collect()
+    }
+
+    fn record(&mut self, key: Option<u64>, b: Block) {
+        let Some(k) = key else { return };
+        let counts = self.chosen.entry(k).or_default();
+        match counts.iter_mut().find(|(c, _)| *c == b) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((b, 1)),
+        }
+    }
+}
+
+/// Runs `machine` to the end with `scheduler`: at every step the scheduler is
+/// offered the legal blocks of [`legality`] (minus, in a state seen before, the
+/// blocks already chosen there more often than others: spin detection, §5.3).
+/// Whatever it picks is executed; a pick outside the offer is recorded as a
+/// violation. Ends when every lane terminated, when the scheduler answers `None`
+/// (outcome incomplete), or with the run's outcome.
+pub fn run_with(
+    machine: &mut Machine<'_>,
+    facts: &GreedyFacts,
+    scheduler: &mut dyn Scheduler,
+) -> Result<ScheduledRun, RunError> {
+    let mut run = ScheduledRun {
+        outcome: Outcome::Incomplete,
+        schedule: Vec::new(),
+        violations: Vec::new(),
+    };
+    let mut spin = SpinGuard::default();
+    loop {
+        if machine.state.all_done() {
+            run.outcome = Outcome::Returned;
+            return Ok(run);
+        }
+        let verdicts = legality(&machine.program, facts, &machine.state);
+        let legal = legal_blocks(&verdicts);
+        let key = (legal.len() >= 2).then(|| SpinGuard::key(&machine.state));
+        let offered = spin.offer(key, &legal);
+        let Some(b) = scheduler.pick(&machine.program, facts, &machine.state, &offered) else {
+            run.outcome = Outcome::Incomplete;
+            return Ok(run);
+        };
+        let step = run.schedule.len() + 1;
+        if !offered.contains(&b) {
+            let legality = verdicts
+                .iter()
+                .find(|l| l.block == b)
+                .filter(|l| !l.is_legal())
+                .cloned()
+                .unwrap_or_else(|| spin_violation(&machine.program, b, &offered));
+            run.violations.push(StepViolation { step, legality });
+        }
+        spin.record(key, b);
+        run.schedule.push(b);
+        if let Some(outcome) = machine.checked_step(b)? {
+            run.outcome = outcome;
+            return Ok(run);
+        }
+    }
+}
+
+/// The verdict on a legal block the spin guard did not offer.
+fn spin_violation(program: &Program<'_>, b: Block, offered: &[Block]) -> Legality {
+    let others: Vec<&str> = offered.iter().map(|&o| program.block_name(o)).collect();
+    Legality {
+        block: b,
+        verdict: Verdict::Illegal {
+            definition: "§5.3",
+            lane: None,
+            why: format!(
+                "this state was seen before and {} was chosen in it more often than {}: the schedule spins (state repetition)",
+                program.block_name(b),
+                others.join(", ")
+            ),
+        },
+    }
+}
+
+/// Executes a given runtime schedule (Def. 5) and checks every step against
+/// [`legality`]: the run executes every listed block (a runtime schedule may be
+/// any block list) and records each step that is not greedy.
+pub fn run_checked(
+    machine: &mut Machine<'_>,
+    facts: &GreedyFacts,
+    schedule: &[Block],
+) -> Result<ScheduledRun, RunError> {
+    let mut run = ScheduledRun {
+        outcome: Outcome::Incomplete,
+        schedule: Vec::new(),
+        violations: Vec::new(),
+    };
+    for &b in schedule {
+        let verdicts = legality(&machine.program, facts, &machine.state);
+        if let Some(l) = verdicts.into_iter().find(|l| l.block == b && !l.is_legal()) {
+            run.violations.push(StepViolation {
+                step: run.schedule.len() + 1,
+                legality: l,
+            });
+        }
+        run.schedule.push(b);
+        if let Some(outcome) = machine.checked_step(b)? {
+            run.outcome = outcome;
+            return Ok(run);
+        }
+    }
+    run.outcome = if machine.state.all_done() {
+        Outcome::Returned
+    } else {
+        Outcome::Incomplete
+    };
+    Ok(run)
 }

@@ -1,0 +1,666 @@
+//! Exhaustive exploration of every greedy schedule (thesis Def. 12) from the initial
+//! state (Def. 4): the model checker the analyses and the backend are checked
+//! against. Also the concurrent next blocks of Def. 20 and Theorem 1 of Ch. 7,
+//! computed from the explored states.
+//!
+//! [`explore`] searches the state space breadth first. A state is a whole
+//! σ = (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) (Def. 3), compared whole, so two schedules that
+//! reach the same state share everything after it and it is explored once. The
+//! transitions out of a state are the blocks that make progress (Def. 14) and
+//! synchronize (Def. 17). Termination preservation (§5.3) is a property of whole
+//! schedules, and is applied to the explored graph afterwards: when the initial
+//! state can reach an end, every state that cannot is off limits (a greedy schedule
+//! that enters it never terminates although one exists that does), and so are the
+//! transitions into it. Breadth-first order makes each witness schedule a
+//! shortest one and lets the step bound cut every schedule at the same length.
+//!
+//! An *outcome* is how a schedule ends: every lane returned, undefined behaviour, a
+//! resource limit, or no block that may be scheduled; with the lanes' results and
+//! the contents of every global (allocas are private and dead at the end, and their
+//! object numbers depend on the order of allocation, so they are not compared).
+
+use crate::config::RunConfig;
+use crate::greedy::{GreedyFacts, NaturalLoop, Stepped, candidates, lane_targets, step_copy};
+use crate::machine::{Machine, SetupError};
+use pllvm_semantics::ir::{Block, Module};
+use pllvm_semantics::memory::Byte;
+use pllvm_semantics::rules::{Next, Program, State};
+use pllvm_semantics::value::{Val, display_signed};
+use std::collections::hash_map::DefaultHasher;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::hash::{Hash, Hasher};
+
+/// In which order the successors of a state are generated (and so which witness
+/// schedules are found and which states a state bound cuts off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Order {
+    /// Lowest block index (§2.5) first.
+    Lowest,
+    /// Highest block index first.
+    Highest,
+    /// A seeded shuffle at every state.
+    Random(u64),
+}
+
+/// How far [`explore`] goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bounds {
+    /// Most distinct states.
+    pub max_states: usize,
+    /// Longest schedule (blocks scheduled from the initial state).
+    pub max_steps: usize,
+    /// Successor order.
+    pub order: Order,
+}
+
+impl Default for Bounds {
+    fn default() -> Self {
+        Bounds {
+            max_states: 100_000,
+            max_steps: 10_000,
+            order: Order::Lowest,
+        }
+    }
+}
+
+/// One distinct way the program ends.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExploredOutcome {
+    /// `returned`, `undefined: …`, `limit: …`, or `blocked: …`.
+    pub ending: String,
+    /// Every lane's return value (`None`: the lane did not terminate).
+    pub results: Vec<Option<Val>>,
+    /// `[r0, r1, …]` as `pllvm run` prints results.
+    pub result_text: String,
+    /// `(@global, contents)` for every global, as `pllvm run` prints memory.
+    pub memory: Vec<(String, String)>,
+    /// A schedule that ends this way (a shortest one).
+    pub witness: Vec<Block>,
+}
+
+/// A pair of concurrent next blocks (Def. 20) and a state that witnesses it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConcurrentNext {
+    /// The pair, lower arena index first.
+    pub blocks: (Block, Block),
+    /// A schedule that leads to a witness state.
+    pub witness: Vec<Block>,
+}
+
+/// A state where a loop header and another block of its loop are concurrent
+/// next: a counterexample to Theorem 1.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Theorem1Violation {
+    /// The loop header.
+    pub header: Block,
+    /// The other block of the loop.
+    pub other: Block,
+    /// A schedule that leads to the state.
+    pub witness: Vec<Block>,
+}
+
+/// What [`explore`] found.
+#[derive(Clone, Debug)]
+pub struct Exploration {
+    /// Distinct states explored (ends not counted).
+    pub states: usize,
+    /// Transitions (state, block) followed.
+    pub transitions: usize,
+    /// Why the exploration is not exhaustive, `None` when it is.
+    pub truncated: Option<String>,
+    /// The distinct outcomes, in the order they were found.
+    pub outcomes: Vec<ExploredOutcome>,
+    /// Whether some greedy schedule ends (`None`: unknown, the bounds cut it off).
+    pub can_terminate: Option<bool>,
+    /// Transitions that termination preservation (§5.3) rules out: into states
+    /// from which no schedule ends.
+    pub pruned: usize,
+    /// The natural loops of the program (for Theorem 1).
+    pub loops: Vec<NaturalLoop>,
+    /// Whether the CFG is reducible (Theorem 1 is stated for reducible CFGs).
+    pub reducible: bool,
+    /// Block names by arena index, for rendering.
+    pub block_names: Vec<String>,
+    cnb: BTreeMap<(Block, Block), Vec<Block>>,
+    cnb_schedulable: BTreeMap<(Block, Block), Vec<Block>>,
+}
+
+impl Exploration {
+    /// `Cnb` (Def. 20): the unordered pairs of distinct blocks that two different
+    /// lanes have their control masks set for (Def. 6) at once in some state a
+    /// greedy schedule reaches; with a shortest witness schedule each.
+    ///
+    /// Reading of Def. 20: its second condition ("scheduling either of ℓa or ℓb
+    /// complies with the schedule constraints ... is synchronizing and makes
+    /// progress") is read as "the state is reached under the schedule
+    /// constraints". Taken literally it would exclude the pairs the chapter uses
+    /// as its examples: in Fig. 7.1b one lane waits at D while the other is at C,
+    /// and D is not synchronizing then (C reaches D), yet {C, D} ∈ Cnb; likewise
+    /// {B, X} of Fig. 7.1d. Theorem 1 would also be trivial under the literal
+    /// reading (a lane at the header H makes every other block of the loop
+    /// non-synchronizing), while its proof argues about how the state is reached.
+    /// The literal set is [`Exploration::concurrent_next_blocks_schedulable`].
+    pub fn concurrent_next_blocks(&self) -> Vec<ConcurrentNext> {
+        Self::pairs(&self.cnb)
+    }
+
+    /// The literal reading of Def. 20: the pairs of [`Exploration::concurrent_next_blocks`]
+    /// where both blocks make progress (Def. 14) and synchronize (Def. 17) in the
+    /// witness state.
+    pub fn concurrent_next_blocks_schedulable(&self) -> Vec<ConcurrentNext> {
+        Self::pairs(&self.cnb_schedulable)
+    }
+
+    fn pairs(map: &BTreeMap<(Block, Block), Vec<Block>>) -> Vec<ConcurrentNext> {
+        map.iter()
+            .map(|(&blocks, witness)| ConcurrentNext {
+                blocks,
+                witness: witness.clone(),
+            })
+            .collect()
+    }
+
+    /// Theorem 1 (Ch. 7) on every explored state: no loop header is concurrent next
+    /// with another block of its loop. Returns the counterexamples (none expected;
+    /// natural loops only, so irreducible cycles are not checked).
+    pub fn theorem_1_violations(&self) -> Vec<Theorem1Violation> {
+        let mut out = Vec::new();
+        for (&(a, b), witness) in &self.cnb {
+            for (h, other) in [(a, b), (b, a)] {
+                if let Some(lp) = self.loops.iter().find(|l| l.header == h)
+                    && lp.contains(other)
+                {
+                    out.push(Theorem1Violation {
+                        header: h,
+                        other,
+                        witness: witness.clone(),
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether every greedy schedule gives the same outcome: the exploration is
+    /// exhaustive, some schedule ends, and there is exactly one outcome.
+    pub fn schedule_independent(&self) -> bool {
+        self.truncated.is_none() && self.can_terminate == Some(true) && self.outcomes.len() == 1
+    }
+
+    /// The name of `b`.
+    pub fn name(&self, b: Block) -> &str {
+        self.block_names
+            .get(b.0 as usize)
+            .map_or("?", String::as_str)
+    }
+
+    /// `A,B,C` for a schedule.
+    pub fn schedule_text(&self, schedule: &[Block]) -> String {
+        schedule
+            .iter()
+            .map(|&b| self.name(b))
+            .collect::<Vec<_>>()
+            .join(",")
+    }
+
+    /// The report `pllvm explore` prints.
+    pub fn report(&self) -> String {
+        let mut s = String::new();
+        s.push_str(&format!(
+            "explored {} states, {} transitions ({})\n",
+            self.states,
+            self.transitions,
+            match &self.truncated {
+                None => "exhaustive".to_string(),
+                Some(why) => format!("truncated: {why}"),
+            }
+        ));
+        s.push_str(&format!("outcomes: {}\n", self.outcomes.len()));
+        for o in &self.outcomes {
+            s.push_str(&format!("  {} {}", o.ending, o.result_text));
+            for (g, contents) in &o.memory {
+                s.push_str(&format!("  {g} = {contents}"));
+            }
+            s.push_str(&format!(
+                "\n    witness: {}\n",
+                self.schedule_text(&o.witness)
+            ));
+        }
+        s.push_str(&format!(
+            "terminates: {}\n",
+            match self.can_terminate {
+                Some(true) => "some greedy schedule ends; non-ending schedules are illegal (§5.3)",
+                Some(false) => "no greedy schedule ends",
+                None => "unknown (bounds reached)",
+            }
+        ));
+        if self.pruned > 0 {
+            s.push_str(&format!(
+                "termination preservation (§5.3) rules out {} transitions\n",
+                self.pruned
+            ));
+        }
+        s.push_str(&format!(
+            "schedule-independent: {}\n",
+            if self.schedule_independent() {
+                "yes"
+            } else if self.truncated.is_some() || self.can_terminate != Some(true) {
+                "unknown"
+            } else {
+                "no"
+            }
+        ));
+        let cnb: Vec<String> = self
+            .concurrent_next_blocks()
+            .iter()
+            .map(|c| format!("{{{}, {}}}", self.name(c.blocks.0), self.name(c.blocks.1)))
+            .collect();
+        s.push_str(&format!(
+            "concurrent next blocks (Def. 20): {}\n",
+            if cnb.is_empty() {
+                "none".to_string()
+            } else {
+                cnb.join(", ")
+            }
+        ));
+        let violations = self.theorem_1_violations();
+        if violations.is_empty() {
+            s.push_str(&format!(
+                "theorem 1: holds on every explored state ({} natural loop{})\n",
+                self.loops.len(),
+                if self.loops.len() == 1 { "" } else { "s" }
+            ));
+        } else {
+            for v in violations {
+                s.push_str(&format!(
+                    "theorem 1: violated: header {} concurrent next with {} after {}\n",
+                    self.name(v.header),
+                    self.name(v.other),
+                    self.schedule_text(&v.witness)
+                ));
+            }
+        }
+        s
+    }
+}
+
+/// Why [`explore`] could not explore.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ExploreError {
+    /// The initial state could not be set up.
+    Setup(SetupError),
+    /// No rule applies in some step (a bug or an unverified program), after the
+    /// given schedule.
+    Stuck {
+        /// The message.
+        message: String,
+        /// The schedule that gets stuck.
+        schedule: Vec<String>,
+    },
+}
+
+impl std::fmt::Display for ExploreError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ExploreError::Setup(e) => write!(f, "{e}"),
+            ExploreError::Stuck { message, schedule } => {
+                write!(f, "{message} (after {})", schedule.join(","))
+            }
+        }
+    }
+}
+
+/// A node of the explored graph: a state, how it was first reached, its depth.
+struct Node {
+    parent: Option<(u32, Block)>,
+    depth: usize,
+}
+
+/// Distinct outcomes: how the run ended, the results, the globals' bytes.
+type OutcomeKey = (String, Vec<Option<Val>>, Vec<Vec<Byte>>);
+
+/// Explores every greedy schedule (Def. 12) of the program `config` selects in
+/// `module`, from its initial state (Def. 4), within `bounds`.
+pub fn explore(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+) -> Result<Exploration, ExploreError> {
+    let machine = Machine::new(module, config).map_err(ExploreError::Setup)?;
+    let program = &machine.program;
+    let facts = GreedyFacts::compute(program)
+        .with_interp(machine.interp)
+        .with_termination_budget(0);
+    let globals: Vec<(String, Option<pllvm_semantics::value::ObjectId>, _)> = module
+        .globals
+        .iter()
+        .map(|(g, data)| {
+            (
+                format!("@{}", data.name),
+                machine.global_pointer(g).and_then(|p| p.object),
+                crate::machine::element_type(&module.types, data.ty),
+            )
+        })
+        .collect();
+    let ret_width = module
+        .types
+        .int_width(module.functions[program.func].ret_ty);
+
+    let mut states: Vec<State> = vec![machine.state.clone()];
+    let mut nodes: Vec<Node> = vec![Node {
+        parent: None,
+        depth: 0,
+    }];
+    let mut index: HashMap<u64, Vec<u32>> = HashMap::new();
+    index.entry(hash_of(&machine.state)).or_default().push(0);
+    let mut preds: Vec<Vec<u32>> = vec![Vec::new()];
+    let mut ends = vec![false];
+    let mut unexpanded = vec![false];
+    let mut node_cnb: Vec<[Vec<(Block, Block)>; 2]> = vec![Default::default()];
+    let mut outcomes: Vec<ExploredOutcome> = Vec::new();
+    let mut outcome_keys: HashMap<OutcomeKey, usize> = HashMap::new();
+    let mut truncated: Option<String> = None;
+    let mut transitions = 0;
+    let mut rng = crate::sched::Random::new(match bounds.order {
+        Order::Random(seed) => seed,
+        _ => 0,
+    });
+    let path = |nodes: &[Node], mut n: u32| {
+        let mut out = Vec::new();
+        while let Some((p, b)) = nodes[n as usize].parent {
+            out.push(b);
+            n = p;
+        }
+        out.reverse();
+        out
+    };
+
+    let mut queue: VecDeque<u32> = VecDeque::from([0]);
+    while let Some(n) = queue.pop_front() {
+        let state = states[n as usize].clone();
+        let mut record_end = |ending: String,
+                              state: &State,
+                              last: Option<Block>,
+                              nodes: &[Node],
+                              outcomes: &mut Vec<ExploredOutcome>| {
+            let results: Vec<Option<Val>> = state
+                .next
+                .iter()
+                .map(|x| match x {
+                    Next::Done(v) => Some(v.clone()),
+                    _ => None,
+                })
+                .collect();
+            let bytes: Vec<Vec<Byte>> = globals
+                .iter()
+                .map(|(_, o, _)| {
+                    o.and_then(|o| state.mem.object(o))
+                        .map_or(Vec::new(), |obj| obj.bytes.clone())
+                })
+                .collect();
+            let key = (ending.clone(), results.clone(), bytes);
+            if outcome_keys.contains_key(&key) {
+                return;
+            }
+            let mut witness = path(nodes, n);
+            witness.extend(last);
+            let result_text = format!(
+                "[{}]",
+                results
+                    .iter()
+                    .map(|r| match r {
+                        None => "-".to_string(),
+                        Some(v) => match ret_width {
+                            Some(w) => display_signed(v, w),
+                            None => v.to_string(),
+                        },
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+            let memory = globals
+                .iter()
+                .filter_map(|(name, o, elem)| {
+                    let o = (*o)?;
+                    Some((name.clone(), state.mem.dump_object(o, &module.types, *elem)))
+                })
+                .collect();
+            outcome_keys.insert(key, outcomes.len());
+            outcomes.push(ExploredOutcome {
+                ending,
+                results,
+                result_text,
+                memory,
+                witness,
+            });
+        };
+
+        if state.all_done() {
+            ends[n as usize] = true;
+            record_end("returned".into(), &state, None, &nodes, &mut outcomes);
+            continue;
+        }
+        if nodes[n as usize].depth >= bounds.max_steps {
+            unexpanded[n as usize] = true;
+            truncated
+                .get_or_insert_with(|| format!("schedules longer than {} steps", bounds.max_steps));
+            continue;
+        }
+        let mut next = candidates(program, &facts, &state);
+        if next.is_empty() {
+            ends[n as usize] = true;
+            let waiting: Vec<String> = (0..state.width())
+                .filter(|&t| !state.next[t].is_done())
+                .map(|t| t.to_string())
+                .collect();
+            record_end(
+                format!(
+                    "blocked: no block makes progress and synchronizes (lanes {} wait)",
+                    waiting.join(", ")
+                ),
+                &state,
+                None,
+                &nodes,
+                &mut outcomes,
+            );
+            continue;
+        }
+        match bounds.order {
+            Order::Lowest => next.sort_by_key(|&b| facts.index_of(b)),
+            Order::Highest => next.sort_by_key(|&b| std::cmp::Reverse(facts.index_of(b))),
+            Order::Random(_) => {
+                for k in (1..next.len()).rev() {
+                    let j = (rng.next_u64() % (k as u64 + 1)) as usize;
+                    next.swap(k, j);
+                }
+            }
+        }
+        node_cnb[n as usize] = [
+            cnb_pairs(program, &state, None),
+            cnb_pairs(program, &state, Some(&next)),
+        ];
+        for b in next {
+            transitions += 1;
+            match step_copy(program, facts.interp, &state, b) {
+                Stepped::Stuck(message) => {
+                    let mut schedule = path(&nodes, n);
+                    schedule.push(b);
+                    return Err(ExploreError::Stuck {
+                        message,
+                        schedule: schedule
+                            .iter()
+                            .map(|&b| program.block_name(b).to_string())
+                            .collect(),
+                    });
+                }
+                Stepped::Ended(ending) => {
+                    ends[n as usize] = true;
+                    record_end(ending, &state, Some(b), &nodes, &mut outcomes);
+                }
+                Stepped::State(s) => {
+                    let h = hash_of(&s);
+                    let known = index
+                        .get(&h)
+                        .and_then(|ids| ids.iter().copied().find(|&id| states[id as usize] == s));
+                    let target = match known {
+                        Some(id) => id,
+                        None if states.len() >= bounds.max_states => {
+                            unexpanded[n as usize] = true;
+                            truncated.get_or_insert_with(|| {
+                                format!("more than {} states", bounds.max_states)
+                            });
+                            continue;
+                        }
+                        None => {
+                            let id = states.len() as u32;
+                            states.push(s);
+                            nodes.push(Node {
+                                parent: Some((n, b)),
+                                depth: nodes[n as usize].depth + 1,
+                            });
+                            index.entry(h).or_default().push(id);
+                            preds.push(Vec::new());
+                            ends.push(false);
+                            unexpanded.push(false);
+                            node_cnb.push(Default::default());
+                            queue.push_back(id);
+                            id
+                        }
+                    };
+                    preds[target as usize].push(n);
+                }
+            }
+        }
+    }
+
+    // §5.3: which states can still end (surely: through explored ends only; maybe:
+    // also through states the bounds left unexpanded).
+    let backward = |seeds: &[bool]| {
+        let mut reach = seeds.to_vec();
+        let mut work: Vec<u32> = (0..reach.len() as u32)
+            .filter(|&k| reach[k as usize])
+            .collect();
+        while let Some(k) = work.pop() {
+            for &p in &preds[k as usize] {
+                if !reach[p as usize] {
+                    reach[p as usize] = true;
+                    work.push(p);
+                }
+            }
+        }
+        reach
+    };
+    let surely = backward(&ends);
+    let seeds: Vec<bool> = ends
+        .iter()
+        .zip(&unexpanded)
+        .map(|(a, b)| *a || *b)
+        .collect();
+    let maybe = backward(&seeds);
+    let can_terminate = if surely[0] {
+        Some(true)
+    } else if maybe[0] {
+        None
+    } else {
+        Some(false)
+    };
+    // The states greedy schedules reach: with an end in sight, only through states
+    // that can still end (§5.3).
+    let allowed = |k: usize| !maybe[0] || maybe[k];
+    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); states.len()];
+    for (to, ps) in preds.iter().enumerate() {
+        for &p in ps {
+            succs[p as usize].push(to as u32);
+        }
+    }
+    let mut pruned = 0;
+    let mut reached = vec![false; states.len()];
+    reached[0] = true;
+    let mut work = vec![0u32];
+    while let Some(k) = work.pop() {
+        for &to in &succs[k as usize] {
+            if !allowed(to as usize) {
+                pruned += 1;
+                continue;
+            }
+            if !reached[to as usize] {
+                reached[to as usize] = true;
+                work.push(to);
+            }
+        }
+    }
+    // Breadth-first ids grow with depth, so the first witness is a shortest one.
+    let mut cnb: [BTreeMap<(Block, Block), Vec<Block>>; 2] = Default::default();
+    for (k, sets) in node_cnb.iter().enumerate() {
+        if !reached[k] {
+            continue;
+        }
+        for (map, pairs) in cnb.iter_mut().zip(sets) {
+            for &pair in pairs {
+                map.entry(pair).or_insert_with(|| path(&nodes, k as u32));
+            }
+        }
+    }
+    let [cnb, cnb_schedulable] = cnb;
+    Ok(Exploration {
+        states: states.len(),
+        transitions,
+        truncated,
+        outcomes,
+        can_terminate,
+        pruned,
+        loops: facts.loops.clone(),
+        reducible: facts.reducible,
+        block_names: program
+            .body
+            .blocks
+            .values()
+            .map(|b| b.name.clone())
+            .collect(),
+        cnb,
+        cnb_schedulable,
+    })
+}
+
+/// The pairs of Def. 20 in one state: two different lanes, one with its control
+/// mask set for `a`, the other for `b ≠ a` (lower arena index first); with
+/// `schedulable`, only blocks among those (the literal reading, see
+/// [`Exploration::concurrent_next_blocks`]).
+pub fn cnb_pairs(
+    program: &Program<'_>,
+    state: &State,
+    schedulable: Option<&[Block]>,
+) -> Vec<(Block, Block)> {
+    let targets: Vec<Vec<Block>> = (0..state.width())
+        .map(|t| {
+            lane_targets(program, state, t)
+                .into_iter()
+                .filter(|b| schedulable.is_none_or(|s| s.contains(b)))
+                .collect()
+        })
+        .collect();
+    let mut out = Vec::new();
+    for (t, mine) in targets.iter().enumerate() {
+        for (u, theirs) in targets.iter().enumerate() {
+            if t == u {
+                continue;
+            }
+            for &a in mine {
+                for &b in theirs {
+                    if a < b {
+                        out.push((a, b));
+                    }
+                }
+            }
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+fn hash_of(state: &State) -> u64 {
+    let mut h = DefaultHasher::new();
+    state.hash(&mut h);
+    h.finish()
+}

@@ -1,0 +1,682 @@
+//! Greedy schedules (thesis Ch. 5, Def. 12-18): the constraints a scheduled block
+//! must satisfy, one function per definition, and legality as an explanation.
+//!
+//! A runtime schedule is any block list (Def. 5). A *greedy* schedule (Def. 12)
+//! makes progress (§5.1, Def. 13-14), schedules only synchronizing blocks, so that
+//! every block is a barrier (§5.2, Def. 15-18), and preserves termination (§5.3).
+//! [`legality`] says for any state which blocks are legal next and, for every other
+//! block, which definition it violates and which lane witnesses it, e.g.
+//! `D: not synchronizing (Def. 17): lane 1 waits at C, C reaches D without a back edge`.
+//!
+//! # Readings of the definitions
+//! The thesis states three of the definitions in a form whose literal reading
+//! contradicts its own examples; pllvm follows the examples and says so here.
+//! - **Def. 14, stalling.** Clause 2 holds vacuously for a block that no lane can
+//!   reach from its ℓ_in, yet §5.1 says progress implies "that at least one thread
+//!   will have an active control mask for that block" (the stalling of Fig. 5.1 is
+//!   what progress excludes). pllvm requires a lane whose control mask (Def. 6) is
+//!   set for the block, and then clause 1 or clause 2.
+//! - **Def. 17, who is waiting.** Read literally, a lane whose ℓ_next = ⊤ after a
+//!   passive execution of B accepts every successor of B, among them B itself when
+//!   B is a loop; scheduling the exit C would then never be synchronizing, although
+//!   §5.3 calls the schedule A, B, C, D of Fig. 5.5 "synchronizing in every scheduled
+//!   block". The prose of §5.2 says "no passive thread reaches this block without
+//!   taking a backedge": pllvm quantifies over the lanes whose control mask for the
+//!   scheduled block is 0 (the lanes the step leaves behind).
+//! - **§5.3, termination preservation**, is a property of whole schedules ("all
+//!   non-terminating schedules are illegal, if a legal terminating schedule
+//!   exists"). A single step is illegal under it when every continuation from the
+//!   state it leads to runs forever while another legal step can still terminate;
+//!   [`legality`] decides this by a bounded search ([`GreedyFacts::termination_budget`]
+//!   states per candidate; an exhausted budget counts as "may terminate"). The rest
+//!   of §5.3, a schedule that could leave a spin at every step but never does, is
+//!   the scheduler's business: `crate::sched::run_with` detects the spin by state
+//!   repetition and chooses differently.
+//!
+//! # Back edges of irreducible functions
+//! The back edges of Def. 15 are the retreating edges of the documented DFS
+//! (`pllvm_semantics::cfg::dfs`, successor-index order from the entry). For a
+//! reducible CFG these are exactly the back edges of §2.4; for an irreducible one
+//! they depend on the search, and the documented search fixes them.
+
+use pllvm_semantics::cfg::{Cfg, DomTree, Graph};
+use pllvm_semantics::ir::Block;
+use pllvm_semantics::rules::masks::cmask;
+use pllvm_semantics::rules::step::lss_w_step;
+use pllvm_semantics::rules::{Interp, Next, Program, State, StepError};
+use std::collections::HashSet;
+use std::fmt;
+
+/// A set of blocks by arena index (one bit per block).
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+struct BlockSet(Vec<u64>);
+
+impl BlockSet {
+    fn new(len: usize) -> Self {
+        BlockSet(vec![0; len.div_ceil(64)])
+    }
+    fn insert(&mut self, b: u32) {
+        if let Some(word) = self.0.get_mut(b as usize / 64) {
+            *word |= 1 << (b % 64);
+        }
+    }
+    fn contains(&self, b: u32) -> bool {
+        self.0
+            .get(b as usize / 64)
+            .is_some_and(|w| w & (1 << (b % 64)) != 0)
+    }
+    fn union_with(&mut self, other: &BlockSet) {
+        for (a, b) in self.0.iter_mut().zip(&other.0) {
+            *a |= b;
+        }
+    }
+}
+
+/// A natural loop (§2.4): the blocks of the back edges into one header.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NaturalLoop {
+    /// The loop header: the target of the back edges, which dominates them.
+    pub header: Block,
+    /// The latch blocks (sources of the back edges).
+    pub latches: Vec<Block>,
+    /// Every block of the loop, the header included, in arena order.
+    pub blocks: Vec<Block>,
+}
+
+impl NaturalLoop {
+    /// Whether `block` belongs to the loop.
+    pub fn contains(&self, block: Block) -> bool {
+        self.blocks.binary_search(&block).is_ok()
+    }
+}
+
+/// The CFG facts the constraints of Ch. 5 and the schedulers look up, computed
+/// once per program.
+#[derive(Clone, Debug)]
+pub struct GreedyFacts {
+    /// `Backedges` (§2.4, Def. 15): the retreating edges of the documented DFS.
+    pub back_edges: Vec<(Block, Block)>,
+    /// `BlockIndex` (§2.5): position in a topological order of the CFG without its
+    /// back edges, indexed by the block's arena index. Blocks the entry does not
+    /// reach come after all others.
+    pub block_index: Vec<u32>,
+    /// The natural loops (§2.4) of back edges whose target dominates their source
+    /// (all of them in a reducible CFG), one per header.
+    pub loops: Vec<NaturalLoop>,
+    /// The immediate post-dominator of each block (§2.3), by arena index: `None`
+    /// when the block's only post-dominator is the virtual exit, or when it reaches
+    /// no exit.
+    pub ipdom: Vec<Option<Block>>,
+    /// Whether the CFG is reducible (§2.4).
+    pub reducible: bool,
+    /// The interpretation the §5.3 search steps states with (the run's 𝓘).
+    pub interp: Interp,
+    /// How many states the §5.3 search may visit per candidate block; 0 turns the
+    /// search off (then only Def. 14 and Def. 17 decide legality).
+    pub termination_budget: usize,
+    /// `forward[a]`: the blocks `z` with `a ∈ fwdreaching(z)` (Def. 16).
+    forward: Vec<BlockSet>,
+}
+
+impl GreedyFacts {
+    /// The facts of `program`, for FREEZING runs and a §5.3 budget of 256 states
+    /// per candidate (see [`GreedyFacts::with_interp`]).
+    pub fn compute(program: &Program<'_>) -> GreedyFacts {
+        let cfg = Cfg::new(program.body);
+        let len = cfg.len();
+        let back_edges = cfg.retreating_edges();
+        let forward = forward_reach(&cfg, &back_edges);
+        let block_index = block_index(&cfg);
+        let loops = natural_loops(&cfg, &back_edges);
+        let ipdom = immediate_post_dominators(&cfg);
+        debug_assert_eq!(forward.len(), len);
+        GreedyFacts {
+            back_edges,
+            block_index,
+            loops,
+            ipdom,
+            reducible: cfg.is_reducible(),
+            interp: Interp::Freezing,
+            termination_budget: 256,
+            forward,
+        }
+    }
+
+    /// The same facts for runs under `interp` (the §5.3 search steps states).
+    pub fn with_interp(mut self, interp: Interp) -> GreedyFacts {
+        self.interp = interp;
+        self
+    }
+
+    /// The same facts with another §5.3 search budget (0: no search).
+    pub fn with_termination_budget(mut self, states: usize) -> GreedyFacts {
+        self.termination_budget = states;
+        self
+    }
+
+    /// Whether `a ∈ fwdreaching(z)` (Def. 16): a non-empty path from `a` to `z`
+    /// that takes no back edge (a forward reaching path, Def. 15).
+    pub fn forward_reaches(&self, a: Block, z: Block) -> bool {
+        self.forward
+            .get(a.0 as usize)
+            .is_some_and(|set| set.contains(z.0))
+    }
+
+    /// `fwdreaching(z)` (Def. 16), in arena order.
+    pub fn fwdreaching(&self, z: Block) -> Vec<Block> {
+        (0..self.forward.len() as u32)
+            .map(Block)
+            .filter(|&a| self.forward_reaches(a, z))
+            .collect()
+    }
+
+    /// `BlockIndex(b)` (§2.5).
+    pub fn index_of(&self, b: Block) -> u32 {
+        self.block_index
+            .get(b.0 as usize)
+            .copied()
+            .unwrap_or(u32::MAX)
+    }
+
+    /// Whether `(from, to)` is a back edge (Def. 15).
+    pub fn is_back_edge(&self, from: Block, to: Block) -> bool {
+        self.back_edges.binary_search(&(from, to)).is_ok()
+    }
+
+    /// The natural loop with header `h`, if `h` is a loop header.
+    pub fn loop_of_header(&self, h: Block) -> Option<&NaturalLoop> {
+        self.loops.iter().find(|l| l.header == h)
+    }
+}
+
+/// Def. 15-16 over the CFG: for every block `a`, the blocks it reaches by a
+/// non-empty path without back edges. Without back edges the reachable part of the
+/// CFG is a DAG, and the reverse postorder of the documented DFS is a topological
+/// order of it (every edge that is not retreating goes forward in it), so one pass
+/// in postorder unions each block's forward successors' sets.
+fn forward_reach(cfg: &Cfg, back_edges: &[(Block, Block)]) -> Vec<BlockSet> {
+    let len = cfg.len();
+    let mut reach = vec![BlockSet::new(len); len];
+    for &node in &cfg.dfs().postorder {
+        let from = Block(node);
+        let mut set = BlockSet::new(len);
+        for &to in cfg.succs(from) {
+            if back_edges.binary_search(&(from, to)).is_ok() {
+                continue;
+            }
+            set.insert(to.0);
+            set.union_with(&reach[to.0 as usize]);
+        }
+        reach[node as usize] = set;
+    }
+    reach
+}
+
+/// A block index (§2.5): the reverse postorder of the documented DFS, a topological
+/// order of the CFG without back edges. Unreached blocks follow in arena order.
+fn block_index(cfg: &Cfg) -> Vec<u32> {
+    let mut index = vec![u32::MAX; cfg.len()];
+    let mut next = 0;
+    for b in cfg.reverse_postorder() {
+        index[b.0 as usize] = next;
+        next += 1;
+    }
+    for slot in &mut index {
+        if *slot == u32::MAX {
+            *slot = next;
+            next += 1;
+        }
+    }
+    index
+}
+
+/// The natural loops (§2.4): for each header `y` of back edges `x → y` with `y`
+/// dominating `x`, `y` and every block that reaches a latch `x` without passing `y`.
+fn natural_loops(cfg: &Cfg, back_edges: &[(Block, Block)]) -> Vec<NaturalLoop> {
+    let dom = cfg.dominators();
+    let mut loops: Vec<NaturalLoop> = Vec::new();
+    for &(latch, header) in back_edges {
+        if !dom.dominates(header, latch) {
+            continue;
+        }
+        let at = match loops.iter().position(|l| l.header == header) {
+            Some(at) => at,
+            None => {
+                loops.push(NaturalLoop {
+                    header,
+                    latches: Vec::new(),
+                    blocks: vec![header],
+                });
+                loops.len() - 1
+            }
+        };
+        let lp = &mut loops[at];
+        lp.latches.push(latch);
+        let mut stack = vec![latch];
+        while let Some(b) = stack.pop() {
+            if lp.blocks.contains(&b) {
+                continue;
+            }
+            lp.blocks.push(b);
+            stack.extend(cfg.preds(b).iter().copied().filter(|&p| cfg.reachable(p)));
+        }
+    }
+    for lp in &mut loops {
+        lp.blocks.sort_unstable();
+    }
+    loops
+}
+
+/// Immediate post-dominators (§2.3): dominators of the reversed CFG from a virtual
+/// exit that every block without successors branches to.
+fn immediate_post_dominators(cfg: &Cfg) -> Vec<Option<Block>> {
+    let len = cfg.len();
+    let exit = len as u32;
+    let mut succs: Vec<Vec<u32>> = cfg.graph().succs.clone();
+    for s in &mut succs {
+        if s.is_empty() {
+            s.push(exit);
+        }
+    }
+    succs.push(Vec::new());
+    let reversed = Graph::from_succs(succs).reversed();
+    let tree = DomTree::compute(&reversed, exit);
+    (0..len as u32)
+        .map(|b| tree.idom(b).filter(|&d| d != exit).map(Block))
+        .collect()
+}
+
+/// Whether a block may be scheduled next, and if not, why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// Scheduling the block keeps the schedule greedy (Def. 12).
+    Legal,
+    /// Scheduling the block breaks a definition of Ch. 5.
+    Illegal {
+        /// `Def. 14` (progress), `Def. 17` (synchronization) or `§5.3`
+        /// (termination preservation).
+        definition: &'static str,
+        /// The lane that witnesses the violation, if one lane does.
+        lane: Option<usize>,
+        /// The witness in words, lowercase.
+        why: String,
+    },
+}
+
+/// The verdict on one block in one state.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Legality {
+    /// The block.
+    pub block: Block,
+    /// Whether it may be scheduled next.
+    pub verdict: Verdict,
+}
+
+impl Legality {
+    /// Whether the block is legal.
+    pub fn is_legal(&self) -> bool {
+        self.verdict == Verdict::Legal
+    }
+
+    /// `B: legal` or `D: not synchronizing (Def. 17): lane 1 waits at C, ...`,
+    /// with block names from `program`.
+    pub fn render(&self, program: &Program<'_>) -> String {
+        format!("{}: {}", program.block_name(self.block), self.verdict)
+    }
+}
+
+/// What violating `definition` is called in messages.
+pub fn headline(definition: &str) -> &'static str {
+    match definition {
+        "Def. 14" => "no progress",
+        "Def. 17" => "not synchronizing",
+        "§5.3" => "does not preserve termination",
+        _ => "not greedy",
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Verdict::Legal => write!(f, "legal"),
+            Verdict::Illegal {
+                definition, why, ..
+            } => write!(f, "{} ({definition}): {why}", headline(definition)),
+        }
+    }
+}
+
+/// A broken constraint: the definition, the witness lane and the words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Violation {
+    /// The definition (see [`Verdict::Illegal`]).
+    pub definition: &'static str,
+    /// The witness lane.
+    pub lane: Option<usize>,
+    /// Why, lowercase.
+    pub why: String,
+}
+
+impl Violation {
+    fn into_verdict(self) -> Verdict {
+        Verdict::Illegal {
+            definition: self.definition,
+            lane: self.lane,
+            why: self.why,
+        }
+    }
+}
+
+/// The blocks lane `lane` has its control mask set for (Def. 6): its ℓ_next, or
+/// with ℓ_next = ⊤ every successor of its ℓ_in; nothing once it terminated.
+pub fn lane_targets(program: &Program<'_>, state: &State, lane: usize) -> Vec<Block> {
+    match (&state.next[lane], state.incoming[lane]) {
+        (Next::Block(b), _) => vec![*b],
+        (Next::Any, Some(from)) => {
+            let mut out = program.succs[from].clone();
+            out.sort_unstable();
+            out.dedup();
+            out
+        }
+        (Next::Any, None) | (Next::Done(_), _) => Vec::new(),
+    }
+}
+
+/// `Guides(σ, τ)` (Def. 13): the blocks that lanes with the same ℓ_in as `lane`
+/// have as their ℓ_next: where the other lanes that executed the same terminator
+/// actively branched. Sorted by arena index, without duplicates.
+pub fn guides(state: &State, lane: usize) -> Vec<Block> {
+    let from = state.incoming[lane];
+    let mut out: Vec<Block> = state
+        .incoming
+        .iter()
+        .zip(&state.next)
+        .filter(|(i, _)| **i == from)
+        .filter_map(|(_, n)| match n {
+            Next::Block(b) => Some(*b),
+            _ => None,
+        })
+        .collect();
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// Progress (Def. 14) of scheduling `sc` in `state`: some lane has its control mask
+/// set for `sc` (no stalling, Fig. 5.1), and either (1) some lane has ℓ_next = `sc`,
+/// or (2) every lane with an edge ℓ_in → `sc` has an empty guide set (Def. 13), so
+/// no lane that branched actively from that terminator went elsewhere (Fig. 5.2).
+pub fn progress(program: &Program<'_>, state: &State, sc: Block) -> Result<(), Violation> {
+    let width = state.width();
+    let name = |b: Block| program.block_name(b);
+    if !(0..width).any(|t| cmask(program, state.incoming[t], &state.next[t], sc)) {
+        let why = if state.all_done() {
+            format!(
+                "every lane has terminated; no lane's control mask is set for {}",
+                name(sc)
+            )
+        } else {
+            format!("no lane's control mask is set for {} (stalling)", name(sc))
+        };
+        return Err(Violation {
+            definition: "Def. 14",
+            lane: None,
+            why,
+        });
+    }
+    // Clause 1: ∃τ. ℓ_next(τ) = ℓ_sc.
+    if state.next.contains(&Next::Block(sc)) {
+        return Ok(());
+    }
+    // Clause 2: ∀τ. (ℓ_in(τ) → ℓ_sc) ∈ E ⟹ Guides(σ, τ) = {}. The witness is a lane
+    // the step would carry to `sc` (cmask set) if there is one.
+    let mut witnesses: Vec<usize> = (0..width)
+        .filter(|&t| {
+            state.incoming[t].is_some_and(|from| program.has_edge(from, sc))
+                && !guides(state, t).is_empty()
+        })
+        .collect();
+    witnesses.sort_by_key(|&t| !cmask(program, state.incoming[t], &state.next[t], sc));
+    match witnesses.first() {
+        None => Ok(()),
+        Some(&t) => {
+            let g: Vec<&str> = guides(state, t).into_iter().map(name).collect();
+            let from = state.incoming[t].map_or("⊥", name);
+            Err(Violation {
+                definition: "Def. 14",
+                lane: Some(t),
+                why: format!(
+                    "no lane has next = {}, and lane {t} (in {from}) has guide set {{{}}} (Def. 13)",
+                    name(sc),
+                    g.join(", ")
+                ),
+            })
+        }
+    }
+}
+
+/// Synchronization (Def. 17) of scheduling `sc` in `state`: no lane that the step
+/// leaves behind (control mask 0 for `sc`, see the module doc) has its control mask
+/// set for a block of `fwdreaching(sc)` (Def. 16), that is, no lane waits at a block
+/// from which `sc` is reached without a back edge (Def. 15).
+pub fn synchronizing(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    sc: Block,
+) -> Result<(), Violation> {
+    let name = |b: Block| program.block_name(b);
+    for t in 0..state.width() {
+        if cmask(program, state.incoming[t], &state.next[t], sc) {
+            continue;
+        }
+        for at in lane_targets(program, state, t) {
+            if facts.forward_reaches(at, sc) {
+                let waits = match &state.next[t] {
+                    Next::Any => format!(
+                        "accepts {} (next = ⊤ after {})",
+                        name(at),
+                        state.incoming[t].map_or("⊥", name)
+                    ),
+                    _ => format!("waits at {}", name(at)),
+                };
+                return Err(Violation {
+                    definition: "Def. 17",
+                    lane: Some(t),
+                    why: format!(
+                        "lane {t} {waits}, {} reaches {} without a back edge",
+                        name(at),
+                        name(sc)
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Progress (Def. 14) and synchronization (Def. 17, every block a barrier, Def. 18)
+/// of scheduling `sc`: the local part of Def. 12.
+pub fn progress_and_sync(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    sc: Block,
+) -> Result<(), Violation> {
+    progress(program, state, sc)?;
+    synchronizing(program, facts, state, sc)
+}
+
+/// The blocks that make progress and synchronize in `state` (Def. 14, 17), in
+/// layout order: the steps of Def. 12 before termination preservation.
+pub fn candidates(program: &Program<'_>, facts: &GreedyFacts, state: &State) -> Vec<Block> {
+    program
+        .body
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| progress_and_sync(program, facts, state, b).is_ok())
+        .collect()
+}
+
+/// Where one step leads.
+#[derive(Clone, Debug)]
+pub enum Stepped {
+    /// The next state.
+    State(State),
+    /// The step ended the run with an outcome (undefined behaviour, a resource
+    /// limit); the outcome as text.
+    Ended(String),
+    /// No rule applies (a bug or an unverified program); the message.
+    Stuck(String),
+}
+
+/// Schedules `sc` on a copy of `state` ([LSS-W-STEP]).
+pub fn step_copy(program: &Program<'_>, interp: Interp, state: &State, sc: Block) -> Stepped {
+    let mut next = state.clone();
+    match lss_w_step(program, interp, sc, &mut next, false) {
+        Ok(_) => Stepped::State(next),
+        Err(StepError::Undefined(ub)) => Stepped::Ended(format!("undefined: {ub}")),
+        Err(StepError::Limit(why)) => Stepped::Ended(format!("limit: {why}")),
+        Err(StepError::Stuck(s)) => Stepped::Stuck(s.to_string()),
+    }
+}
+
+/// The answer of the bounded §5.3 search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CanTerminate {
+    /// A schedule of progressing, synchronizing steps ends the run.
+    Yes,
+    /// Every such schedule runs forever (the whole reachable state space was seen).
+    No,
+    /// The budget ran out first.
+    Unknown,
+}
+
+/// Whether some schedule of progressing and synchronizing steps (Def. 14, 17) leads
+/// from `state` to its end: every lane terminated, or an outcome that ends the run
+/// (undefined behaviour, a limit). A depth-first search over distinct states (states
+/// are compared whole, so a repeated state is a cycle), lowest block index first,
+/// visiting at most `budget` states.
+pub fn can_terminate(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    budget: usize,
+) -> CanTerminate {
+    let mut seen: HashSet<State> = HashSet::new();
+    let mut stack = vec![state.clone()];
+    while let Some(s) = stack.pop() {
+        if s.all_done() {
+            return CanTerminate::Yes;
+        }
+        if seen.contains(&s) {
+            continue;
+        }
+        if seen.len() >= budget {
+            return CanTerminate::Unknown;
+        }
+        let mut next = candidates(program, facts, &s);
+        // Highest index pushed first, so the lowest index is explored first.
+        next.sort_by_key(|&b| std::cmp::Reverse(facts.index_of(b)));
+        let mut children = Vec::with_capacity(next.len());
+        for b in next {
+            match step_copy(program, facts.interp, &s, b) {
+                Stepped::Ended(_) | Stepped::Stuck(_) => return CanTerminate::Yes,
+                Stepped::State(n) => children.push(n),
+            }
+        }
+        seen.insert(s);
+        stack.extend(children.into_iter().filter(|c| !seen.contains(c)));
+    }
+    CanTerminate::No
+}
+
+/// Termination preservation (§5.3) among `candidates` (blocks that make progress
+/// and synchronize): the candidates after which no schedule ends, when another
+/// candidate can still end the run, each with its violation. Empty when there are
+/// fewer than two candidates or the budget is 0.
+pub fn termination_preserving(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    candidates: &[Block],
+) -> Vec<(Block, Violation)> {
+    if candidates.len() < 2 || facts.termination_budget == 0 {
+        return Vec::new();
+    }
+    let answers: Vec<(Block, CanTerminate)> = candidates
+        .iter()
+        .map(|&b| {
+            let answer = match step_copy(program, facts.interp, state, b) {
+                Stepped::Ended(_) | Stepped::Stuck(_) => CanTerminate::Yes,
+                Stepped::State(next) => {
+                    can_terminate(program, facts, &next, facts.termination_budget)
+                }
+            };
+            (b, answer)
+        })
+        .collect();
+    let Some(&(good, _)) = answers.iter().find(|(_, a)| *a == CanTerminate::Yes) else {
+        return Vec::new();
+    };
+    answers
+        .iter()
+        .filter(|(_, a)| *a == CanTerminate::No)
+        .map(|&(b, _)| {
+            let lane = (0..state.width()).find(|&t| !state.next[t].is_done());
+            (
+                b,
+                Violation {
+                    definition: "§5.3",
+                    lane,
+                    why: format!(
+                        "after {} no schedule ever terminates every lane (the states repeat), while after {} one does",
+                        program.block_name(b),
+                        program.block_name(good)
+                    ),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Legality as an explanation (Def. 12-18): for every block of `program`, in
+/// layout order, whether scheduling it next in `state` keeps the schedule greedy,
+/// and if not, the first definition it violates (progress, Def. 14; then
+/// synchronization, Def. 17; then termination preservation, §5.3) with its
+/// witness lane.
+pub fn legality(program: &Program<'_>, facts: &GreedyFacts, state: &State) -> Vec<Legality> {
+    let mut out: Vec<Legality> = program
+        .body
+        .layout
+        .iter()
+        .map(|&block| Legality {
+            block,
+            verdict: match progress_and_sync(program, facts, state, block) {
+                Ok(()) => Verdict::Legal,
+                Err(v) => v.into_verdict(),
+            },
+        })
+        .collect();
+    let legal: Vec<Block> = out
+        .iter()
+        .filter(|l| l.is_legal())
+        .map(|l| l.block)
+        .collect();
+    for (block, violation) in termination_preserving(program, facts, state, &legal) {
+        if let Some(l) = out.iter_mut().find(|l| l.block == block) {
+            l.verdict = violation.into_verdict();
+        }
+    }
+    out
+}
+
+/// The legal blocks of a [`legality`] list.
+pub fn legal_blocks(verdicts: &[Legality]) -> Vec<Block> {
+    verdicts
+        .iter()
+        .filter(|l| l.is_legal())
+        .map(|l| l.block)
+        .collect()
+}
