@@ -182,6 +182,11 @@ fn undefined_behaviour_then_back() {
 }
 
 #[test]
+fn scheduling_policies() {
+    check_session("policies");
+}
+
+#[test]
 fn every_session_file_has_a_test() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/repl");
     let this = include_str!("repl_sessions.rs");

@@ -70,7 +70,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         usage: "legal",
         summary: "the blocks that may be scheduled next, and why each other block may not",
         details: "A block is legal next when scheduling it keeps the schedule greedy (Def. 12):\n\
-                  it makes progress (Def. 14) and is synchronizing (Def. 17).",
+                  it makes progress (Def. 14), is synchronizing (Def. 17) and preserves\n\
+                  termination (§5.3). Each other block is shown with the first definition it\n\
+                  breaks and the lane that witnesses it.",
         args: ArgKind::Nothing,
     },
     CommandSpec {

@@ -46,7 +46,8 @@ pub struct ReplArgs {
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl")]
     interp: Option<String>,
-    /// How step, run and continue pick blocks: lowest, highest, replay:A,B,C.
+    /// How step, run and continue pick blocks: lowest, highest, random:SEED,
+    /// replay:FILE (or replay:A,B,C), ipd, interactive (every block by sched).
     #[arg(long, value_name = "POLICY")]
     sched: Option<String>,
     /// Run inputs as JSON (threads, interp, args, memory, schedule); flags override it.

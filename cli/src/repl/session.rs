@@ -9,11 +9,12 @@
 //! state, so the session owns plain data and no borrow of the module.
 
 use super::command::{self, COMMANDS, Command, Setting, Target};
-use super::policy::{self, GREEDY_MISSING, Policy, Verdict};
+use super::policy::Policy;
 use super::show;
 use super::style::{Role, Style};
 use crate::default_program;
 use pllvm_interp::config::parse_interp;
+use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legality};
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_interp::trace::{self, TraceRow};
 use pllvm_interp::{Machine, Outcome, RunConfig, directives};
@@ -34,8 +35,12 @@ pub struct Loaded {
     pub module: Module,
     /// Where the initial run configuration came from, for the banner.
     pub inputs_from: Option<String>,
-    /// The configuration the file's first `; run:` line describes (or the default).
+    /// The configuration the file's first `; run:` line describes (or the default),
+    /// without its schedule.
     pub file_config: RunConfig,
+    /// The schedule of that line: the default policy replays it, so that `run`
+    /// shows what the golden file records.
+    pub file_schedule: Option<Vec<String>>,
 }
 
 /// The state before one scheduled block, kept for `back`.
@@ -44,6 +49,9 @@ struct Snapshot {
     state: State,
     trace_len: usize,
     divergence: DivergenceRecord,
+    /// The policy before it picked this block (its generator, replay position or
+    /// IPD stack), so that stepping again after `back` picks the same blocks.
+    policy: Policy,
 }
 
 /// The run so far.
@@ -99,7 +107,11 @@ pub struct StartOptions {
 pub struct Session {
     loaded: Loaded,
     config: RunConfig,
+    /// The policy as set (restored by `reset`), and as it is now.
+    policy_start: Policy,
     policy: Policy,
+    /// CFG facts for the greedy constraints of Ch. 5.
+    facts: GreedyFacts,
     breaks: Vec<Target>,
     run: Current,
     snapshots: Vec<Snapshot>,
@@ -128,11 +140,12 @@ pub fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
     if !report.errors.is_empty() {
         return Err(one_line(&report.errors, &name, &src));
     }
+    let mut file_schedule = None;
     let (file_config, inputs_from) = match directives::parse(&src) {
         Ok(d) => match d.runs.into_iter().next() {
             Some(run) => {
                 let mut config = run.config;
-                config.schedule = None;
+                file_schedule = config.schedule.take();
                 let label = if run.name == "default" {
                     "; run:".to_string()
                 } else {
@@ -152,6 +165,7 @@ pub fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
         module,
         inputs_from,
         file_config,
+        file_schedule,
     })
 }
 
@@ -209,7 +223,10 @@ impl Session {
                     .map_err(|e| format!("cannot read {}: {}", p.display(), io_message(&e)))?,
             )
             .map_err(|e| format!("{}: {e}", p.display()))?,
-            None => loaded.file_config.clone(),
+            None => RunConfig {
+                schedule: loaded.file_schedule.clone(),
+                ..loaded.file_config.clone()
+            },
         };
         if let Some(w) = options.threads {
             config.threads = w;
@@ -224,16 +241,23 @@ impl Session {
         if options.function.is_some() {
             config.function.clone_from(&options.function);
         }
-        let policy = match (&options.sched, config.schedule.take()) {
-            (Some(p), _) => Policy::parse(p)?,
-            (None, Some(list)) => Policy::Replay(list),
-            (None, None) => Policy::Lowest,
+        let schedule = config.schedule.take();
+        let (policy, facts) = {
+            let m = Machine::new(&loaded.module, &config).map_err(|e| e.to_string())?;
+            let policy = match (&options.sched, schedule) {
+                (Some(p), _) => Policy::parse(p, &m.program)?,
+                (None, Some(list)) => Policy::replay_names(&list, &m.program)?,
+                (None, None) => Policy::Lowest(pllvm_interp::sched::Lowest),
+            };
+            (policy, facts_of(&m, &config))
         };
         let run = initial_run(&loaded.module, &config)?;
         Ok(Session {
             loaded,
             config,
+            policy_start: policy.clone(),
             policy,
+            facts,
             breaks: Vec::new(),
             run,
             snapshots: Vec::new(),
@@ -248,7 +272,13 @@ impl Session {
         if let Some(from) = &self.loaded.inputs_from
             && self.config == self.loaded.file_config
         {
-            push_line(&mut out, format!("inputs from {from}"));
+            let what = match &self.loaded.file_schedule {
+                Some(list) if self.policy_start.name() == format!("replay:{}", list.join(",")) => {
+                    "inputs and schedule"
+                }
+                _ => "inputs",
+            };
+            push_line(&mut out, format!("{what} from {from}"));
         }
         if let Ok(m) = self.machine() {
             let body = m.program.body;
@@ -385,6 +415,7 @@ impl Session {
     fn reset(&mut self) -> Result<(), String> {
         self.run = initial_run(&self.loaded.module, &self.config)?;
         self.snapshots.clear();
+        self.policy = self.policy_start.clone();
         Ok(())
     }
 
@@ -419,26 +450,52 @@ impl Session {
         let mut ended: Option<Outcome> = None;
         let mut failure: Option<String> = None;
         let mut ub_place: Option<String> = None;
+        let mut notes: Vec<(usize, String)> = Vec::new();
         let mut k: u64 = 0;
         loop {
             if m.state.all_done() {
                 ended = Some(Outcome::Returned);
                 break;
             }
+            let policy_before = self.policy.clone();
             let block = match drive {
                 Drive::Block(b) if k == 0 => b,
                 Drive::Block(_) => break,
                 Drive::Policy(Some(n)) if k >= n => break,
-                Drive::Policy(_) => match self.policy.pick(&m.program, &m.state, m.trace.len()) {
-                    Ok(b) => b,
-                    Err(why) => {
-                        stop = Some(why);
-                        break;
+                Drive::Policy(_) => {
+                    let verdicts = legality(&m.program, &self.facts, &m.state);
+                    let legal = legal_blocks(&verdicts);
+                    match self.policy.pick(&m.program, &self.facts, &m.state, &legal) {
+                        Ok(b) => {
+                            // Replay and IPD may choose a block that is not legal: it
+                            // runs (Def. 5 allows any block), and the REPL says so.
+                            if let Some(Legality {
+                                verdict: v @ Verdict::Illegal { .. },
+                                ..
+                            }) = verdicts.iter().find(|l| l.block == b)
+                            {
+                                notes.push((
+                                    m.trace.len(),
+                                    format!(
+                                        "note: the policy chose {}, which is not legal: {v}",
+                                        m.program.block_name(b)
+                                    ),
+                                ));
+                            }
+                            b
+                        }
+                        Err(why) => {
+                            stop = Some(why);
+                            break;
+                        }
                     }
-                },
+                }
             };
             let name = m.program.block_name(block).to_string();
             if k > 0 && self.breaks.contains(&Target::Block(name.clone())) {
+                // The block is not scheduled: the policy must pick it again.
+                self.policy = policy_before;
+                notes.retain(|(at, _)| *at < m.trace.len());
                 stop = Some(format!(
                     "breakpoint {name}: stopped before scheduling {name}"
                 ));
@@ -448,6 +505,7 @@ impl Session {
                 state: m.state.clone(),
                 trace_len: m.trace.len(),
                 divergence: m.divergence.clone(),
+                policy: policy_before,
             };
             match m.checked_step(block) {
                 Ok(None) => {
@@ -462,9 +520,11 @@ impl Session {
                     }
                 }
                 Ok(Some(outcome)) => {
-                    // Undefined behaviour or a limit: keep the state before the block.
+                    // Undefined behaviour or a limit: keep the state (and the
+                    // policy) before the block.
                     m.state = snapshot.state;
                     m.divergence = snapshot.divergence;
+                    self.policy = snapshot.policy;
                     if let Outcome::Undefined(_) | Outcome::Limit(_) = outcome {
                         ub_place = Some(format!(
                             "while scheduling {name}; the state is the one before it"
@@ -476,6 +536,7 @@ impl Session {
                 Err(e) => {
                     m.state = snapshot.state;
                     m.divergence = snapshot.divergence;
+                    self.policy = snapshot.policy;
                     failure = Some(format!("scheduling {name}: {e}"));
                     break;
                 }
@@ -499,6 +560,9 @@ impl Session {
                 .map(|r| m.program.block_name(r.scheduled))
                 .collect();
             push_line(out, scheduled_summary(&names));
+        }
+        for (_, note) in &notes {
+            push_line(out, self.style.paint(Role::Note, note));
         }
         let result = m.result_text();
         let next = show::next_row(&m.program, &m.state);
@@ -593,10 +657,15 @@ impl Session {
             })?;
             if !force
                 && self.run.ended.is_none()
-                && let Verdict::Illegal(why) = policy::verdict(&m.program, &m.state, block)
+                && let Some(Legality {
+                    verdict: v @ Verdict::Illegal { .. },
+                    ..
+                }) = legality(&m.program, &self.facts, &m.state)
+                    .into_iter()
+                    .find(|l| l.block == block)
             {
                 return Err(format!(
-                    "refused: {name} is not legal next: {why}; sched -f {name} forces it"
+                    "refused: {name} is not legal next: {v}; sched -f {name} forces it"
                 ));
             }
             block
@@ -619,35 +688,41 @@ impl Session {
             .map(|&b| m.program.block_name(b).chars().count())
             .max()
             .unwrap_or(0);
-        for (b, v) in policy::legality(&m.program, &m.state) {
-            let name = m.program.block_name(b);
+        for l in legality(&m.program, &self.facts, &m.state) {
+            let name = m.program.block_name(l.block);
             let pad = " ".repeat(width - name.chars().count());
-            match v {
-                Verdict::Legal { lanes } => push_line(
+            let lanes: Vec<String> = m
+                .state
+                .incoming
+                .iter()
+                .zip(&m.state.next)
+                .enumerate()
+                .filter(|(_, (i, n))| {
+                    pllvm_semantics::rules::masks::cmask(&m.program, **i, n, l.block)
+                })
+                .map(|(t, _)| t.to_string())
+                .collect();
+            match &l.verdict {
+                Verdict::Legal => push_line(
                     out,
                     format!(
                         "{}{pad}  {} (control mask set in lane{} {})",
                         self.style.paint(Role::Block, name),
                         self.style.paint(Role::Good, "legal"),
                         if lanes.len() == 1 { "" } else { "s" },
-                        lanes
-                            .iter()
-                            .map(usize::to_string)
-                            .collect::<Vec<_>>()
-                            .join(" ")
+                        lanes.join(" ")
                     ),
                 ),
-                Verdict::Illegal(why) => push_line(
+                v @ Verdict::Illegal { .. } => push_line(
                     out,
                     format!(
                         "{}{pad}  {}",
                         self.style.paint(Role::Block, name),
-                        show::wrap(&format!("not legal: {why}"), 78 - width, width + 2)
+                        show::wrap(&format!("not legal: {v}"), 78 - width, width + 2)
                     ),
                 ),
             }
         }
-        push_line(out, self.style.paint(Role::Note, GREEDY_MISSING));
         Ok(())
     }
 
@@ -744,6 +819,7 @@ impl Session {
             self.run.state = s.state;
             self.run.trace.truncate(s.trace_len);
             self.run.divergence = s.divergence;
+            self.policy = s.policy;
             self.run.ended = None;
         }
         let m = self.machine()?;
@@ -924,7 +1000,11 @@ impl Session {
         let mut notes = Vec::new();
         match s {
             Setting::Sched(p) => {
-                self.policy = Policy::parse(&p)?;
+                let m = self.machine()?;
+                let policy = Policy::parse(&p, &m.program)?;
+                drop(m);
+                self.policy_start = policy.clone();
+                self.policy = policy;
                 push_line(out, format!("policy {}", self.policy.name()));
                 return Ok(());
             }
@@ -952,9 +1032,14 @@ impl Session {
             Setting::Strict(on) => config.strict = on,
         }
         let run = initial_run(&self.loaded.module, &config).map_err(|e| reword(&e))?;
+        let facts = Machine::new(&self.loaded.module, &config)
+            .map(|m| facts_of(&m, &config))
+            .map_err(|e| e.to_string())?;
         self.config = config;
+        self.facts = facts;
         self.run = run;
         self.snapshots.clear();
+        self.policy = self.policy_start.clone();
         push_line(out, format!("{} (the run starts over)", self.summary()));
         for n in notes {
             push_line(out, self.style.paint(Role::Note, &n));
@@ -968,12 +1053,32 @@ impl Session {
         let loaded = load_program(Some(Path::new(file)))?;
         let config = loaded.file_config.clone();
         let run = initial_run(&loaded.module, &config)?;
+        // The policy is kept by name; a replay names blocks of the old program.
+        let mut note = None;
+        let (policy, facts) = {
+            let m = Machine::new(&loaded.module, &config).map_err(|e| e.to_string())?;
+            let policy = match &loaded.file_schedule {
+                Some(list) => Policy::replay_names(list, &m.program),
+                None => Policy::parse(&self.policy_start.name(), &m.program),
+            }
+            .unwrap_or_else(|e| {
+                note = Some(format!("note: policy lowest ({e})"));
+                Policy::Lowest(pllvm_interp::sched::Lowest)
+            });
+            (policy, facts_of(&m, &config))
+        };
         self.loaded = loaded;
         self.config = config;
         self.run = run;
+        self.facts = facts;
+        self.policy_start = policy.clone();
+        self.policy = policy;
         self.snapshots.clear();
         self.breaks.clear();
         out.push_str(&self.banner());
+        if let Some(n) = note {
+            push_line(out, self.style.paint(Role::Note, &n));
+        }
         Ok(())
     }
 
@@ -1056,6 +1161,12 @@ fn initial_run(module: &Module, config: &RunConfig) -> Result<Current, String> {
         divergence: m.divergence,
         ended: None,
     })
+}
+
+/// The CFG facts of the greedy constraints (Ch. 5) for the machine's program,
+/// with the §5.3 search stepping states under the run's interpretation.
+fn facts_of(m: &Machine<'_>, config: &RunConfig) -> GreedyFacts {
+    GreedyFacts::compute(&m.program).with_interp(config.interp)
 }
 
 /// `returned` / `undefined behaviour` / ...: a short name for an outcome.
@@ -1161,12 +1272,12 @@ mod tests {
     use super::*;
 
     fn session(file: Option<&str>) -> Session {
+        session_with(file, &StartOptions::default())
+    }
+
+    fn session_with(file: Option<&str>, options: &StartOptions) -> Session {
         let path = file.map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(f));
-        match Session::new(
-            path.as_deref(),
-            &StartOptions::default(),
-            Style { color: false },
-        ) {
+        match Session::new(path.as_deref(), options, Style { color: false }) {
             Ok(s) => s,
             Err(e) => panic!("{e}"),
         }
@@ -1182,11 +1293,15 @@ mod tests {
     /// `back N` after K + N blocks gives the very state (𝕄, Δ^W, ℓ_in^W, ℓ_next^W),
     /// trace and divergence record of a session that scheduled K blocks.
     fn check_back(file: Option<&str>, total: u64, undo: u64) {
-        let mut long = session(file);
+        check_back_with(file, &StartOptions::default(), total, undo);
+    }
+
+    fn check_back_with(file: Option<&str>, options: &StartOptions, total: u64, undo: u64) {
+        let mut long = session_with(file, options);
         run(&mut long, &format!("step {total}"));
         let printed_before = run(&mut long, "print");
         run(&mut long, &format!("back {undo}"));
-        let mut short = session(file);
+        let mut short = session_with(file, options);
         if total > undo {
             run(&mut short, &format!("step {}", total - undo));
         }
@@ -1207,6 +1322,29 @@ mod tests {
         check_back(Some("corpus/semantics/fig4.5-control-mechanics.ll"), 4, 1);
         check_back(Some("corpus/semantics/alloca-per-lane.ll"), 3, 2);
         check_back(Some("corpus/semantics/gather-scatter.ll"), 1, 1);
+    }
+
+    /// With a random policy, `back` also restores the generator: the blocks picked
+    /// after it are those picked before, for every seed.
+    #[test]
+    fn back_restores_the_random_policy() {
+        for seed in 0..20 {
+            let options = StartOptions {
+                sched: Some(format!("random:{seed}")),
+                threads: Some(4),
+                args: vec!["x=0,1,0,1".into()],
+                ..StartOptions::default()
+            };
+            let file = Some("corpus/semantics/fig4.5-control-mechanics.ll");
+            check_back_with(file, &options, 4, 3);
+            let mut s = session_with(file, &options);
+            run(&mut s, "run");
+            let first: Vec<Block> = s.run.trace.iter().map(|r| r.scheduled).collect();
+            run(&mut s, "back 4");
+            run(&mut s, "run");
+            let again: Vec<Block> = s.run.trace.iter().map(|r| r.scheduled).collect();
+            assert_eq!(first, again, "seed {seed}");
+        }
     }
 
     #[test]
