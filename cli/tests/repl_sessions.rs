@@ -187,6 +187,11 @@ fn scheduling_policies() {
 }
 
 #[test]
+fn memory_objects_and_bytes() {
+    check_session("memory");
+}
+
+#[test]
 fn every_session_file_has_a_test() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/repl");
     let this = include_str!("repl_sessions.rs");
