@@ -861,10 +861,9 @@ impl Session {
             None => show::named_values(body),
         };
         for &v in &values {
-            push_line(
-                out,
-                show::value_line(&m.program, &m.state, v, active, &self.style),
-            );
+            // Wide thread arrays wrap at 80 columns, lanes continuing indented.
+            let line = show::value_line(&m.program, &m.state, v, active, &self.style);
+            push_line(out, show::wrap(&line, 80, 4));
         }
         if let (Some(row), Some(a)) = (self.run.trace.last(), active)
             && a.iter().any(|x| !x)
@@ -1357,6 +1356,48 @@ mod tests {
         assert_eq!(s.run.ended, None);
         assert_eq!(s.run.state, before);
         assert_eq!(s.run.trace.len(), 1);
+    }
+
+    #[test]
+    fn save_trace_writes_the_table_and_json() {
+        let mut s = session(Some("corpus/semantics/fig4.5-control-mechanics.ll"));
+        run(&mut s, "step 2");
+        let dir = std::env::temp_dir().join(format!("pllvm-save-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let text = dir.join("t.txt");
+        let json = dir.join("t.json");
+        run(&mut s, &format!("save-trace {}", text.display()));
+        run(&mut s, &format!("save-trace {}", json.display()));
+        let table = std::fs::read_to_string(&text).expect("table");
+        assert_eq!(table, run(&mut s, "trace -v"));
+        let rows: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parses");
+        let scheduled: Vec<&str> = rows
+            .as_array()
+            .expect("array")
+            .iter()
+            .filter_map(|r| r["sc"].as_str())
+            .collect();
+        assert_eq!(scheduled, ["A", "B"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn wide_values_wrap_at_80_columns() {
+        let options = StartOptions {
+            threads: Some(32),
+            args: vec!["x=7".into()],
+            ..StartOptions::default()
+        };
+        let mut s = session_with(
+            Some("corpus/semantics/fig4.5-control-mechanics.ll"),
+            &options,
+        );
+        let text = run(&mut s, "print %x");
+        assert!(text.lines().count() > 1, "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        let joined: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(joined, format!("%x : i32 = [{}]", vec!["7"; 32].join(", ")));
     }
 
     #[test]
