@@ -4,6 +4,7 @@
 //! or run errors, undefined behaviour), 2 the command line is wrong (clap's usage
 //! errors).
 
+mod analyze;
 mod default_program;
 mod repl;
 
@@ -44,6 +45,8 @@ enum Command {
     /// Explore every greedy schedule (thesis Def. 12): distinct outcomes, schedule independence,
     /// concurrent next blocks (Def. 20) and Theorem 1.
     Explore(ExploreArgs),
+    /// Divergence analyses (thesis Ch. 6-7, POPL'21): the shape of every value, branch and block.
+    Analyze(AnalyzeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -80,6 +83,27 @@ struct ExploreArgs {
     /// Successor order: lowest, highest or random:SEED (changes witnesses, not outcomes).
     #[arg(long, value_name = "ORDER", default_value = "lowest")]
     order: String,
+}
+
+#[derive(Args, Debug)]
+struct AnalyzeArgs {
+    /// A .ll file.
+    file: PathBuf,
+    /// Which analysis: thesis, popl or all (comma-separated names allowed).
+    #[arg(long, value_name = "thesis|popl|all", default_value = "all")]
+    analysis: String,
+    /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    uniform_args: Vec<String>,
+    /// The function to analyse (default: the first definition).
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+    /// Print a JSON report.
+    #[arg(long, conflicts_with = "dot")]
+    json: bool,
+    /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
+    #[arg(long)]
+    dot: bool,
 }
 
 #[derive(Args, Debug)]
@@ -189,6 +213,26 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Run(r) => run(r),
         Command::Repl(r) => repl::main(r),
         Command::Explore(e) => explore(e),
+        Command::Analyze(a) => {
+            let kinds = analyze::parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
+            let (module, _, _, _) = load(&Some(a.file.clone()))?;
+            let format = if a.json {
+                analyze::Format::Json
+            } else if a.dot {
+                analyze::Format::Dot
+            } else {
+                analyze::Format::Text
+            };
+            analyze::run(
+                &module,
+                a.function.as_deref(),
+                &kinds,
+                &a.uniform_args,
+                format,
+                &mut std::io::stdout(),
+            )?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
 }
 

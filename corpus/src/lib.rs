@@ -16,6 +16,8 @@ use pllvm_semantics::verify::verify_module;
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
+pub mod analysis_expect;
+
 /// The `corpus/` folder of the workspace.
 pub fn corpus_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).to_path_buf()
@@ -97,6 +99,14 @@ pub fn check_file(path: &Path, bless: bool) -> Result<Checked, String> {
         }
         snapshots.push((run.name.clone(), output.snapshot));
     }
+    // Divergence-analysis expectations (`; expect[NAME]: uniform|varying`), and
+    // every uniform claim against each run (analysis_expect.rs).
+    let runs: Vec<(String, pllvm_interp::RunConfig)> = d
+        .runs
+        .iter()
+        .map(|r| (r.name.clone(), r.config.clone()))
+        .collect();
+    failures.extend(analysis_expect::check(&name, &src, &module, &spans, &runs));
     check_snapshots(path, &src, &snapshots, bless, &mut failures);
     if failures.is_empty() {
         Ok(checked)

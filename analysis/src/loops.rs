@@ -1,0 +1,437 @@
+//! Natural loops and the loop tree (thesis §2.4, Fig. 2.2).
+//!
+//! In a reducible CFG every retreating edge `x → y` of a DFS is a back edge: `y`
+//! dominates `x`. `x` is a latch and `y` a loop header. The natural loop of a back
+//! edge holds `x`, `y` and every block that reaches `x` without going through `y`.
+//! The thesis requires one back edge per header (a unique latch, §2.4); before
+//! the `normalize` module establishes that, back edges sharing a header are merged
+//! into one loop with several latches (as LLVM's `LoopInfo` does), so loops and
+//! headers correspond one to one and the loops nest: two loops are disjoint or one
+//! contains the other, which gives the loop tree.
+//!
+//! Only blocks the entry reaches belong to loops. An irreducible CFG has no natural
+//! loops in this sense, and [`LoopInfo::compute`] returns [`Irreducible`].
+
+use pllvm_semantics::cfg::Cfg;
+use pllvm_semantics::ir::{Block, Body};
+
+/// A loop of a [`LoopInfo`], numbered in the reverse postorder of its header.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LoopId(pub u32);
+
+/// A CFG that is not reducible (§2.4): some retreating edge of the documented DFS
+/// enters a cycle at a block that does not dominate its source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Irreducible {
+    /// The function's name without `@`, when known.
+    pub function: Option<String>,
+    /// Targets of retreating edges that do not dominate their source: entries of
+    /// cycles with more than one entry, ascending.
+    pub header_candidates: Vec<Block>,
+    /// The names of `header_candidates`, in the same order.
+    pub candidate_names: Vec<String>,
+}
+
+impl Irreducible {
+    /// The same error, naming `function`.
+    pub fn in_function(mut self, function: &str) -> Self {
+        self.function = Some(function.to_string());
+        self
+    }
+}
+
+impl std::fmt::Display for Irreducible {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match &self.function {
+            Some(name) => write!(f, "function @{name} has irreducible control flow")?,
+            None => write!(f, "irreducible control flow")?,
+        }
+        let list: Vec<String> = self
+            .candidate_names
+            .iter()
+            .map(|n| format!("%{n}"))
+            .collect();
+        write!(
+            f,
+            ": a cycle is entered at {} without being dominated by it (thesis §2.4 assumes reducible CFGs)",
+            list.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for Irreducible {}
+
+/// One natural loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LoopData {
+    header: Block,
+    latches: Vec<Block>,
+    blocks: Vec<Block>,
+    exits: Vec<Block>,
+    exiting: Vec<Block>,
+    preheader: Option<Block>,
+    parent: Option<LoopId>,
+    children: Vec<LoopId>,
+    depth: u32,
+}
+
+/// The natural loops of a reducible body and their tree (§2.4).
+///
+/// Block lists ([`LoopInfo::blocks`], exits, exiting, latches) are in the reverse
+/// postorder of the documented DFS, so the header comes first in `blocks`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoopInfo {
+    loops: Vec<LoopData>,
+    /// Innermost loop per block (arena index).
+    innermost: Vec<Option<LoopId>>,
+    /// Membership bit per (loop, block).
+    member: Vec<Vec<bool>>,
+    back_edges: Vec<(Block, Block)>,
+}
+
+impl LoopInfo {
+    /// The loops of `body`, or [`Irreducible`] if its CFG is not reducible.
+    pub fn compute(body: &Body) -> Result<Self, Irreducible> {
+        let cfg = Cfg::new(body);
+        let dom = cfg.dominators();
+        let len = cfg.len();
+        let back_edges = cfg.retreating_edges();
+        let mut candidates: Vec<Block> = back_edges
+            .iter()
+            .filter(|&&(x, y)| !dom.dominates(y, x))
+            .map(|&(_, y)| y)
+            .collect();
+        if !candidates.is_empty() {
+            candidates.sort_unstable();
+            candidates.dedup();
+            let candidate_names = candidates
+                .iter()
+                .map(|&b| body.blocks[b].name.clone())
+                .collect();
+            return Err(Irreducible {
+                function: None,
+                header_candidates: candidates,
+                candidate_names,
+            });
+        }
+        let rpo = cfg.reverse_postorder();
+        let mut rpo_number = vec![usize::MAX; len];
+        for (position, &b) in rpo.iter().enumerate() {
+            rpo_number[b.0 as usize] = position;
+        }
+        let by_rpo = |list: &mut Vec<Block>| {
+            list.sort_unstable_by_key(|b| rpo_number[b.0 as usize]);
+            list.dedup();
+        };
+        // One loop per header, headers in reverse postorder.
+        let mut headers: Vec<Block> = back_edges.iter().map(|&(_, y)| y).collect();
+        by_rpo(&mut headers);
+        let mut loops = Vec::new();
+        let mut member = Vec::new();
+        for &header in &headers {
+            let mut latches: Vec<Block> = back_edges
+                .iter()
+                .filter(|&&(_, y)| y == header)
+                .map(|&(x, _)| x)
+                .collect();
+            by_rpo(&mut latches);
+            // Natural loop: walk predecessors back from the latches, stopping at the
+            // header; unreachable predecessors are not part of any loop.
+            let mut inside = vec![false; len];
+            inside[header.0 as usize] = true;
+            let mut work: Vec<Block> = latches.clone();
+            while let Some(b) = work.pop() {
+                if inside[b.0 as usize] || !cfg.reachable(b) {
+                    continue;
+                }
+                inside[b.0 as usize] = true;
+                work.extend(cfg.preds(b).iter().copied());
+            }
+            let mut blocks: Vec<Block> = (0..len as u32)
+                .map(Block)
+                .filter(|b| inside[b.0 as usize])
+                .collect();
+            by_rpo(&mut blocks);
+            let mut exits = Vec::new();
+            let mut exiting = Vec::new();
+            for &b in &blocks {
+                for &s in cfg.succs(b) {
+                    if !inside[s.0 as usize] {
+                        exits.push(s);
+                        exiting.push(b);
+                    }
+                }
+            }
+            by_rpo(&mut exits);
+            by_rpo(&mut exiting);
+            let mut outside_preds: Vec<Block> = cfg
+                .preds(header)
+                .iter()
+                .copied()
+                .filter(|p| !inside[p.0 as usize] && cfg.reachable(*p))
+                .collect();
+            outside_preds.sort_unstable();
+            outside_preds.dedup();
+            let preheader = match outside_preds.as_slice() {
+                [only] => Some(*only),
+                _ => None,
+            };
+            loops.push(LoopData {
+                header,
+                latches,
+                blocks,
+                exits,
+                exiting,
+                preheader,
+                parent: None,
+                children: Vec::new(),
+                depth: 0,
+            });
+            member.push(inside);
+        }
+        // Loop tree: the parent is the smallest other loop containing the header.
+        for l in 0..loops.len() {
+            let header = loops[l].header;
+            let parent = (0..loops.len())
+                .filter(|&o| o != l && member[o][header.0 as usize])
+                .min_by_key(|&o| loops[o].blocks.len());
+            loops[l].parent = parent.map(|p| LoopId(p as u32));
+            if let Some(p) = parent {
+                loops[p].children.push(LoopId(l as u32));
+            }
+        }
+        // Depth: headers come in reverse postorder, so parents are done first.
+        for l in 0..loops.len() {
+            loops[l].depth = match loops[l].parent {
+                Some(p) => loops[p.0 as usize].depth + 1,
+                None => 1,
+            };
+        }
+        let mut innermost = vec![None; len];
+        for b in 0..len {
+            innermost[b] = (0..loops.len())
+                .filter(|&l| member[l][b])
+                .max_by_key(|&l| loops[l].depth)
+                .map(|l| LoopId(l as u32));
+        }
+        Ok(LoopInfo {
+            loops,
+            innermost,
+            member,
+            back_edges,
+        })
+    }
+
+    /// `lp B`: the innermost loop containing `block`, if any.
+    pub fn loop_of(&self, block: Block) -> Option<LoopId> {
+        self.innermost.get(block.0 as usize).copied().flatten()
+    }
+
+    /// `lp head L`: the header of loop `l`.
+    pub fn header(&self, l: LoopId) -> Block {
+        self.data(l).header
+    }
+
+    /// The latches of `l` (sources of its back edges), in reverse postorder.
+    pub fn latches(&self, l: LoopId) -> &[Block] {
+        &self.data(l).latches
+    }
+
+    /// `lp latch L`: the unique latch of `l`, `None` if it has several.
+    pub fn latch(&self, l: LoopId) -> Option<Block> {
+        match self.data(l).latches.as_slice() {
+            [only] => Some(*only),
+            _ => None,
+        }
+    }
+
+    /// The blocks of `l`, header first, in reverse postorder.
+    pub fn blocks(&self, l: LoopId) -> &[Block] {
+        &self.data(l).blocks
+    }
+
+    /// Whether `block` belongs to loop `l`.
+    pub fn contains(&self, l: LoopId, block: Block) -> bool {
+        self.member
+            .get(l.0 as usize)
+            .and_then(|m| m.get(block.0 as usize))
+            .copied()
+            .unwrap_or(false)
+    }
+
+    /// `lp exits L`: the blocks outside `l` with a predecessor in `l`.
+    pub fn exits(&self, l: LoopId) -> &[Block] {
+        &self.data(l).exits
+    }
+
+    /// The exiting blocks of `l`: blocks in `l` with a successor outside.
+    pub fn exiting(&self, l: LoopId) -> &[Block] {
+        &self.data(l).exiting
+    }
+
+    /// The preheader of `l` (§2.4): its header's only predecessor outside the loop,
+    /// if there is exactly one (that block may have other successors too).
+    pub fn preheader(&self, l: LoopId) -> Option<Block> {
+        self.data(l).preheader
+    }
+
+    /// The parent of `l` in the loop tree (`None` for outermost loops).
+    pub fn parent(&self, l: LoopId) -> Option<LoopId> {
+        self.data(l).parent
+    }
+
+    /// The children of `l` in the loop tree, ascending.
+    pub fn children(&self, l: LoopId) -> &[LoopId] {
+        &self.data(l).children
+    }
+
+    /// Every loop, outer loops before inner ones (headers in reverse postorder).
+    pub fn loops(&self) -> impl Iterator<Item = LoopId> + '_ {
+        (0..self.loops.len() as u32).map(LoopId)
+    }
+
+    /// The number of loops.
+    pub fn len(&self) -> usize {
+        self.loops.len()
+    }
+
+    /// Whether there are no loops.
+    pub fn is_empty(&self) -> bool {
+        self.loops.is_empty()
+    }
+
+    /// The number of loops containing `block` (0 outside every loop).
+    pub fn depth(&self, block: Block) -> u32 {
+        self.loop_of(block).map_or(0, |l| self.data(l).depth)
+    }
+
+    /// The nesting depth of loop `l` (1 for an outermost loop).
+    pub fn loop_depth(&self, l: LoopId) -> u32 {
+        self.data(l).depth
+    }
+
+    /// Whether `block` is a loop header.
+    pub fn is_header(&self, block: Block) -> bool {
+        self.loop_of(block).is_some_and(|l| self.header(l) == block)
+    }
+
+    /// The loop headed by `block`, if it is a header.
+    pub fn loop_with_header(&self, block: Block) -> Option<LoopId> {
+        self.loop_of(block).filter(|&l| self.header(l) == block)
+    }
+
+    /// `Backedges` (§2.4): every back edge `latch → header`, each pair once, sorted.
+    pub fn back_edges(&self) -> &[(Block, Block)] {
+        &self.back_edges
+    }
+
+    /// Whether `from → to` is a back edge.
+    pub fn is_back_edge(&self, from: Block, to: Block) -> bool {
+        self.back_edges.binary_search(&(from, to)).is_ok()
+    }
+
+    /// The loops containing `block`, innermost first.
+    pub fn ancestors(&self, block: Block) -> Vec<LoopId> {
+        let mut chain = Vec::new();
+        let mut current = self.loop_of(block);
+        while let Some(l) = current {
+            chain.push(l);
+            current = self.parent(l);
+        }
+        chain
+    }
+
+    fn data(&self, l: LoopId) -> &LoopData {
+        &self.loops[l.0 as usize]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{blk, graph_body, names};
+
+    /// Loop facts as names: (header, latches, blocks, exits, exiting, preheader, depth).
+    fn describe(body: &Body, info: &LoopInfo, l: LoopId) -> String {
+        format!(
+            "{} latches={:?} blocks={:?} exits={:?} exiting={:?} pre={:?} depth={}",
+            body.blocks[info.header(l)].name,
+            names(body, info.latches(l).iter().copied()),
+            names(body, info.blocks(l).iter().copied()),
+            names(body, info.exits(l).iter().copied()),
+            names(body, info.exiting(l).iter().copied()),
+            info.preheader(l).map(|b| body.blocks[b].name.clone()),
+            info.loop_depth(l),
+        )
+    }
+
+    fn check(spec: &str, expect: &[&str]) -> (Body, LoopInfo) {
+        let body = graph_body(spec);
+        let info = match LoopInfo::compute(&body) {
+            Ok(info) => info,
+            Err(e) => panic!("{spec}: {e}"),
+        };
+        let got: Vec<String> = info.loops().map(|l| describe(&body, &info, l)).collect();
+        assert_eq!(got, expect, "{spec}");
+        (body, info)
+    }
+
+    #[test]
+    fn no_loops() {
+        let (body, info) = check("A: B C; B: D; C: D; D:", &[]);
+        assert_eq!(info.depth(blk(&body, "B")), 0);
+        assert!(info.back_edges().is_empty());
+    }
+
+    #[test]
+    fn nested_loops() {
+        let (body, info) = check(
+            "E: H; H: I; I: J; J: I K; K: H X; X:",
+            &[
+                r#"H latches=["K"] blocks=["H", "I", "J", "K"] exits=["X"] exiting=["K"] pre=Some("E") depth=1"#,
+                r#"I latches=["J"] blocks=["I", "J"] exits=["K"] exiting=["J"] pre=Some("H") depth=2"#,
+            ],
+        );
+        let (outer, inner) = (LoopId(0), LoopId(1));
+        assert_eq!(info.parent(inner), Some(outer));
+        assert_eq!(info.children(outer), &[inner]);
+        assert_eq!(info.loop_of(blk(&body, "J")), Some(inner));
+        assert_eq!(info.loop_of(blk(&body, "K")), Some(outer));
+        assert_eq!(info.depth(blk(&body, "J")), 2);
+        assert_eq!(info.depth(blk(&body, "X")), 0);
+        assert_eq!(info.ancestors(blk(&body, "J")), vec![inner, outer]);
+        assert!(info.is_back_edge(blk(&body, "K"), blk(&body, "H")));
+        assert!(info.contains(outer, blk(&body, "J")));
+        assert!(!info.contains(inner, blk(&body, "K")));
+    }
+
+    #[test]
+    fn several_exits_and_latches() {
+        // H → {A, X}, A → {H, B}, B → {H, Y}: two latches A and B, two exits.
+        check(
+            "P: H; H: A X; A: H B; B: H Y; X:; Y:",
+            &[
+                r#"H latches=["A", "B"] blocks=["H", "A", "B"] exits=["X", "Y"] exiting=["H", "B"] pre=Some("P") depth=1"#,
+            ],
+        );
+        // The header has two outside predecessors: no preheader.
+        check(
+            "S: P Q; P: H; Q: H; H: H X; X:",
+            &[r#"H latches=["H"] blocks=["H"] exits=["X"] exiting=["H"] pre=None depth=1"#],
+        );
+    }
+
+    #[test]
+    fn irreducible_is_an_error() {
+        let body = graph_body("A: B C; B: C; C: B D; D:");
+        let err = LoopInfo::compute(&body)
+            .map(|_| ())
+            .unwrap_err()
+            .in_function("f");
+        assert_eq!(err.candidate_names, ["B"]);
+        assert_eq!(
+            err.to_string(),
+            "function @f has irreducible control flow: a cycle is entered at %B without being dominated by it (thesis §2.4 assumes reducible CFGs)"
+        );
+    }
+}

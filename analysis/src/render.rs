@@ -1,0 +1,403 @@
+//! Output of the divergence analyses (`pllvm analyze`): the program annotated with
+//! each value's, terminator's and block's shape (thesis §6.1 notation `x : s`,
+//! Fig. 6.2), a JSON report, and a Graphviz picture of the CFG with divergent
+//! branches, sync and temporal joins (thesis Fig. 7.2) and divergent loops.
+//!
+//! Every output is deterministic: blocks and values appear in layout order.
+
+use crate::reconverging::check_reconverging;
+use crate::shape::Shape;
+use crate::uniformity::Uniformity;
+use crate::{CfgFacts, PostDomTree};
+use pllvm_semantics::ir::{Block, Body, FuncId, InstKind, Module};
+use pllvm_semantics::text;
+use serde::Serialize;
+
+/// The annotation of one shape for several analyses: the word when they agree,
+/// `thesis: …, popl: …` when they do not.
+fn annotation(shapes: &[(&str, Shape)]) -> String {
+    let first = shapes.first().map(|s| s.1);
+    if shapes.iter().all(|s| Some(s.1) == first) {
+        first.map_or(String::new(), |s| s.word().to_string())
+    } else {
+        shapes
+            .iter()
+            .map(|(n, s)| format!("{n}: {}", s.word()))
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Appends `; note` to `line`, aligned at column 44.
+fn with_comment(line: &str, note: &str) -> String {
+    if note.is_empty() {
+        return line.to_string();
+    }
+    let width = line.chars().count();
+    let pad = if width < 44 { 44 - width } else { 1 };
+    format!("{line}{}; {note}", " ".repeat(pad))
+}
+
+/// The block's tags: activation, and whether it is a sync join, a temporal join or
+/// the header of a divergent loop (per analysis when they disagree).
+fn block_note(results: &[&Uniformity], b: Block) -> String {
+    let mut parts = vec![format!(
+        "activation {}",
+        annotation(
+            &results
+                .iter()
+                .map(|r| (r.analysis.name(), r.activation[b]))
+                .collect::<Vec<_>>()
+        )
+    )];
+    let tag = |name: &str, has: &dyn Fn(&Uniformity) -> bool| -> Option<String> {
+        let which: Vec<&str> = results
+            .iter()
+            .filter(|r| has(r))
+            .map(|r| r.analysis.name())
+            .collect();
+        if which.is_empty() {
+            None
+        } else if which.len() == results.len() {
+            Some(name.to_string())
+        } else {
+            Some(format!("{name} ({})", which.join(", ")))
+        }
+    };
+    parts.extend(tag("sync join", &|r| r.sync_joins.contains(&b)));
+    parts.extend(tag("temporal join", &|r| r.temporal_joins.contains(&b)));
+    parts.extend(tag("divergent loop", &|r| r.divergent_loops.contains(&b)));
+    parts.join(", ")
+}
+
+/// The function of `results` printed canonically, each line annotated with the
+/// shapes all `results` give it (one analysis, or several side by side).
+pub fn annotate(module: &Module, results: &[&Uniformity]) -> String {
+    let Some(first) = results.first() else {
+        return String::new();
+    };
+    let func = first.func;
+    let Some(body) = module.functions[func].body.as_ref() else {
+        return text::print_function(module, func);
+    };
+    let printed = text::print_function(module, func);
+    let lines: Vec<&str> = printed.lines().collect();
+    let mut out = Vec::with_capacity(lines.len());
+    let mut k = 0;
+    // The header line.
+    if let Some(h) = lines.first() {
+        let params: Vec<String> = module.functions[func]
+            .params
+            .iter()
+            .map(|p| {
+                format!(
+                    "{} {}",
+                    text::print_value(module, body, p.value),
+                    annotation(
+                        &results
+                            .iter()
+                            .map(|r| (r.analysis.name(), r.values[p.value]))
+                            .collect::<Vec<_>>()
+                    )
+                )
+            })
+            .collect();
+        let names: Vec<&str> = results.iter().map(|r| r.analysis.name()).collect();
+        out.push(format!(
+            "; analysis: {}{}",
+            names.join(", "),
+            if params.is_empty() {
+                String::new()
+            } else {
+                format!("; parameters: {}", params.join(", "))
+            }
+        ));
+        out.push((*h).to_string());
+        k = 1;
+    }
+    for (n, &b) in body.layout.iter().enumerate() {
+        if n > 0 && lines.get(k).is_some_and(|l| l.is_empty()) {
+            out.push(String::new());
+            k += 1;
+        }
+        // The label.
+        if let Some(l) = lines.get(k) {
+            out.push(with_comment(l, &block_note(results, b)));
+            k += 1;
+        }
+        let data = &body.blocks[b];
+        if data.predicate.is_some()
+            && let Some(l) = lines.get(k)
+        {
+            out.push((*l).to_string());
+            k += 1;
+        }
+        for &i in data.phis.iter().chain(&data.body) {
+            let Some(l) = lines.get(k) else { break };
+            k += 1;
+            let inst = &body.insts[i];
+            let note = if matches!(inst.kind, InstKind::Alloca { .. }) {
+                format!(
+                    "object {}",
+                    annotation(
+                        &results
+                            .iter()
+                            .map(|r| (r.analysis.name(), r.inst(body, i)))
+                            .collect::<Vec<_>>()
+                    )
+                )
+            } else if inst.result.is_some() {
+                annotation(
+                    &results
+                        .iter()
+                        .map(|r| (r.analysis.name(), r.inst(body, i)))
+                        .collect::<Vec<_>>(),
+                )
+            } else {
+                String::new()
+            };
+            out.push(with_comment(l, &note));
+        }
+        if let Some(l) = lines.get(k) {
+            let note = if data.term.is_branch_on_value()
+                || (data.predicate.is_some() && data.term.successors().len() > 1)
+            {
+                annotation(
+                    &results
+                        .iter()
+                        .map(|r| (r.analysis.name(), r.terminators[b]))
+                        .collect::<Vec<_>>(),
+                )
+            } else {
+                String::new()
+            };
+            out.push(with_comment(l, &note));
+            k += 1;
+        }
+    }
+    for l in &lines[k.min(lines.len())..] {
+        out.push((*l).to_string());
+    }
+    let mut text = out.join("\n");
+    text.push('\n');
+    text
+}
+
+/// One named thing and its shape, for the JSON report.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Entry {
+    /// `%x` for a value, the label for a block.
+    pub name: String,
+    /// The block it belongs to.
+    pub block: String,
+    /// Its shape.
+    pub shape: Shape,
+}
+
+/// One analysis' result as plain data.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct AnalysisReport {
+    /// `thesis` or `popl`.
+    pub analysis: String,
+    /// Parameters and instruction results.
+    pub values: Vec<Entry>,
+    /// Terminators (by block).
+    pub terminators: Vec<Entry>,
+    /// Block activations.
+    pub activation: Vec<Entry>,
+    /// Stack objects, by their `alloca`.
+    pub allocas: Vec<Entry>,
+    /// Loop exits: `varying` when temporally divergent.
+    pub loop_exits: Vec<Entry>,
+    /// `sdep*`.
+    pub sync_joins: Vec<String>,
+    /// `tdep*`.
+    pub temporal_joins: Vec<String>,
+    /// Headers of loops with a temporally divergent exit.
+    pub divergent_loops: Vec<String>,
+    /// Whether the CFG is reconverging (poster, Definition 1) under this analysis.
+    pub reconverging: bool,
+    /// Why not.
+    pub reconverging_violations: Vec<String>,
+}
+
+/// The JSON report of one function.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Report {
+    /// The function's name.
+    pub function: String,
+    /// One entry per analysis run.
+    pub analyses: Vec<AnalysisReport>,
+}
+
+/// The report of `results` (all for one function).
+pub fn report(module: &Module, results: &[&Uniformity]) -> Report {
+    let func = results.first().map_or(FuncId(0), |r| r.func);
+    let fdata = &module.functions[func];
+    let mut analyses = Vec::new();
+    if let Some(body) = fdata.body.as_ref() {
+        let postdom = PostDomTree::compute(body);
+        for r in results {
+            analyses.push(analysis_report(module, body, &postdom, r));
+        }
+    }
+    Report {
+        function: fdata.name.clone(),
+        analyses,
+    }
+}
+
+fn analysis_report(
+    module: &Module,
+    body: &Body,
+    postdom: &PostDomTree,
+    r: &Uniformity,
+) -> AnalysisReport {
+    let bname = |b: Block| body.blocks[b].name.clone();
+    let mut values = Vec::new();
+    let mut allocas = Vec::new();
+    let func = &module.functions[r.func];
+    let entry_name = body.entry().map(bname).unwrap_or_default();
+    for p in &func.params {
+        values.push(Entry {
+            name: text::print_value(module, body, p.value),
+            block: entry_name.clone(),
+            shape: r.values[p.value],
+        });
+    }
+    let mut terminators = Vec::new();
+    let mut activation = Vec::new();
+    for &b in &body.layout {
+        let data = &body.blocks[b];
+        for &i in data.phis.iter().chain(&data.body) {
+            let Some(v) = body.insts[i].result else {
+                continue;
+            };
+            let entry = Entry {
+                name: text::print_value(module, body, v),
+                block: bname(b),
+                shape: r.inst(body, i),
+            };
+            if matches!(body.insts[i].kind, InstKind::Alloca { .. }) {
+                allocas.push(entry.clone());
+            }
+            values.push(Entry {
+                shape: r.values[v],
+                ..entry
+            });
+        }
+        terminators.push(Entry {
+            name: bname(b),
+            block: bname(b),
+            shape: r.terminators[b],
+        });
+        activation.push(Entry {
+            name: bname(b),
+            block: bname(b),
+            shape: r.activation[b],
+        });
+    }
+    let violations = check_reconverging(body, postdom, r);
+    AnalysisReport {
+        analysis: r.analysis.name().to_string(),
+        values,
+        terminators,
+        activation,
+        allocas,
+        loop_exits: r
+            .loop_exits
+            .iter()
+            .map(|(&b, &s)| Entry {
+                name: bname(b),
+                block: bname(b),
+                shape: s,
+            })
+            .collect(),
+        sync_joins: r.sync_joins.iter().map(|&b| bname(b)).collect(),
+        temporal_joins: r.temporal_joins.iter().map(|&b| bname(b)).collect(),
+        divergent_loops: r.divergent_loops.iter().map(|&b| bname(b)).collect(),
+        reconverging: violations.is_empty(),
+        reconverging_violations: violations.iter().map(|v| v.message(body)).collect(),
+    }
+}
+
+/// Quotes a name for Graphviz (`\n` inside stays a line break).
+fn dot_id(name: &str) -> String {
+    format!("\"{}\"", name.replace('"', "\\\""))
+}
+
+/// The CFG of `r`'s function as Graphviz text: divergent branches with a red
+/// border, sync joins filled blue, temporal joins filled orange, the blocks of
+/// divergent loops filled pink, blocks with a varying activation drawn dashed,
+/// back edges dashed (after thesis Fig. 7.2).
+pub fn dot(module: &Module, r: &Uniformity) -> String {
+    let fdata = &module.functions[r.func];
+    let mut s = format!("digraph {} {{\n", dot_id(&fdata.name));
+    s.push_str("  // red border: divergent terminator; blue: sync join (sdep*); orange: temporal join (tdep*);\n");
+    s.push_str("  // pink: block of a loop with a temporally divergent exit; dashed box: varying activation\n");
+    s.push_str("  node [shape=box, fontname=\"monospace\"];\n");
+    let Some(body) = fdata.body.as_ref() else {
+        s.push_str("}\n");
+        return s;
+    };
+    let facts = CfgFacts::compute(body).ok();
+    let in_divergent_loop = |b: Block| {
+        facts.as_ref().is_some_and(|f| {
+            f.loops
+                .ancestors(b)
+                .into_iter()
+                .any(|l| r.divergent_loops.contains(&f.loops.header(l)))
+        })
+    };
+    for &b in &body.layout {
+        let name = &body.blocks[b].name;
+        let mut attrs = vec![format!(
+            "label={}",
+            dot_id(&format!("{name}\\nactivation {}", r.activation[b].symbol()))
+        )];
+        let fill = if r.sync_joins.contains(&b) {
+            Some("lightblue")
+        } else if r.temporal_joins.contains(&b) {
+            Some("orange")
+        } else if in_divergent_loop(b) {
+            Some("pink")
+        } else {
+            None
+        };
+        let mut styles = Vec::new();
+        if let Some(f) = fill {
+            styles.push("filled");
+            attrs.push(format!("fillcolor={f}"));
+        }
+        if r.activation[b].is_varying() {
+            styles.push("dashed");
+        }
+        if !styles.is_empty() {
+            attrs.push(format!("style={}", dot_id(&styles.join(","))));
+        }
+        if r.terminators[b].is_varying() {
+            attrs.push("color=red, penwidth=2".to_string());
+        }
+        s.push_str(&format!("  {} [{}];\n", dot_id(name), attrs.join(", ")));
+    }
+    for &b in &body.layout {
+        for (k, t) in body.successors(b).into_iter().enumerate() {
+            let back = facts.as_ref().is_some_and(|f| f.loops.is_back_edge(b, t));
+            let mut attrs = vec![format!("label=\"{k}\"")];
+            if back {
+                attrs.push("style=dashed".into());
+            }
+            if r.terminators[b].is_varying() {
+                attrs.push("color=red".into());
+            }
+            s.push_str(&format!(
+                "  {} -> {} [{}];\n",
+                dot_id(&body.blocks[b].name),
+                dot_id(&body.blocks[t].name),
+                attrs.join(", ")
+            ));
+        }
+    }
+    s.push_str("}\n");
+    s
+}

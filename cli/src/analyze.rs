@@ -1,0 +1,127 @@
+//! `pllvm analyze`: the divergence analyses of thesis Ch. 6-7 (`thesis`) and
+//! POPL'21 (`popl`) on one function, printed as annotated text, JSON, or a
+//! Graphviz picture of the CFG; with the reconverging-CFG check (poster,
+//! Definition 1) under each analysis.
+
+use anyhow::{Result, anyhow};
+use pllvm_analysis::PostDomTree;
+use pllvm_analysis::reconverging::check_reconverging;
+use pllvm_analysis::render;
+use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, Uniformity, analyze};
+use pllvm_semantics::ir::Module;
+use std::io::Write;
+
+/// Which analyses `--analysis` selects.
+pub fn parse_analysis(text: &str) -> Result<Vec<AnalysisKind>, String> {
+    if text == "all" {
+        return Ok(AnalysisKind::ALL.to_vec());
+    }
+    text.split(',')
+        .map(|name| {
+            AnalysisKind::parse(name.trim())
+                .ok_or_else(|| format!("unknown analysis '{name}' (thesis, popl or all)"))
+        })
+        .collect()
+}
+
+/// How to print.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    /// The program with shapes in trailing comments.
+    Text,
+    /// The JSON report.
+    Json,
+    /// Graphviz (one digraph per analysis).
+    Dot,
+}
+
+/// Runs `kinds` on `function` (or the first definition) and prints the result.
+pub fn run(
+    module: &Module,
+    function: Option<&str>,
+    kinds: &[AnalysisKind],
+    uniform_args: &[String],
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<()> {
+    let func = match function {
+        Some(name) => {
+            let name = name.trim_start_matches('@');
+            module
+                .function_by_name(name)
+                .ok_or_else(|| anyhow!("no function @{name}"))?
+        }
+        None => module
+            .first_definition()
+            .ok_or_else(|| anyhow!("the module defines no function"))?,
+    };
+    let init = InitShapes::with_uniform(&module.functions[func], uniform_args)
+        .map_err(|e| anyhow!("{e}"))?;
+    let results: Vec<Uniformity> = kinds
+        .iter()
+        .map(|&k| analyze(module, func, k, &init).map_err(|e| anyhow!("{e}")))
+        .collect::<Result<_>>()?;
+    let refs: Vec<&Uniformity> = results.iter().collect();
+    match format {
+        Format::Json => {
+            writeln!(
+                out,
+                "{}",
+                serde_json::to_string_pretty(&render::report(module, &refs))?
+            )?;
+        }
+        Format::Dot => {
+            for r in &refs {
+                write!(out, "{}", render::dot(module, r))?;
+            }
+        }
+        Format::Text => {
+            write!(out, "{}", render::annotate(module, &refs))?;
+            let Some(body) = module.functions[func].body.as_ref() else {
+                return Ok(());
+            };
+            let postdom = PostDomTree::compute(body);
+            let names = |bs: &mut dyn Iterator<Item = pllvm_semantics::ir::Block>| {
+                let v: Vec<String> = bs.map(|b| format!("%{}", body.blocks[b].name)).collect();
+                if v.is_empty() {
+                    "none".to_string()
+                } else {
+                    v.join(", ")
+                }
+            };
+            for r in &refs {
+                writeln!(out, "\n; {}:", r.analysis)?;
+                writeln!(
+                    out,
+                    ";   divergent branches: {}",
+                    names(&mut r.divergent_branches(body).into_iter())
+                )?;
+                writeln!(
+                    out,
+                    ";   sync joins: {}",
+                    names(&mut r.sync_joins.iter().copied())
+                )?;
+                writeln!(
+                    out,
+                    ";   temporal joins: {}",
+                    names(&mut r.temporal_joins.iter().copied())
+                )?;
+                writeln!(
+                    out,
+                    ";   divergent loops: {}",
+                    names(&mut r.divergent_loops.iter().copied())
+                )?;
+                let violations = check_reconverging(body, &postdom, r);
+                if violations.is_empty() {
+                    writeln!(out, ";   reconverging (Definition 1): yes")?;
+                } else {
+                    writeln!(out, ";   reconverging (Definition 1): no")?;
+                    for v in violations {
+                        writeln!(out, ";     {}", v.message(body))?;
+                    }
+                }
+            }
+        }
+    }
+    Ok(())
+}

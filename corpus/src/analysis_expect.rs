@@ -1,0 +1,589 @@
+//! Divergence-analysis expectations of corpus files, and the dynamic observation
+//! that every `uniform` claim is checked against.
+//!
+//! ```text
+//! ; analyze: --uniform-args n            (inputs: InitShapes, Listing 1)
+//!   %x = phi i32 [0, %B], [1, %C]        ; expect: varying
+//!   %y = add i32 %n, 1                   ; expect[thesis]: uniform ; expect[popl]: uniform
+//!   br i1 %c, label %B, label %C         ; expect: varying        (the terminator)
+//! B:                                     ; expect: varying        (the block's activation)
+//! ```
+//! A trailing `; expect: S` applies to every analysis, `; expect[NAME]: S` to the
+//! analysis `NAME` only; `S` is `uniform` or `varying` (or `bottom`). On an
+//! `alloca` line the shape is the stack object's (§6.6). Lines carrying `; error:`
+//! belong to verifier files and are left alone.
+//!
+//! Every `; run:` of the file is then executed by [`observe_run`], which watches each
+//! dynamic instance: the lanes that execute an instruction (the control mask for
+//! a phi, every lane for `total` and `mask()`, the activation otherwise, as
+//! `pllvm_interp::observe` does) must agree on its value, the active lanes of a
+//! terminator must take one successor, and the lanes' private copies of a stack
+//! object created together must hold equal contents, wherever an analysis says
+//! `uniform`. Pointers into stack objects are compared up to the object: the
+//! copies one `alloca` made in one step are one abstract object (Fig. 6.11).
+
+use pllvm_analysis::shape::Shape;
+use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, Uniformity, analyze};
+use pllvm_interp::observe::DivergenceRecord;
+use pllvm_interp::{Machine, Outcome, RunConfig};
+use pllvm_semantics::diag::{LineIndex, SourceMap};
+use pllvm_semantics::entity::SecondaryMap;
+use pllvm_semantics::ir::{Block, Body, FuncId, Inst, InstKind, Module};
+use pllvm_semantics::memory::{Byte, Memory};
+use pllvm_semantics::rules::Succ;
+use pllvm_semantics::value::{ObjectId, Pointer, Val};
+use std::collections::BTreeMap;
+
+/// One `; expect[...]:` on a program line.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ShapeExpect {
+    /// 1-based line.
+    pub line: usize,
+    /// The analysis it is for (`None`: all).
+    pub analysis: Option<AnalysisKind>,
+    /// The expected shape.
+    pub shape: Shape,
+}
+
+/// The analysis directives of a file.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AnalysisDirectives {
+    /// Parameters named by `; analyze: --uniform-args a,b`.
+    pub uniform_args: Vec<String>,
+    /// `--function NAME` of the `; analyze:` line.
+    pub function: Option<String>,
+    /// Whether the file has an `; analyze:` line.
+    pub has_analyze_line: bool,
+    /// The expectations, in line order.
+    pub expects: Vec<ShapeExpect>,
+}
+
+impl AnalysisDirectives {
+    /// Whether the file asks for anything.
+    pub fn is_empty(&self) -> bool {
+        self.expects.is_empty() && !self.has_analyze_line
+    }
+}
+
+/// Reads the analysis directives of `src`.
+pub fn parse(src: &str) -> Result<AnalysisDirectives, String> {
+    let mut d = AnalysisDirectives::default();
+    for (n, line) in src.lines().enumerate() {
+        let number = n + 1;
+        let trimmed = line.trim_start();
+        if line.contains("; error:") {
+            continue;
+        }
+        if let Some(rest) = trimmed.strip_prefix("; analyze:") {
+            d.has_analyze_line = true;
+            let words: Vec<&str> = rest.split_whitespace().collect();
+            let mut k = 0;
+            while k < words.len() {
+                match words[k] {
+                    "--uniform-args" => {
+                        k += 1;
+                        let list = words
+                            .get(k)
+                            .ok_or_else(|| format!("line {number}: --uniform-args needs a list"))?;
+                        d.uniform_args
+                            .extend(list.split(',').map(|s| s.trim().to_string()));
+                    }
+                    "--function" => {
+                        k += 1;
+                        d.function = Some(
+                            words
+                                .get(k)
+                                .ok_or_else(|| format!("line {number}: --function needs a name"))?
+                                .to_string(),
+                        );
+                    }
+                    other => {
+                        return Err(format!("line {number}: unknown analyze option '{other}'"));
+                    }
+                }
+                k += 1;
+            }
+            continue;
+        }
+        if trimmed.starts_with(';') {
+            continue;
+        }
+        // Trailing comments: every `; expect...:` on the line.
+        let mut rest = line;
+        while let Some(pos) = rest.find("; expect") {
+            let after = &rest[pos + "; expect".len()..];
+            let (analysis, after) = if let Some(a) = after.strip_prefix('[') {
+                let (name, tail) = a
+                    .split_once(']')
+                    .ok_or_else(|| format!("line {number}: expect[ without ]"))?;
+                let kind = AnalysisKind::parse(name.trim())
+                    .ok_or_else(|| format!("line {number}: no analysis called '{name}'"))?;
+                (Some(kind), tail)
+            } else {
+                (None, after)
+            };
+            let after = after
+                .strip_prefix(':')
+                .ok_or_else(|| format!("line {number}: expected ':' after expect"))?;
+            let end = after.find(';').unwrap_or(after.len());
+            let word = after[..end].trim();
+            let shape = Shape::parse(word).ok_or_else(|| {
+                format!("line {number}: '{word}' is not a shape (uniform, varying, bottom)")
+            })?;
+            d.expects.push(ShapeExpect {
+                line: number,
+                analysis,
+                shape,
+            });
+            rest = &after[end..];
+        }
+    }
+    Ok(d)
+}
+
+/// What a program line holds, for the expectations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineEntity {
+    /// A phi or command.
+    Inst(Inst),
+    /// A block's terminator.
+    Term(Block),
+    /// A block's label (its activation).
+    Label(Block),
+}
+
+/// The entity on each 1-based line of `func`.
+pub fn line_entities(
+    src: &str,
+    body: &Body,
+    spans: &SourceMap,
+    func: FuncId,
+) -> BTreeMap<usize, LineEntity> {
+    let index = LineIndex::new(src);
+    let fs = spans.function(func);
+    let line_of = |lo: u32| index.line_col(src, lo).0;
+    let mut out = BTreeMap::new();
+    for &b in &body.layout {
+        let data = &body.blocks[b];
+        let sp = fs.blocks.get(b);
+        if sp.hi > sp.lo {
+            out.insert(line_of(sp.lo), LineEntity::Label(b));
+        }
+        for &i in data.phis.iter().chain(&data.body) {
+            let sp = fs.insts.get(i);
+            if sp.hi > sp.lo {
+                out.insert(line_of(sp.lo), LineEntity::Inst(i));
+            }
+        }
+        let sp = fs.terms.get(b);
+        if sp.hi > sp.lo {
+            out.insert(line_of(sp.lo), LineEntity::Term(b));
+        }
+    }
+    out
+}
+
+/// The shape `r` gives `entity`.
+pub fn shape_of(r: &Uniformity, body: &Body, entity: LineEntity) -> Shape {
+    match entity {
+        LineEntity::Inst(i) => r.inst(body, i),
+        LineEntity::Term(b) => r.terminators[b],
+        LineEntity::Label(b) => r.activation[b],
+    }
+}
+
+/// Checks the analysis expectations of one verified file and the dynamic agreement
+/// of every `uniform` claim with each run in `runs`. Returns failure messages.
+pub fn check(
+    name: &str,
+    src: &str,
+    module: &Module,
+    spans: &SourceMap,
+    runs: &[(String, RunConfig)],
+) -> Vec<String> {
+    let d = match parse(src) {
+        Ok(d) => d,
+        Err(e) => return vec![format!("{name}: {e}")],
+    };
+    if d.is_empty() {
+        return Vec::new();
+    }
+    let func = match &d.function {
+        Some(f) => module.function_by_name(f.trim_start_matches('@')),
+        None => module.first_definition(),
+    };
+    let Some(func) = func else {
+        return vec![format!("{name}: no function to analyse")];
+    };
+    let Some(body) = module.functions[func].body.as_ref() else {
+        return vec![format!("{name}: the analysed function has no body")];
+    };
+    let init = match InitShapes::with_uniform(&module.functions[func], &d.uniform_args) {
+        Ok(i) => i,
+        Err(e) => return vec![format!("{name}: {e}")],
+    };
+    let mut failures = Vec::new();
+    let mut results = Vec::new();
+    for kind in AnalysisKind::ALL {
+        match analyze(module, func, kind, &init) {
+            Ok(r) => results.push(r),
+            Err(e) => failures.push(format!("{name}: {kind}: {e}")),
+        }
+    }
+    let entities = line_entities(src, body, spans, func);
+    for e in &d.expects {
+        let Some(&entity) = entities.get(&e.line) else {
+            failures.push(format!(
+                "{name}:{}: expectation on a line without an instruction, terminator or label",
+                e.line
+            ));
+            continue;
+        };
+        for r in &results {
+            if e.analysis.is_some_and(|a| a != r.analysis) {
+                continue;
+            }
+            let got = shape_of(r, body, entity);
+            if got != e.shape {
+                failures.push(format!(
+                    "{name}:{}: {} says {got}, expected {}",
+                    e.line, r.analysis, e.shape
+                ));
+            }
+        }
+    }
+    for (run_name, config) in runs {
+        let mut config = config.clone();
+        config.function = Some(module.functions[func].name.clone());
+        let obs = match observe_run(module, &config) {
+            Ok(o) => o,
+            Err(e) => {
+                failures.push(format!("{name}: run '{run_name}': {e}"));
+                continue;
+            }
+        };
+        for r in &results {
+            for v in unsound_claims(r, body, &obs) {
+                failures.push(format!(
+                    "{name}: run '{run_name}': {} calls {v} uniform, but its lanes disagreed",
+                    r.analysis
+                ));
+            }
+        }
+    }
+    failures
+}
+
+/// The claims of `r` that `obs` refutes, as readable names.
+pub fn unsound_claims(r: &Uniformity, body: &Body, obs: &Observation) -> Vec<String> {
+    let mut out = Vec::new();
+    for &b in &body.layout {
+        let data = &body.blocks[b];
+        for &i in data.phis.iter().chain(&data.body) {
+            if let Some(v) = body.insts[i].result
+                && r.values[v].is_uniform()
+                && obs.insts[i].diverged
+            {
+                out.push(format!(
+                    "%{} (in {})",
+                    body.value_name(v).unwrap_or("?"),
+                    data.name
+                ));
+            }
+            if matches!(body.insts[i].kind, InstKind::Alloca { .. })
+                && r.allocas.get(&i).is_some_and(|s| s.is_uniform())
+                && obs.objects[i]
+            {
+                out.push(format!(
+                    "the stack object of %{} (in {})",
+                    body.insts[i]
+                        .result
+                        .and_then(|v| body.value_name(v))
+                        .unwrap_or("?"),
+                    data.name
+                ));
+            }
+        }
+        if r.terminators[b].is_uniform() && obs.branches[b] {
+            out.push(format!("the terminator of {}", data.name));
+        }
+        if r.activation[b].is_uniform() && obs.activation[b] {
+            out.push(format!("the activation of {}", data.name));
+        }
+    }
+    out
+}
+
+/// What lanes were seen to do in one run.
+#[derive(Clone, Debug)]
+pub struct Observation {
+    /// Per instruction with a result: whether the executing lanes of one instance
+    /// disagreed (pointers into stack objects compared up to the object).
+    pub insts: SecondaryMap<Inst, ObservedInst>,
+    /// Per block: whether the active lanes of one execution took different
+    /// successors.
+    pub branches: SecondaryMap<Block, bool>,
+    /// Per block: whether it once executed with some but not all lanes of the
+    /// thread array active.
+    pub activation: SecondaryMap<Block, bool>,
+    /// Per `alloca`: whether the copies made together once held different contents.
+    pub objects: SecondaryMap<Inst, bool>,
+    /// How the run ended.
+    pub outcome: Outcome,
+}
+
+/// One static instruction's observation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ObservedInst {
+    /// Dynamic instances with at least one executing lane.
+    pub instances: u64,
+    /// Whether some instance's executing lanes disagreed.
+    pub diverged: bool,
+}
+
+/// The lanes' copies of one stack object, made by one `alloca` in one step.
+struct CopyGroup {
+    alloca: Inst,
+    objects: Vec<ObjectId>,
+}
+
+/// Runs `config` on `module` block by block (its schedule, or the earliest
+/// pending block) and records what the lanes did. The machine's own
+/// [`DivergenceRecord`] must agree with this one on every value that is not a
+/// pointer (pointers are compared here up to the stack object, there exactly).
+pub fn observe_run(module: &Module, config: &RunConfig) -> Result<Observation, String> {
+    let mut m = Machine::new(module, config).map_err(|e| e.to_string())?;
+    m.record_trace = false;
+    let body = m.program.body;
+    let width = config.threads;
+    let mut obs = Observation {
+        insts: SecondaryMap::with_default(ObservedInst::default()),
+        branches: SecondaryMap::with_default(false),
+        activation: SecondaryMap::with_default(false),
+        objects: SecondaryMap::with_default(false),
+        outcome: Outcome::Returned,
+    };
+    let mut class: BTreeMap<ObjectId, (Inst, u64)> = BTreeMap::new();
+    let mut groups: Vec<CopyGroup> = Vec::new();
+    let schedule: Option<Vec<Block>> = match &config.schedule {
+        Some(names) => Some(
+            names
+                .iter()
+                .map(|n| {
+                    body.block_by_name(n)
+                        .ok_or_else(|| format!("bad schedule: no block named {n}"))
+                })
+                .collect::<Result<_, _>>()?,
+        ),
+        None => None,
+    };
+    let mut step_no: u64 = 0;
+    loop {
+        let next = match &schedule {
+            Some(s) => match s.get(step_no as usize) {
+                Some(&b) => b,
+                None => {
+                    obs.outcome = if m.state.all_done() {
+                        Outcome::Returned
+                    } else {
+                        Outcome::Incomplete
+                    };
+                    break;
+                }
+            },
+            None => {
+                if m.state.all_done() {
+                    obs.outcome = Outcome::Returned;
+                    break;
+                }
+                match pllvm_interp::sched::earliest_pending(&m.program, &m.state) {
+                    Some(b) => b,
+                    None => {
+                        obs.outcome = Outcome::Incomplete;
+                        break;
+                    }
+                }
+            }
+        };
+        step_no += 1;
+        if let Some(outcome) = m.checked_step(next).map_err(|e| e.to_string())? {
+            obs.outcome = outcome;
+            break;
+        }
+        let Some(row) = m.trace.last() else { break };
+        let block = &body.blocks[row.scheduled];
+        let cmask = row.cmask.clone();
+        let active = row.active.clone();
+        let succ = row.succ.clone();
+        let all = vec![true; width];
+        let n_active = active.iter().filter(|&&a| a).count();
+        if n_active > 0 && n_active < width {
+            obs.activation[row.scheduled] = true;
+        }
+        // New stack objects first, so the pointers below compare by class.
+        for &i in &block.body {
+            let data = &body.insts[i];
+            if !matches!(data.kind, InstKind::Alloca { .. }) {
+                continue;
+            }
+            let Some(v) = data.result else { continue };
+            let lanes = if data.total { &all } else { &active };
+            let mut objects = Vec::new();
+            for (lane, val) in m.state.env.get(v).iter().enumerate() {
+                if lanes[lane]
+                    && let Val::Ptr(Pointer {
+                        object: Some(o), ..
+                    }) = val
+                {
+                    class.insert(*o, (i, step_no));
+                    objects.push(*o);
+                }
+            }
+            groups.push(CopyGroup { alloca: i, objects });
+        }
+        let norm = |v: &Val| -> NormVal {
+            match v {
+                Val::Ptr(p) => NormVal::Ptr(norm_ptr(&class, p)),
+                other => NormVal::Plain(other.clone()),
+            }
+        };
+        for &i in block.phis.iter().chain(&block.body) {
+            let data = &body.insts[i];
+            let Some(v) = data.result else { continue };
+            let lanes: &[bool] = if data.kind.is_phi() {
+                &cmask
+            } else if data.total || matches!(data.kind, InstKind::Mask) {
+                &all
+            } else {
+                &active
+            };
+            let column = m.state.env.get(v);
+            let mut seen = lanes
+                .iter()
+                .zip(column)
+                .filter(|(a, _)| **a)
+                .map(|(_, v)| norm(v));
+            if let Some(first) = seen.next() {
+                let entry = &mut obs.insts[i];
+                entry.instances += 1;
+                entry.diverged |= seen.any(|v| v != first);
+            }
+        }
+        if block.term.is_branch_on_value() || block.term.successors().len() > 1 {
+            let mut taken = succ
+                .iter()
+                .zip(&active)
+                .filter(|(_, a)| **a)
+                .map(|(s, _)| s);
+            if let Some(first) = taken.next() {
+                let first: Succ = first.clone();
+                if taken.any(|s| *s != first) {
+                    obs.branches[row.scheduled] = true;
+                }
+            }
+        }
+        for g in &groups {
+            if !obs.objects[g.alloca] && copies_differ(&m.state.mem, &class, &g.objects) {
+                obs.objects[g.alloca] = true;
+            }
+        }
+    }
+    cross_check(module, body, &obs, &m.divergence)?;
+    Ok(obs)
+}
+
+/// A lane value with pointers into stack objects replaced by their class.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum NormVal {
+    Plain(Val),
+    Ptr(NormPtr),
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum NormPtr {
+    Stack {
+        alloca: Inst,
+        step: u64,
+        offset: u64,
+    },
+    Other(Pointer),
+}
+
+fn norm_ptr(class: &BTreeMap<ObjectId, (Inst, u64)>, p: &Pointer) -> NormPtr {
+    match p.object.and_then(|o| class.get(&o)) {
+        Some(&(alloca, step)) => NormPtr::Stack {
+            alloca,
+            step,
+            offset: p.offset,
+        },
+        None => NormPtr::Other(*p),
+    }
+}
+
+/// A byte with a pointer fragment's pointer replaced by its class.
+type NormByte = (Option<NormPtr>, Option<u8>, u8);
+
+/// Whether the copies `objects` differ in contents (pointer bytes compared up
+/// to the stack object they point into).
+fn copies_differ(
+    mem: &Memory,
+    class: &BTreeMap<ObjectId, (Inst, u64)>,
+    objects: &[ObjectId],
+) -> bool {
+    let norm_bytes = |o: ObjectId| -> Option<Vec<NormByte>> {
+        let obj = mem.object(o)?;
+        Some(
+            obj.bytes
+                .iter()
+                .map(|b| match b {
+                    Byte::Uninit => (None, None, 0),
+                    Byte::Data(d) => (None, Some(*d), 0),
+                    Byte::PtrFrag { ptr, index } => (Some(norm_ptr(class, ptr)), None, *index),
+                })
+                .collect(),
+        )
+    };
+    let mut it = objects.iter().map(|&o| norm_bytes(o));
+    let Some(first) = it.next() else {
+        return false;
+    };
+    it.any(|b| b != first)
+}
+
+/// The machine's record and this one agree on every branch and every value
+/// that is not a pointer; on a pointer, this one (which compares stack addresses
+/// up to the object) may only see less divergence.
+fn cross_check(
+    module: &Module,
+    body: &Body,
+    obs: &Observation,
+    rec: &DivergenceRecord,
+) -> Result<(), String> {
+    for &b in &body.layout {
+        let data = &body.blocks[b];
+        for &i in data.phis.iter().chain(&data.body) {
+            let Some(v) = body.insts[i].result else {
+                continue;
+            };
+            let (mine, theirs) = (obs.insts[i], rec.insts[i]);
+            let agree = if module.types.is_ptr(body.values[v].ty) {
+                mine.instances == theirs.instances && (!mine.diverged || theirs.diverged)
+            } else {
+                mine == ObservedInst {
+                    instances: theirs.instances,
+                    diverged: theirs.diverged,
+                }
+            };
+            if !agree {
+                return Err(format!(
+                    "observers disagree on %{}: machine {theirs:?}, analysis check {mine:?}",
+                    body.value_name(v).unwrap_or("?"),
+                ));
+            }
+        }
+        if data.term.is_branch_on_value() && rec.branches[b].diverged != obs.branches[b] {
+            return Err(format!("observers disagree on the branch of {}", data.name));
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,205 @@
+//! Soundness of the divergence analyses against the interpreter (thesis Ch. 6-7,
+//! POPL'21 Theorem 4.8 / 6.7): over generated reducible programs
+//! (`GenConfig::reducible()` and `small()` without irreducible cycles), widths
+//! W = 2..4 and random argument values, run under FREEZING by the machine's
+//! built-in policy (the earliest pending block in layout order, which for the
+//! generator's layouts is the lowest-block-index greedy schedule, §2.5):
+//! - whatever `thesis` or `popl` calls uniform, the lanes executing one dynamic
+//!   instance of it never disagree (`pllvm_interp::observe::DivergenceRecord`,
+//!   refined for stack addresses in `pllvm_corpus::analysis_expect`);
+//! - a terminator it calls uniform never sends active lanes apart;
+//! - a block whose activation it calls uniform never runs with only some lanes;
+//! - a stack object it calls uniform holds equal contents in the lanes' copies
+//!   made together, after every step.
+//!
+//! The arguments the generator feeds uniformly are the uniform `InitShapes`.
+//! A counterexample is a bug of an analysis (or of the observer) to fix.
+
+use pllvm_analysis::shape::Shape;
+use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
+use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
+use pllvm_interp::RunConfig;
+use pllvm_interp::config::{ArgValue, Scalar};
+use pllvm_proofs::{ArgKind, GenConfig, InputScalar, generate};
+use pllvm_semantics::rules::Interp;
+use proptest::prelude::*;
+
+fn scalar(s: &InputScalar) -> Scalar {
+    match s {
+        InputScalar::Int(i) => match i64::try_from(*i) {
+            Ok(small) => Scalar::Int(small),
+            Err(_) => Scalar::Text(i.to_string()),
+        },
+        InputScalar::Float(f) => Scalar::Float(*f),
+    }
+}
+
+/// The reducible variant of the small configuration.
+fn small_reducible() -> GenConfig {
+    GenConfig {
+        irreducible: false,
+        ..GenConfig::small()
+    }
+}
+
+/// The property for one program, one width and one input seed.
+fn check(config: &GenConfig, seed: u64, width: usize, input_seed: u64) -> Result<(), String> {
+    let g = generate(seed, config);
+    let func = &g.module.functions[g.func];
+    let init = InitShapes {
+        params: g
+            .args
+            .iter()
+            .map(|a| match a.kind {
+                ArgKind::Uniform => Shape::Uniform,
+                ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
+            })
+            .collect(),
+    };
+    if init.params.len() != func.params.len() {
+        return Err("the generator's argument list does not match @kernel".into());
+    }
+    let mut results = Vec::new();
+    for kind in AnalysisKind::ALL {
+        results.push(analyze(&g.module, g.func, kind, &init).map_err(|e| format!("{kind}: {e}"))?);
+    }
+    let mut run = RunConfig {
+        threads: width,
+        interp: Interp::Freezing,
+        function: Some(func.name.clone()),
+        ..Default::default()
+    };
+    for (name, column) in g.inputs(input_seed, width) {
+        run.args
+            .insert(name, ArgValue::PerLane(column.iter().map(scalar).collect()));
+    }
+    for (name, values) in &g.globals {
+        run.memory.insert(
+            name.clone(),
+            values.iter().map(|&v| Scalar::Int(v)).collect(),
+        );
+    }
+    let obs = observe_run(&g.module, &run)?;
+    let Some(body) = func.body.as_ref() else {
+        return Err("@kernel has no body".into());
+    };
+    let mut problems = Vec::new();
+    for r in &results {
+        for claim in unsound_claims(r, body, &obs) {
+            problems.push(format!("{} calls {claim} uniform", r.analysis));
+        }
+    }
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{} (outcome: {})\n{}",
+            problems.join("; "),
+            obs.outcome,
+            pllvm_semantics::text::print_module(&g.module)
+        ))
+    }
+}
+
+fn sweep(config: &GenConfig, seeds: std::ops::Range<u64>) {
+    let mut failures = Vec::new();
+    for seed in seeds {
+        let width = 2 + (seed % 3) as usize;
+        for input in 0..2u64 {
+            if let Err(why) = check(config, seed, width, seed.wrapping_mul(7919) ^ input) {
+                failures.push(format!("seed {seed}, W = {width}, inputs {input}: {why}"));
+                break;
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} counterexamples; the first:\n{}",
+        failures.len(),
+        failures.first().map_or("", String::as_str)
+    );
+}
+
+#[test]
+fn analyses_are_sound_on_small_reducible_programs() {
+    sweep(&small_reducible(), 0..3000);
+}
+
+#[test]
+fn analyses_are_sound_on_reducible_programs() {
+    sweep(&GenConfig::reducible(), 0..1500);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, failure_persistence: None, ..ProptestConfig::default() })]
+
+    #[test]
+    fn analyses_are_sound_on_random_programs(
+        seed in any::<u64>(),
+        width in 2usize..=4,
+        input_seed in any::<u64>(),
+        small in any::<bool>(),
+    ) {
+        let config = if small { small_reducible() } else { GenConfig::reducible() };
+        if let Err(why) = check(&config, seed, width, input_seed) {
+            prop_assert!(false, "program seed {seed}, W = {width}, inputs {input_seed}: {why}");
+        }
+    }
+}
+
+/// The check can fail: calling everything uniform is refuted on most programs,
+/// and the analyses' own claims cover a fair share of what ran.
+#[test]
+fn the_observer_refutes_an_analysis_that_calls_everything_uniform() {
+    let config = small_reducible();
+    let (mut refuted, mut claims, mut refuted_runs) = (0usize, 0usize, 0usize);
+    for seed in 0..60u64 {
+        let g = generate(seed, &config);
+        let func = &g.module.functions[g.func];
+        let Some(body) = func.body.as_ref() else {
+            continue;
+        };
+        let init = InitShapes::all_varying(func);
+        let Ok(mut r) = analyze(&g.module, g.func, AnalysisKind::Thesis, &init) else {
+            continue;
+        };
+        claims += r.values.iter().filter(|(_, s)| s.is_uniform()).count();
+        for (v, _) in body.values.iter() {
+            r.values[v] = Shape::Uniform;
+        }
+        for &b in &body.layout {
+            r.terminators[b] = Shape::Uniform;
+            r.activation[b] = Shape::Uniform;
+        }
+        let mut run = RunConfig {
+            threads: 4,
+            function: Some(func.name.clone()),
+            ..Default::default()
+        };
+        for (name, column) in g.inputs(seed, 4) {
+            run.args
+                .insert(name, ArgValue::PerLane(column.iter().map(scalar).collect()));
+        }
+        for (name, values) in &g.globals {
+            run.memory.insert(
+                name.clone(),
+                values.iter().map(|&v| Scalar::Int(v)).collect(),
+            );
+        }
+        let Ok(obs) = observe_run(&g.module, &run) else {
+            continue;
+        };
+        let wrong = unsound_claims(&r, body, &obs).len();
+        refuted += wrong;
+        refuted_runs += usize::from(wrong > 0);
+    }
+    assert!(
+        refuted_runs >= 50,
+        "only {refuted_runs} of 60 runs refute 'all uniform'"
+    );
+    assert!(refuted > 500, "only {refuted} refuted claims");
+    assert!(
+        claims > 600,
+        "the analysis made only {claims} uniform claims"
+    );
+}
