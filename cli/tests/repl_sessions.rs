@@ -192,6 +192,11 @@ fn memory_objects_and_bytes() {
 }
 
 #[test]
+fn analyses_next_to_the_observed_behaviour() {
+    check_session("analyze-uniform");
+}
+
+#[test]
 fn every_session_file_has_a_test() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/repl");
     let this = include_str!("repl_sessions.rs");

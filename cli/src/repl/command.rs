@@ -172,9 +172,13 @@ pub const COMMANDS: &[CommandSpec] = &[
         name: "analyze",
         aliases: &["a"],
         usage: "analyze",
-        summary: "the divergence observed so far, next to the static analyses",
-        details: "For every instruction and branch executed so far: whether the lanes of one\n\
-                  instance disagreed (diverged) or not (uniform).",
+        summary: "the divergence observed so far, next to the static analyses' shapes",
+        details: "For every named value and branch: observed is whether the lanes of one\n\
+                  instance disagreed (diverged) or not (uniform), with the number of instances;\n\
+                  thesis and popl are the shapes of the divergence analyses (thesis Ch. 6-7,\n\
+                  POPL'21): uniform, varying, bottom (not reached). A parameter is uniform for\n\
+                  the analyses when the run gives every lane the same value. ! marks a value an\n\
+                  analysis calls uniform although its lanes disagreed (that would be a bug).",
         args: ArgKind::Nothing,
     },
     CommandSpec {

@@ -13,6 +13,10 @@ use super::policy::Policy;
 use super::show;
 use super::style::{Role, Style};
 use crate::default_program;
+use pllvm_analysis::shape::Shape;
+use pllvm_analysis::uniformity::{
+    AnalysisKind, InitShapes, Uniformity, analyze as analyze_uniformity,
+};
 use pllvm_interp::config::parse_interp;
 use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legality};
 use pllvm_interp::observe::DivergenceRecord;
@@ -957,21 +961,145 @@ impl Session {
         Ok(())
     }
 
-    /// `analyze`: the observed divergence (and the static analyses once they exist).
+    /// `analyze`: for every named value and every branch on a value, what the run
+    /// has observed so far (`pllvm_interp::observe`: whether the lanes of one
+    /// instance disagreed) next to the shape each static analysis gives it (thesis
+    /// Ch. 6-7 and POPL'21, `pllvm_analysis::uniformity`). A parameter counts as
+    /// uniform for the analyses when the run gives every lane the same value.
     fn analyze(&self, out: &mut String) -> Result<(), String> {
         let m = self.machine()?;
-        if self.run.trace.is_empty() {
-            push_line(out, "nothing observed yet: no block has been scheduled");
-        } else {
-            push_line(out, pllvm_interp::observe::report(&m));
+        let module = &self.loaded.module;
+        let func = m.program.func;
+        let body = m.program.body;
+        let fdata = &module.functions[func];
+        let initial = initial_run(module, &self.config)?;
+        let uniform_params: Vec<String> = fdata
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                let lanes = initial.state.env.get(p.value);
+                lanes.iter().all(|v| Some(v) == lanes.first())
+            })
+            .map(|(n, p)| {
+                body.value_name(p.value)
+                    .map_or(n.to_string(), str::to_string)
+            })
+            .collect();
+        let init = InitShapes::with_uniform(fdata, &uniform_params).map_err(|e| e.to_string())?;
+        let mut results: Vec<(AnalysisKind, Uniformity)> = Vec::new();
+        let mut missing: Vec<String> = Vec::new();
+        for kind in AnalysisKind::ALL {
+            match analyze_uniformity(module, func, kind, &init) {
+                Ok(u) => results.push((kind, u)),
+                Err(e) => missing.push(format!("{}: {e}", kind.name())),
+            }
         }
         push_line(
             out,
-            self.style.paint(
-                Role::Note,
-                "static divergence analyses not available (pllvm analyze, issue 5): observed behaviour only",
+            format!(
+                "observed in {} scheduled block{} next to the static shapes; uniform parameters: {}",
+                self.run.trace.len(),
+                if self.run.trace.len() == 1 { "" } else { "s" },
+                if uniform_params.is_empty() {
+                    "none".to_string()
+                } else {
+                    uniform_params
+                        .iter()
+                        .map(|p| format!("%{p}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
             ),
         );
+        let mut header = vec!["".to_string(), "observed".to_string()];
+        header.extend(results.iter().map(|(k, _)| k.name().to_string()));
+        let mut rows = vec![header];
+        let mut unsound = false;
+        let observed_text = |o: pllvm_interp::observe::Observed| match (o.instances, o.diverged) {
+            (0, _) => "not run".to_string(),
+            (n, true) => format!("diverged ({n})"),
+            (n, false) => format!("uniform ({n})"),
+        };
+        let mut row = |label: String, o: pllvm_interp::observe::Observed, shapes: Vec<Shape>| {
+            let mut r = vec![label, observed_text(o)];
+            for shape in shapes {
+                // A uniform shape promises the lanes never disagree (γ', Fig. 6.3).
+                let wrong = o.diverged && shape == Shape::Uniform;
+                unsound |= wrong;
+                r.push(format!("{}{}", shape.word(), if wrong { " !" } else { "" }));
+            }
+            rows.push(r);
+        };
+        for &b in &body.layout {
+            let block = &body.blocks[b];
+            for &inst in block.phis.iter().chain(&block.body) {
+                let Some(v) = body.insts[inst].result else {
+                    continue;
+                };
+                let Some(name) = body.value_name(v) else {
+                    continue;
+                };
+                let shapes = results.iter().map(|(_, u)| u.inst(body, inst)).collect();
+                row(format!("%{name}"), m.divergence.insts[inst], shapes);
+            }
+            if block.term.is_branch_on_value() {
+                let shapes = results.iter().map(|(_, u)| u.terminator(b)).collect();
+                row(
+                    format!("branch of {}", block.name),
+                    m.divergence.branches[b],
+                    shapes,
+                );
+            }
+        }
+        push_line(out, show::table(&rows, &self.style));
+        for (kind, u) in &results {
+            let names = |set: &std::collections::BTreeSet<Block>| {
+                if set.is_empty() {
+                    "-".to_string()
+                } else {
+                    set.iter()
+                        .map(|&b| body.blocks[b].name.clone())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            };
+            push_line(
+                out,
+                show::wrap(
+                    &format!(
+                        "{}: sync joins {}; temporal joins {}; divergent loops {}",
+                        kind.name(),
+                        names(&u.sync_joins),
+                        names(&u.temporal_joins),
+                        names(&u.divergent_loops)
+                    ),
+                    80,
+                    2,
+                ),
+            );
+        }
+        if unsound {
+            push_line(
+                out,
+                self.style.paint(
+                    Role::Error,
+                    &show::wrap(
+                        "!: the analysis calls it uniform, yet the lanes the observer counts \
+                         (the control mask for a phi, §4.8; the activation otherwise) disagreed",
+                        80,
+                        3,
+                    ),
+                ),
+            );
+        }
+        for e in missing {
+            push_line(
+                out,
+                self.style
+                    .paint(Role::Note, &format!("not analysed by {e}")),
+            );
+        }
         Ok(())
     }
 
