@@ -6,6 +6,7 @@
 
 mod analyze;
 mod default_program;
+mod repl;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
@@ -39,32 +40,13 @@ enum Command {
     ExportLlvm(FileArg),
     /// Run a program on a thread array (thesis Ch. 4); with no FILE, the logstar example of Fig. 3.20-3.22.
     Run(RunArgs),
-    /// Divergence analyses (thesis Ch. 6-7, POPL'21): the shape of every value, branch and block.
-    Analyze(AnalyzeArgs),
+    /// Step a thread array through a program block by block, interactively (or from a script on stdin).
+    Repl(repl::ReplArgs),
     /// Explore every greedy schedule (thesis Def. 12): distinct outcomes, schedule independence,
     /// concurrent next blocks (Def. 20) and Theorem 1.
     Explore(ExploreArgs),
-}
-
-#[derive(Args, Debug)]
-struct AnalyzeArgs {
-    /// A .ll file.
-    file: PathBuf,
-    /// Which analysis: thesis, popl or all (comma-separated names allowed).
-    #[arg(long, value_name = "thesis|popl|all", default_value = "all")]
-    analysis: String,
-    /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
-    #[arg(long, value_name = "A,B", value_delimiter = ',')]
-    uniform_args: Vec<String>,
-    /// The function to analyse (default: the first definition).
-    #[arg(long, value_name = "NAME")]
-    function: Option<String>,
-    /// Print a JSON report.
-    #[arg(long, conflicts_with = "dot")]
-    json: bool,
-    /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
-    #[arg(long)]
-    dot: bool,
+    /// Divergence analyses (thesis Ch. 6-7, POPL'21): the shape of every value, branch and block.
+    Analyze(AnalyzeArgs),
 }
 
 #[derive(Args, Debug)]
@@ -101,6 +83,27 @@ struct ExploreArgs {
     /// Successor order: lowest, highest or random:SEED (changes witnesses, not outcomes).
     #[arg(long, value_name = "ORDER", default_value = "lowest")]
     order: String,
+}
+
+#[derive(Args, Debug)]
+struct AnalyzeArgs {
+    /// A .ll file.
+    file: PathBuf,
+    /// Which analysis: thesis, popl or all (comma-separated names allowed).
+    #[arg(long, value_name = "thesis|popl|all", default_value = "all")]
+    analysis: String,
+    /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    uniform_args: Vec<String>,
+    /// The function to analyse (default: the first definition).
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+    /// Print a JSON report.
+    #[arg(long, conflicts_with = "dot")]
+    json: bool,
+    /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
+    #[arg(long)]
+    dot: bool,
 }
 
 #[derive(Args, Debug)]
@@ -208,6 +211,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(r) => run(r),
+        Command::Repl(r) => repl::main(r),
+        Command::Explore(e) => explore(e),
         Command::Analyze(a) => {
             let kinds = analyze::parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
             let (module, _, _, _) = load(&Some(a.file.clone()))?;
@@ -228,7 +233,6 @@ fn dispatch(command: Command) -> Result<ExitCode> {
             )?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Explore(e) => explore(e),
     }
 }
 

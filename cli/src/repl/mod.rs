@@ -1,0 +1,207 @@
+//! `pllvm repl`: step a thread array through a program block by block and look at
+//! every lane (thesis Ch. 4-5), like a debugger.
+//!
+//! A thin loop over the library calls `pllvm run` and the corpus use
+//! (`pllvm_interp::{Machine, RunConfig, trace, observe}`): [`session`] holds the
+//! state and runs commands, [`command`] parses them, [`show`] prints, [`policy`]
+//! picks blocks, [`helper`] completes and colours the input line.
+//!
+//! When stdin is a terminal, lines are read with rustyline (editing, completion,
+//! history in `$XDG_STATE_HOME/pllvm/history` or `~/.local/state/pllvm/history`).
+//! Otherwise lines are read from stdin and echoed after the prompt, so a script's
+//! output reads as a session transcript. Colour only when stdout is a terminal
+//! and `NO_COLOR` is unset.
+
+mod command;
+mod helper;
+mod policy;
+mod session;
+mod show;
+mod style;
+
+use anyhow::{Result, anyhow};
+use clap::Args;
+use rustyline::Editor;
+use rustyline::config::{CompletionType, Config};
+use rustyline::error::ReadlineError;
+use rustyline::history::FileHistory;
+use session::{Flow, Session, StartOptions};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use style::{Role, Style};
+
+/// The prompt.
+const PROMPT: &str = "pllvm> ";
+
+/// `pllvm repl` options.
+#[derive(Args, Debug)]
+pub struct ReplArgs {
+    /// A .ll file; the embedded logstar program of Fig. 3.22c/d if absent. Its first
+    /// `; run:` line gives the default inputs.
+    file: Option<PathBuf>,
+    /// W, the number of lanes (threads) of the thread array.
+    #[arg(long, short = 'w', value_name = "W")]
+    threads: Option<usize>,
+    /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
+    #[arg(long, value_name = "fr|obl")]
+    interp: Option<String>,
+    /// How step, run and continue pick blocks: lowest, highest, random:SEED,
+    /// replay:FILE (or replay:A,B,C), ipd, interactive (every block by sched).
+    #[arg(long, value_name = "POLICY")]
+    sched: Option<String>,
+    /// Run inputs as JSON (threads, interp, args, memory, schedule); flags override it.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
+    #[arg(long = "arg", value_name = "NAME=V[,V...]")]
+    args: Vec<String>,
+    /// The function to run (default: the first definition).
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+    /// Track definition masks and report uses they do not cover (Def. 10-11).
+    #[arg(long)]
+    strict: bool,
+}
+
+/// Runs the REPL until `quit` or the end of the input.
+pub fn main(args: ReplArgs) -> Result<ExitCode> {
+    let style = Style::detect();
+    let options = StartOptions {
+        threads: args.threads,
+        interp: args.interp,
+        sched: args.sched,
+        input: args.input,
+        args: args.args,
+        function: args.function,
+        strict: args.strict,
+    };
+    let mut session =
+        Session::new(args.file.as_deref(), &options, style).map_err(|e| anyhow!(e))?;
+    let mut stdout = std::io::stdout();
+    write!(stdout, "{}", session.banner())?;
+    stdout.flush()?;
+    if std::io::stdin().is_terminal() {
+        interactive(&mut session, style)
+    } else {
+        scripted(&mut session, style)
+    }
+}
+
+/// Runs one line and prints what it says; `Quit` ends the loop.
+fn one(session: &mut Session, line: &str, style: Style) -> Result<Flow> {
+    let mut stdout = std::io::stdout();
+    match session.execute(line) {
+        Ok((text, flow)) => {
+            write!(stdout, "{text}")?;
+            stdout.flush()?;
+            Ok(flow)
+        }
+        Err(e) => {
+            writeln!(
+                stdout,
+                "{}",
+                style.paint(Role::Error, &format!("error: {e}"))
+            )?;
+            stdout.flush()?;
+            Ok(Flow::Continue)
+        }
+    }
+}
+
+/// Lines from a pipe or a file, each echoed after the prompt.
+fn scripted(session: &mut Session, style: Style) -> Result<ExitCode> {
+    let stdin = std::io::stdin();
+    let mut reader = stdin.lock();
+    let mut buf = Vec::new();
+    loop {
+        buf.clear();
+        if reader.read_until(b'\n', &mut buf)? == 0 {
+            return Ok(ExitCode::SUCCESS);
+        }
+        // Bytes that are not UTF-8 are garbage like any other: replaced, not fatal.
+        let line = String::from_utf8_lossy(&buf);
+        let line = line.trim_end_matches(['\n', '\r']);
+        println!("{}{line}", style.paint(Role::Prompt, PROMPT));
+        if one(session, line, style)? == Flow::Quit {
+            return Ok(ExitCode::SUCCESS);
+        }
+    }
+}
+
+/// The history file: `$XDG_STATE_HOME/pllvm/history`, else
+/// `$HOME/.local/state/pllvm/history`.
+fn history_path() -> Option<PathBuf> {
+    let non_empty = |k: &str| std::env::var_os(k).filter(|v| !v.is_empty());
+    if let Some(state) = non_empty("XDG_STATE_HOME") {
+        let p = PathBuf::from(state);
+        if p.is_absolute() {
+            return Some(p.join("pllvm").join("history"));
+        }
+    }
+    non_empty("HOME").map(|h| {
+        PathBuf::from(h)
+            .join(".local")
+            .join("state")
+            .join("pllvm")
+            .join("history")
+    })
+}
+
+/// Lines from a terminal through rustyline.
+fn interactive(session: &mut Session, style: Style) -> Result<ExitCode> {
+    let config = Config::builder()
+        .completion_type(CompletionType::List)
+        .auto_add_history(true)
+        .max_history_size(1000)
+        .map_err(|e| anyhow!("{e}"))?
+        .history_ignore_dups(true)
+        .map_err(|e| anyhow!("{e}"))?
+        .build();
+    let mut editor: Editor<helper::ReplHelper, FileHistory> =
+        Editor::with_config(config).map_err(|e| anyhow!("cannot start the line editor: {e}"))?;
+    let mut names = helper::ReplHelper::new(style.color);
+    (names.blocks, names.values, names.globals) = session.names();
+    editor.set_helper(Some(names));
+    let history = history_path();
+    if let Some(p) = &history {
+        // A missing history file is the first session, not an error.
+        let _ = editor.load_history(p);
+    }
+    let save = |editor: &mut Editor<helper::ReplHelper, FileHistory>| {
+        if let Some(p) = &history {
+            if let Some(dir) = p.parent() {
+                let _ = std::fs::create_dir_all(dir);
+            }
+            if let Err(e) = editor.save_history(p) {
+                println!(
+                    "{}",
+                    style.paint(
+                        Role::Note,
+                        &format!("note: cannot save the history to {}: {e}", p.display())
+                    )
+                );
+            }
+        }
+    };
+    loop {
+        match editor.readline(PROMPT) {
+            Ok(line) => {
+                save(&mut editor);
+                let flow = one(session, &line, style)?;
+                if let Some(h) = editor.helper_mut() {
+                    (h.blocks, h.values, h.globals) = session.names();
+                }
+                if flow == Flow::Quit {
+                    return Ok(ExitCode::SUCCESS);
+                }
+            }
+            Err(ReadlineError::Interrupted) => println!("(Ctrl-C: type quit or Ctrl-D to leave)"),
+            Err(ReadlineError::Eof) => {
+                save(&mut editor);
+                return Ok(ExitCode::SUCCESS);
+            }
+            Err(e) => return Err(anyhow!("cannot read the input: {e}")),
+        }
+    }
+}

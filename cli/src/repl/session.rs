@@ -1,0 +1,1545 @@
+//! A REPL session: the loaded program, the run configuration, the scheduling
+//! policy, the breakpoints, the current execution state σ (Def. 3) with its trace,
+//! and one snapshot per scheduled block so that `back` restores earlier states
+//! exactly. [`Session::execute`] runs one input line and returns the text to show.
+//!
+//! The machine is `pllvm_interp::Machine`, the same one `pllvm run` and the corpus
+//! use: every command rebuilds it for the loaded module (Machine::new is cheap and
+//! deterministic: globals are allocated in module order) and installs the current
+//! state, so the session owns plain data and no borrow of the module.
+
+use super::command::{self, COMMANDS, Command, Setting, Target};
+use super::policy::Policy;
+use super::show;
+use super::style::{Role, Style};
+use crate::default_program;
+use pllvm_analysis::shape::Shape;
+use pllvm_analysis::uniformity::{
+    AnalysisKind, InitShapes, Uniformity, analyze as analyze_uniformity,
+};
+use pllvm_interp::config::parse_interp;
+use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legality};
+use pllvm_interp::observe::DivergenceRecord;
+use pllvm_interp::trace::{self, TraceRow};
+use pllvm_interp::{Machine, Outcome, RunConfig, directives};
+use pllvm_semantics::diag::Diagnostic;
+use pllvm_semantics::ir::{Block, InstKind, Module};
+use pllvm_semantics::rules::State;
+use pllvm_semantics::text;
+use pllvm_semantics::value::{Pointer, Val};
+use pllvm_semantics::verify::verify_module;
+use std::path::Path;
+
+/// A parsed and verified program.
+#[derive(Debug)]
+pub struct Loaded {
+    /// The file name as given (or the embedded program's name).
+    pub name: String,
+    /// The module.
+    pub module: Module,
+    /// Where the initial run configuration came from, for the banner.
+    pub inputs_from: Option<String>,
+    /// The configuration the file's first `; run:` line describes (or the default),
+    /// without its schedule.
+    pub file_config: RunConfig,
+    /// The schedule of that line: the default policy replays it, so that `run`
+    /// shows what the golden file records.
+    pub file_schedule: Option<Vec<String>>,
+}
+
+/// The state before one scheduled block, kept for `back`.
+#[derive(Clone, Debug)]
+struct Snapshot {
+    state: State,
+    trace_len: usize,
+    divergence: DivergenceRecord,
+    /// The policy before it picked this block (its generator, replay position or
+    /// IPD stack), so that stepping again after `back` picks the same blocks.
+    policy: Policy,
+}
+
+/// The run so far.
+#[derive(Clone, Debug)]
+struct Current {
+    state: State,
+    trace: Vec<TraceRow>,
+    divergence: DivergenceRecord,
+    /// Why the run cannot go on: every lane returned, or the last attempted block
+    /// had undefined behaviour or hit a limit (the state is then the one before it).
+    ended: Option<Outcome>,
+}
+
+/// What the loop does after a command.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    /// Prompt again.
+    Continue,
+    /// Leave.
+    Quit,
+}
+
+/// How blocks are chosen by one stepping command.
+#[derive(Clone, Copy, Debug)]
+enum Drive {
+    /// The policy picks up to this many blocks (`None`: until the end).
+    Policy(Option<u64>),
+    /// This block, once.
+    Block(Block),
+}
+
+/// Options from the command line.
+#[derive(Clone, Debug, Default)]
+pub struct StartOptions {
+    /// W.
+    pub threads: Option<usize>,
+    /// `fr` / `obl`.
+    pub interp: Option<String>,
+    /// The scheduling policy.
+    pub sched: Option<String>,
+    /// A JSON run input file.
+    pub input: Option<std::path::PathBuf>,
+    /// `NAME=V[,V...]` arguments.
+    pub args: Vec<String>,
+    /// The function to run.
+    pub function: Option<String>,
+    /// Strict mode (Def. 10-11).
+    pub strict: bool,
+}
+
+/// One REPL session.
+#[derive(Debug)]
+pub struct Session {
+    loaded: Loaded,
+    config: RunConfig,
+    /// The policy as set (restored by `reset`), and as it is now.
+    policy_start: Policy,
+    policy: Policy,
+    /// CFG facts for the greedy constraints of Ch. 5.
+    facts: GreedyFacts,
+    breaks: Vec<Target>,
+    run: Current,
+    snapshots: Vec<Snapshot>,
+    style: Style,
+}
+
+/// Reads, parses and verifies `file` (the embedded default program when `None`).
+/// Errors are one line: the first diagnostic with its position, and how many more.
+pub fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
+    let (name, src) = match file {
+        Some(p) => (
+            p.display().to_string(),
+            std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read {}: {}", p.display(), io_message(&e)))?,
+        ),
+        None => (
+            default_program::CHECK_NAME.to_string(),
+            default_program::CHECK_SOURCE.to_string(),
+        ),
+    };
+    let (module, spans) = text::parse_module(&src).map_err(|errors| {
+        let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+        one_line(&diags, &name, &src)
+    })?;
+    let report = verify_module(&module, &spans);
+    if !report.errors.is_empty() {
+        return Err(one_line(&report.errors, &name, &src));
+    }
+    let mut file_schedule = None;
+    let (file_config, inputs_from) = match directives::parse(&src) {
+        Ok(d) => match d.runs.into_iter().next() {
+            Some(run) => {
+                let mut config = run.config;
+                file_schedule = config.schedule.take();
+                let label = if run.name == "default" {
+                    "; run:".to_string()
+                } else {
+                    format!("; run {}:", run.name)
+                };
+                (
+                    config,
+                    Some(format!("the file's `{label}` line (line {})", run.line)),
+                )
+            }
+            None => (RunConfig::default(), None),
+        },
+        Err(_) => (RunConfig::default(), None),
+    };
+    Ok(Loaded {
+        name,
+        module,
+        inputs_from,
+        file_config,
+        file_schedule,
+    })
+}
+
+/// An IO error as a lowercase message without the OS error number.
+fn io_message(e: &std::io::Error) -> String {
+    let text = e.to_string();
+    let text = match text.find(" (os error") {
+        Some(k) => text[..k].to_string(),
+        None => text,
+    };
+    let mut chars = text.chars();
+    match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect(),
+        None => text,
+    }
+}
+
+/// `file:line:col: message`, plus how many more errors there are.
+fn one_line(diags: &[Diagnostic], name: &str, src: &str) -> String {
+    let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
+    sorted.sort_by_key(|d| d.span.lo);
+    match sorted.first() {
+        None => format!("{name}: does not load"),
+        Some(d) => {
+            let more = match sorted.len() - 1 {
+                0 => String::new(),
+                n => format!(
+                    " (and {n} more error{}: pllvm check shows them all)",
+                    if n == 1 { "" } else { "s" }
+                ),
+            };
+            format!("{}: {}{more}", d.location(name, src), d.message)
+        }
+    }
+}
+
+/// Appends one line.
+fn push_line(out: &mut String, text: impl AsRef<str>) {
+    out.push_str(text.as_ref());
+    out.push('\n');
+}
+
+impl Session {
+    /// A session on `file` (or the embedded default program) with the command
+    /// line's options over the file's first `; run:` line (or over `--input`).
+    pub fn new(
+        file: Option<&Path>,
+        options: &StartOptions,
+        style: Style,
+    ) -> Result<Session, String> {
+        let loaded = load_program(file)?;
+        let mut config = match &options.input {
+            Some(p) => RunConfig::from_json(
+                &std::fs::read_to_string(p)
+                    .map_err(|e| format!("cannot read {}: {}", p.display(), io_message(&e)))?,
+            )
+            .map_err(|e| format!("{}: {e}", p.display()))?,
+            None => RunConfig {
+                schedule: loaded.file_schedule.clone(),
+                ..loaded.file_config.clone()
+            },
+        };
+        if let Some(w) = options.threads {
+            config.threads = w;
+        }
+        if let Some(i) = &options.interp {
+            config.interp = parse_interp(i)?;
+        }
+        for a in &options.args {
+            config.add_arg(a)?;
+        }
+        config.strict |= options.strict;
+        if options.function.is_some() {
+            config.function.clone_from(&options.function);
+        }
+        let schedule = config.schedule.take();
+        let (policy, facts) = {
+            let m = Machine::new(&loaded.module, &config).map_err(|e| e.to_string())?;
+            let policy = match (&options.sched, schedule) {
+                (Some(p), _) => Policy::parse(p, &m.program)?,
+                (None, Some(list)) => Policy::replay_names(&list, &m.program)?,
+                (None, None) => Policy::Lowest(pllvm_interp::sched::Lowest),
+            };
+            (policy, facts_of(&m, &config))
+        };
+        let run = initial_run(&loaded.module, &config)?;
+        Ok(Session {
+            loaded,
+            config,
+            policy_start: policy.clone(),
+            policy,
+            facts,
+            breaks: Vec::new(),
+            run,
+            snapshots: Vec::new(),
+            style,
+        })
+    }
+
+    /// The lines shown when the session starts.
+    pub fn banner(&self) -> String {
+        let mut out = String::new();
+        push_line(&mut out, self.summary());
+        if let Some(from) = &self.loaded.inputs_from
+            && self.config == self.loaded.file_config
+        {
+            let what = match &self.loaded.file_schedule {
+                Some(list) if self.policy_start.name() == format!("replay:{}", list.join(",")) => {
+                    "inputs and schedule"
+                }
+                _ => "inputs",
+            };
+            push_line(&mut out, format!("{what} from {from}"));
+        }
+        if let Ok(m) = self.machine() {
+            let body = m.program.body;
+            for v in show::named_values(body) {
+                if matches!(body.values[v].def, pllvm_semantics::ir::ValueDef::Param(_)) {
+                    push_line(
+                        &mut out,
+                        format!(
+                            "  {}",
+                            show::value_line(&m.program, &m.state, v, None, &self.style)
+                        ),
+                    );
+                }
+            }
+        }
+        push_line(&mut out, "type help for the commands, quit to leave");
+        out
+    }
+
+    /// `file: @f, W = 2, FR, policy lowest`.
+    fn summary(&self) -> String {
+        let func = self
+            .machine()
+            .map(|m| format!("@{}", m.program.module.functions[m.program.func].name))
+            .unwrap_or_else(|_| "?".into());
+        format!(
+            "{}: {func}, W = {}, {}, policy {}{}",
+            self.loaded.name,
+            self.config.threads,
+            self.config.interp.short(),
+            self.policy.name(),
+            if self.config.strict { ", strict" } else { "" }
+        )
+    }
+
+    /// Block names, value names and global names, for completion.
+    pub fn names(&self) -> (Vec<String>, Vec<String>, Vec<String>) {
+        let Ok(m) = self.machine() else {
+            return (Vec::new(), Vec::new(), Vec::new());
+        };
+        let body = m.program.body;
+        let blocks = body
+            .layout
+            .iter()
+            .map(|&b| body.blocks[b].name.clone())
+            .collect();
+        let values = show::named_values(body)
+            .into_iter()
+            .filter_map(|v| body.value_name(v).map(str::to_string))
+            .collect();
+        let globals = self
+            .loaded
+            .module
+            .globals
+            .iter()
+            .map(|(_, g)| g.name.clone())
+            .collect();
+        (blocks, values, globals)
+    }
+
+    /// A machine for the loaded module holding the current state.
+    fn machine(&self) -> Result<Machine<'_>, String> {
+        let mut m = Machine::new(&self.loaded.module, &self.config).map_err(|e| e.to_string())?;
+        m.record_writes = true;
+        m.state = self.run.state.clone();
+        m.divergence = self.run.divergence.clone();
+        m.steps = self.run.trace.len() as u64;
+        Ok(m)
+    }
+
+    /// Runs one input line. `Err` is a one-line error message.
+    pub fn execute(&mut self, line: &str) -> Result<(String, Flow), String> {
+        let cmd = command::parse(line)?;
+        let mut out = String::new();
+        match cmd {
+            Command::Nothing => {}
+            Command::Quit => return Ok((out, Flow::Quit)),
+            Command::Step(n) => self.advance(Drive::Policy(Some(n)), true, &mut out)?,
+            Command::Continue => self.advance(Drive::Policy(None), false, &mut out)?,
+            Command::Sched { block, force } => self.sched(&block, force, &mut out)?,
+            Command::Legal => self.legal(&mut out)?,
+            Command::Break(t) => self.add_break(t, &mut out)?,
+            Command::Delete(t) => self.delete_break(t, &mut out)?,
+            Command::Back(n) => self.back(n, &mut out)?,
+            Command::Print(v) => self.print(v.as_deref(), &mut out)?,
+            Command::Masks => {
+                let m = self.machine()?;
+                push_line(&mut out, show::masks_table(&m, &self.style));
+            }
+            Command::State => {
+                let m = self.machine()?;
+                push_line(
+                    &mut out,
+                    format!(
+                        "step {}: {}",
+                        self.run.trace.len(),
+                        match &self.run.ended {
+                            Some(o) => format!("ended: {o}"),
+                            None => "running".into(),
+                        }
+                    ),
+                );
+                push_line(
+                    &mut out,
+                    show::state_table(&m.program, &m.state, &self.style),
+                );
+            }
+            Command::Trace { values } => {
+                if self.run.trace.is_empty() {
+                    push_line(&mut out, "no block has been scheduled yet");
+                } else {
+                    push_line(&mut out, self.trace_text(values)?);
+                }
+            }
+            Command::Mem(addr) => self.mem(addr.as_deref(), &mut out)?,
+            Command::Analyze => self.analyze(&mut out)?,
+            Command::Set(s) => self.set(s, &mut out)?,
+            Command::Reset => {
+                self.reset()?;
+                push_line(
+                    &mut out,
+                    "the run starts over from the initial state (Def. 4)",
+                );
+            }
+            Command::Load(file) => self.load(&file, &mut out)?,
+            Command::List => out.push_str(&text::print_module(&self.loaded.module)),
+            Command::SaveTrace(file) => self.save_trace(&file, &mut out)?,
+            Command::Help(topic) => push_line(&mut out, self.help(topic.as_deref())?),
+        }
+        Ok((out, Flow::Continue))
+    }
+
+    /// Back to the initial state (Def. 4), forgetting the snapshots.
+    fn reset(&mut self) -> Result<(), String> {
+        self.run = initial_run(&self.loaded.module, &self.config)?;
+        self.snapshots.clear();
+        self.policy = self.policy_start.clone();
+        Ok(())
+    }
+
+    /// The trace table (thesis Fig. 4.5b layout), with the values written if asked.
+    fn trace_text(&self, values: bool) -> Result<String, String> {
+        let m = self.machine()?;
+        Ok(trace::table(
+            &self.loaded.module.types,
+            m.program.body,
+            &self.run.trace,
+            values,
+        ))
+    }
+
+    /// `step`, `run`, `continue` and `sched`: schedules blocks one [LSS-W-STEP] at a
+    /// time through `Machine::checked_step`, keeping a snapshot before each.
+    fn advance(&mut self, drive: Drive, rows: bool, out: &mut String) -> Result<(), String> {
+        if let Some(o) = &self.run.ended {
+            return Err(format!(
+                "the run has ended ({}); back, reset or load to go on",
+                short_outcome(o)
+            ));
+        }
+        let mut m = Machine::new(&self.loaded.module, &self.config).map_err(|e| e.to_string())?;
+        m.record_writes = true;
+        m.state = self.run.state.clone();
+        m.divergence = self.run.divergence.clone();
+        m.trace = std::mem::take(&mut self.run.trace);
+        m.steps = m.trace.len() as u64;
+        let start = m.trace.len();
+        let mut stop: Option<String> = None;
+        let mut ended: Option<Outcome> = None;
+        let mut failure: Option<String> = None;
+        let mut ub_place: Option<String> = None;
+        let mut notes: Vec<(usize, String)> = Vec::new();
+        let mut k: u64 = 0;
+        loop {
+            if m.state.all_done() {
+                ended = Some(Outcome::Returned);
+                break;
+            }
+            let policy_before = self.policy.clone();
+            let block = match drive {
+                Drive::Block(b) if k == 0 => b,
+                Drive::Block(_) => break,
+                Drive::Policy(Some(n)) if k >= n => break,
+                Drive::Policy(_) => {
+                    let verdicts = legality(&m.program, &self.facts, &m.state);
+                    let legal = legal_blocks(&verdicts);
+                    match self.policy.pick(&m.program, &self.facts, &m.state, &legal) {
+                        Ok(b) => {
+                            // Replay and IPD may choose a block that is not legal: it
+                            // runs (Def. 5 allows any block), and the REPL says so.
+                            if let Some(Legality {
+                                verdict: v @ Verdict::Illegal { .. },
+                                ..
+                            }) = verdicts.iter().find(|l| l.block == b)
+                            {
+                                notes.push((
+                                    m.trace.len(),
+                                    format!(
+                                        "note: the policy chose {}, which is not legal: {v}",
+                                        m.program.block_name(b)
+                                    ),
+                                ));
+                            }
+                            b
+                        }
+                        Err(why) => {
+                            stop = Some(why);
+                            break;
+                        }
+                    }
+                }
+            };
+            let name = m.program.block_name(block).to_string();
+            if k > 0 && self.breaks.contains(&Target::Block(name.clone())) {
+                // The block is not scheduled: the policy must pick it again.
+                self.policy = policy_before;
+                notes.retain(|(at, _)| *at < m.trace.len());
+                stop = Some(format!(
+                    "breakpoint {name}: stopped before scheduling {name}"
+                ));
+                break;
+            }
+            let snapshot = Snapshot {
+                state: m.state.clone(),
+                trace_len: m.trace.len(),
+                divergence: m.divergence.clone(),
+                policy: policy_before,
+            };
+            match m.checked_step(block) {
+                Ok(None) => {
+                    self.snapshots.push(snapshot);
+                    k += 1;
+                    if let Some(why) = self.value_break_hit(&m) {
+                        stop = Some(why);
+                        if m.state.all_done() {
+                            ended = Some(Outcome::Returned);
+                        }
+                        break;
+                    }
+                }
+                Ok(Some(outcome)) => {
+                    // Undefined behaviour or a limit: keep the state (and the
+                    // policy) before the block.
+                    m.state = snapshot.state;
+                    m.divergence = snapshot.divergence;
+                    self.policy = snapshot.policy;
+                    if let Outcome::Undefined(_) | Outcome::Limit(_) = outcome {
+                        ub_place = Some(format!(
+                            "while scheduling {name}; the state is the one before it"
+                        ));
+                    }
+                    ended = Some(outcome);
+                    break;
+                }
+                Err(e) => {
+                    m.state = snapshot.state;
+                    m.divergence = snapshot.divergence;
+                    self.policy = snapshot.policy;
+                    failure = Some(format!("scheduling {name}: {e}"));
+                    break;
+                }
+            }
+        }
+        if rows {
+            if m.trace.len() > start {
+                push_line(
+                    out,
+                    trace::table(
+                        &self.loaded.module.types,
+                        m.program.body,
+                        &m.trace[start..],
+                        true,
+                    ),
+                );
+            }
+        } else {
+            let names: Vec<&str> = m.trace[start..]
+                .iter()
+                .map(|r| m.program.block_name(r.scheduled))
+                .collect();
+            push_line(out, scheduled_summary(&names));
+        }
+        for (_, note) in &notes {
+            push_line(out, self.style.paint(Role::Note, note));
+        }
+        let result = m.result_text();
+        let next = show::next_row(&m.program, &m.state);
+        self.run.state = m.state;
+        self.run.trace = m.trace;
+        self.run.divergence = m.divergence;
+        if let Some(f) = failure {
+            return Err(f);
+        }
+        if let Some(s) = &stop {
+            push_line(out, self.style.paint(Role::Note, &format!("stopped: {s}")));
+        }
+        match &ended {
+            Some(o) => {
+                let role = if *o == Outcome::Returned {
+                    Role::Good
+                } else {
+                    Role::Error
+                };
+                push_line(out, self.style.paint(role, &format!("outcome: {o}")));
+                if let Some(w) = &ub_place {
+                    push_line(out, format!("  {w}"));
+                }
+                push_line(out, format!("result: {result}"));
+            }
+            None => push_line(out, format!("next: {next}")),
+        }
+        self.run.ended = ended;
+        Ok(())
+    }
+
+    /// Whether a value breakpoint fires after the last scheduled block: the lanes
+    /// that executed the definition of the value in this block disagree on it. The
+    /// lanes are those of the divergence observer (`pllvm_interp::observe`): the
+    /// control mask for a phi (§4.8), every lane for `total` and `mask()`
+    /// ([W-CMD-TOTAL], [W-CMD-MASK]), the activation otherwise ([W-CMD-INST]).
+    fn value_break_hit(&self, m: &Machine<'_>) -> Option<String> {
+        let row = m.trace.last()?;
+        let body = m.program.body;
+        let block = &body.blocks[row.scheduled];
+        for t in &self.breaks {
+            let Target::Value(name) = t else { continue };
+            let Some(value) = body.value_by_name(name) else {
+                continue;
+            };
+            let Some(inst) = body.def_inst(value) else {
+                continue;
+            };
+            if !block.phis.contains(&inst) && !block.body.contains(&inst) {
+                continue;
+            }
+            let data = &body.insts[inst];
+            let all = vec![true; row.cmask.len()];
+            let lanes: &[bool] = if data.kind.is_phi() {
+                &row.cmask
+            } else if data.total || matches!(data.kind, InstKind::Mask) {
+                &all
+            } else {
+                &row.active
+            };
+            let column = m.state.env.get(value);
+            let mut seen = lanes
+                .iter()
+                .zip(column)
+                .filter(|(a, _)| **a)
+                .map(|(_, v)| v);
+            if let Some(first) = seen.next()
+                && seen.any(|v| v != first)
+            {
+                let ty = body.values[value].ty;
+                let width = m.program.types().int_width(ty);
+                return Some(format!(
+                    "breakpoint %{name}: its lanes diverged in {}: %{name} = {}",
+                    block.name,
+                    show::lanes(column, width, Some(lanes))
+                ));
+            }
+        }
+        None
+    }
+
+    /// `sched BLOCK`: one block by hand, refused when it is not legal next.
+    fn sched(&mut self, name: &str, force: bool, out: &mut String) -> Result<(), String> {
+        let block = {
+            let m = self.machine()?;
+            let block = m.program.body.block_by_name(name).ok_or_else(|| {
+                format!(
+                    "no block named {} in @{}",
+                    command::truncate(name),
+                    m.program.module.functions[m.program.func].name
+                )
+            })?;
+            if !force
+                && self.run.ended.is_none()
+                && let Some(Legality {
+                    verdict: v @ Verdict::Illegal { .. },
+                    ..
+                }) = legality(&m.program, &self.facts, &m.state)
+                    .into_iter()
+                    .find(|l| l.block == block)
+            {
+                return Err(format!(
+                    "refused: {name} is not legal next: {v}; sched -f {name} forces it"
+                ));
+            }
+            block
+        };
+        self.advance(Drive::Block(block), true, out)
+    }
+
+    /// `legal`: every block with its verdict.
+    fn legal(&self, out: &mut String) -> Result<(), String> {
+        let m = self.machine()?;
+        if m.state.all_done() {
+            push_line(out, "every lane has terminated: nothing is legal next");
+            return Ok(());
+        }
+        let width = m
+            .program
+            .body
+            .layout
+            .iter()
+            .map(|&b| m.program.block_name(b).chars().count())
+            .max()
+            .unwrap_or(0);
+        for l in legality(&m.program, &self.facts, &m.state) {
+            let name = m.program.block_name(l.block);
+            let pad = " ".repeat(width - name.chars().count());
+            let lanes: Vec<String> = m
+                .state
+                .incoming
+                .iter()
+                .zip(&m.state.next)
+                .enumerate()
+                .filter(|(_, (i, n))| {
+                    pllvm_semantics::rules::masks::cmask(&m.program, **i, n, l.block)
+                })
+                .map(|(t, _)| t.to_string())
+                .collect();
+            match &l.verdict {
+                Verdict::Legal => push_line(
+                    out,
+                    format!(
+                        "{}{pad}  {} (control mask set in lane{} {})",
+                        self.style.paint(Role::Block, name),
+                        self.style.paint(Role::Good, "legal"),
+                        if lanes.len() == 1 { "" } else { "s" },
+                        lanes.join(" ")
+                    ),
+                ),
+                v @ Verdict::Illegal { .. } => push_line(
+                    out,
+                    format!(
+                        "{}{pad}  {}",
+                        self.style.paint(Role::Block, name),
+                        show::wrap(&format!("not legal: {v}"), 78 - width, width + 2)
+                    ),
+                ),
+            }
+        }
+        Ok(())
+    }
+
+    fn check_target(&self, t: &Target) -> Result<(), String> {
+        let m = self.machine()?;
+        let body = m.program.body;
+        match t {
+            Target::Block(b) => body
+                .block_by_name(b)
+                .map(|_| ())
+                .ok_or_else(|| format!("no block named {}", command::truncate(b))),
+            Target::Value(v) => {
+                let value = body
+                    .value_by_name(v)
+                    .ok_or_else(|| format!("no value named %{}", command::truncate(v)))?;
+                match body.def_inst(value) {
+                    Some(_) => Ok(()),
+                    None => Err(format!(
+                        "%{v} is a parameter: no block computes it, so it cannot diverge during the run"
+                    )),
+                }
+            }
+        }
+    }
+
+    /// `break [TARGET]`.
+    fn add_break(&mut self, t: Option<Target>, out: &mut String) -> Result<(), String> {
+        let Some(t) = t else {
+            if self.breaks.is_empty() {
+                push_line(out, "no breakpoints");
+            }
+            for t in &self.breaks {
+                push_line(out, format!("breakpoint {}", describe_break(t)));
+            }
+            return Ok(());
+        };
+        self.check_target(&t)?;
+        if self.breaks.contains(&t) {
+            push_line(out, format!("breakpoint {t} is already set"));
+        } else {
+            push_line(out, format!("breakpoint {}", describe_break(&t)));
+            self.breaks.push(t);
+        }
+        Ok(())
+    }
+
+    /// `delete [TARGET]`.
+    fn delete_break(&mut self, t: Option<Target>, out: &mut String) -> Result<(), String> {
+        match t {
+            None => {
+                let n = self.breaks.len();
+                self.breaks.clear();
+                push_line(
+                    out,
+                    format!("deleted {n} breakpoint{}", if n == 1 { "" } else { "s" }),
+                );
+            }
+            Some(t) => {
+                let before = self.breaks.len();
+                self.breaks.retain(|b| *b != t);
+                if self.breaks.len() == before {
+                    return Err(format!("no breakpoint {t}"));
+                }
+                push_line(out, format!("deleted breakpoint {t}"));
+            }
+        }
+        Ok(())
+    }
+
+    /// `back N`: restore the state before the N-th last scheduled block. An attempt
+    /// that ended in undefined behaviour (or a limit) counts as one step.
+    fn back(&mut self, n: u64, out: &mut String) -> Result<(), String> {
+        let mut left = n;
+        let mut undone = 0u64;
+        if matches!(
+            self.run.ended,
+            Some(Outcome::Undefined(_) | Outcome::Limit(_) | Outcome::OutOfFuel)
+        ) {
+            self.run.ended = None;
+            left -= 1;
+            undone += 1;
+        }
+        let mut target: Option<Snapshot> = None;
+        while left > 0 {
+            let Some(s) = self.snapshots.pop() else { break };
+            target = Some(s);
+            left -= 1;
+            undone += 1;
+        }
+        if undone == 0 {
+            return Err("nothing to undo: no block has been scheduled".into());
+        }
+        if let Some(s) = target {
+            self.run.state = s.state;
+            self.run.trace.truncate(s.trace_len);
+            self.run.divergence = s.divergence;
+            self.policy = s.policy;
+            self.run.ended = None;
+        }
+        let m = self.machine()?;
+        push_line(
+            out,
+            format!(
+                "back {undone} step{}: {} block{} scheduled, next: {}",
+                if undone == 1 { "" } else { "s" },
+                self.run.trace.len(),
+                if self.run.trace.len() == 1 { "" } else { "s" },
+                show::next_row(&m.program, &m.state)
+            ),
+        );
+        if left > 0 {
+            push_line(
+                out,
+                self.style.paint(
+                    Role::Note,
+                    "(that is the initial state: nothing more to undo)",
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// `print [%v]`.
+    fn print(&self, name: Option<&str>, out: &mut String) -> Result<(), String> {
+        let m = self.machine()?;
+        let body = m.program.body;
+        let active = self.run.trace.last().map(|r| r.active.as_slice());
+        let values = match name {
+            Some(n) => vec![body.value_by_name(n).ok_or_else(|| {
+                format!(
+                    "no value named %{} in @{}",
+                    command::truncate(n),
+                    m.program.module.functions[m.program.func].name
+                )
+            })?],
+            None => show::named_values(body),
+        };
+        for &v in &values {
+            // Wide thread arrays wrap at 80 columns, lanes continuing indented.
+            let line = show::value_line(&m.program, &m.state, v, active, &self.style);
+            push_line(out, show::wrap(&line, 80, 4));
+        }
+        if let (Some(row), Some(a)) = (self.run.trace.last(), active)
+            && a.iter().any(|x| !x)
+            && !values.is_empty()
+        {
+            push_line(
+                out,
+                self.style.paint(
+                    Role::Note,
+                    &format!(
+                        "(v): lane passive in the last scheduled block, {}",
+                        m.program.block_name(row.scheduled)
+                    ),
+                ),
+            );
+        }
+        Ok(())
+    }
+
+    /// `mem [ADDR]`.
+    fn mem(&self, addr: Option<&str>, out: &mut String) -> Result<(), String> {
+        let m = self.machine()?;
+        let mem = &m.state.mem;
+        let types = &self.loaded.module.types;
+        let Some(addr) = addr else {
+            push_line(out, show::objects_table(&m, &self.style));
+            return Ok(());
+        };
+        if let Some(g) = addr.strip_prefix('@') {
+            let (id, data) = self
+                .loaded
+                .module
+                .globals
+                .iter()
+                .find(|(_, d)| d.name == g)
+                .ok_or_else(|| format!("no global @{}", command::truncate(g)))?;
+            let ptr = m
+                .global_pointer(id)
+                .and_then(|p| p.object)
+                .ok_or_else(|| format!("@{g} has no object"))?;
+            let elem = pllvm_interp::machine::element_type(types, data.ty);
+            push_line(
+                out,
+                format!(
+                    "@{g} ({}, object #{}) = {}",
+                    types.display(data.ty),
+                    ptr.0,
+                    mem.dump_object(ptr, types, elem)
+                ),
+            );
+            return Ok(());
+        }
+        if let Some(v) = addr.strip_prefix('%') {
+            let value = m
+                .program
+                .body
+                .value_by_name(v)
+                .ok_or_else(|| format!("no value named %{}", command::truncate(v)))?;
+            for (lane, val) in m.state.env.get(value).iter().enumerate() {
+                let text = match val {
+                    Val::Ptr(p) => bytes_at(mem, *p, 16).unwrap_or_else(|e| format!("  {e}")),
+                    other => format!("  {other} is not a pointer"),
+                };
+                push_line(out, format!("lane {lane}: {val}"));
+                push_line(out, text);
+            }
+            return Ok(());
+        }
+        let pointer = if let Some(n) = addr.strip_prefix('#') {
+            let id = n
+                .parse::<u32>()
+                .map_err(|_| format!("mem: '{}' is not an object number", command::truncate(n)))?;
+            Pointer {
+                object: Some(pllvm_semantics::value::ObjectId(id)),
+                offset: 0,
+            }
+        } else {
+            let number = match addr.strip_prefix("0x") {
+                Some(hex) => u64::from_str_radix(hex, 16),
+                None => addr.parse::<u64>(),
+            }
+            .map_err(|_| {
+                format!(
+                    "mem: '{}' is not @global, #object, %pointer or an address",
+                    command::truncate(addr)
+                )
+            })?;
+            Pointer::from_address(number)
+        };
+        push_line(out, bytes_at(mem, pointer, u64::MAX)?);
+        Ok(())
+    }
+
+    /// `analyze`: for every named value and every branch on a value, what the run
+    /// has observed so far (`pllvm_interp::observe`: whether the lanes of one
+    /// instance disagreed) next to the shape each static analysis gives it (thesis
+    /// Ch. 6-7 and POPL'21, `pllvm_analysis::uniformity`). A parameter counts as
+    /// uniform for the analyses when the run gives every lane the same value.
+    fn analyze(&self, out: &mut String) -> Result<(), String> {
+        let m = self.machine()?;
+        let module = &self.loaded.module;
+        let func = m.program.func;
+        let body = m.program.body;
+        let fdata = &module.functions[func];
+        let initial = initial_run(module, &self.config)?;
+        let uniform_params: Vec<String> = fdata
+            .params
+            .iter()
+            .enumerate()
+            .filter(|(_, p)| {
+                let lanes = initial.state.env.get(p.value);
+                lanes.iter().all(|v| Some(v) == lanes.first())
+            })
+            .map(|(n, p)| {
+                body.value_name(p.value)
+                    .map_or(n.to_string(), str::to_string)
+            })
+            .collect();
+        let init = InitShapes::with_uniform(fdata, &uniform_params).map_err(|e| e.to_string())?;
+        let mut results: Vec<(AnalysisKind, Uniformity)> = Vec::new();
+        let mut missing: Vec<String> = Vec::new();
+        for kind in AnalysisKind::ALL {
+            match analyze_uniformity(module, func, kind, &init) {
+                Ok(u) => results.push((kind, u)),
+                Err(e) => missing.push(format!("{}: {e}", kind.name())),
+            }
+        }
+        push_line(
+            out,
+            format!(
+                "observed in {} scheduled block{} next to the static shapes; uniform parameters: {}",
+                self.run.trace.len(),
+                if self.run.trace.len() == 1 { "" } else { "s" },
+                if uniform_params.is_empty() {
+                    "none".to_string()
+                } else {
+                    uniform_params
+                        .iter()
+                        .map(|p| format!("%{p}"))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            ),
+        );
+        let mut header = vec!["".to_string(), "observed".to_string()];
+        header.extend(results.iter().map(|(k, _)| k.name().to_string()));
+        let mut rows = vec![header];
+        let mut unsound = false;
+        let observed_text = |o: pllvm_interp::observe::Observed| match (o.instances, o.diverged) {
+            (0, _) => "not run".to_string(),
+            (n, true) => format!("diverged ({n})"),
+            (n, false) => format!("uniform ({n})"),
+        };
+        let mut row = |label: String, o: pllvm_interp::observe::Observed, shapes: Vec<Shape>| {
+            let mut r = vec![label, observed_text(o)];
+            for shape in shapes {
+                // A uniform shape promises the lanes never disagree (γ', Fig. 6.3).
+                let wrong = o.diverged && shape == Shape::Uniform;
+                unsound |= wrong;
+                r.push(format!("{}{}", shape.word(), if wrong { " !" } else { "" }));
+            }
+            rows.push(r);
+        };
+        for &b in &body.layout {
+            let block = &body.blocks[b];
+            for &inst in block.phis.iter().chain(&block.body) {
+                let Some(v) = body.insts[inst].result else {
+                    continue;
+                };
+                let Some(name) = body.value_name(v) else {
+                    continue;
+                };
+                let shapes = results.iter().map(|(_, u)| u.inst(body, inst)).collect();
+                row(format!("%{name}"), m.divergence.insts[inst], shapes);
+            }
+            if block.term.is_branch_on_value() {
+                let shapes = results.iter().map(|(_, u)| u.terminator(b)).collect();
+                row(
+                    format!("branch of {}", block.name),
+                    m.divergence.branches[b],
+                    shapes,
+                );
+            }
+        }
+        push_line(out, show::table(&rows, &self.style));
+        for (kind, u) in &results {
+            let names = |set: &std::collections::BTreeSet<Block>| {
+                if set.is_empty() {
+                    "-".to_string()
+                } else {
+                    set.iter()
+                        .map(|&b| body.blocks[b].name.clone())
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                }
+            };
+            push_line(
+                out,
+                show::wrap(
+                    &format!(
+                        "{}: sync joins {}; temporal joins {}; divergent loops {}",
+                        kind.name(),
+                        names(&u.sync_joins),
+                        names(&u.temporal_joins),
+                        names(&u.divergent_loops)
+                    ),
+                    80,
+                    2,
+                ),
+            );
+        }
+        if unsound {
+            push_line(
+                out,
+                self.style.paint(
+                    Role::Error,
+                    &show::wrap(
+                        "!: the analysis calls it uniform, yet the lanes the observer counts \
+                         (the control mask for a phi, §4.8; the activation otherwise) disagreed",
+                        80,
+                        3,
+                    ),
+                ),
+            );
+        }
+        for e in missing {
+            push_line(
+                out,
+                self.style
+                    .paint(Role::Note, &format!("not analysed by {e}")),
+            );
+        }
+        Ok(())
+    }
+
+    /// `set ...`.
+    fn set(&mut self, s: Option<Setting>, out: &mut String) -> Result<(), String> {
+        let Some(s) = s else {
+            push_line(out, self.summary());
+            for (name, value) in &self.config.args {
+                push_line(out, format!("  lane-input {name} = {}", arg_text(value)));
+            }
+            for (name, values) in &self.config.memory {
+                let cells: Vec<String> = values.iter().map(scalar_text).collect();
+                push_line(
+                    out,
+                    format!(
+                        "  mem @{} = [{}]",
+                        name.trim_start_matches('@'),
+                        cells.join(", ")
+                    ),
+                );
+            }
+            return Ok(());
+        };
+        let mut config = self.config.clone();
+        let mut notes = Vec::new();
+        match s {
+            Setting::Sched(p) => {
+                let m = self.machine()?;
+                let policy = Policy::parse(&p, &m.program)?;
+                drop(m);
+                self.policy_start = policy.clone();
+                self.policy = policy;
+                push_line(out, format!("policy {}", self.policy.name()));
+                return Ok(());
+            }
+            Setting::Threads(w) => {
+                config.threads = w;
+                // Per-lane inputs of another width cannot stay; say which go.
+                let dropped: Vec<String> = config
+                    .args
+                    .iter()
+                    .filter(|(_, v)| {
+                        matches!(v, pllvm_interp::config::ArgValue::PerLane(l) if l.len() != w)
+                    })
+                    .map(|(k, _)| k.clone())
+                    .collect();
+                for k in &dropped {
+                    config.args.remove(k);
+                    notes.push(format!(
+                        "dropped the per-lane input %{k} (it has another width): set lane-input {k}=... to give it again"
+                    ));
+                }
+            }
+            Setting::Interp(i) => config.interp = parse_interp(&i)?,
+            Setting::LaneInput(spec) => config.add_arg(&spec).map_err(|e| reword(&e))?,
+            Setting::Mem(spec) => config.add_memory(&spec).map_err(|e| reword(&e))?,
+            Setting::Strict(on) => config.strict = on,
+        }
+        let run = initial_run(&self.loaded.module, &config).map_err(|e| reword(&e))?;
+        let facts = Machine::new(&self.loaded.module, &config)
+            .map(|m| facts_of(&m, &config))
+            .map_err(|e| e.to_string())?;
+        self.config = config;
+        self.facts = facts;
+        self.run = run;
+        self.snapshots.clear();
+        self.policy = self.policy_start.clone();
+        push_line(out, format!("{} (the run starts over)", self.summary()));
+        for n in notes {
+            push_line(out, self.style.paint(Role::Note, &n));
+        }
+        Ok(())
+    }
+
+    /// `load FILE`: the file's first `; run:` line gives the configuration; the
+    /// policy stays, breakpoints go.
+    fn load(&mut self, file: &str, out: &mut String) -> Result<(), String> {
+        let loaded = load_program(Some(Path::new(file)))?;
+        let config = loaded.file_config.clone();
+        let run = initial_run(&loaded.module, &config)?;
+        // The policy is kept by name; a replay names blocks of the old program.
+        let mut note = None;
+        let (policy, facts) = {
+            let m = Machine::new(&loaded.module, &config).map_err(|e| e.to_string())?;
+            let policy = match &loaded.file_schedule {
+                Some(list) => Policy::replay_names(list, &m.program),
+                None => Policy::parse(&self.policy_start.name(), &m.program),
+            }
+            .unwrap_or_else(|e| {
+                note = Some(format!("note: policy lowest ({e})"));
+                Policy::Lowest(pllvm_interp::sched::Lowest)
+            });
+            (policy, facts_of(&m, &config))
+        };
+        self.loaded = loaded;
+        self.config = config;
+        self.run = run;
+        self.facts = facts;
+        self.policy_start = policy.clone();
+        self.policy = policy;
+        self.snapshots.clear();
+        self.breaks.clear();
+        out.push_str(&self.banner());
+        if let Some(n) = note {
+            push_line(out, self.style.paint(Role::Note, &n));
+        }
+        Ok(())
+    }
+
+    /// `save-trace FILE`.
+    fn save_trace(&self, file: &str, out: &mut String) -> Result<(), String> {
+        let m = self.machine()?;
+        let text = if file.ends_with(".json") {
+            serde_json::to_string_pretty(&trace::to_json(m.program.body, &self.run.trace))
+                .map_err(|e| format!("cannot write json: {e}"))?
+        } else {
+            trace::table(
+                &self.loaded.module.types,
+                m.program.body,
+                &self.run.trace,
+                true,
+            )
+        };
+        std::fs::write(file, format!("{text}\n"))
+            .map_err(|e| format!("cannot write {file}: {}", io_message(&e)))?;
+        push_line(
+            out,
+            format!(
+                "wrote {} row{} to {file}",
+                self.run.trace.len(),
+                if self.run.trace.len() == 1 { "" } else { "s" }
+            ),
+        );
+        Ok(())
+    }
+
+    /// `help [CMD]`.
+    fn help(&self, topic: Option<&str>) -> Result<String, String> {
+        match topic {
+            None => {
+                let mut out = String::from("commands (aliases in brackets):\n");
+                for c in COMMANDS {
+                    let head = if c.aliases.is_empty() {
+                        c.name.to_string()
+                    } else {
+                        format!("{} [{}]", c.name, c.aliases.join(" "))
+                    };
+                    let head = format!("  {head:<20}");
+                    let body = show::wrap(c.summary, 78 - 23, 23);
+                    push_line(
+                        &mut out,
+                        format!("{} {body}", self.style.paint(Role::Heading, &head)),
+                    );
+                }
+                out.push_str("help COMMAND tells more; Tab completes commands, blocks and values");
+                Ok(out)
+            }
+            Some(t) => {
+                let c = command::lookup(t.trim_start_matches("help ")).ok_or_else(|| {
+                    format!(
+                        "no command '{}' (type help for the list)",
+                        command::truncate(t)
+                    )
+                })?;
+                let mut out = format!("usage: {}\n", c.usage);
+                if !c.aliases.is_empty() {
+                    push_line(&mut out, format!("aliases: {}", c.aliases.join(", ")));
+                }
+                out.push_str(c.summary);
+                if !c.details.is_empty() {
+                    out.push('\n');
+                    out.push_str(c.details);
+                }
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// The initial run of `module` under `config` (Def. 4).
+fn initial_run(module: &Module, config: &RunConfig) -> Result<Current, String> {
+    let m = Machine::new(module, config).map_err(|e| e.to_string())?;
+    Ok(Current {
+        state: m.state,
+        trace: Vec::new(),
+        divergence: m.divergence,
+        ended: None,
+    })
+}
+
+/// The CFG facts of the greedy constraints (Ch. 5) for the machine's program,
+/// with the §5.3 search stepping states under the run's interpretation.
+fn facts_of(m: &Machine<'_>, config: &RunConfig) -> GreedyFacts {
+    GreedyFacts::compute(&m.program).with_interp(config.interp)
+}
+
+/// `returned` / `undefined behaviour` / ...: a short name for an outcome.
+fn short_outcome(o: &Outcome) -> &'static str {
+    match o {
+        Outcome::Returned => "every lane returned",
+        Outcome::Incomplete => "incomplete",
+        Outcome::Undefined(_) => "undefined behaviour",
+        Outcome::Limit(_) => "a resource limit",
+        Outcome::OutOfFuel => "out of fuel",
+    }
+}
+
+/// What `run` / `continue` report about the blocks they scheduled.
+fn scheduled_summary(names: &[&str]) -> String {
+    const SHOWN: usize = 16;
+    match names.len() {
+        0 => "scheduled no block".into(),
+        n if n <= SHOWN => format!(
+            "scheduled {n} block{}: {}",
+            if n == 1 { "" } else { "s" },
+            names.join(" ")
+        ),
+        n => format!(
+            "scheduled {n} blocks: {} ... {}",
+            names[..4].join(" "),
+            names[n - 8..].join(" ")
+        ),
+    }
+}
+
+fn describe_break(t: &Target) -> String {
+    match t {
+        Target::Block(b) => format!("{b}: stop before {b} is scheduled"),
+        Target::Value(v) => format!("%{v}: stop when the lanes computing %{v} disagree"),
+    }
+}
+
+/// The bytes from `p` to the end of its object (at most `limit`).
+fn bytes_at(
+    mem: &pllvm_semantics::memory::Memory,
+    p: Pointer,
+    limit: u64,
+) -> Result<String, String> {
+    let Some(id) = p.object else {
+        return Err(format!("0x{:x} points to no object", p.offset));
+    };
+    let object = mem
+        .object(id)
+        .ok_or_else(|| format!("no object #{} (mem lists them)", id.0))?;
+    if !object.live {
+        return Err(format!("object #{} is dead", id.0));
+    }
+    let size = object.size();
+    if p.offset > size {
+        return Err(format!(
+            "offset {} is past the end of object #{} ({size} bytes)",
+            p.offset, id.0
+        ));
+    }
+    let len = (size - p.offset).min(limit);
+    let bytes = mem.read_bytes(p, len).map_err(|e| e.to_string())?;
+    Ok(format!(
+        "object #{}, {size} bytes, from offset {}:\n{}",
+        id.0,
+        p.offset,
+        show::hex_dump(&bytes, p.offset)
+    ))
+}
+
+/// Run-input messages name the `pllvm run` flags; the REPL's settings are spelled
+/// `lane-input` and `mem`.
+fn reword(message: &str) -> String {
+    message
+        .replace("--arg", "lane-input")
+        .replace("--mem", "mem")
+}
+
+fn scalar_text(s: &pllvm_interp::config::Scalar) -> String {
+    use pllvm_interp::config::Scalar;
+    match s {
+        Scalar::Bool(b) => b.to_string(),
+        Scalar::Int(i) => i.to_string(),
+        Scalar::UInt(u) => u.to_string(),
+        Scalar::Float(f) => f.to_string(),
+        Scalar::Text(t) => t.clone(),
+    }
+}
+
+fn arg_text(v: &pllvm_interp::config::ArgValue) -> String {
+    use pllvm_interp::config::ArgValue;
+    match v {
+        ArgValue::Uniform(s) => scalar_text(s),
+        ArgValue::PerLane(l) => format!(
+            "[{}]",
+            l.iter().map(scalar_text).collect::<Vec<_>>().join(", ")
+        ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn session(file: Option<&str>) -> Session {
+        session_with(file, &StartOptions::default())
+    }
+
+    fn session_with(file: Option<&str>, options: &StartOptions) -> Session {
+        let path = file.map(|f| Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(f));
+        match Session::new(path.as_deref(), options, Style { color: false }) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        }
+    }
+
+    fn run(s: &mut Session, line: &str) -> String {
+        match s.execute(line) {
+            Ok((text, _)) => text,
+            Err(e) => panic!("{line}: {e}"),
+        }
+    }
+
+    /// `back N` after K + N blocks gives the very state (𝕄, Δ^W, ℓ_in^W, ℓ_next^W),
+    /// trace and divergence record of a session that scheduled K blocks.
+    fn check_back(file: Option<&str>, total: u64, undo: u64) {
+        check_back_with(file, &StartOptions::default(), total, undo);
+    }
+
+    fn check_back_with(file: Option<&str>, options: &StartOptions, total: u64, undo: u64) {
+        let mut long = session_with(file, options);
+        run(&mut long, &format!("step {total}"));
+        let printed_before = run(&mut long, "print");
+        run(&mut long, &format!("back {undo}"));
+        let mut short = session_with(file, options);
+        if total > undo {
+            run(&mut short, &format!("step {}", total - undo));
+        }
+        assert_eq!(long.run.state, short.run.state, "{file:?}");
+        assert_eq!(long.run.trace, short.run.trace, "{file:?}");
+        assert_eq!(long.run.divergence, short.run.divergence, "{file:?}");
+        assert_eq!(long.run.ended, short.run.ended, "{file:?}");
+        assert_eq!(long.snapshots.len(), short.snapshots.len());
+        // And stepping forward again repeats the same states.
+        run(&mut long, &format!("step {undo}"));
+        assert_eq!(run(&mut long, "print"), printed_before, "{file:?}");
+    }
+
+    #[test]
+    fn back_restores_exact_states() {
+        check_back(None, 5, 2);
+        check_back(None, 5, 5);
+        check_back(Some("corpus/semantics/fig4.5-control-mechanics.ll"), 4, 1);
+        check_back(Some("corpus/semantics/alloca-per-lane.ll"), 3, 2);
+        check_back(Some("corpus/semantics/gather-scatter.ll"), 1, 1);
+    }
+
+    /// With a random policy, `back` also restores the generator: the blocks picked
+    /// after it are those picked before, for every seed.
+    #[test]
+    fn back_restores_the_random_policy() {
+        for seed in 0..20 {
+            let options = StartOptions {
+                sched: Some(format!("random:{seed}")),
+                threads: Some(4),
+                args: vec!["x=0,1,0,1".into()],
+                ..StartOptions::default()
+            };
+            let file = Some("corpus/semantics/fig4.5-control-mechanics.ll");
+            check_back_with(file, &options, 4, 3);
+            let mut s = session_with(file, &options);
+            run(&mut s, "run");
+            let first: Vec<Block> = s.run.trace.iter().map(|r| r.scheduled).collect();
+            run(&mut s, "back 4");
+            run(&mut s, "run");
+            let again: Vec<Block> = s.run.trace.iter().map(|r| r.scheduled).collect();
+            assert_eq!(first, again, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn back_after_undefined_behaviour_clears_the_outcome_only() {
+        let mut s = session(Some("corpus/semantics/ub-branch-on-undef.ll"));
+        run(&mut s, "run");
+        assert!(matches!(s.run.ended, Some(Outcome::Undefined(_))));
+        let before = s.run.state.clone();
+        run(&mut s, "back");
+        assert_eq!(s.run.ended, None);
+        assert_eq!(s.run.state, before);
+        assert_eq!(s.run.trace.len(), 1);
+    }
+
+    #[test]
+    fn save_trace_writes_the_table_and_json() {
+        let mut s = session(Some("corpus/semantics/fig4.5-control-mechanics.ll"));
+        run(&mut s, "step 2");
+        let dir = std::env::temp_dir().join(format!("pllvm-save-trace-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        let text = dir.join("t.txt");
+        let json = dir.join("t.json");
+        run(&mut s, &format!("save-trace {}", text.display()));
+        run(&mut s, &format!("save-trace {}", json.display()));
+        let table = std::fs::read_to_string(&text).expect("table");
+        assert_eq!(table, run(&mut s, "trace -v"));
+        let rows: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&json).expect("json")).expect("parses");
+        let scheduled: Vec<&str> = rows
+            .as_array()
+            .expect("array")
+            .iter()
+            .filter_map(|r| r["sc"].as_str())
+            .collect();
+        assert_eq!(scheduled, ["A", "B"]);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn wide_values_wrap_at_80_columns() {
+        let options = StartOptions {
+            threads: Some(32),
+            args: vec!["x=7".into()],
+            ..StartOptions::default()
+        };
+        let mut s = session_with(
+            Some("corpus/semantics/fig4.5-control-mechanics.ll"),
+            &options,
+        );
+        let text = run(&mut s, "print %x");
+        assert!(text.lines().count() > 1, "{text}");
+        assert!(text.lines().all(|l| l.chars().count() <= 80), "{text}");
+        let joined: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        assert_eq!(joined, format!("%x : i32 = [{}]", vec!["7"; 32].join(", ")));
+    }
+
+    #[test]
+    fn failed_settings_keep_the_session() {
+        let mut s = session(None);
+        run(&mut s, "step 2");
+        for bad in [
+            "set threads 0",
+            "set interp x",
+            "set lane-input q=1",
+            "load /nope",
+        ] {
+            assert!(s.execute(bad).is_err(), "{bad}");
+            assert_eq!(s.run.trace.len(), 2, "{bad} must not reset the run");
+        }
+    }
+}
