@@ -101,7 +101,7 @@ fn run_pllvm(module: &pllvm_semantics::ir::Module) -> (u64, u64) {
         let mut machine = Machine::new(module, &config).expect("setup");
         machine.record_trace = false;
         machine.count_work = true;
-        let outcome = machine.run_to_end().expect("run");
+        let outcome = machine.run_earliest_pending().expect("run");
         assert_eq!(outcome, Outcome::Returned);
         for r in machine.results() {
             if let Some(Val::Int(v)) = r {

@@ -321,9 +321,20 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// Runs with the built-in progress policy until every lane terminates: schedule
-    /// the pending block earliest in layout order (see [`crate::sched::earliest_pending`]).
+    /// Runs until every lane terminates with the greedy `lowest` policy (lowest
+    /// block index among the legal blocks of Ch. 5, with spin detection, §5.3): the
+    /// order partial linearization realizes, and a greedy schedule, so every lane
+    /// whose own run terminates terminates here.
     pub fn run_to_end(&mut self) -> Result<Outcome, RunError> {
+        Ok(self.run_with(&mut crate::sched::Lowest)?.outcome)
+    }
+
+    /// Runs until every lane terminates, always scheduling the pending block that
+    /// comes first in layout order ([`crate::sched::earliest_pending`]) and checking
+    /// no greedy constraint. Fast, for benchmarks of the rules themselves; it can
+    /// spin where the layout is not a block index (a lane waiting at the exit of a
+    /// loop whose predicate masks the other lanes off), which `max_steps` ends.
+    pub fn run_earliest_pending(&mut self) -> Result<Outcome, RunError> {
         loop {
             if self.state.all_done() {
                 return Ok(Outcome::Returned);

@@ -81,7 +81,7 @@ pub fn pending(program: &Program<'_>, state: &State) -> Vec<Block> {
 
 /// The pending block earliest in layout order, `None` when no lane can move.
 ///
-/// This is the policy of [`Machine::run_to_end`]: fast (it checks no constraint)
+/// This is the policy of [`Machine::run_earliest_pending`]: fast (it checks no constraint)
 /// and, for programs whose layout is a block index (§2.5, as compilers emit them),
 /// the same choice as [`Lowest`] whenever that choice is greedy.
 pub fn earliest_pending(program: &Program<'_>, state: &State) -> Option<Block> {
