@@ -16,9 +16,9 @@
 //! For each family the size grows until an exploration no longer finishes within
 //! the budget (`PLLVM_BENCH_BUDGET_SECS`, default 60): the state bound of each run
 //! is the measured rate times the budget, so a run that would take longer is
-//! truncated instead of running on. Every explored state is kept whole (tens of
-//! kilobytes for the larger programs), so the bound is also capped by
-//! `PLLVM_BENCH_MAX_STATES` (default 400000) to stay within memory.
+//! truncated instead of running on. States waiting in the breadth-first queue are
+//! kept whole (tens of kilobytes each for the larger programs), so the bound is
+//! also capped by `PLLVM_BENCH_MAX_STATES` (default 2000000) to stay within memory.
 //!
 //! Run: `cargo bench -p pllvm-interp --bench explore`.
 
@@ -127,7 +127,7 @@ fn main() {
     let max_states: usize = std::env::var("PLLVM_BENCH_MAX_STATES")
         .ok()
         .and_then(|s| s.parse().ok())
-        .unwrap_or(400_000);
+        .unwrap_or(2_000_000);
     println!("explore benchmark, budget {budget} s and {max_states} states per exploration");
     println!("family      W  size(blocks)  states  outcomes  seconds  states/s  finished");
     let mut rate = 20_000.0f64;
