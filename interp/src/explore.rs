@@ -4,8 +4,10 @@
 //! computed from the explored states.
 //!
 //! [`explore`] searches the state space breadth first. A state is a whole
-//! σ = (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) (Def. 3), compared whole, so two schedules that
-//! reach the same state share everything after it and it is explored once. The
+//! σ = (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) (Def. 3), identified by a 128-bit fingerprint
+//! of all of it, so two schedules that reach the same state share everything
+//! after it and it is explored once. Only the states waiting to be expanded are
+//! kept whole. The
 //! transitions out of a state are the blocks that make progress (Def. 14) and
 //! synchronize (Def. 17). Termination preservation (§5.3) is a property of whole
 //! schedules, and is applied to the explored graph afterwards: when the initial
@@ -370,13 +372,15 @@ pub fn explore(
         .types
         .int_width(module.functions[program.func].ret_ty);
 
-    let mut states: Vec<State> = vec![machine.state.clone()];
+    // The states waiting in the queue, whole; an expanded state is dropped and
+    // only its fingerprint stays in `index`.
+    let mut states: Vec<Option<State>> = vec![Some(machine.state.clone())];
     let mut nodes: Vec<Node> = vec![Node {
         parent: None,
         depth: 0,
     }];
-    let mut index: HashMap<u64, Vec<u32>> = HashMap::new();
-    index.entry(hash_of(&machine.state)).or_default().push(0);
+    let mut index: HashMap<u128, u32> = HashMap::new();
+    index.insert(fingerprint(&machine.state), 0);
     let mut preds: Vec<Vec<u32>> = vec![Vec::new()];
     let mut ends = vec![false];
     let mut unexpanded = vec![false];
@@ -401,7 +405,9 @@ pub fn explore(
 
     let mut queue: VecDeque<u32> = VecDeque::from([0]);
     while let Some(n) = queue.pop_front() {
-        let state = states[n as usize].clone();
+        let Some(state) = states[n as usize].take() else {
+            continue;
+        };
         let mut record_end = |ending: String,
                               state: &State,
                               last: Option<Block>,
@@ -526,10 +532,8 @@ pub fn explore(
                     record_end(ending, &state, Some(b), &nodes, &mut outcomes);
                 }
                 Stepped::State(s) => {
-                    let h = hash_of(&s);
-                    let known = index
-                        .get(&h)
-                        .and_then(|ids| ids.iter().copied().find(|&id| states[id as usize] == s));
+                    let h = fingerprint(&s);
+                    let known = index.get(&h).copied();
                     let target = match known {
                         Some(id) => id,
                         None if states.len() >= bounds.max_states => {
@@ -541,12 +545,12 @@ pub fn explore(
                         }
                         None => {
                             let id = states.len() as u32;
-                            states.push(s);
+                            states.push(Some(s));
                             nodes.push(Node {
                                 parent: Some((n, b)),
                                 depth: nodes[n as usize].depth + 1,
                             });
-                            index.entry(h).or_default().push(id);
+                            index.insert(h, id);
                             preds.push(Vec::new());
                             ends.push(false);
                             unexpanded.push(false);
@@ -711,8 +715,15 @@ pub fn cnb_pairs(program: &Program<'_>, state: &State, allowed: &[Block]) -> Vec
     out
 }
 
-fn hash_of(state: &State) -> u64 {
-    let mut h = DefaultHasher::new();
-    state.hash(&mut h);
-    h.finish()
+/// A 128-bit fingerprint of a state: two SipHash digests, the second over the
+/// state behind a salt. Explored states are identified by it (hash compaction,
+/// as explicit-state model checkers do): two different states merge only if both
+/// digests collide, with probability about n² / 2^129 for n states.
+fn fingerprint(state: &State) -> u128 {
+    let mut a = DefaultHasher::new();
+    state.hash(&mut a);
+    let mut b = DefaultHasher::new();
+    0x9e37_79b9_7f4a_7c15_u64.hash(&mut b);
+    state.hash(&mut b);
+    (u128::from(a.finish()) << 64) | u128::from(b.finish())
 }

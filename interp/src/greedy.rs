@@ -449,11 +449,19 @@ pub fn progress_and_sync(
 /// The blocks that make progress and synchronize in `state` (Def. 14, 17), in
 /// layout order: the steps of Def. 12 before termination preservation.
 pub fn candidates(program: &Program<'_>, facts: &GreedyFacts, state: &State) -> Vec<Block> {
+    // Only a block some lane has its control mask set for can make progress, so
+    // the lanes' targets are the only blocks worth checking.
+    let mut pending: Vec<Block> = (0..state.width())
+        .flat_map(|t| lane_targets(program, state, t))
+        .collect();
+    pending.sort_unstable();
+    pending.dedup();
     program
         .body
         .layout
         .iter()
         .copied()
+        .filter(|b| pending.binary_search(b).is_ok())
         .filter(|&b| progress_and_sync(program, facts, state, b).is_ok())
         .collect()
 }
