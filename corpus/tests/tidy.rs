@@ -60,9 +60,20 @@ fn citations() -> BTreeMap<String, Vec<(String, String)>> {
             let Some((name, _)) = rest.split_once(']') else {
                 continue;
             };
-            let Some(func) = lines[k..]
-                .iter()
-                .find(|l| !l.starts_with("///") && !l.starts_with("#["))
+            // The item after the doc block, skipping attributes (one or more lines).
+            let mut rest = lines[k..].iter().skip_while(|l| l.starts_with("///"));
+            let mut item = rest.next();
+            while let Some(l) = item.filter(|l| l.starts_with("#[")) {
+                if !l.trim_end().ends_with(']') {
+                    for more in rest.by_ref() {
+                        if more.trim_end().ends_with(")]") {
+                            break;
+                        }
+                    }
+                }
+                item = rest.next();
+            }
+            let Some(func) = item
                 .and_then(|l| l.strip_prefix("pub fn "))
                 .and_then(|l| l.split(['(', '<']).next())
             else {

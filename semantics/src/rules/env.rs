@@ -15,6 +15,10 @@ pub fn eval(env: &Env, val: Value) -> &[Val] {
 ///
 /// Active lanes take the new value; passive lanes keep the old one under FR and
 /// become ⊤ under OBL.
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "a rule citation, not a link"
+)]
 pub fn get_new_value(interp: Interp, active: bool, old: Val, new: Val) -> Val {
     match (active, interp) {
         (true, _) => new,

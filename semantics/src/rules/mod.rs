@@ -4,7 +4,7 @@
 //! | --- | --- | --- |
 //! | [`state`] | §4.2, Def. 2-4 | execution state, initial state |
 //! | [`masks`] | §4.3-4.4, Def. 6-8 | cmask, pmask, amask |
-//! | [`env`] | §4.6, Fig. 4.8, Def. 9 | eval, [UPD-ENV] |
+//! | [`env`](mod@env) | §4.6, Fig. 4.8, Def. 9 | eval, [UPD-ENV] |
 //! | [`phi`] | §4.8 | evalphi (plain and shadow) |
 //! | [`term`] | §4.7, Fig. 4.9 | evalterm |
 //! | [`cmd`] | §4.9, Fig. 4.12, 4.14 | computecmd [W-CMD-*], evalcmd [W-INST-*] |

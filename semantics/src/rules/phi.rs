@@ -44,6 +44,10 @@ pub fn eval_phi(
 /// Under cmask the lane takes the incoming value of the edge it came along
 /// (`ℓ_j = ℓ_in`); otherwise it keeps `id` under FR and gets ⊤ under OBL, like
 /// [UPD-ENV] does for passive instructions.
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "a rule citation, not a link"
+)]
 pub fn eval_phi_plain(
     interp: Interp,
     env: &Env,

@@ -22,6 +22,10 @@ pub enum TermUb {
 /// false; □(r) for `ret`. Extensions beyond Fig. 4.9, with LLVM's meaning: `switch`
 /// yields k + 1 for the first case k whose value matches, else 0 (the default);
 /// `ret void` yields □(⊤); `unreachable` and a branch on ⊤ are undefined behaviour.
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "a rule citation, not a link"
+)]
 pub fn eval_term(env: &Env, term: &Terminator, active: bool, lane: usize) -> Result<Succ, TermUb> {
     if !active {
         return Ok(Succ::Any);
