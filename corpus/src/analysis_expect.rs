@@ -8,8 +8,9 @@
 //!   br i1 %c, label %B, label %C         ; expect: varying        (the terminator)
 //! B:                                     ; expect: varying        (the block's activation)
 //! ```
-//! A trailing `; expect: S` applies to every analysis, `; expect[NAME]: S` to the
-//! analysis `NAME` only; `S` is `uniform` or `varying` (or `bottom`). On an
+//! A trailing `; expect: S` applies to every analysis that
+//! [takes unnamed expectations](AnalysisKind::takes_unnamed_expectations) (`thesis`,
+//! `popl`), `; expect[NAME]: S` to the analysis `NAME` only; `S` is `uniform` or `varying` (or `bottom`). On an
 //! `alloca` line the shape is the stack object's (§6.6). Lines carrying `; error:`
 //! belong to verifier files and are left alone.
 //!
@@ -241,7 +242,9 @@ pub fn check(
             continue;
         };
         for r in &results {
-            if e.analysis.is_some_and(|a| a != r.analysis) {
+            if e.analysis.is_some_and(|a| a != r.analysis)
+                || (e.analysis.is_none() && !r.analysis.takes_unnamed_expectations())
+            {
                 continue;
             }
             let got = shape_of(r, body, entity);
