@@ -19,7 +19,7 @@ pub fn parse_analysis(text: &str) -> Result<Vec<AnalysisKind>, String> {
     text.split(',')
         .map(|name| {
             AnalysisKind::parse(name.trim())
-                .ok_or_else(|| format!("unknown analysis '{name}' (thesis, popl or all)"))
+                .ok_or_else(|| format!("unknown analysis '{name}' (thesis, popl, llvm or all)"))
         })
         .collect()
 }

@@ -44,8 +44,8 @@ enum Command {
 struct AnalyzeArgs {
     /// A .ll file.
     file: PathBuf,
-    /// Which analysis: thesis, popl or all (comma-separated names allowed).
-    #[arg(long, value_name = "thesis|popl|all", default_value = "all")]
+    /// Which analysis: thesis, popl, llvm or all (comma-separated names allowed).
+    #[arg(long, value_name = "thesis|popl|llvm|all", default_value = "all")]
     analysis: String,
     /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
