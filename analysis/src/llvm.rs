@@ -471,6 +471,12 @@ fn inst_varying(
     if f.not_m_converged.contains(&b.0) || inst.total {
         return true;
     }
+    if let InstKind::Call { callee, args, .. } = &inst.kind
+        && call_kind(ctx.module, *callee, args.len()) == CallKind::Horizontal
+    {
+        // One value broadcast to every executing lane, whatever the operands.
+        return false;
+    }
     let operands = inst.kind.operands();
     let any_varying = operands.iter().any(|&o| values[o].is_varying());
     let any_temporal = operands.iter().any(|&o| ctx.temporal(f, o, b));

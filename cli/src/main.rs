@@ -5,6 +5,7 @@
 //! errors).
 
 mod analyze;
+mod compare_llvm;
 mod default_program;
 
 use anyhow::{Context, Result, anyhow};
@@ -56,6 +57,10 @@ struct AnalyzeArgs {
     /// Print a JSON report.
     #[arg(long, conflicts_with = "dot")]
     json: bool,
+    /// Compare the `llvm` analysis with opt-22's (and opt-19's) `print<uniformity>`
+    /// and with what the file's `; run:` lines observed.
+    #[arg(long, conflicts_with_all = ["dot", "json"])]
+    compare_llvm: bool,
     /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
     #[arg(long)]
     dot: bool,
@@ -163,7 +168,17 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Run(r) => run(r),
         Command::Analyze(a) => {
             let kinds = analyze::parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
-            let (module, _, _, _) = load(&Some(a.file.clone()))?;
+            let (module, _, _, src) = load(&Some(a.file.clone()))?;
+            if a.compare_llvm {
+                compare_llvm::run(
+                    &module,
+                    &src,
+                    a.function.as_deref(),
+                    &a.uniform_args,
+                    &mut std::io::stdout(),
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let format = if a.json {
                 analyze::Format::Json
             } else if a.dot {
