@@ -330,8 +330,22 @@ fn stack_pointers(body: &Body) -> BTreeSet<Value> {
     }
 }
 
-/// The `llvm` analysis of `func`, to its fixed point.
+/// The `llvm` analysis of `func`, to its fixed point, over the cycle hierarchy of
+/// the documented DFS.
 pub fn uniformity(module: &Module, func: FuncId, body: &Body, init: &InitShapes) -> Uniformity {
+    uniformity_with(module, func, body, init, CycleInfo::compute(body))
+}
+
+/// The `llvm` analysis over a given cycle hierarchy of `body`'s CFG (e.g. one of
+/// [`crate::cycles::all_hierarchies`]): the document requires its answers to be
+/// safe whichever hierarchy the DFS produced.
+pub fn uniformity_with(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    init: &InitShapes,
+    cycles: CycleInfo,
+) -> Uniformity {
     let cfg = Cfg::new(body);
     let graph = cfg.graph().clone();
     let mut block_of = BTreeMap::new();
@@ -345,7 +359,7 @@ pub fn uniformity(module: &Module, func: FuncId, body: &Body, init: &InitShapes)
         body,
         graph: &graph,
         dom: cfg.dominators(),
-        cycles: CycleInfo::compute(body),
+        cycles,
         block_of,
         stack: stack_pointers(body),
         cache: BTreeMap::new(),
