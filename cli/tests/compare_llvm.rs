@@ -87,3 +87,30 @@ fn compare_llvm_shows_a_difference_with_what_ran() {
         "{text}"
     );
 }
+
+#[test]
+fn analyze_all_on_an_irreducible_function_runs_llvm_and_names_the_others() {
+    let file = corpus("divergence/llvm-irreducible-m-converged.ll");
+    let out = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(["analyze", &file, "--uniform-args", "u"])
+        .output()
+        .expect("run pllvm");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("; not analysed (irreducible control flow): thesis, popl"),
+        "{text}"
+    );
+    assert!(text.contains("; analysis: llvm"), "{text}");
+    // Alone, a reducible-only analysis is an error with a message.
+    let alone = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(["analyze", &file, "--analysis", "thesis"])
+        .output()
+        .expect("run pllvm");
+    assert!(!alone.status.success());
+    assert!(String::from_utf8_lossy(&alone.stderr).contains("irreducible"));
+}
