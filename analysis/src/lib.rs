@@ -12,21 +12,26 @@
 //! - [`normalize`]: the loop normalizations of §2.4 (unique latch, preheader,
 //!   dedicated exits, LCSSA) as behaviour-preserving transforms;
 //! - [`joins`]: control divergence of thesis Ch. 7 (Listings 4-7);
-//! - [`disjoint`]: ends of disjoint paths in a DAG (POPL'21 Algorithm 1).
+//! - [`disjoint`]: ends of disjoint paths in a DAG (POPL'21 Algorithm 1);
+//! - [`cycles`]: LLVM's cycle hierarchy of any CFG ("Convergence and Uniformity");
+//! - [`opt_uniformity`]: running LLVM's `print<uniformity>` and parsing its report.
 //!
 //! [`CfgFacts`] bundles the facts the divergence analyses need.
 #![deny(missing_docs)]
 
 pub mod block_index;
 pub mod control_dep;
+pub mod cycles;
 pub mod disjoint;
 pub mod head_rewired;
 pub mod joins;
 pub mod loops;
 pub mod normalize;
+pub mod opt_uniformity;
 pub mod postdom;
 pub mod reach;
 
+pub mod llvm;
 pub mod popl;
 pub mod reconverging;
 pub mod render;

@@ -2,16 +2,19 @@
 //! every value, terminator, block activation, stack object and loop exit, and the
 //! inputs every analysis starts from (`InitShapes`, Listing 1).
 //!
-//! Two analyses produce a [`Uniformity`], selected by [`AnalysisKind`]:
+//! Three analyses produce a [`Uniformity`], selected by [`AnalysisKind`]:
 //! - `thesis`: the divergence analysis of thesis Ch. 6 (Listings 1-3, the [DA-*]
 //!   transformers, Alloca SSA of §6.6) with the control-divergence algorithms of
 //!   Ch. 7 (`global_joins`), in [`crate::thesis`];
 //! - `popl`: the uniformity abstract interpretation of POPL'21 §4.3 (relevant splits
 //!   on the head-rewired CFG, §4.6, found with `labelDisj`, §5) with the definite
-//!   reaching definitions refinement of §6, in [`crate::popl`].
+//!   reaching definitions refinement of §6, in [`crate::popl`];
+//! - `llvm`: the static uniformity analysis of LLVM's "Convergence and Uniformity",
+//!   in [`crate::llvm`].
 //!
-//! Both assume a reducible CFG (thesis §2.4, POPL'21 §3.1); an irreducible function
-//! is reported as [`AnalysisError::Irreducible`], never analysed.
+//! `thesis` and `popl` assume a reducible CFG (thesis §2.4, POPL'21 §3.1); they
+//! report an irreducible function as [`AnalysisError::Irreducible`], never analysed.
+//! `llvm` analyses any CFG.
 
 use crate::shape::Shape;
 use pllvm_semantics::entity::SecondaryMap;
@@ -25,18 +28,31 @@ pub enum AnalysisKind {
     Thesis,
     /// POPL'21 §4-6.
     Popl,
+    /// LLVM's "Convergence and Uniformity" (any CFG, irreducible ones included).
+    Llvm,
 }
 
 impl AnalysisKind {
     /// Every analysis, in the order `--analysis all` runs them.
-    pub const ALL: [AnalysisKind; 2] = [AnalysisKind::Thesis, AnalysisKind::Popl];
+    pub const ALL: [AnalysisKind; 3] =
+        [AnalysisKind::Thesis, AnalysisKind::Popl, AnalysisKind::Llvm];
 
     /// The name `--analysis` and the corpus (`; expect[NAME]:`) use.
     pub fn name(self) -> &'static str {
         match self {
             AnalysisKind::Thesis => "thesis",
             AnalysisKind::Popl => "popl",
+            AnalysisKind::Llvm => "llvm",
         }
+    }
+
+    /// Whether a corpus `; expect:` without an analysis name applies to this
+    /// analysis. Those expectations were derived for the thesis and POPL'21
+    /// analyses (activation, stack objects, P-LLVM commands); `llvm` makes no claim
+    /// about activation or stack objects and is checked only by `; expect[llvm]:`
+    /// (and, like every analysis, against every `; run:`).
+    pub fn takes_unnamed_expectations(self) -> bool {
+        !matches!(self, AnalysisKind::Llvm)
     }
 
     /// The analysis called `name`.
@@ -223,11 +239,15 @@ pub fn analyze(
         .body
         .as_ref()
         .ok_or_else(|| AnalysisError::NoBody(data.name.clone()))?;
+    if kind == AnalysisKind::Llvm {
+        return Ok(crate::llvm::uniformity(module, func, body, init));
+    }
     let facts = crate::CfgFacts::for_function(&data.name, body)
         .map_err(|e| AnalysisError::Irreducible(e.to_string()))?;
     match kind {
         AnalysisKind::Thesis => Ok(crate::thesis::compute_da(module, func, body, &facts, init)),
         AnalysisKind::Popl => Ok(crate::popl::uniformity(module, func, body, &facts, init)),
+        AnalysisKind::Llvm => Ok(crate::llvm::uniformity(module, func, body, init)),
     }
 }
 

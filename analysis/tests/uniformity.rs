@@ -88,7 +88,12 @@ exit:
 }
 ",
     );
-    for kind in AnalysisKind::ALL {
+    // `llvm` analyses irreducible functions: %c is varying, so both branches are.
+    match analyze_named(&m, None, AnalysisKind::Llvm, &[]) {
+        Ok(r) => assert_eq!(r.divergent_branches(body_of(&m)).len(), 2),
+        Err(e) => panic!("llvm: expected a result, got {e}"),
+    }
+    for kind in [AnalysisKind::Thesis, AnalysisKind::Popl] {
         match analyze_named(&m, None, kind, &[]) {
             Err(AnalysisError::Irreducible(why)) => {
                 let text = AnalysisError::Irreducible(why).to_string();
@@ -230,4 +235,14 @@ fn outputs_carry_the_shapes() {
         dot.contains("\"D\" [label=\"D\\nactivation u\", fillcolor=lightblue"),
         "{dot}"
     );
+}
+
+fn body_of(m: &pllvm_semantics::ir::Module) -> &pllvm_semantics::ir::Body {
+    let Some(f) = m.first_definition() else {
+        panic!("no function")
+    };
+    let Some(body) = m.functions[f].body.as_ref() else {
+        panic!("no body")
+    };
+    body
 }

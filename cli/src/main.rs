@@ -5,6 +5,7 @@
 //! errors).
 
 mod analyze;
+mod compare_llvm;
 mod default_program;
 mod repl;
 
@@ -89,8 +90,8 @@ struct ExploreArgs {
 struct AnalyzeArgs {
     /// A .ll file.
     file: PathBuf,
-    /// Which analysis: thesis, popl or all (comma-separated names allowed).
-    #[arg(long, value_name = "thesis|popl|all", default_value = "all")]
+    /// Which analysis: thesis, popl, llvm or all (comma-separated names allowed).
+    #[arg(long, value_name = "thesis|popl|llvm|all", default_value = "all")]
     analysis: String,
     /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
@@ -101,6 +102,10 @@ struct AnalyzeArgs {
     /// Print a JSON report.
     #[arg(long, conflicts_with = "dot")]
     json: bool,
+    /// Compare the `llvm` analysis with opt-22's (and opt-19's) `print<uniformity>`
+    /// and with what the file's `; run:` lines observed.
+    #[arg(long, conflicts_with_all = ["dot", "json"])]
+    compare_llvm: bool,
     /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
     #[arg(long)]
     dot: bool,
@@ -215,7 +220,17 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Explore(e) => explore(e),
         Command::Analyze(a) => {
             let kinds = analyze::parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
-            let (module, _, _, _) = load(&Some(a.file.clone()))?;
+            let (module, _, _, src) = load(&Some(a.file.clone()))?;
+            if a.compare_llvm {
+                compare_llvm::run(
+                    &module,
+                    &src,
+                    a.function.as_deref(),
+                    &a.uniform_args,
+                    &mut std::io::stdout(),
+                )?;
+                return Ok(ExitCode::SUCCESS);
+            }
             let format = if a.json {
                 analyze::Format::Json
             } else if a.dot {

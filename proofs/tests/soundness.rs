@@ -12,6 +12,11 @@
 //! - a stack object it calls uniform holds equal contents in the lanes' copies
 //!   made together, after every step.
 //!
+//! `llvm` (LLVM's "Convergence and Uniformity") is checked the same way over those
+//! programs and over programs with irreducible cycles (`GenConfig::small()` and
+//! `full()`, `irreducible: true`), which `thesis` and `popl` do not analyse, and
+//! for every cycle hierarchy a DFS can produce on those programs.
+//!
 //! The arguments the generator feeds uniformly are the uniform `InitShapes`.
 //! A counterexample is a bug of an analysis (or of the observer) to fix.
 
@@ -44,6 +49,17 @@ fn small_reducible() -> GenConfig {
 
 /// The property for one program, one width and one input seed.
 fn check(config: &GenConfig, seed: u64, width: usize, input_seed: u64) -> Result<(), String> {
+    check_kinds(&AnalysisKind::ALL, config, seed, width, input_seed)
+}
+
+/// The property for the analyses `kinds`.
+fn check_kinds(
+    kinds: &[AnalysisKind],
+    config: &GenConfig,
+    seed: u64,
+    width: usize,
+    input_seed: u64,
+) -> Result<(), String> {
     let g = generate(seed, config);
     let func = &g.module.functions[g.func];
     let init = InitShapes {
@@ -60,7 +76,7 @@ fn check(config: &GenConfig, seed: u64, width: usize, input_seed: u64) -> Result
         return Err("the generator's argument list does not match @kernel".into());
     }
     let mut results = Vec::new();
-    for kind in AnalysisKind::ALL {
+    for &kind in kinds {
         results.push(analyze(&g.module, g.func, kind, &init).map_err(|e| format!("{kind}: {e}"))?);
     }
     let mut run = RunConfig {
@@ -102,11 +118,17 @@ fn check(config: &GenConfig, seed: u64, width: usize, input_seed: u64) -> Result
 }
 
 fn sweep(config: &GenConfig, seeds: std::ops::Range<u64>) {
+    sweep_kinds(&AnalysisKind::ALL, config, seeds);
+}
+
+fn sweep_kinds(kinds: &[AnalysisKind], config: &GenConfig, seeds: std::ops::Range<u64>) {
     let mut failures = Vec::new();
     for seed in seeds {
         let width = 2 + (seed % 3) as usize;
         for input in 0..2u64 {
-            if let Err(why) = check(config, seed, width, seed.wrapping_mul(7919) ^ input) {
+            if let Err(why) =
+                check_kinds(kinds, config, seed, width, seed.wrapping_mul(7919) ^ input)
+            {
                 failures.push(format!("seed {seed}, W = {width}, inputs {input}: {why}"));
                 break;
             }
@@ -128,6 +150,34 @@ fn analyses_are_sound_on_small_reducible_programs() {
 #[test]
 fn analyses_are_sound_on_reducible_programs() {
     sweep(&GenConfig::reducible(), 0..1500);
+}
+
+#[test]
+fn llvm_is_sound_on_small_programs_with_irreducible_cycles() {
+    sweep_kinds(&[AnalysisKind::Llvm], &GenConfig::small(), 0..3000);
+}
+
+#[test]
+fn llvm_is_sound_on_programs_with_irreducible_cycles() {
+    sweep_kinds(&[AnalysisKind::Llvm], &GenConfig::full(), 0..1500);
+}
+
+/// The irreducible sweeps do meet irreducible programs.
+#[test]
+fn the_irreducible_sweeps_meet_irreducible_programs() {
+    let irreducible = (0..300u64)
+        .filter(|&seed| {
+            let g = generate(seed, &GenConfig::small());
+            g.module.functions[g.func]
+                .body
+                .as_ref()
+                .is_some_and(|b| !pllvm_semantics::cfg::Cfg::new(b).is_reducible())
+        })
+        .count();
+    assert!(
+        irreducible >= 10,
+        "only {irreducible} of 300 small programs are irreducible"
+    );
 }
 
 proptest! {
@@ -266,4 +316,77 @@ fn popl_is_at_least_as_precise_as_thesis_on_generated_programs() {
         }
     }
     eprintln!("popl more precise than thesis on {differing} of 2300 programs");
+}
+
+/// The document: "The convergence inferred using these criteria is a safe subset of
+/// the maximal converged-with relation for any cycle hierarchy." Every hierarchy a
+/// DFS can produce (successor orders varied, up to 200 orders per program) gives an
+/// `llvm` result the execution does not refute.
+#[test]
+fn llvm_is_sound_for_every_dfs_hierarchy() {
+    use pllvm_analysis::cycles::all_hierarchies;
+    use pllvm_analysis::llvm::uniformity_with;
+    let configs = [GenConfig::small(), GenConfig::full()];
+    let (mut programs, mut hierarchies) = (0usize, 0usize);
+    let mut failures = Vec::new();
+    for seed in 0..1500u64 {
+        let g = generate(seed, &configs[(seed % 2) as usize]);
+        let func = &g.module.functions[g.func];
+        let Some(body) = func.body.as_ref() else {
+            continue;
+        };
+        let cfg = pllvm_semantics::cfg::Cfg::new(body);
+        if cfg.is_reducible() {
+            continue;
+        }
+        programs += 1;
+        let init = InitShapes {
+            params: g
+                .args
+                .iter()
+                .map(|a| match a.kind {
+                    ArgKind::Uniform => Shape::Uniform,
+                    ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
+                })
+                .collect(),
+        };
+        let width = 2 + (seed % 3) as usize;
+        let mut run = RunConfig {
+            threads: width,
+            interp: Interp::Freezing,
+            function: Some(func.name.clone()),
+            ..Default::default()
+        };
+        for (name, column) in g.inputs(seed, width) {
+            run.args
+                .insert(name, ArgValue::PerLane(column.iter().map(scalar).collect()));
+        }
+        for (name, values) in &g.globals {
+            run.memory.insert(
+                name.clone(),
+                values.iter().map(|&v| Scalar::Int(v)).collect(),
+            );
+        }
+        let Ok(obs) = observe_run(&g.module, &run) else {
+            continue;
+        };
+        let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().0, 200);
+        for h in all {
+            hierarchies += 1;
+            let r = uniformity_with(&g.module, g.func, body, &init, h);
+            let claims = unsound_claims(&r, body, &obs);
+            if !claims.is_empty() {
+                failures.push(format!("seed {seed}: {}", claims.join("; ")));
+                break;
+            }
+        }
+    }
+    assert!(programs >= 10, "only {programs} irreducible programs");
+    assert!(hierarchies > programs, "no program had a second hierarchy");
+    assert!(
+        failures.is_empty(),
+        "{} counterexamples; the first: {}",
+        failures.len(),
+        failures[0]
+    );
 }
