@@ -18,13 +18,16 @@
 //! for every cycle hierarchy a DFS can produce on those programs.
 //!
 //! The arguments the generator feeds uniformly are the uniform `InitShapes`.
+//! `analyses_are_sound_under_several_greedy_schedulers` repeats the check along
+//! the greedy schedules of `lowest`, `highest` and `random` (thesis Ch. 5).
 //! A counterexample is a bug of an analysis (or of the observer) to fix.
 
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
 use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
-use pllvm_interp::RunConfig;
 use pllvm_interp::config::{ArgValue, Scalar};
+use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};
+use pllvm_interp::{Machine, RunConfig};
 use pllvm_proofs::{ArgKind, GenConfig, InputScalar, generate};
 use pllvm_semantics::rules::Interp;
 use proptest::prelude::*;
@@ -49,7 +52,7 @@ fn small_reducible() -> GenConfig {
 
 /// The property for one program, one width and one input seed.
 fn check(config: &GenConfig, seed: u64, width: usize, input_seed: u64) -> Result<(), String> {
-    check_kinds(&AnalysisKind::ALL, config, seed, width, input_seed)
+    check_kinds(&AnalysisKind::ALL, config, seed, width, input_seed, None)
 }
 
 /// The property for the analyses `kinds`.
@@ -59,6 +62,7 @@ fn check_kinds(
     seed: u64,
     width: usize,
     input_seed: u64,
+    policy: Option<&mut dyn Scheduler>,
 ) -> Result<(), String> {
     let g = generate(seed, config);
     let func = &g.module.functions[g.func];
@@ -95,10 +99,25 @@ fn check_kinds(
             values.iter().map(|&v| Scalar::Int(v)).collect(),
         );
     }
-    let obs = observe_run(&g.module, &run)?;
     let Some(body) = func.body.as_ref() else {
         return Err("@kernel has no body".into());
     };
+    if let Some(policy) = policy {
+        // Observe the run along the greedy schedule (Def. 12) this policy takes.
+        let mut machine = Machine::new(&g.module, &run).map_err(|e| e.to_string())?;
+        let scheduled = machine.run_with(policy).map_err(|e| e.to_string())?;
+        if let Some(v) = scheduled.violations.first() {
+            return Err(format!("the scheduler took a non-greedy step: {v:?}"));
+        }
+        run.schedule = Some(
+            scheduled
+                .schedule
+                .iter()
+                .map(|b| body.blocks[*b].name.clone())
+                .collect(),
+        );
+    }
+    let obs = observe_run(&g.module, &run)?;
     let mut problems = Vec::new();
     for r in &results {
         for claim in unsound_claims(r, body, &obs) {
@@ -126,9 +145,14 @@ fn sweep_kinds(kinds: &[AnalysisKind], config: &GenConfig, seeds: std::ops::Rang
     for seed in seeds {
         let width = 2 + (seed % 3) as usize;
         for input in 0..2u64 {
-            if let Err(why) =
-                check_kinds(kinds, config, seed, width, seed.wrapping_mul(7919) ^ input)
-            {
+            if let Err(why) = check_kinds(
+                kinds,
+                config,
+                seed,
+                width,
+                seed.wrapping_mul(7919) ^ input,
+                None,
+            ) {
                 failures.push(format!("seed {seed}, W = {width}, inputs {input}: {why}"));
                 break;
             }
@@ -140,6 +164,35 @@ fn sweep_kinds(kinds: &[AnalysisKind], config: &GenConfig, seeds: std::ops::Rang
         failures.len(),
         failures.first().map_or("", String::as_str)
     );
+}
+
+/// The same property along the greedy schedules of three schedulers (lowest and
+/// highest block index, §2.5, and a seeded random choice among the legal blocks):
+/// the analyses' claims do not depend on which greedy schedule runs.
+#[test]
+fn analyses_are_sound_under_several_greedy_schedulers() {
+    let config = small_reducible();
+    for seed in 0..400u64 {
+        let width = 2 + (seed % 3) as usize;
+        let mut policies: [Box<dyn Scheduler>; 3] = [
+            Box::new(Lowest),
+            Box::new(Highest),
+            Box::new(Random::new(seed)),
+        ];
+        for policy in &mut policies {
+            let name = policy.name();
+            if let Err(why) = check_kinds(
+                &AnalysisKind::ALL,
+                &config,
+                seed,
+                width,
+                seed ^ 0x5eed,
+                Some(policy.as_mut()),
+            ) {
+                panic!("seed {seed}, W = {width}, {name} schedule: {why}");
+            }
+        }
+    }
 }
 
 #[test]
