@@ -15,12 +15,11 @@
 //! - Theorem 1 holds on every explored state: no loop header is concurrent next
 //!   with another block of its loop.
 
-use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::explore::{Bounds, Exploration, Order, explore};
 use pllvm_interp::greedy::GreedyFacts;
 use pllvm_interp::sched::{self, Highest, Ipd, Lowest, Random, Replay, Scheduler};
 use pllvm_interp::{Machine, Outcome, RunConfig};
-use pllvm_proofs::{GenConfig, Generated, InputScalar, generate};
+use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::rules::Interp;
 use std::collections::BTreeSet;
 
@@ -44,33 +43,9 @@ const BOUNDS: Bounds = Bounds {
     order: Order::Lowest,
 };
 
-fn scalar(s: &InputScalar) -> Scalar {
-    match s {
-        InputScalar::Int(i) => match i64::try_from(*i) {
-            Ok(small) => Scalar::Int(small),
-            Err(_) => Scalar::Text(i.to_string()),
-        },
-        InputScalar::Float(f) => Scalar::Float(*f),
-    }
-}
-
 fn run_config(g: &Generated, width: usize, seed: u64) -> RunConfig {
-    let mut cfg = RunConfig {
-        threads: width,
-        interp: Interp::Freezing,
-        max_steps: 100_000,
-        ..Default::default()
-    };
-    for (name, column) in g.inputs(seed, width) {
-        cfg.args
-            .insert(name, ArgValue::PerLane(column.iter().map(scalar).collect()));
-    }
-    for (name, values) in &g.globals {
-        cfg.memory.insert(
-            name.clone(),
-            values.iter().map(|&v| Scalar::Int(v)).collect(),
-        );
-    }
+    let mut cfg = g.run_config(&g.inputs(seed, width), Interp::Freezing);
+    cfg.max_steps = 100_000;
     cfg
 }
 

@@ -14,16 +14,6 @@ use pllvm_proofs::{GenConfig, InputScalar, generate};
 use pllvm_semantics::rules::Interp;
 use proptest::prelude::*;
 
-fn scalar(s: &InputScalar) -> Scalar {
-    match s {
-        InputScalar::Int(i) => match i64::try_from(*i) {
-            Ok(small) => Scalar::Int(small),
-            Err(_) => Scalar::Text(i.to_string()),
-        },
-        InputScalar::Float(f) => Scalar::Float(*f),
-    }
-}
-
 fn cases() -> u32 {
     std::env::var("PLLVM_ROBUST_CASES")
         .ok()
@@ -55,7 +45,7 @@ proptest! {
             ..RunConfig::default()
         };
         for (name, values) in g.inputs(seed, width) {
-            config.args.insert(name, ArgValue::PerLane(values.iter().map(scalar).collect()));
+            config.args.insert(name, ArgValue::PerLane(values.iter().map(InputScalar::to_scalar).collect()));
         }
         for (name, values) in &g.globals {
             config.memory.insert(name.clone(), values.iter().map(|v| Scalar::Int(*v)).collect());

@@ -17,9 +17,7 @@ use pllvm_analysis::opt_uniformity::{opt_available, opt_input, parse_report, run
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
 use pllvm_corpus::analysis_expect::{Observation, observe_run};
-use pllvm_interp::RunConfig;
-use pllvm_interp::config::{ArgValue, Scalar};
-use pllvm_proofs::{ArgKind, GenConfig, InputScalar, generate};
+use pllvm_proofs::{ArgKind, GenConfig, generate};
 use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::rules::Interp;
 use std::time::{Duration, Instant};
@@ -34,16 +32,6 @@ struct Tally {
     missing: usize,
     llvm_refuted: Vec<String>,
     pllvm_refuted: Vec<String>,
-}
-
-fn scalar(s: &InputScalar) -> Scalar {
-    match s {
-        InputScalar::Int(i) => match i64::try_from(*i) {
-            Ok(small) => Scalar::Int(small),
-            Err(_) => Scalar::Text(i.to_string()),
-        },
-        InputScalar::Float(v) => Scalar::Float(*v),
-    }
 }
 
 /// Compares one function; `obs` are the observations of its runs.
@@ -192,22 +180,7 @@ fn llvm_against_opt_22_on_the_corpus_and_generated_programs() {
                 .collect(),
         };
         let width = 2 + (seed % 3) as usize;
-        let mut run = RunConfig {
-            threads: width,
-            interp: Interp::Freezing,
-            function: Some(g.module.functions[g.func].name.clone()),
-            ..Default::default()
-        };
-        for (name, column) in g.inputs(seed ^ 0x5eed, width) {
-            run.args
-                .insert(name, ArgValue::PerLane(column.iter().map(scalar).collect()));
-        }
-        for (name, values) in &g.globals {
-            run.memory.insert(
-                name.clone(),
-                values.iter().map(|&v| Scalar::Int(v)).collect(),
-            );
-        }
+        let run = g.run_config(&g.inputs(seed ^ 0x5eed, width), Interp::Freezing);
         let obs: Vec<Observation> = observe_run(&g.module, &run).into_iter().collect();
         if let Err(e) = compare(
             &mut tally,

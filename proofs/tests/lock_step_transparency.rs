@@ -6,8 +6,7 @@
 //! same inputs gives. The thread id is the per-lane argument `%tid` in these
 //! programs, so the lone run of lane τ is given `%tid = τ`.
 
-use pllvm_interp::config::{ArgValue, Scalar};
-use pllvm_interp::{Machine, Outcome, RunConfig};
+use pllvm_interp::{Machine, Outcome};
 use pllvm_proofs::{GenConfig, Generated, InputScalar, generate};
 use pllvm_semantics::rules::Interp;
 use pllvm_semantics::types::TypeTable;
@@ -20,36 +19,9 @@ struct RunResult {
     buffers: Vec<Vec<Val>>,
 }
 
-fn scalar(s: &InputScalar) -> Scalar {
-    match s {
-        InputScalar::Int(i) => match i64::try_from(*i) {
-            Ok(small) => Scalar::Int(small),
-            Err(_) => Scalar::Text(i.to_string()),
-        },
-        InputScalar::Float(f) => Scalar::Float(*f),
-    }
-}
-
 /// Runs `g` under FR with the given argument columns (one value per lane each).
 fn run(g: &Generated, columns: &[(String, Vec<InputScalar>)]) -> Result<RunResult, String> {
-    let width = columns.first().map_or(1, |(_, c)| c.len());
-    let mut cfg = RunConfig {
-        threads: width,
-        interp: Interp::Freezing,
-        ..Default::default()
-    };
-    for (name, column) in columns {
-        cfg.args.insert(
-            name.clone(),
-            ArgValue::PerLane(column.iter().map(scalar).collect()),
-        );
-    }
-    for (name, values) in &g.globals {
-        cfg.memory.insert(
-            name.clone(),
-            values.iter().map(|&v| Scalar::Int(v)).collect(),
-        );
-    }
+    let cfg = g.run_config(columns, Interp::Freezing);
     let mut m = Machine::new(&g.module, &cfg).map_err(|e| format!("setup: {e}"))?;
     let outcome = m.run_to_end().map_err(|e| format!("run: {e}"))?;
     if outcome != Outcome::Returned {

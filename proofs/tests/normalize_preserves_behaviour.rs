@@ -24,40 +24,13 @@ struct RunResult {
     buffers: Vec<Vec<Val>>,
 }
 
-fn scalar(s: &InputScalar) -> Scalar {
-    match s {
-        InputScalar::Int(i) => match i64::try_from(*i) {
-            Ok(small) => Scalar::Int(small),
-            Err(_) => Scalar::Text(i.to_string()),
-        },
-        InputScalar::Float(f) => Scalar::Float(*f),
-    }
-}
-
 /// Runs `module` (the program of `g`, possibly transformed) with `columns`.
 fn run(
     module: &Module,
     g: &Generated,
     columns: &[(String, Vec<InputScalar>)],
 ) -> Result<RunResult, String> {
-    let width = columns.first().map_or(1, |(_, c)| c.len());
-    let mut cfg = RunConfig {
-        threads: width,
-        interp: Interp::Freezing,
-        ..Default::default()
-    };
-    for (name, column) in columns {
-        cfg.args.insert(
-            name.clone(),
-            ArgValue::PerLane(column.iter().map(scalar).collect()),
-        );
-    }
-    for (name, values) in &g.globals {
-        cfg.memory.insert(
-            name.clone(),
-            values.iter().map(|&v| Scalar::Int(v)).collect(),
-        );
-    }
+    let cfg = g.run_config(columns, Interp::Freezing);
     let mut m = Machine::new(module, &cfg).map_err(|e| format!("setup: {e}"))?;
     let outcome = m.run_to_end().map_err(|e| format!("run: {e}"))?;
     let mut buffers = Vec::new();

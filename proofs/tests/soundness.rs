@@ -25,22 +25,11 @@
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
 use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
-use pllvm_interp::config::{ArgValue, Scalar};
+use pllvm_interp::Machine;
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};
-use pllvm_interp::{Machine, RunConfig};
-use pllvm_proofs::{ArgKind, GenConfig, InputScalar, generate};
+use pllvm_proofs::{ArgKind, GenConfig, generate};
 use pllvm_semantics::rules::Interp;
 use proptest::prelude::*;
-
-fn scalar(s: &InputScalar) -> Scalar {
-    match s {
-        InputScalar::Int(i) => match i64::try_from(*i) {
-            Ok(small) => Scalar::Int(small),
-            Err(_) => Scalar::Text(i.to_string()),
-        },
-        InputScalar::Float(f) => Scalar::Float(*f),
-    }
-}
 
 /// The reducible variant of the small configuration.
 fn small_reducible() -> GenConfig {
@@ -83,22 +72,7 @@ fn check_kinds(
     for &kind in kinds {
         results.push(analyze(&g.module, g.func, kind, &init).map_err(|e| format!("{kind}: {e}"))?);
     }
-    let mut run = RunConfig {
-        threads: width,
-        interp: Interp::Freezing,
-        function: Some(func.name.clone()),
-        ..Default::default()
-    };
-    for (name, column) in g.inputs(input_seed, width) {
-        run.args
-            .insert(name, ArgValue::PerLane(column.iter().map(scalar).collect()));
-    }
-    for (name, values) in &g.globals {
-        run.memory.insert(
-            name.clone(),
-            values.iter().map(|&v| Scalar::Int(v)).collect(),
-        );
-    }
+    let mut run = g.run_config(&g.inputs(input_seed, width), Interp::Freezing);
     let Some(body) = func.body.as_ref() else {
         return Err("@kernel has no body".into());
     };
@@ -274,21 +248,7 @@ fn the_observer_refutes_an_analysis_that_calls_everything_uniform() {
             r.terminators[b] = Shape::Uniform;
             r.activation[b] = Shape::Uniform;
         }
-        let mut run = RunConfig {
-            threads: 4,
-            function: Some(func.name.clone()),
-            ..Default::default()
-        };
-        for (name, column) in g.inputs(seed, 4) {
-            run.args
-                .insert(name, ArgValue::PerLane(column.iter().map(scalar).collect()));
-        }
-        for (name, values) in &g.globals {
-            run.memory.insert(
-                name.clone(),
-                values.iter().map(|&v| Scalar::Int(v)).collect(),
-            );
-        }
+        let run = g.run_config(&g.inputs(seed, 4), Interp::Freezing);
         let Ok(obs) = observe_run(&g.module, &run) else {
             continue;
         };
@@ -404,22 +364,7 @@ fn llvm_is_sound_for_every_dfs_hierarchy() {
                 .collect(),
         };
         let width = 2 + (seed % 3) as usize;
-        let mut run = RunConfig {
-            threads: width,
-            interp: Interp::Freezing,
-            function: Some(func.name.clone()),
-            ..Default::default()
-        };
-        for (name, column) in g.inputs(seed, width) {
-            run.args
-                .insert(name, ArgValue::PerLane(column.iter().map(scalar).collect()));
-        }
-        for (name, values) in &g.globals {
-            run.memory.insert(
-                name.clone(),
-                values.iter().map(|&v| Scalar::Int(v)).collect(),
-            );
-        }
+        let run = g.run_config(&g.inputs(seed, width), Interp::Freezing);
         let Ok(obs) = observe_run(&g.module, &run) else {
             continue;
         };

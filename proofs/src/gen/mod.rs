@@ -296,7 +296,52 @@ pub struct Generated {
     pub stats: Stats,
 }
 
+impl InputScalar {
+    /// The run-input scalar for this value (integers that do not fit `i64` as
+    /// decimal text, which the interpreter reads at any width).
+    pub fn to_scalar(&self) -> pllvm_interp::config::Scalar {
+        use pllvm_interp::config::Scalar;
+        match self {
+            InputScalar::Int(i) => match i64::try_from(*i) {
+                Ok(small) => Scalar::Int(small),
+                Err(_) => Scalar::Text(i.to_string()),
+            },
+            InputScalar::Float(f) => Scalar::Float(*f),
+        }
+    }
+}
+
 impl Generated {
+    /// A run of `@kernel` under `interp` with the argument `columns` (one value per
+    /// lane each, as [`Generated::inputs`] makes them; W is their length) and the
+    /// buffers' initial contents.
+    pub fn run_config(
+        &self,
+        columns: &[(String, Vec<InputScalar>)],
+        interp: pllvm_semantics::rules::Interp,
+    ) -> pllvm_interp::RunConfig {
+        use pllvm_interp::config::{ArgValue, Scalar};
+        let mut config = pllvm_interp::RunConfig {
+            threads: columns.first().map_or(1, |(_, c)| c.len()),
+            interp,
+            function: Some(self.module.functions[self.func].name.clone()),
+            ..Default::default()
+        };
+        for (name, column) in columns {
+            config.args.insert(
+                name.clone(),
+                ArgValue::PerLane(column.iter().map(InputScalar::to_scalar).collect()),
+            );
+        }
+        for (name, values) in &self.globals {
+            config.memory.insert(
+                name.clone(),
+                values.iter().map(|&v| Scalar::Int(v)).collect(),
+            );
+        }
+        config
+    }
+
     /// Inputs for a run with `lanes` lanes, drawn from `seed`: one column per
     /// parameter, in parameter order, each with `lanes` values (a uniform
     /// parameter repeats one value; a thread-id parameter is `0, 1, …`).
