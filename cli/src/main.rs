@@ -155,6 +155,10 @@ struct RunArgs {
     /// Print which instructions and branches diverged in this run.
     #[arg(long)]
     divergence: bool,
+    /// Print the run's dynamic convergence (LLVM "Convergence and Uniformity"): the maximal
+    /// converged-with relation, m-converged blocks, and what lock step put together.
+    #[arg(long)]
+    convergence: bool,
     /// The function to run (default: the first definition).
     #[arg(long, value_name = "NAME")]
     function: Option<String>,
@@ -196,6 +200,7 @@ impl RunArgs {
             values: false,
             strict: false,
             divergence: false,
+            convergence: false,
             function: None,
             max_steps: None,
         }
@@ -345,9 +350,13 @@ fn run(r: RunArgs) -> Result<ExitCode> {
         r.sched.as_deref(),
         r.trace,
         r.values,
-        r.divergence,
+        Reports {
+            divergence: r.divergence,
+            convergence: r.convergence,
+        },
         &mut out,
     )?;
+
     Ok(match outcome {
         Outcome::Returned | Outcome::Incomplete => ExitCode::SUCCESS,
         _ => ExitCode::from(1),
@@ -402,6 +411,15 @@ fn ask_block(
     }
 }
 
+/// The reports `run` prints after the results.
+#[derive(Clone, Copy, Debug)]
+struct Reports {
+    /// `--divergence`: which instructions and branches diverged.
+    divergence: bool,
+    /// `--convergence`: dynamic convergence (LLVM "Convergence and Uniformity").
+    convergence: bool,
+}
+
 /// Runs one configuration and prints the trace, the outcome and the results.
 fn execute(
     module: &Module,
@@ -409,7 +427,7 @@ fn execute(
     sched: Option<&str>,
     format: Option<TraceFormat>,
     values: bool,
-    divergence: bool,
+    reports: Reports,
     out: &mut dyn std::io::Write,
 ) -> Result<Outcome> {
     let mut machine = Machine::new(module, config).map_err(|e| anyhow!(e))?;
@@ -473,8 +491,19 @@ fn execute(
             }
         }
     }
-    if divergence {
+    if reports.divergence {
         writeln!(out, "{}", pllvm_interp::observe::report(&machine))?;
+    }
+    if reports.convergence {
+        use pllvm_interp::convergence;
+        let threads = convergence::Threads::from_trace(machine.state.width(), &machine.trace);
+        let func = machine.program.func;
+        let init = convergence::init_from_config(module, func, config);
+        writeln!(
+            out,
+            "{}",
+            convergence::report(module, func, body, &threads, &init)
+        )?;
     }
     Ok(outcome)
 }

@@ -8,7 +8,7 @@
 use pllvm_interp::directives::{self, ExpectKind, RunDirective, RunMode, normalize};
 use pllvm_interp::greedy::{self, GreedyFacts, Verdict};
 use pllvm_interp::sched::ScheduledRun;
-use pllvm_interp::{Machine, Outcome, trace};
+use pllvm_interp::{Machine, Outcome, convergence, trace};
 use pllvm_semantics::diag::{Diagnostic, LineIndex};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::text;
@@ -90,7 +90,9 @@ pub fn check_file(path: &Path, bless: bool) -> Result<Checked, String> {
             .iter()
             .filter(|e| e.run.as_ref().is_none_or(|r| *r == run.name))
         {
-            if let Some(msg) = check_expectation(&e.kind, &output) {
+            if let Some(msg) = check_expectation(&e.kind, &output)
+                .or_else(|| check_convergence(&module, &e.kind, &output))
+            {
                 failures.push(format!(
                     "{name}:{}: expectation failed for run '{}' (line {}):\n{msg}",
                     e.line, run.name, run.line
@@ -146,6 +148,9 @@ pub struct RunOutput {
     pub outcomes: Vec<String>,
     /// Explore runs: the concurrent next blocks (Def. 20) by name.
     pub cnb: Vec<(String, String)>,
+    /// Single runs: the function run and each lane's dynamic instances
+    /// (`pllvm_interp::convergence`).
+    pub lanes: Option<(pllvm_semantics::ir::FuncId, convergence::Threads)>,
 }
 
 /// Runs one `; run:` line in its mode (see `pllvm_interp::directives::RunMode`).
@@ -209,6 +214,7 @@ fn run_explore(
         legality: Vec::new(),
         violations: Vec::new(),
         outcomes,
+        lanes: None,
         cnb: e
             .concurrent_next_blocks()
             .iter()
@@ -338,6 +344,10 @@ fn render_run(
         violations,
         outcomes: Vec::new(),
         cnb: Vec::new(),
+        lanes: Some((
+            machine.program.func,
+            convergence::Threads::from_trace(machine.state.width(), &machine.trace),
+        )),
     })
 }
 
@@ -454,6 +464,8 @@ fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
             let want: BTreeSet<(String, String)> = want.iter().map(key).collect();
             (got != want).then(|| format!("  expected cnb {want:?}\n  got          {got:?}"))
         }
+        // Checked with the module by `check_convergence`.
+        ExpectKind::Convergence { .. } | ExpectKind::MConverged(_) => None,
         ExpectKind::Trace(rows) => {
             let want: Vec<String> = rows
                 .iter()
@@ -466,6 +478,70 @@ fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
                 Some(diff(&want.join("\n"), &out.trace_rows.join("\n")))
             }
         }
+    }
+}
+
+/// `None` if a dynamic-convergence expectation (`convergence`, `m-converged`)
+/// holds for the run, else what differs; `None` for other expectations.
+fn check_convergence(module: &Module, kind: &ExpectKind, out: &RunOutput) -> Option<String> {
+    if !matches!(
+        kind,
+        ExpectKind::Convergence { .. } | ExpectKind::MConverged(_)
+    ) {
+        return None;
+    }
+    let Some((func, threads)) = &out.lanes else {
+        return Some("  an explore run has no single execution to compare".into());
+    };
+    let Some(body) = module.functions[*func].body.as_ref() else {
+        return Some("  the function run has no body".into());
+    };
+    let all = convergence::hierarchies(body, 5_000);
+    match kind {
+        ExpectKind::Convergence { headers, rows } => {
+            let mut want = headers.clone();
+            want.sort();
+            want.dedup();
+            let chosen = if want.is_empty() {
+                all.first()
+            } else {
+                all.iter()
+                    .find(|h| convergence::header_names(body, h) == want)
+            };
+            let Some(h) = chosen else {
+                let there: Vec<String> = all
+                    .iter()
+                    .map(|h| convergence::header_names(body, h).join(", "))
+                    .collect();
+                return Some(format!(
+                    "  no DFS gives a hierarchy with headers {}; the hierarchies: {}",
+                    want.join(", "),
+                    there.join(" | ")
+                ));
+            };
+            let relation = convergence::maximal_converged_with(threads, h);
+            convergence::check_table(body, threads, &relation, rows)
+                .err()
+                .map(|e| {
+                    let order = convergence::convergence_before(threads, &relation);
+                    format!(
+                        "  {e}\n  the run's maximal converged-with relation:\n{}",
+                        convergence::table(body, threads, &relation, &order)
+                    )
+                })
+        }
+        ExpectKind::MConverged(want) => {
+            let relations = convergence::relations(threads, &all);
+            let got: BTreeSet<&str> = convergence::behaved_m_converged(threads, &relations)
+                .into_iter()
+                .filter(|(_, m)| *m)
+                .map(|(b, _)| body.blocks[b].name.as_str())
+                .collect();
+            let want: BTreeSet<&str> = want.iter().map(String::as_str).collect();
+            (got != want)
+                .then(|| format!("  expected m-converged {want:?}\n  got                  {got:?}"))
+        }
+        _ => None,
     }
 }
 

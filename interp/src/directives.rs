@@ -26,6 +26,12 @@
 //! ; expect outcomes: [1, 1] | [1, 2]   (explore: the distinct results)
 //! ; expect cnb: {B, C}, {C, D}         (explore: concurrent next blocks, Def. 20; or: none)
 //! ```
+//! Dynamic convergence (LLVM's "Convergence and Uniformity", `crate::convergence`):
+//! ```text
+//! ; expect convergence: headers R, S   (the hierarchy; without `headers`, the documented DFS's)
+//! ;   0 | Entry | P | Q |   | Exit     (a thread table: same column = converged)
+//! ; expect m-converged: Entry, Exit    (exactly these executed blocks behaved m-converged)
+//! ```
 //! The CLI's embedded default program and the corpus runner read the same
 //! directives, so what `pllvm run` shows is what a golden file records.
 
@@ -83,6 +89,19 @@ pub enum ExpectKind {
     Outcomes(Vec<String>),
     /// `cnb: {B, C}, ...` or `none`: the concurrent next blocks (Def. 20).
     Cnb(Vec<(String, String)>),
+    /// `convergence: [headers A, B]` followed by thread-table rows: the maximal
+    /// converged-with relation of the run for the hierarchy with exactly those
+    /// headers (none given: the documented DFS's), as the LLVM document's tables
+    /// write it (`crate::convergence::check_table`).
+    Convergence {
+        /// The hierarchy's header names (empty: the documented DFS's hierarchy).
+        headers: Vec<String>,
+        /// The rows `LANE | cell | …`.
+        rows: Vec<String>,
+    },
+    /// `m-converged: A, B` or `none`: exactly these executed blocks behaved
+    /// m-converged (the same relation in every hierarchy).
+    MConverged(Vec<String>),
 }
 
 /// Reads `(Def. 17, lane 1)` / `(Def. 14)` / `(§5.3)`.
@@ -422,6 +441,35 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                     }
                     pairs
                 }),
+                "convergence" => {
+                    let headers = match value.strip_prefix("headers") {
+                        Some(list) => name_list(list),
+                        None if value.is_empty() => Vec::new(),
+                        None => {
+                            return Err(at_line(format!(
+                                "expected 'headers A, B' or nothing, got '{value}'"
+                            )));
+                        }
+                    };
+                    let mut rows = Vec::new();
+                    while n < lines.len() {
+                        let t = lines[n].trim_start();
+                        let Some(row) = t.strip_prefix(";  ") else {
+                            break;
+                        };
+                        if t.starts_with(";;") || row.trim().is_empty() {
+                            break;
+                        }
+                        rows.push(row.trim().to_string());
+                        n += 1;
+                    }
+                    ExpectKind::Convergence { headers, rows }
+                }
+                "m-converged" => ExpectKind::MConverged(if value == "none" {
+                    Vec::new()
+                } else {
+                    name_list(&value)
+                }),
                 other => return Err(format!("line {number}: unknown expectation '{other}'")),
             };
             d.expects.push(Expectation {
@@ -522,6 +570,44 @@ define i32 @f(i32 %x) {
         );
         assert!(parse("; expect illegal: D Def. 17\n").is_err());
         assert!(parse("; run: --sched lowest --explore\n").is_err());
+    }
+
+    #[test]
+    fn reads_convergence_directives() {
+        let src = "\
+; run: --threads 2
+; expect convergence: headers R, S
+;   thread | 1 | 2
+;   0 | Entry | P
+;   1 | Entry |
+; expect convergence:
+;   0 | Entry
+; expect m-converged: Entry, Exit
+";
+        let d = parse(src).unwrap();
+        assert_eq!(
+            d.expects[0].kind,
+            ExpectKind::Convergence {
+                headers: vec!["R".into(), "S".into()],
+                rows: vec![
+                    "thread | 1 | 2".into(),
+                    "0 | Entry | P".into(),
+                    "1 | Entry |".into()
+                ]
+            }
+        );
+        assert_eq!(
+            d.expects[1].kind,
+            ExpectKind::Convergence {
+                headers: Vec::new(),
+                rows: vec!["0 | Entry".into()]
+            }
+        );
+        assert_eq!(
+            d.expects[2].kind,
+            ExpectKind::MConverged(vec!["Entry".into(), "Exit".into()])
+        );
+        assert!(parse("; expect convergence: R, S\n").is_err());
     }
 
     #[test]

@@ -4,10 +4,12 @@
 //! Def. 5): run inputs ([`config`]), the machine ([`machine`]), traces ([`trace`]),
 //! the dynamic divergence observer ([`observe`]), the greedy-schedule constraints
 //! of Ch. 5 ([`greedy`]), schedulers ([`sched`]) and exhaustive exploration of
-//! every greedy schedule ([`explore`]).
+//! every greedy schedule ([`explore`]), and dynamic convergence as LLVM's "Convergence
+//! and Uniformity" defines it ([`convergence`]).
 #![deny(missing_docs)]
 
 pub mod config;
+pub mod convergence;
 pub mod explore;
 pub mod greedy;
 pub mod machine;
