@@ -17,6 +17,22 @@
 ;; S), so the lanes agree at run time: the analysis is conservative here, as the
 ;; document says it must be for this CFG. Values: i = 0, s = 0, i.next = 1 (more);
 ;; i = 1, s = 1, i.next = 2 (exit); e = 2 + (5 + 1) = 8 in both lanes.
+;; Dynamic convergence of that run (interp/src/convergence.rs): lane 0 runs Entry P
+;; Q R S P Q R S Exit, lane 1 Entry P Q S P Q S Exit. With header P (documented DFS)
+;; every instance is keyed by the last P before it: the lanes are converged in P, Q
+;; and S of each iteration, and only lane 0 runs R. With headers R, S (Entry's
+;; successors swapped; child {S, P, Q} with header S), P1 ~ P2 and Q1 ~ Q2 (no
+;; header before them), but lane 0's S follows R while lane 1's first S follows no
+;; header, and everything after follows S instances that are not converged: apart.
+;; So P, Q and S are grouped differently by the two hierarchies; Entry and Exit (no
+;; cycle) and R (one lane, each instance alone in both) behaved m-converged.
+; expect convergence:
+;   0 | Entry | P | Q | R | S | P | Q | R | S | Exit
+;   1 | Entry | P | Q |   | S | P | Q |   | S | Exit
+; expect convergence: headers R, S
+;   0 | Entry | P | Q | R | S | P | Q |   | R | S |   |   |   | Exit
+;   1 | Entry | P | Q |   |   |   |   | S |   |   | P | Q | S | Exit
+; expect m-converged: Entry, R, Exit
 ; analyze: --uniform-args u,n
 ; run: --threads 2 --arg u=1,1 --arg n=5
 ; expect outcome: returned

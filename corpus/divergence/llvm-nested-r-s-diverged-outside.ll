@@ -14,7 +14,8 @@
 ;; divergent. Exit is top-level: %m (from Entry) is uniform, the value %e brought
 ;; out of the cycle is divergent.
 ;; Run, W = 3, counts per the document's three threads are not reproduced
-;; (a counter bounds the loop); the run checks the uniform claims only.
+;; (a counter bounds the loop); the run checks the uniform claims only. The
+;; document's table is reproduced by llvm-nested-r-s-thread-table.ll.
 ; analyze: --uniform-args n
 ; run: --threads 3 --arg n=4
 ; expect outcome: returned
