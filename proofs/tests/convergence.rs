@@ -337,3 +337,26 @@ fn the_search_enumerates_greedy_schedules() {
         assert!(check_maximal_definition(&threads, &h, &rel, &order).is_ok());
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig {
+        cases: 48,
+        failure_persistence: None,
+        ..proptest::prelude::ProptestConfig::default()
+    })]
+
+    /// The same property for random seeds and up to four lanes.
+    #[test]
+    fn m_converged_blocks_behave_converged_on_random_programs(
+        seed in proptest::prelude::any::<u64>(),
+        width in 2usize..=4,
+        full in proptest::prelude::any::<bool>(),
+    ) {
+        let config = if full { GenConfig::full() } else { GenConfig::small() };
+        let mut tally = Tally::default();
+        if let Err(why) = check(&config, seed, width, &mut tally) {
+            proptest::prop_assert!(false, "seed {seed}, W = {width}: {why}");
+        }
+        proptest::prop_assert_eq!(tally.lock_step_joined, 0, "seed {}: {:?}", seed, tally);
+    }
+}
