@@ -21,12 +21,21 @@
 //! another lane is still in the loop (`cli/tests/convergence.rs` shows one), so
 //! that direction is only counted.
 //!
+//! Since lock step groups the instances of those blocks as the relation does (in
+//! every run here), the lanes of one lock-step instance are its converged
+//! instances, and the observer of `soundness.rs` checks the document's uniformity
+//! ("Uniformity": uniform iff equal for every pair of converged dynamic instances):
+//! every value `llvm` calls uniform, for every hierarchy, is checked along every
+//! explored schedule.
+//!
 //! A counterexample is a bug of `llvm`'s m-converged criterion or of the dynamic
 //! computation, to understand and fix.
 
 use pllvm_analysis::cycles::{CycleInfo, all_hierarchies};
+use pllvm_analysis::llvm::uniformity_with;
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::InitShapes;
+use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
 use pllvm_interp::convergence::{
     Threads, behaved_m_converged, check_maximal_definition, compare, convergence_before,
     llvm_m_converged, maximal_converged_with, relations,
@@ -131,6 +140,8 @@ struct Tally {
     /// Blocks (any) where lock step joined instances the documented hierarchy
     /// does not converge.
     joined_anywhere: usize,
+    /// (execution, hierarchy) pairs whose `llvm` uniform claims were observed.
+    observed: usize,
     /// Executed blocks that did not behave m-converged, by which hierarchy's
     /// relation lock step realized on them: the documented DFS's, only another
     /// one, none.
@@ -155,6 +166,10 @@ fn check(config: &GenConfig, seed: u64, width: usize, tally: &mut Tally) -> Resu
         .iter()
         .map(|h: &CycleInfo| llvm_m_converged(&g.module, g.func, &init, h.clone()))
         .collect::<Result<_, _>>()?;
+    let analyses: Vec<_> = all
+        .iter()
+        .map(|h| uniformity_with(&g.module, g.func, body, &init, h.clone()))
+        .collect();
     let run = g.run_config(&g.inputs(seed, width), Interp::Freezing);
     let (executions, complete) = greedy_executions(&g.module, &run, 24, 400)?;
     tally.exhaustive += usize::from(complete);
@@ -166,6 +181,26 @@ fn check(config: &GenConfig, seed: u64, width: usize, tally: &mut Tally) -> Resu
             let order = convergence_before(&threads, rel);
             check_maximal_definition(&threads, h, rel, &order)
                 .map_err(|e| format!("execution {k}: {e}"))?;
+        }
+        // The values: every uniform claim, along this schedule.
+        let mut replay = run.clone();
+        replay.schedule = Some(
+            execution
+                .iter()
+                .map(|(b, _)| body.blocks[*b].name.clone())
+                .collect(),
+        );
+        let obs = observe_run(&g.module, &replay)?;
+        for (h, r) in analyses.iter().enumerate() {
+            tally.observed += 1;
+            let wrong = unsound_claims(r, body, &obs);
+            if !wrong.is_empty() {
+                return Err(format!(
+                    "execution {k}, hierarchy {h}: llvm calls {} uniform\n{}",
+                    wrong.join("; "),
+                    pllvm_semantics::text::print_module(&g.module)
+                ));
+            }
         }
         let behaved = behaved_m_converged(&threads, &rels);
         tally.not_m_converged += behaved.values().filter(|m| !**m).count();
