@@ -64,9 +64,9 @@ impl Scalar {
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(untagged)]
 pub enum ArgValue {
-    /// The same value in every lane (a uniform argument).
-    PerLane(Vec<Scalar>),
     /// One value per lane.
+    PerLane(Vec<Scalar>),
+    /// The same value in every lane (a uniform argument).
     Uniform(Scalar),
 }
 
