@@ -793,6 +793,11 @@ impl SaRefinement<'_> {
                     SaShape::uniform(g / d)
                 } else if stride == 0 {
                     SaShape::uniform(1)
+                } else if op != BinOp::SDiv && g.is_multiple_of(d) && self.in_block(stride, d) {
+                    // Every lane's offset s·t stays below 2^c: rounding down drops
+                    // it (§10.3: i / 4 of i : (1, 4) is uniform when W divides 4).
+                    // `sdiv` rounds towards zero, which a negative base breaks.
+                    SaShape::uniform(g / d)
                 } else if exact && self.in_block(stride, g) {
                     SaShape::Strided {
                         stride: stride / (d as i128),
@@ -908,7 +913,11 @@ impl SaRefinement<'_> {
                 if stride == 0 {
                     SaShape::uniform(if align == 0 { 0 } else { g })
                 } else if self.in_block(stride, g) {
-                    SaShape::Strided { stride, align: g }
+                    // An exact base (a = 0) extends to the exact base 0.
+                    SaShape::Strided {
+                        stride,
+                        align: if align == 0 { 0 } else { g },
+                    }
                 } else {
                     SaShape::varying(pow2(x.thread_align().unwrap_or(1), m), n)
                 }
