@@ -328,9 +328,10 @@ pub fn check(
         }
         for r in results.iter().filter(|r| !r.strides.is_empty()) {
             match stride_violations(module, r, &config) {
-                Ok(v) => failures.extend(v.into_iter().map(|v| {
-                    format!("{name}: run '{run_name}': {} {v}", r.analysis)
-                })),
+                Ok(v) => failures.extend(
+                    v.into_iter()
+                        .map(|v| format!("{name}: run '{run_name}': {} {v}", r.analysis)),
+                ),
                 Err(e) => failures.push(format!("{name}: run '{run_name}': {e}")),
             }
         }
@@ -472,7 +473,9 @@ pub fn stride_violations(
         if bad.contains_key(&i) {
             return;
         }
-        let Some(v) = body.insts[i].result else { return };
+        let Some(v) = body.insts[i].result else {
+            return;
+        };
         let (Some(&claim), Some(bits)) = (r.strides.get(&v), sa_bits(module, body, v)) else {
             return;
         };
@@ -534,13 +537,17 @@ pub fn stride_violations(
     Ok(bad.into_values().collect())
 }
 
+/// What [`observe_run_with`] calls with each dynamic instance: the instruction
+/// and its executing lanes' values.
+pub type InstanceHook<'a> = dyn FnMut(Inst, &[(usize, LaneValue)]) + 'a;
+
 /// [`observe_run`], calling `on_instance` with every dynamic instance of an
 /// instruction with a result: the executing lanes whose definition mask is set
 /// and their values.
 pub fn observe_run_with(
     module: &Module,
     config: &RunConfig,
-    on_instance: &mut dyn FnMut(Inst, &[(usize, LaneValue)]),
+    on_instance: &mut InstanceHook<'_>,
 ) -> Result<Observation, String> {
     let mut m = Machine::new(module, config).map_err(|e| e.to_string())?;
     m.record_trace = false;
