@@ -1119,6 +1119,91 @@ fn compare(pred: ICmpPred, a: u128, b: u128, n: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::SaShape::{self, Bottom, Strided, Varying};
+    use crate::uniformity::{AnalysisKind, InitShapes, analyze_for_width};
+    use pllvm_semantics::text::parse_module;
+
+    /// Analyses `body` (the parameters `%n`, `%m` uniform, `%v` varying) for at most
+    /// `width` lanes and compares the sa-shape of each named value with `expect`.
+    fn transfer(width: Option<u32>, body: &str, expect: &[(&str, &str)]) {
+        let src = format!(
+            "declare i32 @pllvm.thread_id()\ndefine i32 @f(i32 %n, i32 %m, i32 %v) {{\nA:\n  %t = call i32 @pllvm.thread_id()\n{body}\n  ret i32 0\n}}\n"
+        );
+        let (module, _) = match parse_module(&src) {
+            Ok(m) => m,
+            Err(e) => panic!("{e:?}\n{src}"),
+        };
+        let Some(func) = module.first_definition() else {
+            panic!("no function")
+        };
+        let data = &module.functions[func];
+        let init = match InitShapes::with_uniform(data, &["n".into(), "m".into()]) {
+            Ok(i) => i,
+            Err(e) => panic!("{e}"),
+        };
+        let r = match analyze_for_width(&module, func, AnalysisKind::Sa, &init, width) {
+            Ok(r) => r,
+            Err(e) => panic!("{e}"),
+        };
+        let Some(b) = data.body.as_ref() else {
+            panic!("no body")
+        };
+        for (name, word) in expect {
+            let v = b
+                .values
+                .iter()
+                .find(|(v, _)| b.value_name(*v) == Some(*name))
+                .map(|(v, _)| v);
+            let got = v.and_then(|v| r.strides.get(&v)).map(|s| s.word());
+            assert_eq!(got.as_deref(), Some(*word), "%{name} in\n{body}");
+        }
+    }
+
+    #[test]
+    fn arithmetic_follows_fig_10_9() {
+        transfer(
+            None,
+            "  %a = mul i32 %t, 4\n  %b = add i32 %a, %n\n  %c = sub i32 %b, %a\n  %d = mul i32 %v, 6\n  %e = add i32 %d, %a",
+            &[
+                ("a", "stride(4) align(0)"),
+                ("b", "stride(4) align(1)"),
+                ("c", "uniform"),
+                ("d", "varying align(6)"),
+                ("e", "varying align(2)"),
+            ],
+        );
+    }
+
+    #[test]
+    fn comparisons_need_the_width() {
+        let body = "  %x = shl i32 %n, 3\n  %y = add i32 %x, %t\n  %c = icmp uge i32 %y, %x\n  %d = icmp ugt i32 %y, %x\n  %e = icmp eq i32 %y, %t\n  %f = icmp eq i32 %y, %x";
+        // y - t = x: equal strides, uniform equality; y vs x: lane 0 equal only.
+        transfer(
+            Some(8),
+            body,
+            &[
+                ("c", "uniform"),
+                ("d", "varying"),
+                ("e", "uniform"),
+                ("f", "varying"),
+            ],
+        );
+        transfer(Some(9), body, &[("c", "varying")]);
+        transfer(None, body, &[("c", "varying")]);
+    }
+
+    #[test]
+    fn flags_and_freeze_keep_all_or_no_lanes_undefined() {
+        transfer(
+            Some(4),
+            "  %a = add nuw i32 %t, %n\n  %b = add i32 %t, %n\n  %c = freeze i32 %b\n  %d = add nuw i32 %n, 1",
+            &[
+                ("a", "varying"),
+                ("b", "stride(1) align(1)"),
+                ("c", "varying"),
+                ("d", "uniform"),
+            ],
+        );
+    }
 
     fn check(a: SaShape, b: SaShape, expect: SaShape) {
         assert_eq!(a.join(b), expect, "{a} ⊔ {b}");
