@@ -152,7 +152,7 @@ impl SaShape {
     }
 
     /// The shape read modulo 2^n: the stride's signed representative, the
-    /// alignment as [`norm_align`] keeps it.
+    /// alignment kept as written unless it exceeds 2^n (then its power of two).
     pub fn normalized(self, n: u32) -> SaShape {
         match self {
             SaShape::Bottom => SaShape::Bottom,
