@@ -13,9 +13,13 @@
 //!   basic one): whatever `thesis` calls uniform, `sa` does too.
 //!
 //! `sa` runs twice per program: for any width and for the run's W (the comparison
-//! transformer of Fig. 10.12 depends on W). A control test perturbs every strided
-//! claim and checks that the runs refute the perturbed claims, so the check can
-//! fail. A counterexample is a bug of `sa` (or of the check) to fix.
+//! transformer of Fig. 10.12 depends on W). The general generator rarely chains the
+//! operations where the sa-lattice reasons about bits and order, so
+//! `sa_is_sound_on_arithmetic_chains` adds straight-line chains of them (shifts,
+//! masks, divisions, comparisons, extensions, flags) on the thread id and uniform
+//! inputs near the wrap-around points, W = 1..=8. A control test perturbs every
+//! strided claim and checks that the runs refute the perturbed claims, so the
+//! check can fail. A counterexample is a bug of `sa` (or of the check) to fix.
 
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::stride::SaShape;
@@ -297,4 +301,156 @@ fn the_check_refutes_perturbed_strides() {
         refuted * 10 >= perturbed * 9,
         "only {refuted} of {perturbed} perturbed analyses refuted"
     );
+}
+
+/// A straight-line program of integer arithmetic on the thread id and uniform
+/// parameters, with the constants and operators where the sa-lattice reasons
+/// about bits and order (shifts, masks, divisions by powers of two, comparisons,
+/// extensions, flags): the general generator rarely builds these chains.
+fn arithmetic_program(seed: u64) -> String {
+    let mut state = seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    let mut next = move |n: usize| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        (state % n as u64) as usize
+    };
+    const CONSTS: [i64; 18] = [
+        0,
+        1,
+        2,
+        3,
+        4,
+        7,
+        8,
+        9,
+        15,
+        16,
+        31,
+        36,
+        -1,
+        -4,
+        -16,
+        64,
+        1 << 30,
+        255,
+    ];
+    let mut i32s: Vec<String> = vec!["%t".into(), "%n".into(), "%m".into()];
+    let mut i64s: Vec<String> = vec!["%q".into()];
+    let mut lines = vec!["  %t = call i32 @pllvm.thread_id()".to_string()];
+    for k in 0..14 {
+        let a = i32s[next(i32s.len())].clone();
+        let b = i32s[next(i32s.len())].clone();
+        let c = CONSTS[next(CONSTS.len())];
+        let flag = ["", "", "", "nsw ", "nuw "][next(5)];
+        let name = format!("%v{k}");
+        let line = match next(12) {
+            0 => format!("{name} = add {flag}i32 {a}, {b}"),
+            1 => format!("{name} = sub {flag}i32 {a}, {b}"),
+            2 => format!("{name} = mul {flag}i32 {a}, {c}"),
+            3 => format!("{name} = shl i32 {a}, {}", next(32)),
+            4 => format!(
+                "{name} = {} i32 {a}, {}",
+                ["lshr", "ashr"][next(2)],
+                next(8)
+            ),
+            5 => format!(
+                "{name} = {} i32 {a}, {c}",
+                ["udiv", "sdiv", "urem"][next(3)]
+            )
+            .replace(", 0", ", 2"),
+            6 => format!("{name} = {} i32 {a}, {c}", ["and", "or", "xor"][next(3)]),
+            7 => {
+                let pred = [
+                    "eq", "ne", "ugt", "uge", "ult", "ule", "sgt", "sge", "slt", "sle",
+                ][next(10)];
+                lines.push(format!("  %c{k} = icmp {pred} i32 {a}, {b}"));
+                format!("{name} = zext i1 %c{k} to i32")
+            }
+            8 => {
+                let ext = ["zext", "sext"][next(2)];
+                lines.push(format!("  %w{k} = {ext} i32 {a} to i64"));
+                i64s.push(format!("%w{k}"));
+                let other = i64s[next(i64s.len())].clone();
+                lines.push(format!("  %s{k} = add i64 %w{k}, {other}"));
+                i64s.push(format!("%s{k}"));
+                format!("{name} = trunc i64 %s{k} to i32")
+            }
+            9 => {
+                lines.push(format!("  %c{k} = icmp ult i32 {a}, {b}"));
+                format!("{name} = select i1 %c{k}, i32 {a}, i32 {b}")
+            }
+            10 => format!("{name} = add i32 {a}, {c}"),
+            _ => format!(
+                "{name} = {} i32 {a}, {b}",
+                ["and", "or", "xor", "mul"][next(4)]
+            ),
+        };
+        lines.push(format!("  {line}"));
+        i32s.push(name);
+    }
+    let last = i32s.last().cloned().unwrap_or_else(|| "%t".into());
+    format!(
+        "declare i32 @pllvm.thread_id()\n\ndefine i32 @f(i32 %n, i32 %m, i64 %q) {{\nA:\n{}\n  ret i32 {last}\n}}\n",
+        lines.join("\n")
+    )
+}
+
+/// The arithmetic chains: every stride-alignment claim holds in every lane, for
+/// W = 1..=8 and uniform inputs near the wrap-around points.
+#[test]
+fn sa_is_sound_on_arithmetic_chains() {
+    const INPUTS: [i64; 8] = [0, 1, 5, -3, 2147483640, -2147483648, 715827883, 1 << 20];
+    let (mut strided, mut checked) = (0, 0);
+    for seed in 0..3000u64 {
+        let src = arithmetic_program(seed);
+        let module = match pllvm_semantics::text::parse_module(&src) {
+            Ok((m, _)) => m,
+            Err(e) => panic!("seed {seed}: {e:?}\n{src}"),
+        };
+        let Some(func) = module.first_definition() else {
+            panic!("seed {seed}: no function")
+        };
+        let names = ["n".to_string(), "m".to_string(), "q".to_string()];
+        let init = match InitShapes::with_uniform(&module.functions[func], &names) {
+            Ok(i) => i,
+            Err(e) => panic!("{e}"),
+        };
+        let width = 1 + (seed % 8) as usize;
+        for sa_width in [None, Some(width as u32)] {
+            let sa = match analyze_for_width(&module, func, AnalysisKind::Sa, &init, sa_width) {
+                Ok(r) => r,
+                Err(e) => panic!("seed {seed}: {e}"),
+            };
+            strided += sa
+                .strides
+                .values()
+                .filter(|s| matches!(s, SaShape::Strided { stride, .. } if *stride != 0))
+                .count();
+            let mut run = RunConfig {
+                threads: width,
+                ..RunConfig::default()
+            };
+            let pick = |k: u64| INPUTS[((seed >> k) % INPUTS.len() as u64) as usize];
+            for spec in [
+                format!("n={}", pick(1)),
+                format!("m={}", pick(4)),
+                format!("q={}", pick(7)),
+            ] {
+                if let Err(e) = run.add_arg(&spec) {
+                    panic!("{e}");
+                }
+            }
+            match stride_violations(&module, &sa, &run) {
+                Ok(v) if v.is_empty() => checked += 1,
+                Ok(v) => panic!(
+                    "seed {seed}, W = {width}, sa width {sa_width:?}: {}\n{src}",
+                    v.join("; ")
+                ),
+                Err(e) => panic!("seed {seed}: {e}\n{src}"),
+            }
+        }
+    }
+    eprintln!("arithmetic chains: {checked} runs checked, {strided} strided claims");
+    assert!(strided > 3000, "only {strided} strided claims");
 }
