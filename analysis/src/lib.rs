@@ -36,6 +36,7 @@ pub mod popl;
 pub mod reconverging;
 pub mod render;
 pub mod shape;
+pub mod stride;
 pub mod thesis;
 pub mod uniformity;
 

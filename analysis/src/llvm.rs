@@ -434,6 +434,7 @@ pub fn uniformity_with(
         analysis: AnalysisKind::Llvm,
         func,
         values,
+        strides: Default::default(),
         terminators,
         activation,
         allocas,

@@ -9,22 +9,40 @@ use crate::reconverging::check_reconverging;
 use crate::shape::Shape;
 use crate::uniformity::Uniformity;
 use crate::{CfgFacts, PostDomTree};
-use pllvm_semantics::ir::{Block, Body, FuncId, InstKind, Module};
+use pllvm_semantics::ir::{Block, Body, FuncId, InstKind, Module, Value};
 use pllvm_semantics::text;
 use serde::Serialize;
 
 /// The annotation of one shape for several analyses: the word when they agree,
 /// `thesis: …, popl: …` when they do not.
 fn annotation(shapes: &[(&str, Shape)]) -> String {
-    let first = shapes.first().map(|s| s.1);
-    if shapes.iter().all(|s| Some(s.1) == first) {
-        first.map_or(String::new(), |s| s.word().to_string())
+    let words: Vec<(&str, String)> = shapes
+        .iter()
+        .map(|(n, s)| (*n, s.word().to_string()))
+        .collect();
+    annotation_words(&words)
+}
+
+/// [`annotation`] over words (the `sa` analysis writes `stride(4) align(16)`).
+fn annotation_words(words: &[(&str, String)]) -> String {
+    let first = words.first().map(|s| &s.1);
+    if words.iter().all(|s| Some(&s.1) == first) {
+        first.cloned().unwrap_or_default()
     } else {
-        shapes
+        words
             .iter()
-            .map(|(n, s)| format!("{n}: {}", s.word()))
+            .map(|(n, s)| format!("{n}: {s}"))
             .collect::<Vec<_>>()
             .join(", ")
+    }
+}
+
+/// The word for `value` under `r`: its stride-alignment shape (thesis Fig. 10.4)
+/// for `sa`, its basic shape otherwise.
+fn value_word(r: &Uniformity, value: Value) -> String {
+    match r.strides.get(&value) {
+        Some(s) => s.word(),
+        None => r.values[value].word().to_string(),
     }
 }
 
@@ -93,10 +111,10 @@ pub fn annotate(module: &Module, results: &[&Uniformity]) -> String {
                 format!(
                     "{} {}",
                     text::print_value(module, body, p.value),
-                    annotation(
+                    annotation_words(
                         &results
                             .iter()
-                            .map(|r| (r.analysis.name(), r.values[p.value]))
+                            .map(|r| (r.analysis.name(), value_word(r, p.value)))
                             .collect::<Vec<_>>()
                     )
                 )
@@ -146,11 +164,11 @@ pub fn annotate(module: &Module, results: &[&Uniformity]) -> String {
                             .collect::<Vec<_>>()
                     )
                 )
-            } else if inst.result.is_some() {
-                annotation(
+            } else if let Some(v) = inst.result {
+                annotation_words(
                     &results
                         .iter()
-                        .map(|r| (r.analysis.name(), r.inst(body, i)))
+                        .map(|r| (r.analysis.name(), value_word(r, v)))
                         .collect::<Vec<_>>(),
                 )
             } else {
@@ -192,6 +210,10 @@ pub struct Entry {
     pub block: String,
     /// Its shape.
     pub shape: Shape,
+    /// `sa` only: its stride-alignment shape (thesis Fig. 10.4), e.g.
+    /// `stride(4) align(16)`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sa: Option<String>,
 }
 
 /// One analysis' result as plain data.
@@ -263,6 +285,7 @@ fn analysis_report(
             name: text::print_value(module, body, p.value),
             block: entry_name.clone(),
             shape: r.values[p.value],
+            sa: r.strides.get(&p.value).map(|s| s.word()),
         });
     }
     let mut terminators = Vec::new();
@@ -277,12 +300,14 @@ fn analysis_report(
                 name: text::print_value(module, body, v),
                 block: bname(b),
                 shape: r.inst(body, i),
+                sa: None,
             };
             if matches!(body.insts[i].kind, InstKind::Alloca { .. }) {
                 allocas.push(entry.clone());
             }
             values.push(Entry {
                 shape: r.values[v],
+                sa: r.strides.get(&v).map(|s| s.word()),
                 ..entry
             });
         }
@@ -290,11 +315,13 @@ fn analysis_report(
             name: bname(b),
             block: bname(b),
             shape: r.terminators[b],
+            sa: None,
         });
         activation.push(Entry {
             name: bname(b),
             block: bname(b),
             shape: r.activation[b],
+            sa: None,
         });
     }
     let violations = check_reconverging(body, postdom, r);
@@ -311,6 +338,7 @@ fn analysis_report(
                 name: bname(b),
                 block: bname(b),
                 shape: s,
+                sa: None,
             })
             .collect(),
         sync_joins: r.sync_joins.iter().map(|&b| bname(b)).collect(),
@@ -351,9 +379,26 @@ pub fn dot(module: &Module, r: &Uniformity) -> String {
     };
     for &b in &body.layout {
         let name = &body.blocks[b].name;
+        // `sa`: one line per integer or pointer value of the block with its
+        // stride-alignment shape.
+        let data = &body.blocks[b];
+        let strided: String = data
+            .phis
+            .iter()
+            .chain(&data.body)
+            .filter_map(|&i| body.insts[i].result)
+            .filter_map(|v| {
+                r.strides
+                    .get(&v)
+                    .map(|s| format!("\\l{} : {}", text::print_value(module, body, v), s))
+            })
+            .collect();
         let mut attrs = vec![format!(
             "label={}",
-            dot_id(&format!("{name}\\nactivation {}", r.activation[b].symbol()))
+            dot_id(&format!(
+                "{name}\\nactivation {}{strided}",
+                r.activation[b].symbol()
+            ))
         )];
         let fill = if r.sync_joins.contains(&b) {
             Some("lightblue")

@@ -95,8 +95,8 @@ pub fn compute_da(
 }
 
 /// The thesis oracle: `global_joins` (Listing 7) of Ch. 7.
-struct GlobalJoins<'a> {
-    facts: &'a CfgFacts,
+pub(crate) struct GlobalJoins<'a> {
+    pub(crate) facts: &'a CfgFacts,
 }
 
 impl JoinOracle for GlobalJoins<'_> {
@@ -427,8 +427,117 @@ pub(crate) fn run<O: JoinOracle>(
     oracle: O,
     analysis: AnalysisKind,
 ) -> Uniformity {
+    run_refined(
+        module,
+        func,
+        body,
+        facts,
+        init,
+        oracle,
+        analysis,
+        &mut NoRefinement,
+    )
+}
+
+/// A refinement of the value lattice (thesis §10.2.1): a richer lattice whose
+/// elements translate to the basic shapes of §6.1. The engine keeps the control
+/// divergence (`sdep*`, `tdep*`, `adep*`, `cdep*`, Definition 19) and asks the
+/// refinement for the shape of every value it computes; the basic shape the
+/// refinement answers is what the engine stores, so a branch the refinement
+/// proves uniform causes no control divergence ([`crate::stride`]).
+pub(crate) trait Refinement {
+    /// A parameter with its `InitShapes` shape; returns the basic shape to store.
+    fn param(&mut self, facts: &dyn EngineFacts, value: Value, basic: Shape) -> Shape;
+    /// The result `value` of `inst`, whose basic transformer gave `basic`; returns
+    /// the basic shape to store and whether the refined shape changed (then the
+    /// users are visited again even if the basic shape did not change).
+    fn inst(
+        &mut self,
+        facts: &dyn EngineFacts,
+        inst: Inst,
+        value: Value,
+        basic: Shape,
+    ) -> (Shape, bool);
+}
+
+/// The basic lattice itself: no refinement (`thesis`, `popl`).
+pub(crate) struct NoRefinement;
+
+impl Refinement for NoRefinement {
+    fn param(&mut self, _: &dyn EngineFacts, _: Value, basic: Shape) -> Shape {
+        basic
+    }
+    fn inst(&mut self, _: &dyn EngineFacts, _: Inst, _: Value, basic: Shape) -> (Shape, bool) {
+        (basic, false)
+    }
+}
+
+/// What a [`Refinement`] may read of the analysis state (Definition 19).
+pub(crate) trait EngineFacts {
+    /// The block holding `inst`.
+    fn block_of(&self, inst: Inst) -> Option<Block>;
+    /// Whether `block` is in `sdep* ∪ tdep*` ([DA-PHI-D]).
+    fn joined(&self, block: Block) -> bool;
+    /// Whether `block` is in `cdep*` ([DA-SPHI-D]).
+    fn control_divergent(&self, block: Block) -> bool;
+    /// Whether a use in `user` of `value` sees it varying because lanes may have
+    /// left a loop around its definition in different iterations (the LCSSA rule).
+    fn live_out_varying(&self, user: Block, value: Value) -> bool;
+    /// The basic shape stored for `value`.
+    fn basic(&self, value: Value) -> Shape;
+    /// Whether `value` may point into a stack object (§6.5.2).
+    fn may_be_stack(&self, value: Value) -> bool;
+}
+
+impl<O: JoinOracle> EngineFacts for Engine<'_, O> {
+    fn block_of(&self, inst: Inst) -> Option<Block> {
+        self.inst_block[inst]
+    }
+    fn joined(&self, block: Block) -> bool {
+        self.sdep.contains(&block) || self.tdep.contains(&block)
+    }
+    fn control_divergent(&self, block: Block) -> bool {
+        self.cdep.contains(&block)
+    }
+    fn live_out_varying(&self, user: Block, value: Value) -> bool {
+        match &self.body.values[value].def {
+            ValueDef::Inst(i) => match self.inst_block[*i] {
+                Some(d) => {
+                    d != user
+                        && self
+                            .oracle
+                            .live_out_varying(d, user, &self.sdep, &self.tdep)
+                }
+                None => false,
+            },
+            _ => false,
+        }
+    }
+    fn basic(&self, value: Value) -> Shape {
+        self.shapes[value]
+    }
+    fn may_be_stack(&self, value: Value) -> bool {
+        self.pt.may_be_stack(value)
+    }
+}
+
+/// Runs Listing 1 with `oracle`, the value shapes refined by `refine`.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the inputs of Listing 1 plus the refinement"
+)]
+pub(crate) fn run_refined<O: JoinOracle, R: Refinement>(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    facts: &CfgFacts,
+    init: &InitShapes,
+    oracle: O,
+    analysis: AnalysisKind,
+    refine: &mut R,
+) -> Uniformity {
     let mut engine = Engine::new(module, body, facts, init, oracle);
-    engine.solve();
+    engine.solve(refine);
     engine.finish(func, analysis)
 }
 
@@ -552,7 +661,7 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
     }
 
     /// Listing 1.
-    fn solve(&mut self) {
+    fn solve<R: Refinement>(&mut self, refine: &mut R) {
         // Lines 6-8: apply predefined shapes (the parameters).
         let params: Vec<(Value, Shape)> = self
             .body
@@ -571,6 +680,7 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             })
             .collect();
         for (v, s) in params {
+            let s = refine.param(self, v, s);
             self.update_shape(v, s);
         }
         // An escaped stack object may be reached by other lanes: varying.
@@ -598,6 +708,12 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
                         self.set_alloca_varying(a);
                     }
                     if let Some(v) = self.body.insts[i].result {
+                        let (new, refined) = refine.inst(self, i, v, new);
+                        if refined {
+                            for item in self.users.get(&v).cloned().unwrap_or_default() {
+                                self.push(item);
+                            }
+                        }
                         self.update_shape(v, new);
                     }
                 }
@@ -991,6 +1107,7 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             analysis,
             func,
             values,
+            strides: BTreeMap::new(),
             terminators,
             activation,
             allocas,

@@ -10,13 +10,16 @@
 //!   on the head-rewired CFG, §4.6, found with `labelDisj`, §5) with the definite
 //!   reaching definitions refinement of §6, in [`crate::popl`];
 //! - `llvm`: the static uniformity analysis of LLVM's "Convergence and Uniformity",
-//!   in [`crate::llvm`].
+//!   in [`crate::llvm`];
+//! - `sa`: the thesis analysis with the stride-alignment lattice of thesis Ch. 10
+//!   for integer and pointer values, in [`crate::stride`].
 //!
 //! `thesis` and `popl` assume a reducible CFG (thesis §2.4, POPL'21 §3.1); they
 //! report an irreducible function as [`AnalysisError::Irreducible`], never analysed.
 //! `llvm` analyses any CFG.
 
 use crate::shape::Shape;
+use crate::stride::SaShape;
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{Block, Body, FuncId, FunctionData, Inst, Module, Value};
 use std::collections::{BTreeMap, BTreeSet};
@@ -30,12 +33,18 @@ pub enum AnalysisKind {
     Popl,
     /// LLVM's "Convergence and Uniformity" (any CFG, irreducible ones included).
     Llvm,
+    /// Thesis Ch. 6-7 with the stride-alignment lattice of Ch. 10.
+    Sa,
 }
 
 impl AnalysisKind {
     /// Every analysis, in the order `--analysis all` runs them.
-    pub const ALL: [AnalysisKind; 3] =
-        [AnalysisKind::Thesis, AnalysisKind::Popl, AnalysisKind::Llvm];
+    pub const ALL: [AnalysisKind; 4] = [
+        AnalysisKind::Thesis,
+        AnalysisKind::Popl,
+        AnalysisKind::Llvm,
+        AnalysisKind::Sa,
+    ];
 
     /// The name `--analysis` and the corpus (`; expect[NAME]:`) use.
     pub fn name(self) -> &'static str {
@@ -43,6 +52,7 @@ impl AnalysisKind {
             AnalysisKind::Thesis => "thesis",
             AnalysisKind::Popl => "popl",
             AnalysisKind::Llvm => "llvm",
+            AnalysisKind::Sa => "sa",
         }
     }
 
@@ -50,9 +60,10 @@ impl AnalysisKind {
     /// analysis. Those expectations were derived for the thesis and POPL'21
     /// analyses (activation, stack objects, P-LLVM commands); `llvm` makes no claim
     /// about activation or stack objects and is checked only by `; expect[llvm]:`
-    /// (and, like every analysis, against every `; run:`).
+    /// (and, like every analysis, against every `; run:`); `sa` may prove uniform
+    /// what those expectations call varying, and is checked by `; expect[sa]:`.
     pub fn takes_unnamed_expectations(self) -> bool {
-        !matches!(self, AnalysisKind::Llvm)
+        !matches!(self, AnalysisKind::Llvm | AnalysisKind::Sa)
     }
 
     /// The analysis called `name`.
@@ -174,6 +185,9 @@ pub struct Uniformity {
     /// The shape of every parameter and instruction result (⊥ for constants and
     /// for values the analysis never reached, e.g. in unreachable blocks).
     pub values: SecondaryMap<Value, Shape>,
+    /// `sa` only: the stride-alignment shape (thesis Fig. 10.4) of every integer
+    /// and pointer parameter and instruction result; empty for other analyses.
+    pub strides: BTreeMap<Value, SaShape>,
     /// The shape of each block's terminator: `v` if it may send the active lanes
     /// to different successors (a divergent terminator, §6.3).
     pub terminators: SecondaryMap<Block, Shape>,
@@ -227,12 +241,24 @@ impl Uniformity {
     }
 }
 
-/// Runs `kind` on `func` of `module`.
+/// Runs `kind` on `func` of `module` (for `sa`: a thread array of any width).
 pub fn analyze(
     module: &Module,
     func: FuncId,
     kind: AnalysisKind,
     init: &InitShapes,
+) -> Result<Uniformity, AnalysisError> {
+    analyze_for_width(module, func, kind, init, None)
+}
+
+/// Runs `kind` on `func` of `module` for a thread array of at most `width` lanes
+/// (`None`: any width). Only `sa` depends on the width (thesis Fig. 10.12).
+pub fn analyze_for_width(
+    module: &Module,
+    func: FuncId,
+    kind: AnalysisKind,
+    init: &InitShapes,
+    width: Option<u32>,
 ) -> Result<Uniformity, AnalysisError> {
     let data = &module.functions[func];
     let body = data
@@ -248,6 +274,9 @@ pub fn analyze(
         AnalysisKind::Thesis => Ok(crate::thesis::compute_da(module, func, body, &facts, init)),
         AnalysisKind::Popl => Ok(crate::popl::uniformity(module, func, body, &facts, init)),
         AnalysisKind::Llvm => Ok(crate::llvm::uniformity(module, func, body, init)),
+        AnalysisKind::Sa => Ok(crate::stride::compute_sa(
+            module, func, body, &facts, init, width,
+        )),
     }
 }
 

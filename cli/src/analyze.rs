@@ -1,5 +1,6 @@
 //! `pllvm analyze`: the divergence analyses of thesis Ch. 6-7 (`thesis`), POPL'21
-//! (`popl`) and LLVM's "Convergence and Uniformity" (`llvm`) on one function,
+//! (`popl`), LLVM's "Convergence and Uniformity" (`llvm`) and the stride-alignment
+//! lattice of thesis Ch. 10 (`sa`) on one function,
 //! printed as annotated text, JSON, or a Graphviz picture of the CFG; with the
 //! reconverging-CFG check (poster, Definition 1) under each analysis.
 
@@ -7,7 +8,9 @@ use anyhow::{Result, anyhow};
 use pllvm_analysis::PostDomTree;
 use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_analysis::render;
-use pllvm_analysis::uniformity::{AnalysisError, AnalysisKind, InitShapes, Uniformity, analyze};
+use pllvm_analysis::uniformity::{
+    AnalysisError, AnalysisKind, InitShapes, Uniformity, analyze_for_width,
+};
 use pllvm_semantics::ir::Module;
 use std::io::Write;
 
@@ -19,7 +22,7 @@ pub fn parse_analysis(text: &str) -> Result<Vec<AnalysisKind>, String> {
     text.split(',')
         .map(|name| {
             AnalysisKind::parse(name.trim())
-                .ok_or_else(|| format!("unknown analysis '{name}' (thesis, popl, llvm or all)"))
+                .ok_or_else(|| format!("unknown analysis '{name}' (thesis, popl, llvm, sa or all)"))
         })
         .collect()
 }
@@ -35,12 +38,14 @@ pub enum Format {
     Dot,
 }
 
-/// Runs `kinds` on `function` (or the first definition) and prints the result.
+/// Runs `kinds` on `function` (or the first definition) and prints the result;
+/// `width` bounds the thread array for `sa` (thesis Fig. 10.12).
 pub fn run(
     module: &Module,
     function: Option<&str>,
     kinds: &[AnalysisKind],
     uniform_args: &[String],
+    width: Option<u32>,
     format: Format,
     out: &mut dyn Write,
 ) -> Result<()> {
@@ -62,7 +67,7 @@ pub fn run(
     let mut results: Vec<Uniformity> = Vec::new();
     let mut skipped = Vec::new();
     for &k in kinds {
-        match analyze(module, func, k, &init) {
+        match analyze_for_width(module, func, k, &init, width) {
             Ok(r) => results.push(r),
             Err(AnalysisError::Irreducible(_)) if kinds.len() > 1 => skipped.push(k.name()),
             Err(e) => return Err(anyhow!("{e}")),

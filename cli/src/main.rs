@@ -90,9 +90,12 @@ struct ExploreArgs {
 struct AnalyzeArgs {
     /// A .ll file.
     file: PathBuf,
-    /// Which analysis: thesis, popl, llvm or all (comma-separated names allowed).
-    #[arg(long, value_name = "thesis|popl|llvm|all", default_value = "all")]
+    /// Which analysis: thesis, popl, llvm, sa or all (comma-separated names allowed).
+    #[arg(long, value_name = "thesis|popl|llvm|sa|all", default_value = "all")]
     analysis: String,
+    /// `sa`: the thread array has at most W lanes (thesis Fig. 10.12); default: any.
+    #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(1..))]
+    width: Option<u32>,
     /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     uniform_args: Vec<String>,
@@ -248,6 +251,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 a.function.as_deref(),
                 &kinds,
                 &a.uniform_args,
+                a.width,
                 format,
                 &mut std::io::stdout(),
             )?;

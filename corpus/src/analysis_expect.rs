@@ -16,6 +16,13 @@
 //! `alloca` line the shape is the stack object's (§6.6). Lines carrying `; error:`
 //! belong to verifier files and are left alone.
 //!
+//! For `sa` (thesis Ch. 10) an expectation may name a stride-alignment shape:
+//! `; expect[sa]: stride 4 align 16`, `; expect[sa]: uniform align 8`,
+//! `; expect[sa]: varying align 4` (compared with the sa-shape exactly), while
+//! `uniform` / `varying` alone compare the basic shape; `; analyze: --width W`
+//! analyses `sa` for at most W lanes (Fig. 10.12), and every run of the file must
+//! then use at most W threads.
+//!
 //! Every `; run:` of the file is then executed by [`observe_run`], which watches each
 //! dynamic instance: the lanes that execute an instruction (the control mask for
 //! a phi, every lane for `total` and `mask()`, the activation otherwise, and of
@@ -25,9 +32,15 @@
 //! object created together must hold equal contents, wherever an analysis says
 //! `uniform`. Pointers into stack objects are compared up to the object: the
 //! copies one `alloca` made in one step are one abstract object (Fig. 6.11).
+//! Every sa-shape `sa` gives an integer or pointer value is checked on every dynamic
+//! instance too ([`stride_violations`]): the executing lanes are in γ_sa of it
+//! (Fig. 10.4, read modulo 2^N, [`SaShape::admits`]).
 
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{AnalysisError, AnalysisKind, InitShapes, Uniformity, analyze};
+use pllvm_analysis::stride::{SaShape, sa_bits};
+use pllvm_analysis::uniformity::{
+    AnalysisError, AnalysisKind, InitShapes, Uniformity, analyze_for_width,
+};
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_semantics::diag::{LineIndex, SourceMap};
@@ -47,6 +60,9 @@ pub struct ShapeExpect {
     pub analysis: Option<AnalysisKind>,
     /// The expected shape.
     pub shape: Shape,
+    /// `; expect[sa]: stride S align A` and the like: the expected sa-shape
+    /// (thesis Fig. 10.4), compared exactly.
+    pub sa: Option<SaShape>,
 }
 
 /// The analysis directives of a file.
@@ -58,6 +74,8 @@ pub struct AnalysisDirectives {
     pub function: Option<String>,
     /// Whether the file has an `; analyze:` line.
     pub has_analyze_line: bool,
+    /// `--width W` of the `; analyze:` line: `sa` assumes at most W lanes.
+    pub width: Option<u32>,
     /// The expectations, in line order.
     pub expects: Vec<ShapeExpect>,
 }
@@ -101,6 +119,16 @@ pub fn parse(src: &str) -> Result<AnalysisDirectives, String> {
                                 .to_string(),
                         );
                     }
+                    "--width" => {
+                        k += 1;
+                        d.width = Some(
+                            words
+                                .get(k)
+                                .and_then(|w| w.parse().ok())
+                                .filter(|&w| w > 0)
+                                .ok_or_else(|| format!("line {number}: --width needs a number"))?,
+                        );
+                    }
                     other => {
                         return Err(format!("line {number}: unknown analyze option '{other}'"));
                     }
@@ -131,13 +159,22 @@ pub fn parse(src: &str) -> Result<AnalysisDirectives, String> {
                 .ok_or_else(|| format!("line {number}: expected ':' after expect"))?;
             let end = after.find(';').unwrap_or(after.len());
             let word = after[..end].trim();
-            let shape = Shape::parse(word).ok_or_else(|| {
-                format!("line {number}: '{word}' is not a shape (uniform, varying, bottom)")
-            })?;
+            let (shape, sa) = match Shape::parse(word) {
+                Some(shape) => (shape, None),
+                None => match SaShape::parse(word) {
+                    Some(sa) if analysis == Some(AnalysisKind::Sa) => (sa.to_basic(), Some(sa)),
+                    _ => {
+                        return Err(format!(
+                            "line {number}: '{word}' is not a shape (uniform, varying, bottom; for sa also stride S align A)"
+                        ));
+                    }
+                },
+            };
             d.expects.push(ShapeExpect {
                 line: number,
                 analysis,
                 shape,
+                sa,
             });
             rest = &after[end..];
         }
@@ -229,7 +266,7 @@ pub fn check(
     let mut failures = Vec::new();
     let mut results = Vec::new();
     for kind in AnalysisKind::ALL {
-        match analyze(module, func, kind, &init) {
+        match analyze_for_width(module, func, kind, &init, d.width) {
             Ok(r) => results.push(r),
             // An analysis that assumes reducible control flow is skipped on an
             // irreducible function, unless an expectation names it.
@@ -253,6 +290,21 @@ pub fn check(
             {
                 continue;
             }
+            if let Some(expected) = e.sa {
+                let got = match entity {
+                    LineEntity::Inst(i) => body.insts[i].result.and_then(|v| r.strides.get(&v)),
+                    _ => None,
+                };
+                if got != Some(&expected) {
+                    failures.push(format!(
+                        "{name}:{}: {} says {}, expected {expected}",
+                        e.line,
+                        r.analysis,
+                        got.map_or("no stride-alignment shape".to_string(), |s| s.word())
+                    ));
+                }
+                continue;
+            }
             let got = shape_of(r, body, entity);
             if got != e.shape {
                 failures.push(format!(
@@ -265,6 +317,24 @@ pub fn check(
     for (run_name, config) in runs {
         let mut config = config.clone();
         config.function = Some(module.functions[func].name.clone());
+        if let Some(w) = d.width
+            && config.threads > w as usize
+        {
+            failures.push(format!(
+                "{name}: run '{run_name}' has {} threads, more than --width {w}",
+                config.threads
+            ));
+            continue;
+        }
+        for r in results.iter().filter(|r| !r.strides.is_empty()) {
+            match stride_violations(module, r, &config) {
+                Ok(v) => failures.extend(
+                    v.into_iter()
+                        .map(|v| format!("{name}: run '{run_name}': {} {v}", r.analysis)),
+                ),
+                Err(e) => failures.push(format!("{name}: run '{run_name}': {e}")),
+            }
+        }
         let obs = match observe_run(module, &config) {
             Ok(o) => o,
             Err(e) => {
@@ -362,6 +432,123 @@ struct CopyGroup {
 /// [`DivergenceRecord`] must agree with this one on every value that is not a
 /// pointer (pointers are compared here up to the stack object, there exactly).
 pub fn observe_run(module: &Module, config: &RunConfig) -> Result<Observation, String> {
+    observe_run_with(module, config, &mut |_, _| {})
+}
+
+/// One executing lane's value, as the stride check reads it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LaneValue {
+    /// ⊤.
+    Undef,
+    /// An integer's bit pattern (up to 128 bits), or a pointer's address.
+    Int(u128),
+    /// A pointer into a stack object: the object's class (its `alloca` and the
+    /// step that made the lanes' copies, Fig. 6.11) and the offset.
+    Stack {
+        /// The `alloca` and the step.
+        class: (Inst, u64),
+        /// The byte offset.
+        offset: u64,
+    },
+    /// Anything else (floats, wide integers).
+    Other,
+}
+
+/// The violations of `r`'s stride-alignment claims (`r.strides`, thesis Fig. 10.4)
+/// in one run of `config`: for each dynamic instance of an integer or pointer
+/// value, its executing lanes must be in γ_sa of the claim, read modulo 2^N
+/// ([`SaShape::admits`]); pointers into stack objects count up to the object (the
+/// lanes' copies made together are one object, and their offsets follow the shape).
+pub fn stride_violations(
+    module: &Module,
+    r: &Uniformity,
+    config: &RunConfig,
+) -> Result<Vec<String>, String> {
+    let body = module.functions[r.func]
+        .body
+        .as_ref()
+        .ok_or("the analysed function has no body")?;
+    let mut bad: BTreeMap<Inst, String> = BTreeMap::new();
+    let mut hook = |i: Inst, lanes: &[(usize, LaneValue)]| {
+        if bad.contains_key(&i) {
+            return;
+        }
+        let Some(v) = body.insts[i].result else {
+            return;
+        };
+        let (Some(&claim), Some(bits)) = (r.strides.get(&v), sa_bits(module, body, v)) else {
+            return;
+        };
+        let stack_class = lanes.iter().find_map(|(_, l)| match l {
+            LaneValue::Stack { class, .. } => Some(*class),
+            _ => None,
+        });
+        let mut ints: Vec<(usize, Option<u128>)> = Vec::with_capacity(lanes.len());
+        let mut mixed = false;
+        for (lane, l) in lanes {
+            let value = match (l, stack_class) {
+                (LaneValue::Undef, _) => None,
+                (LaneValue::Int(x), None) => Some(*x),
+                (LaneValue::Stack { class, offset }, Some(c)) if *class == c => {
+                    Some(u128::from(*offset))
+                }
+                _ => {
+                    mixed = true;
+                    None
+                }
+            };
+            ints.push((*lane, value));
+        }
+        // Lanes pointing into different objects, or some into the stack and some
+        // not, are in no strided shape; a varying one only speaks of each lane.
+        let holds = if mixed {
+            matches!(claim, SaShape::Varying { .. })
+                && lanes.iter().all(|(_, l)| match l {
+                    LaneValue::Int(x) => claim.admits(bits, &[(0, Some(*x))]),
+                    LaneValue::Stack { offset, .. } => {
+                        claim.admits(bits, &[(0, Some(u128::from(*offset)))])
+                    }
+                    _ => true,
+                })
+        } else {
+            claim.admits(bits, &ints)
+        };
+        if !holds {
+            let shown: Vec<String> = lanes
+                .iter()
+                .map(|(t, l)| match l {
+                    LaneValue::Undef => format!("{t}: ⊤"),
+                    LaneValue::Int(x) => format!("{t}: {x}"),
+                    LaneValue::Stack { offset, .. } => format!("{t}: stack+{offset}"),
+                    LaneValue::Other => format!("{t}: ?"),
+                })
+                .collect();
+            bad.insert(
+                i,
+                format!(
+                    "calls %{} {claim}, but one instance had lanes [{}]",
+                    body.value_name(v).unwrap_or("?"),
+                    shown.join(", ")
+                ),
+            );
+        }
+    };
+    observe_run_with(module, config, &mut hook)?;
+    Ok(bad.into_values().collect())
+}
+
+/// What [`observe_run_with`] calls with each dynamic instance: the instruction
+/// and its executing lanes' values.
+pub type InstanceHook<'a> = dyn FnMut(Inst, &[(usize, LaneValue)]) + 'a;
+
+/// [`observe_run`], calling `on_instance` with every dynamic instance of an
+/// instruction with a result: the executing lanes whose definition mask is set
+/// and their values.
+pub fn observe_run_with(
+    module: &Module,
+    config: &RunConfig,
+    on_instance: &mut InstanceHook<'_>,
+) -> Result<Observation, String> {
     let mut m = Machine::new(module, config).map_err(|e| e.to_string())?;
     m.record_trace = false;
     let body = m.program.body;
@@ -471,6 +658,16 @@ pub fn observe_run(module: &Module, config: &RunConfig) -> Result<Observation, S
             // machine's own observer.
             let defined = m.state.env.defined(v);
             let column = m.state.env.get(v);
+            let lane_values: Vec<(usize, LaneValue)> = lanes
+                .iter()
+                .zip(column)
+                .enumerate()
+                .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
+                .map(|(lane, (_, val))| (lane, lane_value(&class, val)))
+                .collect();
+            if !lane_values.is_empty() {
+                on_instance(i, &lane_values);
+            }
             let mut seen = lanes
                 .iter()
                 .zip(column)
@@ -504,6 +701,22 @@ pub fn observe_run(module: &Module, config: &RunConfig) -> Result<Observation, S
     }
     cross_check(module, body, &obs, &m.divergence)?;
     Ok(obs)
+}
+
+/// A lane's value for the stride check.
+fn lane_value(class: &BTreeMap<ObjectId, (Inst, u64)>, v: &Val) -> LaneValue {
+    match v {
+        Val::Undef => LaneValue::Undef,
+        Val::Int(x) => LaneValue::Int(*x),
+        Val::Ptr(p) => match p.object.and_then(|o| class.get(&o)) {
+            Some(&c) => LaneValue::Stack {
+                class: c,
+                offset: p.offset,
+            },
+            None => LaneValue::Int(u128::from(p.address())),
+        },
+        _ => LaneValue::Other,
+    }
 }
 
 /// A lane value with pointers into stack objects replaced by their class.
