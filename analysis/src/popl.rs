@@ -15,15 +15,26 @@
 //! - any other value is uniform iff its operands are, by the same edge effects as
 //!   the thesis' [DA-*] transformers ([`crate::thesis`]), which are sound for the
 //!   P-LLVM commands (§4.3 assumes "a sound abstract edge transformer" for each);
-//! - a use of `x` at `p` away from its definition `q`: in SSA the only definition
-//!   of `x` reaches `p` definitely (`q ∈ rd p x`, Def. 6.4) whenever `p` is in the
-//!   dominance region of `q`, so `F#_Uni,2` gives `uni q x ∧ ⋀_{s ∈ lsplits q}
-//!   uni s b_s`, where `lsplits q` are the splits of the exits `e` of loops around
-//!   `q` with `e →* p` free of back edges (Def. 6.6). Loops that contain `p` too
-//!   have no such exit (an exit that reaches back into the loop closes a cycle
-//!   without a back edge), so only the loops left between `q` and `p` count.
-//!   Without §6, `H` of every block between `q` and `p` would count (Fig. 1a: `z`
-//!   at `P`); on LCSSA programs both coincide (§6.1).
+//! - a use of `x` at `p` away from its definition `d`: `F#_Uni,2` (Def. 6.6)
+//!   makes `x` uniform at `p` when `F#_Uni` does (`H_p` and `x` uniform at every
+//!   predecessor) or when some `q ∈ rd p x \ {p}` has `x` uniform and every split
+//!   of `lsplits q` uniform, where `rd` is the definite reaching definitions data
+//!   flow of §6 (`F#_RD`, Def. 6.4, [`crate::reaching_defs`]) and `lsplits q` are
+//!   the splits of the exits `e` of loops containing `q` with `e →* p` free of
+//!   back edges. `x` at `d` is the value's shape; `x` at the other points of `d`'s
+//!   dominance region is that dense fixpoint, computed per defining block when a
+//!   use asks ([`ReachingDefinitions::DataFlow`], the default). Without §6, `H`
+//!   of every block between `d` and `p` would count (Fig. 1a: `z` at `P`).
+//!
+//! In SSA the data flow has a closed form (`rd p x` is the dominator-tree path
+//! from `d` to `p`, see [`crate::reaching_defs`]), and the best `q` is `d`
+//! itself: a use is varying through §6 exactly when an exit of a loop around `d`
+//! that `p` is not in reaches `p` without a back edge and joins a varying split
+//! (loops containing `p` too have no such exit: it would close a cycle without a
+//! back edge). That shortcut is [`ReachingDefinitions::SsaDominance`];
+//! `proofs/tests/reaching_defs.rs` checks that both give the same shapes on
+//! generated reducible programs, LCSSA or not. On LCSSA programs no use leaves a
+//! loop, and both coincide with `F#_Uni` (§6.1).
 //!
 //! `s ∈ splits e` for a varying `s` is exactly "`e` is a join of `s`", so the
 //! analysis keeps the set of joins of varying splits and asks it.
@@ -36,12 +47,27 @@
 use crate::CfgFacts;
 use crate::disjoint::splits_joins;
 use crate::head_rewired::HeadRewired;
+use crate::reaching_defs::{DefinitelyReaching, Point};
 use crate::thesis::{JoinOracle, run};
 use crate::uniformity::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_semantics::ir::{Block, Body, FuncId, Module};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
 
-/// `F#_Uni,2` (Def. 6.6) to its fixpoint on `func`.
+/// How `F#_Uni,2` (Def. 6.6) learns which definitions reach a use definitely.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReachingDefinitions {
+    /// The data flow `F#_RD` of §6 (Def. 6.4, [`crate::reaching_defs`]) and the
+    /// disjunction of Def. 6.6 over every `q ∈ rd p x`, with `x`'s uniformity at
+    /// each such point computed densely.
+    DataFlow,
+    /// The SSA shortcut: only the definition's own block, which dominates the use,
+    /// and its `lsplits`.
+    SsaDominance,
+}
+
+/// `F#_Uni,2` (Def. 6.6) to its fixpoint on `func`, with definite reaching
+/// definitions from the data flow of §6.
 pub fn uniformity(
     module: &Module,
     func: FuncId,
@@ -49,7 +75,26 @@ pub fn uniformity(
     facts: &CfgFacts,
     init: &InitShapes,
 ) -> Uniformity {
-    let oracle = Splits::new(body, facts);
+    uniformity_with(
+        module,
+        func,
+        body,
+        facts,
+        init,
+        ReachingDefinitions::DataFlow,
+    )
+}
+
+/// [`uniformity`] with reaching definitions found as `how` says.
+pub fn uniformity_with(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    facts: &CfgFacts,
+    init: &InitShapes,
+    how: ReachingDefinitions,
+) -> Uniformity {
+    let oracle = Splits::new(body, facts, how);
     run(module, func, body, facts, init, oracle, AnalysisKind::Popl)
 }
 
@@ -59,16 +104,92 @@ struct Splits<'a> {
     facts: &'a CfgFacts,
     gstar: HeadRewired,
     cache: BTreeMap<Block, BTreeSet<Block>>,
+    how: ReachingDefinitions,
+    /// Per defining block: `rd · x` (Def. 6.4) and the dense uniformity of its
+    /// values (uniform at the definition) at every block, for the number of joins
+    /// it was computed with (the join sets only grow).
+    dense: RefCell<BTreeMap<Block, Dense>>,
+}
+
+/// `rd · x` for the values of one block, and `uni p x` at every block `p`.
+struct Dense {
+    rd: DefinitelyReaching,
+    joins_seen: usize,
+    uniform_at: Vec<bool>,
 }
 
 impl<'a> Splits<'a> {
-    fn new(body: &'a Body, facts: &'a CfgFacts) -> Self {
+    fn new(body: &'a Body, facts: &'a CfgFacts, how: ReachingDefinitions) -> Self {
         Splits {
             body,
             facts,
             gstar: HeadRewired::compute(body, &facts.loops),
             cache: BTreeMap::new(),
+            how,
+            dense: RefCell::new(BTreeMap::new()),
         }
+    }
+
+    /// `⋀_{s ∈ lsplits q} uni s b_s` for a use at `p` (Def. 6.6): no exit `e` of
+    /// a loop containing `q` with `e →* p` free of back edges is a join of a
+    /// varying split.
+    fn lsplits_uniform(&self, q: Block, p: Block, joins: &dyn Fn(Block) -> bool) -> bool {
+        let loops = &self.facts.loops;
+        loops.ancestors(q).into_iter().all(|l| {
+            loops
+                .exits(l)
+                .iter()
+                .all(|&e| !((e == p || self.facts.reach.reaches(e, p)) && joins(e)))
+        })
+    }
+
+    /// `uni p x` (Def. 6.6) at every block `p` for a value `x` of block `d` that
+    /// is uniform at `d`: the greatest fixpoint of
+    /// `uni p x = (H_p ∧ ⋀_{q→p} uni q x) ∨ ⋁_{q ∈ rd p x \ {p}} (uni q x ∧ ⋀_{s ∈ lsplits q} uni s b_s)`
+    /// over the blocks `d` dominates; `false` elsewhere (`x` is not defined there).
+    fn dense_uniformity(
+        &self,
+        d: Block,
+        rd: &DefinitelyReaching,
+        joins: &dyn Fn(Block) -> bool,
+    ) -> Vec<bool> {
+        let cfg = &self.facts.cfg;
+        let dom = &self.facts.dom;
+        let in_region = |b: Block| cfg.reachable(b) && dom.dominates(d, b);
+        let mut uni: Vec<bool> = (0..cfg.len() as u32).map(|b| in_region(Block(b))).collect();
+        let order: Vec<Block> = cfg
+            .reverse_postorder()
+            .into_iter()
+            .filter(|&b| b != d && in_region(b))
+            .collect();
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for &p in &order {
+                // F#_Uni (Def. 4.7): H_p and x uniform at every predecessor (the
+                // edges into p leave x alone: p ≠ d).
+                let homogeneous = !joins(p)
+                    && cfg
+                        .preds(p)
+                        .iter()
+                        .filter(|&&q| cfg.reachable(q))
+                        .all(|&q| uni[q.0 as usize]);
+                let reaching = || {
+                    rd.at(Point::Block(p)).iter().any(|q| match q {
+                        Point::Block(q) if q != p => {
+                            uni[q.0 as usize] && self.lsplits_uniform(q, p, joins)
+                        }
+                        _ => false,
+                    })
+                };
+                let now = homogeneous || reaching();
+                if now != uni[p.0 as usize] {
+                    uni[p.0 as usize] = now;
+                    changed = true;
+                }
+            }
+        }
+        uni
     }
 
     /// `{p | s ∈ splits p}` (Def. 4.18): the blocks where two paths of `G⋆` from
@@ -107,15 +228,44 @@ impl JoinOracle for Splits<'_> {
         sdep: &BTreeSet<Block>,
         tdep: &BTreeSet<Block>,
     ) -> bool {
-        // lsplits(def) (Def. 6.6): exits of loops around def, left before user,
-        // that reach user without a back edge and join a varying split.
+        // `s ∈ splits e` for a varying split s: e is a join the engine recorded.
+        let joins = |e: Block| sdep.contains(&e) || tdep.contains(&e);
         let loops = &self.facts.loops;
-        loops.ancestors(def).into_iter().any(|l| {
-            !loops.contains(l, user)
-                && loops.exits(l).iter().any(|&e| {
-                    (e == user || self.facts.reach.reaches(e, user))
-                        && (sdep.contains(&e) || tdep.contains(&e))
-                })
-        })
+        let leaves_a_loop = loops
+            .ancestors(def)
+            .into_iter()
+            .any(|l| !loops.contains(l, user));
+        match self.how {
+            ReachingDefinitions::SsaDominance => {
+                // lsplits(def) (Def. 6.6) with q = def, which dominates the use.
+                !self.lsplits_uniform(def, user, &joins)
+            }
+            // Every loop around def contains the use: lsplits(def) is empty, and
+            // def ∈ rd user x when def dominates the use (SSA), so Def. 6.6 keeps
+            // the value's shape without the fixpoint.
+            ReachingDefinitions::DataFlow
+                if !leaves_a_loop && self.facts.dom.dominates(def, user) =>
+            {
+                false
+            }
+            ReachingDefinitions::DataFlow => {
+                let mut dense = self.dense.borrow_mut();
+                let seen = sdep.len() + tdep.len();
+                let entry = dense.entry(def).or_insert_with(|| Dense {
+                    rd: DefinitelyReaching::compute(&self.facts.cfg, Some(def)),
+                    joins_seen: usize::MAX,
+                    uniform_at: Vec::new(),
+                });
+                if entry.joins_seen != seen {
+                    entry.uniform_at = self.dense_uniformity(def, &entry.rd, &joins);
+                    entry.joins_seen = seen;
+                }
+                !entry
+                    .uniform_at
+                    .get(user.0 as usize)
+                    .copied()
+                    .unwrap_or(false)
+            }
+        }
     }
 }

@@ -16,19 +16,24 @@
 //! transitions into it. Breadth-first order makes each witness schedule a
 //! shortest one and lets the step bound cut every schedule at the same length.
 //!
+//! [`explore_with`] runs the same search and hands every transition it follows to
+//! a visitor ([`Transition`]: the state before, the block step of [BLS-W-STEP]
+//! with its masks and successors, the state after), so that a property can be
+//! checked in every step of every greedy schedule, as the soundness checks of
+//! the divergence analyses do (`proofs/tests/soundness_explore.rs`).
+//!
 //! An *outcome* is how a schedule ends: every lane returned, undefined behaviour, a
 //! resource limit, or no block that may be scheduled; with the lanes' results and
 //! the contents of every global (allocas are private and dead at the end, and their
 //! object numbers depend on the order of allocation, so they are not compared).
 
 use crate::config::RunConfig;
-use crate::greedy::{
-    GreedyFacts, NaturalLoop, Stepped, candidates, lane_targets, progress, step_copy,
-};
+use crate::greedy::{GreedyFacts, NaturalLoop, candidates, lane_targets, progress};
 use crate::machine::{Machine, SetupError};
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::memory::Byte;
-use pllvm_semantics::rules::{Next, Program, State};
+use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
+use pllvm_semantics::rules::{Interp, Next, Program, State, StepError};
 use pllvm_semantics::value::{Val, display_signed};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -345,12 +350,57 @@ struct Node {
 /// Distinct outcomes: how the run ended, the results, the globals' bytes.
 type OutcomeKey = (String, Vec<Option<Val>>, Vec<Vec<Byte>>);
 
+/// One transition the exploration follows: block `step.scheduled` scheduled in
+/// the state `before` gives the state `after` ([LSS-W-STEP], Fig. 4.3).
+///
+/// States are numbered in the order the breadth-first search first meets them
+/// (the initial state is 0); `first_visit` says whether this transition is the one
+/// that met `to` first, so a visitor can carry facts about how a state was
+/// reached (a parent map, the history of its stack objects) from `from` to `to`.
+/// Every node is expanded after the transition that met it first.
+pub struct Transition<'a> {
+    /// The program being explored (blocks, instructions, names).
+    pub program: &'a Program<'a>,
+    /// The number of the state before.
+    pub from: u32,
+    /// The number of the state after, `None` when the state bound kept it out of
+    /// the explored graph (the step was still executed and is handed over).
+    pub to: Option<u32>,
+    /// Whether this transition met `to` first.
+    pub first_visit: bool,
+    /// σ before the step.
+    pub before: &'a State,
+    /// What the block did ([BLS-W-STEP]): cmsk^W, pmsk^W, amsk^W and i^W.
+    pub step: &'a BlockStep,
+    /// σ' after the step.
+    pub after: &'a State,
+}
+
 /// Explores every greedy schedule (Def. 12) of the program `config` selects in
 /// `module`, from its initial state (Def. 4), within `bounds`.
 pub fn explore(
     module: &Module,
     config: &RunConfig,
     bounds: &Bounds,
+) -> Result<Exploration, ExploreError> {
+    explore_with(module, config, bounds, &mut |_| {})
+}
+
+/// [`explore`], handing `visit` every transition the search follows, in the
+/// order it follows them (breadth first).
+///
+/// The visitor sees each (state, block) pair of the explored graph once: a state
+/// reached by two schedules is expanded once. It sees the transitions that end
+/// a schedule with undefined behaviour or a resource limit only through the
+/// returned outcomes (such a step has no state after it). The transitions that
+/// termination preservation (§5.3) rules out once the whole graph is known
+/// ([`Exploration::pruned`]) are among those visited: the visitor sees a
+/// superset of the greedy transitions, never fewer.
+pub fn explore_with(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+    visit: &mut dyn FnMut(&Transition<'_>),
 ) -> Result<Exploration, ExploreError> {
     let machine = Machine::new(module, config).map_err(ExploreError::Setup)?;
     let program = &machine.program;
@@ -515,7 +565,7 @@ pub fn explore(
         ];
         for b in next {
             transitions += 1;
-            match step_copy(program, facts.interp, &state, b) {
+            match step_keeping(program, facts.interp, &state, b) {
                 Stepped::Stuck(message) => {
                     let mut schedule = path(&nodes, n);
                     schedule.push(b);
@@ -531,20 +581,50 @@ pub fn explore(
                     ends[n as usize] = true;
                     record_end(ending, &state, Some(b), &nodes, &mut outcomes);
                 }
-                Stepped::State(s) => {
+                Stepped::State(next_and_step) => {
+                    let (s, step) = *next_and_step;
                     let h = fingerprint(&s);
                     let known = index.get(&h).copied();
                     let target = match known {
-                        Some(id) => id,
+                        Some(id) => {
+                            visit(&Transition {
+                                program,
+                                from: n,
+                                to: Some(id),
+                                first_visit: false,
+                                before: &state,
+                                step: &step,
+                                after: &s,
+                            });
+                            id
+                        }
                         None if states.len() >= bounds.max_states => {
                             unexpanded[n as usize] = true;
                             truncated.get_or_insert_with(|| {
                                 format!("more than {} states", bounds.max_states)
                             });
+                            visit(&Transition {
+                                program,
+                                from: n,
+                                to: None,
+                                first_visit: false,
+                                before: &state,
+                                step: &step,
+                                after: &s,
+                            });
                             continue;
                         }
                         None => {
                             let id = states.len() as u32;
+                            visit(&Transition {
+                                program,
+                                from: n,
+                                to: Some(id),
+                                first_visit: true,
+                                before: &state,
+                                step: &step,
+                                after: &s,
+                            });
                             states.push(Some(s));
                             nodes.push(Node {
                                 parent: Some((n, b)),
@@ -681,6 +761,28 @@ pub fn explore(
         cnb,
         cnb_schedulable,
     })
+}
+
+/// What one step of [`explore_with`] gave.
+enum Stepped {
+    /// The next state and what the block did (boxed: the other variants are small).
+    State(Box<(State, BlockStep)>),
+    /// The run ended (undefined behaviour, a resource limit): the outcome text.
+    Ended(String),
+    /// No rule applies (a bug or an unverified program); the message.
+    Stuck(String),
+}
+
+/// Schedules `sc` on a copy of `state` ([LSS-W-STEP]), keeping the block step
+/// (`crate::greedy::step_copy`, which the greedy constraints use, drops it).
+fn step_keeping(program: &Program<'_>, interp: Interp, state: &State, sc: Block) -> Stepped {
+    let mut next = state.clone();
+    match lss_w_step(program, interp, sc, &mut next, false) {
+        Ok(step) => Stepped::State(Box::new((next, step))),
+        Err(StepError::Undefined(ub)) => Stepped::Ended(format!("undefined: {ub}")),
+        Err(StepError::Limit(why)) => Stepped::Ended(format!("limit: {why}")),
+        Err(StepError::Stuck(s)) => Stepped::Stuck(s.to_string()),
+    }
 }
 
 /// The pairs of Def. 20 in one state: two different lanes, one with its control
