@@ -829,3 +829,72 @@ fn fingerprint(state: &State) -> u128 {
     state.hash(&mut b);
     (u128::from(a.finish()) << 64) | u128::from(b.finish())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two lanes part at A (lane 0 to B, lane 1 to C) and meet at D. The greedy
+    /// schedules are A,B,C,D and A,C,B,D (B and C both synchronize: neither
+    /// reaches the other, Def. 17); after B,C and after C,B the state is the same
+    /// (each lane came to D from its own block, no memory), so the search meets
+    /// it twice and expands it once. Breadth first, lowest block index first:
+    /// states 0 (initial), 1 (after A), 2 and 3 (after the first of B and C), 4
+    /// (both lanes at D, met from 2 first), 5 (ended).
+    const DIAMOND: &str = "define i32 @f() {
+A:
+  %t = call i32 @pllvm.thread_id()
+  %z = icmp eq i32 %t, 0
+  br i1 %z, label %B, label %C
+B:
+  br label %D
+C:
+  br label %D
+D:
+  %r = phi i32 [ 1, %B ], [ 2, %C ]
+  ret i32 %r
+}
+";
+
+    #[test]
+    fn the_visitor_sees_every_transition_once_with_its_block_step() {
+        let (module, _) = match pllvm_semantics::text::parse_module(DIAMOND) {
+            Ok(parsed) => parsed,
+            Err(e) => panic!("the test program does not parse: {e:?}"),
+        };
+        let config = RunConfig {
+            threads: 2,
+            ..Default::default()
+        };
+        let mut seen = Vec::new();
+        let mut parted_at_a = false;
+        let e = explore_with(&module, &config, &Bounds::default(), &mut |t| {
+            let name = t.program.block_name(t.step.scheduled).to_string();
+            if name == "A" {
+                // Both lanes active, sent to different successors ([PC-ACTIVE]).
+                parted_at_a = t.step.active == [true, true] && t.step.succ[0] != t.step.succ[1];
+            }
+            seen.push((t.from, t.to, t.first_visit, name));
+        })
+        .unwrap_or_else(|e| panic!("explores: {e}"));
+        // Which of B and C comes first is the block index's choice (§2.5 orders
+        // the two sides of a branch by the documented DFS); the other comes second.
+        let first = seen.get(1).map_or("?", |t| t.3.as_str()).to_string();
+        let second = if first == "B" { "C" } else { "B" };
+        let expect: Vec<(u32, Option<u32>, bool, String)> = [
+            (0, 1, true, "A"),
+            (1, 2, true, first.as_str()),
+            (1, 3, true, second),
+            (2, 4, true, second),
+            (3, 4, false, first.as_str()),
+            (4, 5, true, "D"),
+        ]
+        .into_iter()
+        .map(|(f, t, new, b)| (f, Some(t), new, b.to_string()))
+        .collect();
+        assert_eq!(seen, expect);
+        assert!(parted_at_a);
+        assert_eq!((e.states, e.transitions), (6, 6));
+        assert!(e.truncated.is_none());
+    }
+}
