@@ -21,6 +21,10 @@
 //! machine's own observer (`pllvm_interp::observe::DivergenceRecord`) is fed the
 //! same transitions and must agree on every value that is not a pointer.
 //!
+//! The transitions checked are those the search follows, a superset of the
+//! greedy ones: termination preservation (§5.3) rules some out only once the
+//! whole graph is known, and they are checked too.
+//!
 //! Every program is counted: an exploration that hits its bounds is reported
 //! (its visited transitions are still checked) and the test fails when more than
 //! a tenth do. A counterexample is a bug of an analysis to fix, never a case to
@@ -128,14 +132,15 @@ struct Refuted {
 /// The counts of one sweep.
 #[derive(Default, Debug)]
 struct Counts {
-    programs: usize,
+    /// Explorations (one program, one width, one input vector).
+    explorations: usize,
     exhaustive: usize,
     truncated: usize,
     transitions: usize,
     states: usize,
     /// States with more than one greedy successor (a choice of schedule).
     choice_states: usize,
-    /// Programs with at least one such state (more than one greedy schedule).
+    /// Explorations with at least one such state (more than one greedy schedule).
     programs_with_choice: usize,
     /// Value claims (analysis, instruction) some transition exercised: the value
     /// is uniform in the analysis and was computed by the transition.
@@ -356,7 +361,7 @@ fn check_program(
     if let Some(f) = failure {
         return Err(f);
     }
-    counts.programs += 1;
+    counts.explorations += 1;
     counts.transitions += transitions;
     counts.states += explored.states;
     counts.claims_checked += claims.len();
@@ -420,15 +425,20 @@ fn sweep(
                 continue;
             }
         }
+        // W = 2, 3, 4 by seed, and two input vectors: more ways for the lanes to
+        // part, so more states with a choice of schedule.
         let width = 2 + (seed % 3) as usize;
-        match check_program(kinds, &g, None, width, seed ^ 0xe4910e, &mut counts) {
-            Ok(problems) if problems.is_empty() => {}
-            Ok(problems) => failures.push(format!(
-                "seed {seed}, W = {width}: {}\n{}",
-                problems.join("\n"),
-                pllvm_semantics::text::print_module(&g.module)
-            )),
-            Err(e) => failures.push(format!("seed {seed}, W = {width}: {e}")),
+        for input in 0..2u64 {
+            let input_seed = (seed ^ 0xe4910e).wrapping_mul(31).wrapping_add(input);
+            match check_program(kinds, &g, None, width, input_seed, &mut counts) {
+                Ok(problems) if problems.is_empty() => {}
+                Ok(problems) => failures.push(format!(
+                    "seed {seed}, W = {width}, inputs {input}: {}\n{}",
+                    problems.join("\n"),
+                    pllvm_semantics::text::print_module(&g.module)
+                )),
+                Err(e) => failures.push(format!("seed {seed}, W = {width}, inputs {input}: {e}")),
+            }
         }
     }
     eprintln!("{counts:?} (reducible programs passed over: {skipped_reducible})");
@@ -439,10 +449,10 @@ fn sweep(
         failures.first().map_or("", String::as_str)
     );
     assert!(
-        counts.truncated * 10 <= counts.programs,
+        counts.truncated * 10 <= counts.explorations,
         "{} of {} explorations hit their bounds",
         counts.truncated,
-        counts.programs
+        counts.explorations
     );
     counts
 }
@@ -450,9 +460,11 @@ fn sweep(
 /// `thesis`, `popl` and `llvm` on small reducible programs, every greedy schedule.
 #[test]
 fn analyses_are_sound_in_every_explored_transition() {
-    let counts = sweep(&AnalysisKind::ALL, &small(false), 0..1500, false);
+    let counts = sweep(&AnalysisKind::ALL, &small(false), 0..2000, false);
     assert!(
-        counts.programs == 1500 && counts.transitions > 20_000,
+        counts.explorations == 4000
+            && counts.transitions > 50_000
+            && counts.programs_with_choice > 500,
         "{counts:?}"
     );
 }
@@ -464,8 +476,11 @@ fn analyses_are_sound_in_every_explored_transition_of_larger_programs() {
         max_insts_per_block: 2,
         ..GenConfig::reducible()
     };
-    let counts = sweep(&AnalysisKind::ALL, &config, 0..400, false);
-    assert!(counts.programs == 400, "{counts:?}");
+    let counts = sweep(&AnalysisKind::ALL, &config, 0..500, false);
+    assert!(
+        counts.explorations == 1000 && counts.programs_with_choice > 100,
+        "{counts:?}"
+    );
 }
 
 /// `llvm` on small programs with irreducible cycles (which `thesis` and `popl`
@@ -473,7 +488,10 @@ fn analyses_are_sound_in_every_explored_transition_of_larger_programs() {
 #[test]
 fn llvm_is_sound_in_every_explored_transition_of_irreducible_programs() {
     let counts = sweep(&[AnalysisKind::Llvm], &small(true), 0..900, true);
-    assert!(counts.programs >= 30, "{counts:?}");
+    assert!(
+        counts.explorations >= 60 && counts.programs_with_choice > 20,
+        "{counts:?}"
+    );
 }
 
 /// The check can fail: an analysis that calls everything uniform is refuted in
