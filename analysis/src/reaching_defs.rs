@@ -54,57 +54,29 @@ pub enum Point {
     Block(Block),
 }
 
-/// A set of program points: an element of `P(Lab)` (Def. 6.1).
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
-pub struct PointSet {
+/// A set of program points: an element of `P(Lab)` (Def. 6.1), viewed in the
+/// table that holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct PointSet<'a> {
     /// Bit 0 is `rt`, bit `b + 1` block `b`.
-    words: Vec<u64>,
+    words: &'a [u64],
 }
 
-impl PointSet {
-    fn bit(p: Point) -> usize {
-        match p {
-            Point::Root => 0,
-            Point::Block(b) => b.0 as usize + 1,
-        }
+/// The bit of `p` in a point set.
+fn bit(p: Point) -> usize {
+    match p {
+        Point::Root => 0,
+        Point::Block(b) => b.0 as usize + 1,
     }
+}
 
-    /// The empty set for a body of `n_blocks` blocks.
-    fn empty(n_blocks: usize) -> Self {
-        PointSet {
-            words: vec![0; (n_blocks + 1).div_ceil(64)],
-        }
-    }
-
-    /// Every point of a body of `n_blocks` blocks.
-    fn full(n_blocks: usize) -> Self {
-        let mut s = PointSet::empty(n_blocks);
-        for k in 0..=n_blocks {
-            s.words[k / 64] |= 1 << (k % 64);
-        }
-        s
-    }
-
+impl PointSet<'_> {
     /// Whether `p` is in the set.
     pub fn contains(&self, p: Point) -> bool {
-        let k = Self::bit(p);
+        let k = bit(p);
         self.words
             .get(k / 64)
             .is_some_and(|w| w & (1 << (k % 64)) != 0)
-    }
-
-    fn insert(&mut self, p: Point) {
-        let k = Self::bit(p);
-        if k / 64 >= self.words.len() {
-            self.words.resize(k / 64 + 1, 0);
-        }
-        self.words[k / 64] |= 1 << (k % 64);
-    }
-
-    fn intersect_with(&mut self, other: &PointSet) {
-        for (k, w) in self.words.iter_mut().enumerate() {
-            *w &= other.words.get(k).copied().unwrap_or(0);
-        }
     }
 
     /// The points of the set: `rt` first, then blocks in arena order.
@@ -127,6 +99,14 @@ impl PointSet {
     /// Whether the set is empty.
     pub fn is_empty(&self) -> bool {
         self.words.iter().all(|&w| w == 0)
+    }
+}
+
+/// Adds `p` to the set `words`.
+fn insert(words: &mut [u64], p: Point) {
+    let k = bit(p);
+    if let Some(w) = words.get_mut(k / 64) {
+        *w |= 1 << (k % 64);
     }
 }
 
@@ -162,9 +142,12 @@ pub fn defining_block(body: &Body, x: Value) -> Option<Block> {
 pub struct DefinitelyReaching {
     /// The defining block (`None`: parameters and constants).
     pub def: Option<Block>,
-    /// `rd p x` per block `p`, by arena index.
-    sets: Vec<PointSet>,
-    root: PointSet,
+    /// Words per set.
+    stride: usize,
+    /// `rd p x` per block `p` (by arena index), `stride` words each.
+    sets: Vec<u64>,
+    /// `rd rt x = {rt}`.
+    root: Vec<u64>,
 }
 
 impl DefinitelyReaching {
@@ -173,44 +156,71 @@ impl DefinitelyReaching {
     /// fixpoint (one sweep on an acyclic CFG, a few more with loops).
     pub fn compute(cfg: &Cfg, def: Option<Block>) -> Self {
         let n = cfg.len();
-        let mut root = PointSet::empty(n);
-        root.insert(Point::Root);
-        let mut sets = vec![PointSet::full(n); n];
+        let bits = n + 1;
+        let stride = bits.div_ceil(64);
+        let mut full = vec![u64::MAX; stride];
+        if !bits.is_multiple_of(64)
+            && let Some(last) = full.last_mut()
+        {
+            *last = (1 << (bits % 64)) - 1;
+        }
+        let mut root = vec![0; stride];
+        insert(&mut root, Point::Root);
+        let mut sets: Vec<u64> = full.iter().copied().cycle().take(stride * n).collect();
         let order = cfg.reverse_postorder();
         let entry = cfg.entry();
+        let mut next = full.clone();
+        let intersect = |into: &mut [u64], other: &[u64]| {
+            for (a, b) in into.iter_mut().zip(other) {
+                *a &= b;
+            }
+        };
         let mut changed = true;
         while changed {
             changed = false;
             for &p in &order {
-                let mut next = PointSet::full(n);
                 if Some(p) == def {
                     // isdef q p x for every incoming edge: f#_qp gives ∅.
-                    next = PointSet::empty(n);
+                    next.iter_mut().for_each(|w| *w = 0);
                 } else {
+                    next.copy_from_slice(&full);
                     if p == entry {
-                        next.intersect_with(&root);
+                        intersect(&mut next, &root);
                     }
                     for &q in cfg.preds(p) {
                         if cfg.reachable(q) {
-                            next.intersect_with(&sets[q.0 as usize]);
+                            let at = q.0 as usize * stride;
+                            intersect(&mut next, &sets[at..at + stride]);
                         }
                     }
                 }
-                next.insert(Point::Block(p));
-                if next != sets[p.0 as usize] {
-                    sets[p.0 as usize] = next;
+                insert(&mut next, Point::Block(p));
+                let at = p.0 as usize * stride;
+                let mine = &mut sets[at..at + stride];
+                if *mine != *next {
+                    mine.copy_from_slice(&next);
                     changed = true;
                 }
             }
         }
-        DefinitelyReaching { def, sets, root }
+        DefinitelyReaching {
+            def,
+            stride,
+            sets,
+            root,
+        }
     }
 
     /// `rd p x` for the variables this table is for.
-    pub fn at(&self, p: Point) -> &PointSet {
+    pub fn at(&self, p: Point) -> PointSet<'_> {
         match p {
-            Point::Root => &self.root,
-            Point::Block(b) => &self.sets[b.0 as usize],
+            Point::Root => PointSet { words: &self.root },
+            Point::Block(b) => {
+                let at = b.0 as usize * self.stride;
+                PointSet {
+                    words: self.sets.get(at..at + self.stride).unwrap_or(&[]),
+                }
+            }
         }
     }
 }
@@ -250,7 +260,7 @@ impl ReachingDefs {
     }
 
     /// `rd p x` (Def. 6.1).
-    pub fn rd(&self, p: Point, x: Value) -> &PointSet {
+    pub fn rd(&self, p: Point, x: Value) -> PointSet<'_> {
         self.table(x).at(p)
     }
 
