@@ -136,6 +136,8 @@ struct Counts {
     explorations: usize,
     exhaustive: usize,
     truncated: usize,
+    /// Why each truncated exploration stopped (the sweep adds seed, W and inputs).
+    truncated_why: Vec<String>,
     transitions: usize,
     states: usize,
     /// States with more than one greedy successor (a choice of schedule).
@@ -368,8 +370,9 @@ fn check_program(
     let choices = out_degree.values().filter(|&&d| d > 1).count();
     counts.choice_states += choices;
     counts.programs_with_choice += usize::from(choices > 0);
-    if explored.truncated.is_some() {
+    if let Some(why) = &explored.truncated {
         counts.truncated += 1;
+        counts.truncated_why.push(why.clone());
     } else {
         counts.exhaustive += 1;
     }
@@ -430,7 +433,14 @@ fn sweep(
         let width = 2 + (seed % 3) as usize;
         for input in 0..2u64 {
             let input_seed = (seed ^ 0xe4910e).wrapping_mul(31).wrapping_add(input);
-            match check_program(kinds, &g, None, width, input_seed, &mut counts) {
+            let cut = counts.truncated;
+            let result = check_program(kinds, &g, None, width, input_seed, &mut counts);
+            if counts.truncated > cut
+                && let Some(why) = counts.truncated_why.last_mut()
+            {
+                *why = format!("seed {seed}, W = {width}, inputs {input}: {why}");
+            }
+            match result {
                 Ok(problems) if problems.is_empty() => {}
                 Ok(problems) => failures.push(format!(
                     "seed {seed}, W = {width}, inputs {input}: {}\n{}",
