@@ -25,6 +25,9 @@
 //!   dominance region is that dense fixpoint, computed per defining block when a
 //!   use asks ([`ReachingDefinitions::DataFlow`], the default). Without §6, `H`
 //!   of every block between `d` and `p` would count (Fig. 1a: `z` at `P`).
+//!   Def. 6.6 as printed conjoins `uni s x` over `s ∈ lsplits q`; the prose
+//!   before it ("all loops surrounding q are exited homogeneously") and `H_p`
+//!   (Def. 4.7) ask for the splits' branch variables, `uni s b_s`, as here.
 //!
 //! In SSA the data flow has a closed form (`rd p x` is the dominator-tree path
 //! from `d` to `p`, see [`crate::reaching_defs`]), and the best `q` is `d`
@@ -267,5 +270,111 @@ impl JoinOracle for Splits<'_> {
                     .unwrap_or(false)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::shape::Shape;
+    use crate::uniformity::analyze;
+
+    /// The `popl` shape of `%value` with the parameters `uniform` uniform, under
+    /// both ways of finding reaching definitions (they must agree), against
+    /// `expect`.
+    fn check(src: &str, uniform: &[&str], value: &str, expect: Shape) {
+        let (module, _) = match pllvm_semantics::text::parse_module(src) {
+            Ok(parsed) => parsed,
+            Err(e) => panic!("the test program does not parse: {e:?}"),
+        };
+        let func = module.first_definition().expect("a definition");
+        let uniform: Vec<String> = uniform.iter().map(|s| s.to_string()).collect();
+        let init = InitShapes::with_uniform(&module.functions[func], &uniform).expect("params");
+        let r = analyze(&module, func, AnalysisKind::Popl, &init).expect("reducible");
+        let body = module.functions[func].body.as_ref().expect("a body");
+        let facts = CfgFacts::compute(body).expect("reducible");
+        let shortcut = uniformity_with(
+            &module,
+            func,
+            body,
+            &facts,
+            &init,
+            ReachingDefinitions::SsaDominance,
+        );
+        let v = body
+            .values
+            .iter()
+            .find(|(_, d)| d.name.as_deref() == Some(value))
+            .map(|(v, _)| v)
+            .expect("the value");
+        assert_eq!(r.values[v], expect, "%{value} with {uniform:?} uniform");
+        assert_eq!(shortcut.values[v], expect, "%{value}, SSA shortcut");
+    }
+
+    /// POPL'21 Fig. 1b with the use of `x` two blocks after the exit: `x` is
+    /// uniform in the loop; P is the loop's only exit, so `rd Q x = {C, S, P, Q}`
+    /// (the data flow) and `lsplits C = splits P` (Def. 6.6): `%xq` in Q is
+    /// uniform exactly when the exit branch in S is, i.e. when `n` is uniform.
+    /// With `n` varying, `F#_Uni` also fails at P (H_P: S ∈ splits P) and at Q
+    /// (its predecessor P), and every `q ∈ rd Q x` other than Q has P among its
+    /// `lsplits` exits.
+    const FIG_1B_LATE_USE: &str = "define i32 @f(i32 %n) {
+A:
+  br label %B
+B:
+  %i = phi i32 [ 0, %A ], [ %x, %S ]
+  br label %C
+C:
+  %x = add i32 %i, 1
+  br label %S
+S:
+  %c = icmp slt i32 %x, %n
+  br i1 %c, label %B, label %P
+P:
+  br label %Q
+Q:
+  %xq = add i32 %x, 0
+  ret i32 %xq
+}";
+
+    #[test]
+    fn a_use_after_the_exit_is_uniform_iff_the_exit_is() {
+        check(FIG_1B_LATE_USE, &["n"], "xq", Shape::Uniform);
+        check(FIG_1B_LATE_USE, &[], "xq", Shape::Varying);
+        check(FIG_1B_LATE_USE, &[], "x", Shape::Uniform);
+    }
+
+    /// Two exits, of which only the uniform one reaches the use: H splits the
+    /// lanes at a varying `%v` and loops while a uniform `%u` says so; lanes
+    /// leave through E1 (uniform exit: `%u` false, all lanes together) or E2
+    /// (taken by the lanes with `%v` false, in different iterations). The use in
+    /// U after E1 sees one iteration's `x` (Def. 6.6: E2 does not reach U), the
+    /// use in V after E2 does not.
+    const TWO_EXITS: &str = "define i32 @f(i1 %v, i1 %u) {
+A:
+  br label %H
+H:
+  %x = phi i32 [ 0, %A ], [ %y, %L ]
+  %y = add i32 %x, 1
+  br i1 %v, label %L, label %E2
+L:
+  br i1 %u, label %H, label %E1
+E1:
+  br label %U
+U:
+  %xu = add i32 %x, 0
+  ret i32 %xu
+E2:
+  br label %V
+V:
+  %xv = add i32 %x, 0
+  ret i32 %xv
+}";
+
+    #[test]
+    fn only_exits_that_reach_the_use_count() {
+        check(TWO_EXITS, &["u"], "xu", Shape::Uniform);
+        check(TWO_EXITS, &["u"], "xv", Shape::Varying);
+        check(TWO_EXITS, &["u", "v"], "xv", Shape::Uniform);
     }
 }
