@@ -30,6 +30,7 @@ pub mod normalize;
 pub mod opt_uniformity;
 pub mod postdom;
 pub mod reach;
+pub mod reaching_defs;
 
 pub mod llvm;
 pub mod popl;

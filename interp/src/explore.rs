@@ -16,19 +16,24 @@
 //! transitions into it. Breadth-first order makes each witness schedule a
 //! shortest one and lets the step bound cut every schedule at the same length.
 //!
+//! [`explore_with`] runs the same search and hands every transition it follows to
+//! a visitor ([`Transition`]: the state before, the block step of [BLS-W-STEP]
+//! with its masks and successors, the state after), so that a property can be
+//! checked in every step of every greedy schedule, as the soundness checks of
+//! the divergence analyses do (`proofs/tests/soundness_explore.rs`).
+//!
 //! An *outcome* is how a schedule ends: every lane returned, undefined behaviour, a
 //! resource limit, or no block that may be scheduled; with the lanes' results and
 //! the contents of every global (allocas are private and dead at the end, and their
 //! object numbers depend on the order of allocation, so they are not compared).
 
 use crate::config::RunConfig;
-use crate::greedy::{
-    GreedyFacts, NaturalLoop, Stepped, candidates, lane_targets, progress, step_copy,
-};
+use crate::greedy::{GreedyFacts, NaturalLoop, candidates, lane_targets, progress};
 use crate::machine::{Machine, SetupError};
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::memory::Byte;
-use pllvm_semantics::rules::{Next, Program, State};
+use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
+use pllvm_semantics::rules::{Interp, Next, Program, State, StepError};
 use pllvm_semantics::value::{Val, display_signed};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -345,12 +350,57 @@ struct Node {
 /// Distinct outcomes: how the run ended, the results, the globals' bytes.
 type OutcomeKey = (String, Vec<Option<Val>>, Vec<Vec<Byte>>);
 
+/// One transition the exploration follows: block `step.scheduled` scheduled in
+/// the state `before` gives the state `after` ([LSS-W-STEP], Fig. 4.3).
+///
+/// States are numbered in the order the breadth-first search first meets them
+/// (the initial state is 0); `first_visit` says whether this transition is the one
+/// that met `to` first, so a visitor can carry facts about how a state was
+/// reached (a parent map, the history of its stack objects) from `from` to `to`.
+/// Every node is expanded after the transition that met it first.
+pub struct Transition<'a> {
+    /// The program being explored (blocks, instructions, names).
+    pub program: &'a Program<'a>,
+    /// The number of the state before.
+    pub from: u32,
+    /// The number of the state after, `None` when the state bound kept it out of
+    /// the explored graph (the step was still executed and is handed over).
+    pub to: Option<u32>,
+    /// Whether this transition met `to` first.
+    pub first_visit: bool,
+    /// σ before the step.
+    pub before: &'a State,
+    /// What the block did ([BLS-W-STEP]): cmsk^W, pmsk^W, amsk^W and i^W.
+    pub step: &'a BlockStep,
+    /// σ' after the step.
+    pub after: &'a State,
+}
+
 /// Explores every greedy schedule (Def. 12) of the program `config` selects in
 /// `module`, from its initial state (Def. 4), within `bounds`.
 pub fn explore(
     module: &Module,
     config: &RunConfig,
     bounds: &Bounds,
+) -> Result<Exploration, ExploreError> {
+    explore_with(module, config, bounds, &mut |_| {})
+}
+
+/// [`explore`], handing `visit` every transition the search follows, in the
+/// order it follows them (breadth first).
+///
+/// The visitor sees each (state, block) pair of the explored graph once: a state
+/// reached by two schedules is expanded once. It sees the transitions that end
+/// a schedule with undefined behaviour or a resource limit only through the
+/// returned outcomes (such a step has no state after it). The transitions that
+/// termination preservation (§5.3) rules out once the whole graph is known
+/// ([`Exploration::pruned`]) are among those visited: the visitor sees a
+/// superset of the greedy transitions, never fewer.
+pub fn explore_with(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+    visit: &mut dyn FnMut(&Transition<'_>),
 ) -> Result<Exploration, ExploreError> {
     let machine = Machine::new(module, config).map_err(ExploreError::Setup)?;
     let program = &machine.program;
@@ -515,7 +565,7 @@ pub fn explore(
         ];
         for b in next {
             transitions += 1;
-            match step_copy(program, facts.interp, &state, b) {
+            match step_keeping(program, facts.interp, &state, b) {
                 Stepped::Stuck(message) => {
                     let mut schedule = path(&nodes, n);
                     schedule.push(b);
@@ -531,20 +581,50 @@ pub fn explore(
                     ends[n as usize] = true;
                     record_end(ending, &state, Some(b), &nodes, &mut outcomes);
                 }
-                Stepped::State(s) => {
+                Stepped::State(next_and_step) => {
+                    let (s, step) = *next_and_step;
                     let h = fingerprint(&s);
                     let known = index.get(&h).copied();
                     let target = match known {
-                        Some(id) => id,
+                        Some(id) => {
+                            visit(&Transition {
+                                program,
+                                from: n,
+                                to: Some(id),
+                                first_visit: false,
+                                before: &state,
+                                step: &step,
+                                after: &s,
+                            });
+                            id
+                        }
                         None if states.len() >= bounds.max_states => {
                             unexpanded[n as usize] = true;
                             truncated.get_or_insert_with(|| {
                                 format!("more than {} states", bounds.max_states)
                             });
+                            visit(&Transition {
+                                program,
+                                from: n,
+                                to: None,
+                                first_visit: false,
+                                before: &state,
+                                step: &step,
+                                after: &s,
+                            });
                             continue;
                         }
                         None => {
                             let id = states.len() as u32;
+                            visit(&Transition {
+                                program,
+                                from: n,
+                                to: Some(id),
+                                first_visit: true,
+                                before: &state,
+                                step: &step,
+                                after: &s,
+                            });
                             states.push(Some(s));
                             nodes.push(Node {
                                 parent: Some((n, b)),
@@ -683,6 +763,28 @@ pub fn explore(
     })
 }
 
+/// What one step of [`explore_with`] gave.
+enum Stepped {
+    /// The next state and what the block did (boxed: the other variants are small).
+    State(Box<(State, BlockStep)>),
+    /// The run ended (undefined behaviour, a resource limit): the outcome text.
+    Ended(String),
+    /// No rule applies (a bug or an unverified program); the message.
+    Stuck(String),
+}
+
+/// Schedules `sc` on a copy of `state` ([LSS-W-STEP]), keeping the block step
+/// (`crate::greedy::step_copy`, which the greedy constraints use, drops it).
+fn step_keeping(program: &Program<'_>, interp: Interp, state: &State, sc: Block) -> Stepped {
+    let mut next = state.clone();
+    match lss_w_step(program, interp, sc, &mut next, false) {
+        Ok(step) => Stepped::State(Box::new((next, step))),
+        Err(StepError::Undefined(ub)) => Stepped::Ended(format!("undefined: {ub}")),
+        Err(StepError::Limit(why)) => Stepped::Ended(format!("limit: {why}")),
+        Err(StepError::Stuck(s)) => Stepped::Stuck(s.to_string()),
+    }
+}
+
 /// The pairs of Def. 20 in one state: two different lanes, one with its control
 /// mask set for `a`, the other for `b ≠ a` (lower arena index first), both blocks
 /// among `allowed` (see [`Exploration::concurrent_next_blocks`] for which).
@@ -726,4 +828,73 @@ fn fingerprint(state: &State) -> u128 {
     0x9e37_79b9_7f4a_7c15_u64.hash(&mut b);
     state.hash(&mut b);
     (u128::from(a.finish()) << 64) | u128::from(b.finish())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Two lanes part at A (lane 0 to B, lane 1 to C) and meet at D. The greedy
+    /// schedules are A,B,C,D and A,C,B,D (B and C both synchronize: neither
+    /// reaches the other, Def. 17); after B,C and after C,B the state is the same
+    /// (each lane came to D from its own block, no memory), so the search meets
+    /// it twice and expands it once. Breadth first, lowest block index first:
+    /// states 0 (initial), 1 (after A), 2 and 3 (after the first of B and C), 4
+    /// (both lanes at D, met from 2 first), 5 (ended).
+    const DIAMOND: &str = "define i32 @f() {
+A:
+  %t = call i32 @pllvm.thread_id()
+  %z = icmp eq i32 %t, 0
+  br i1 %z, label %B, label %C
+B:
+  br label %D
+C:
+  br label %D
+D:
+  %r = phi i32 [ 1, %B ], [ 2, %C ]
+  ret i32 %r
+}
+";
+
+    #[test]
+    fn the_visitor_sees_every_transition_once_with_its_block_step() {
+        let (module, _) = match pllvm_semantics::text::parse_module(DIAMOND) {
+            Ok(parsed) => parsed,
+            Err(e) => panic!("the test program does not parse: {e:?}"),
+        };
+        let config = RunConfig {
+            threads: 2,
+            ..Default::default()
+        };
+        let mut seen = Vec::new();
+        let mut parted_at_a = false;
+        let e = explore_with(&module, &config, &Bounds::default(), &mut |t| {
+            let name = t.program.block_name(t.step.scheduled).to_string();
+            if name == "A" {
+                // Both lanes active, sent to different successors ([PC-ACTIVE]).
+                parted_at_a = t.step.active == [true, true] && t.step.succ[0] != t.step.succ[1];
+            }
+            seen.push((t.from, t.to, t.first_visit, name));
+        })
+        .unwrap_or_else(|e| panic!("explores: {e}"));
+        // Which of B and C comes first is the block index's choice (§2.5 orders
+        // the two sides of a branch by the documented DFS); the other comes second.
+        let first = seen.get(1).map_or("?", |t| t.3.as_str()).to_string();
+        let second = if first == "B" { "C" } else { "B" };
+        let expect: Vec<(u32, Option<u32>, bool, String)> = [
+            (0, 1, true, "A"),
+            (1, 2, true, first.as_str()),
+            (1, 3, true, second),
+            (2, 4, true, second),
+            (3, 4, false, first.as_str()),
+            (4, 5, true, "D"),
+        ]
+        .into_iter()
+        .map(|(f, t, new, b)| (f, Some(t), new, b.to_string()))
+        .collect();
+        assert_eq!(seen, expect);
+        assert!(parted_at_a);
+        assert_eq!((e.states, e.transitions), (6, 6));
+        assert!(e.truncated.is_none());
+    }
 }
