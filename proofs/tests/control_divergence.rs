@@ -25,6 +25,7 @@ use pllvm_analysis::CfgFacts;
 use pllvm_analysis::disjoint::splits_joins;
 use pllvm_analysis::head_rewired::HeadRewired;
 use pllvm_analysis::joins::{PartialNode, global_joins, local_joins};
+use pllvm_proofs::small_cfgs::{edge_list, for_each_cfg};
 use pllvm_semantics::cfg::{Cfg, Graph, dfs};
 use pllvm_semantics::ir::{Block, BlockData, Body, Terminator, Value, ValueData, ValueDef};
 use pllvm_semantics::text::parse_module;
@@ -59,41 +60,9 @@ fn options(n: usize) -> Vec<Vec<u32>> {
     all
 }
 
-/// Calls `visit` on every canonical CFG of `n` blocks (see the module doc).
-fn for_each_graph(n: usize, mut visit: impl FnMut(&Graph)) {
-    let options = options(n);
-    let mut choice = vec![0usize; n];
-    loop {
-        if is_canonical(&options, &choice) {
-            let graph = Graph::from_succs(choice.iter().map(|&c| options[c].clone()).collect());
-            debug_assert!(
-                dfs(&graph, 0)
-                    .preorder
-                    .iter()
-                    .enumerate()
-                    .all(|(i, &b)| b as usize == i)
-            );
-            visit(&graph);
-        }
-        // Odometer over the choices.
-        let mut position = 0;
-        loop {
-            if position == n {
-                return;
-            }
-            choice[position] += 1;
-            if choice[position] < options.len() {
-                break;
-            }
-            choice[position] = 0;
-            position += 1;
-        }
-    }
-}
-
 /// Whether the documented DFS of the graph `choice` (successor lists from
-/// `options`) visits every block, in label order. Allocation-free: this runs once
-/// per candidate graph, millions of times.
+/// `options`) visits every block, in label order: the brute-force filter that
+/// [`for_each_cfg`] must agree with.
 fn is_canonical(options: &[Vec<u32>], choice: &[usize]) -> bool {
     let n = choice.len();
     let mut visited = 0u32;
@@ -185,6 +154,14 @@ fn body_of(graph: &Graph, (i1, i32): (Ty, Ty)) -> Body {
     body
 }
 
+/// The CFG as an edge list, for failure messages.
+fn edges(graph: &Graph) -> String {
+    let succs: Vec<Vec<u32>> = (0..graph.len() as u32)
+        .map(|b| graph.successors(b).to_vec())
+        .collect();
+    edge_list(&succs)
+}
+
 /// Every simple path of `graph` from `start` as (end, bit set of its nodes).
 fn paths_from(graph: &Graph, start: u32) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
@@ -259,7 +236,8 @@ fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block])
         assert_eq!(
             local.dom_map[Block(p)].is_some(),
             reachable(p),
-            "Lemma 5 at b{p}, split {split:?}, div {div:?}, {graph:?}"
+            "Lemma 5 at b{p}, split {split:?}, div {div:?}, CFG {}",
+            edges(graph)
         );
     }
     for p in 0..graph.len() as u32 {
@@ -278,7 +256,8 @@ fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block])
             assert_eq!(
                 d != d2,
                 disjoint,
-                "Theorem 2 for b{p} ({d:?}) and b{p2} ({d2:?}), split {split:?}, div {div:?}, {graph:?}"
+                "Theorem 2 for b{p} ({d:?}) and b{p2} ({d2:?}), split {split:?}, div {div:?}, CFG {}",
+                edges(graph)
             );
         }
     }
@@ -309,15 +288,19 @@ fn check_graph(graph: &Graph, types: (Ty, Ty), counts: &mut Counts) {
         let expect_star = brute_joins(star.graph(), &succs, None);
         let popl = splits_joins(&body, &star, split);
         assert_eq!(
-            popl, expect_star,
-            "labelDisj vs Def. 4.18, split {split:?}, {graph:?}"
+            popl,
+            expect_star,
+            "labelDisj vs Def. 4.18, split {split:?}, CFG {}",
+            edges(graph)
         );
         let joins = global_joins(&facts, split, cfg.succs(split));
         if acyclic {
             let expect = brute_joins(graph, &succs, Some(split.0));
             assert_eq!(
-                joins.sync, expect,
-                "global_joins vs disjoint paths, split {split:?}, {graph:?}"
+                joins.sync,
+                expect,
+                "global_joins vs disjoint paths, split {split:?}, CFG {}",
+                edges(graph)
             );
             assert!(joins.temporal.is_empty());
             // Every non-empty set of divergent successors.
@@ -336,9 +319,48 @@ fn check_graph(graph: &Graph, types: (Ty, Ty), counts: &mut Counts) {
         thesis.sort_unstable();
         thesis.dedup();
         assert_eq!(
-            thesis, expect_star,
-            "global_joins vs Def. 4.18, split {split:?}, {graph:?}"
+            thesis,
+            expect_star,
+            "global_joins vs Def. 4.18, split {split:?}, CFG {}",
+            edges(graph)
         );
+    }
+}
+
+/// The DFS-simulating generator of `pllvm_proofs::small_cfgs` produces exactly the
+/// labellings that survive the brute-force filter over all successor choices.
+#[test]
+fn generator_matches_brute_force_filter() {
+    for n in 1..=4 {
+        let options = options(n);
+        let mut expect: Vec<Vec<Vec<u32>>> = Vec::new();
+        let mut choice = vec![0usize; n];
+        'odometer: loop {
+            if is_canonical(&options, &choice) {
+                expect.push(choice.iter().map(|&c| options[c].clone()).collect());
+            }
+            let mut position = 0;
+            loop {
+                if position == n {
+                    break 'odometer;
+                }
+                choice[position] += 1;
+                if choice[position] < options.len() {
+                    break;
+                }
+                choice[position] = 0;
+                position += 1;
+            }
+        }
+        let mut got: Vec<Vec<Vec<u32>>> = Vec::new();
+        for_each_cfg(n, &mut |succs| got.push(succs.to_vec()));
+        expect.sort();
+        got.sort();
+        let total = got.len();
+        got.dedup();
+        assert_eq!(got.len(), total, "{n} blocks: a labelling produced twice");
+        assert_eq!(got, expect, "{n} blocks");
+        eprintln!("{n} blocks: {total} labellings");
     }
 }
 
@@ -347,7 +369,9 @@ fn joins_agree_with_disjoint_paths() {
     let types = param_types();
     let mut counts = Counts::default();
     for n in 2..=max_blocks() {
-        for_each_graph(n, |graph| check_graph(graph, types, &mut counts));
+        for_each_cfg(n, &mut |succs| {
+            check_graph(&Graph::from_succs(succs.to_vec()), types, &mut counts)
+        });
     }
     eprintln!("exhaustive: {counts:?}");
     assert!(counts.acyclic > 0 && counts.reducible > counts.acyclic);
