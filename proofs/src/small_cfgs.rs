@@ -113,6 +113,104 @@ pub fn edge_list(succs: &[Vec<u32>]) -> String {
     parts.join(" ")
 }
 
+/// Whether the CFG is reducible: dropping every edge whose target dominates its
+/// source (the back edges of natural loops) leaves an acyclic graph (thesis §2.4).
+/// Bit sets, for the millions of graphs of 6 blocks.
+pub fn is_reducible(succs: &[Vec<u32>]) -> bool {
+    let n = succs.len();
+    let all: u32 = if n >= 32 { u32::MAX } else { (1u32 << n) - 1 };
+    let mut preds = vec![0u32; n];
+    for (b, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            preds[s as usize] |= 1 << b;
+        }
+    }
+    // Dominator sets by the iterative data-flow equations.
+    let mut dom = vec![all; n];
+    dom[0] = 1;
+    loop {
+        let mut changed = false;
+        for b in 1..n {
+            let mut meet = all;
+            let mut p = preds[b];
+            while p != 0 {
+                let q = p.trailing_zeros() as usize;
+                meet &= dom[q];
+                p &= p - 1;
+            }
+            let new = meet | (1 << b);
+            if new != dom[b] {
+                dom[b] = new;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Kahn's algorithm on the forward edges.
+    let mut indegree = vec![0u32; n];
+    for (b, ss) in succs.iter().enumerate() {
+        for &s in ss {
+            if dom[b] & (1 << s) == 0 {
+                indegree[s as usize] += 1;
+            }
+        }
+    }
+    let mut ready: Vec<usize> = (0..n).filter(|&b| indegree[b] == 0).collect();
+    let mut removed = 0;
+    while let Some(b) = ready.pop() {
+        removed += 1;
+        for &s in &succs[b] {
+            if dom[b] & (1 << s) == 0 {
+                indegree[s as usize] -= 1;
+                if indegree[s as usize] == 0 {
+                    ready.push(s as usize);
+                }
+            }
+        }
+    }
+    removed == n
+}
+
+/// A code of the graph that is the same for all labellings with the entry at 0:
+/// the least, over all relabellings fixing the entry, of the successor bit sets
+/// read in label order. For up to 8 blocks.
+pub fn isomorphism_code(succs: &[Vec<u32>], relabellings: &[Vec<usize>]) -> u64 {
+    let n = succs.len();
+    let mut best = u64::MAX;
+    for perm in relabellings {
+        let mut masks = [0u8; 8];
+        for (b, ss) in succs.iter().enumerate() {
+            masks[perm[b]] = ss.iter().fold(0u8, |m, &s| m | 1 << perm[s as usize]);
+        }
+        let code = masks[..n]
+            .iter()
+            .fold(0u64, |c, &m| (c << 8) | u64::from(m));
+        best = best.min(code);
+    }
+    best
+}
+
+/// Every permutation of `0..n` that keeps 0 in place.
+pub fn relabellings(n: usize) -> Vec<Vec<usize>> {
+    fn extend(p: &mut Vec<usize>, i: usize, out: &mut Vec<Vec<usize>>) {
+        if i >= p.len() {
+            out.push(p.clone());
+            return;
+        }
+        for j in i..p.len() {
+            p.swap(i, j);
+            extend(p, i + 1, out);
+            p.swap(i, j);
+        }
+    }
+    let mut out = Vec::new();
+    let mut p: Vec<usize> = (0..n).collect();
+    extend(&mut p, 1, &mut out);
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -131,6 +229,21 @@ mod tests {
         // of {0, 1}: 2 × 4. Larger sizes are checked against a brute-force filter
         // of all labellings in proofs/tests/control_divergence.rs.
         assert_eq!(count(2), 8);
+    }
+
+    #[test]
+    fn reducibility_and_isomorphism() {
+        // The irreducible loop 0 → {1, 2}, 1 ⇄ 2; a natural loop 0 → 1 ⇄ 0.
+        assert!(!is_reducible(&[vec![1, 2], vec![2], vec![1]]));
+        assert!(is_reducible(&[vec![1], vec![0]]));
+        let r = relabellings(3);
+        assert_eq!(r.len(), 2);
+        // 0 → {1, 2}, 1 → 2 and 0 → {1, 2}, 2 → 1 are the same graph.
+        let a = isomorphism_code(&[vec![1, 2], vec![2], vec![]], &r);
+        let b = isomorphism_code(&[vec![1, 2], vec![], vec![1]], &r);
+        let c = isomorphism_code(&[vec![1, 2], vec![], vec![]], &r);
+        assert_eq!(a, b);
+        assert_ne!(a, c);
     }
 
     #[test]

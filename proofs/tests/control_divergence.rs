@@ -9,27 +9,18 @@
 //! isomorphic to one of these ([`generator_matches_brute_force_filter`] checks the
 //! generator against a filter over all successor choices up to 4 blocks).
 //!
-//! Why 6 blocks are sampled, not exhaustive: there are 1,082,874 such labellings of
-//! 5 blocks (277,856 isomorphism classes; 331,778 labellings reducible with a
-//! branch, about 30 s of CPU in the test profile) but 168,603,624 of 6 blocks
-//! (25,707,235 classes; 24,837,549 reducible with a branch; 5,180,178 of those
-//! with every block reaching a `ret`), counted with a release build of the same
-//! generator. At the measured cost per graph even the last set, deduplicated up
-//! to isomorphism (about a million graphs), does not fit the 3-minute budget once
-//! the 168 million labellings are generated; `PLLVM_CFG_BLOCKS=6` runs it all.
-//! For every reducible one and every block with two or more successors:
-//! - on acyclic CFGs, `global_joins` finds exactly the blocks reached by two paths
-//!   from the split via different successors that share only their ends (the
-//!   disjoint paths criterion, thesis §7.5), and no temporal dependence;
-//! - on acyclic CFGs, the `DomMap` of `local_joins` satisfies Theorem 2 and Lemma 5
-//!   for every partition of the successors into divergent and uniform ones;
-//! - `labelDisj` on the head-rewired CFG finds exactly the joins of Def. 4.18,
-//!   evaluated by enumerating paths of `G⋆`;
-//! - on every reducible CFG, `global_joins` (sync and temporal dependences) finds
-//!   exactly the joins of Def. 4.18: the thesis and the POPL criteria agree.
+//! Six blocks: there are 1,082,874 such labellings of 5 blocks (277,856
+//! isomorphism classes) but 168,603,624 of 6 (25,707,235 classes; 24,837,549
+//! labellings reducible with a branch). [`joins_agree_on_six_block_cfgs_up_to_isomorphism`]
+//! checks all of them exhaustively under two restrictions: up to isomorphism
+//! (entry fixed; one labelling per class), and every block reaches a `ret` (no
+//! block is stuck in an infinite loop): 962,787 classes, about two minutes with the
+//! workspace's test-profile opt-level 3 for this crate, `pllvm-analysis` and
+//! `pllvm-semantics`. Six-block CFGs with blocks that cannot return get a seeded
+//! sample (`joins_agree_with_disjoint_paths_on_sampled_six_block_cfgs`).
 //!
-//! Below 6 blocks the exhaustive run is complemented by a seeded sample of 6-block
-//! CFGs (`PLLVM_CFG_SAMPLES`, default 20,000 draws); failures name the CFG as an
+//! The seeded sample draws `PLLVM_CFG_SAMPLES` (default 20,000) 6-block CFGs;
+//! failures name the CFG as an
 //! edge list (`0→1 0→2 1→3 2→3 3`); generated reducible programs get the same agreement check and the block
 //! index and forward reachability properties.
 
@@ -389,9 +380,42 @@ fn joins_agree_with_disjoint_paths() {
     assert!(counts.acyclic > 0 && counts.reducible > counts.acyclic);
 }
 
-/// Below the exhaustive bound of 6 blocks, a seeded sample of 6-block CFGs (any
-/// labelling, self-loops allowed) gets the same checks; `PLLVM_CFG_SAMPLES` sets
-/// how many graphs are drawn.
+/// Every 6-block CFG up to isomorphism (entry fixed) that is reducible, has a
+/// branch and whose every block reaches a `ret`, through the checks of
+/// [`joins_agree_with_disjoint_paths`]. Each class is checked once, in the first
+/// DFS-ordered labelling the generator produces.
+#[test]
+fn joins_agree_on_six_block_cfgs_up_to_isomorphism() {
+    use pllvm_proofs::small_cfgs::{
+        every_block_reaches_exit, is_reducible, isomorphism_code, relabellings,
+    };
+    let types = param_types();
+    let relabel = relabellings(6);
+    let mut seen = std::collections::HashSet::new();
+    let mut labellings = 0usize;
+    let mut counts = Counts::default();
+    for_each_cfg(6, &mut |succs| {
+        labellings += 1;
+        if !succs.iter().any(|s| s.len() >= 2)
+            || !every_block_reaches_exit(succs)
+            || !is_reducible(succs)
+            || !seen.insert(isomorphism_code(succs, &relabel))
+        {
+            return;
+        }
+        check_graph(&Graph::from_succs(succs.to_vec()), types, &mut counts);
+    });
+    eprintln!(
+        "6 blocks: {labellings} labellings, {} classes checked: {counts:?}",
+        seen.len()
+    );
+    assert_eq!(counts.graphs, counts.reducible, "{counts:?}");
+    assert!(counts.acyclic > 0 && counts.reducible > counts.acyclic);
+}
+
+/// A seeded sample of 6-block CFGs (any labelling, self-loops allowed, blocks that
+/// cannot return included, unlike the exhaustive 6-block test) gets the same
+/// checks; `PLLVM_CFG_SAMPLES` sets how many graphs are drawn.
 #[test]
 fn joins_agree_with_disjoint_paths_on_sampled_six_block_cfgs() {
     use rand::{Rng, SeedableRng};
