@@ -42,9 +42,9 @@
 //!   and the greedy schedule makes them meet). On cyclic CFGs the converse is only
 //!   counted and printed.
 //!
-//! The CFGs are those of `pllvm_proofs::small_cfgs` with 2 to 4 blocks
-//! (`PLLVM_EXPLORE_BLOCKS` raises it), W = 2 with every pair of words below 12
-//! and W = 3 with every triple below 6.
+//! The CFGs are all those of `pllvm_proofs::small_cfgs` with 2 to 4 blocks
+//! (`PLLVM_EXPLORE_BLOCKS` raises it) and every 250th of 5 blocks, W = 2 with
+//! every pair of words below 12 and W = 3 with every triple below 6.
 //!
 //! Cnb is read as `Exploration::concurrent_next_blocks` does (progress kept,
 //! synchronization dropped; its documentation says why): Axiom 1 (a) pairs a block
@@ -83,18 +83,36 @@ const BOUNDS: Bounds = Bounds {
 };
 
 /// The CFGs explored: every graph of `pllvm_proofs::small_cfgs` with 2 to
-/// [`max_blocks`] blocks that has a branch, whose every block reaches a `ret` (so
-/// every lane terminates) and that is reducible (the analyses' domain).
+/// [`max_blocks`] blocks that has a branch and whose every block reaches a `ret`
+/// (so every lane terminates), and of the next size every
+/// `PLLVM_EXPLORE_STRIDE`-th such labelling (default 250) in generation order: a
+/// documented sample. Irreducible ones are dropped later (the analyses' domain).
 fn cfgs() -> Vec<Vec<Vec<u32>>> {
+    let stride: usize = std::env::var("PLLVM_EXPLORE_STRIDE")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(250)
+        .max(1);
+    let qualifies = |succs: &[Vec<u32>]| {
+        succs.iter().any(|s| s.len() >= 2) && distances_to_exit(succs).iter().all(Option::is_some)
+    };
     let mut out = Vec::new();
     for n in 2..=max_blocks() {
         for_each_cfg(n, &mut |succs| {
-            let split = succs.iter().any(|s| s.len() >= 2);
-            if split && distances_to_exit(succs).iter().all(Option::is_some) {
+            if qualifies(succs) {
                 out.push(succs.to_vec());
             }
         });
     }
+    let mut k = 0usize;
+    for_each_cfg(max_blocks() + 1, &mut |succs| {
+        if qualifies(succs) {
+            if k.is_multiple_of(stride) {
+                out.push(succs.to_vec());
+            }
+            k += 1;
+        }
+    });
     out
 }
 
