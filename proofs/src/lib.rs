@@ -8,3 +8,5 @@ pub mod generator;
 pub use generator::{
     ArgKind, ArgSpec, ArgTy, BufferSpec, GenConfig, Generated, InputScalar, Stats, generate,
 };
+
+pub mod small_cfgs;

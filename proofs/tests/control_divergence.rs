@@ -1,30 +1,34 @@
 //! Control divergence checked exhaustively over all small CFGs (thesis Ch. 7,
 //! Theorem 2 and Listings 4-7; POPL'21 Def. 4.18 and Algorithm 1).
 //!
-//! Every CFG of up to `PLLVM_CFG_BLOCKS` blocks (default 5; set 6 by hand, which
-//! takes much longer) whose blocks end in `ret`, `br`, a two-way `br` or a
-//! three-way `switch` to distinct blocks is enumerated once per labelling in which
-//! the documented DFS (successors in ascending order) visits the blocks in label
-//! order; every other labelling of the same graph is isomorphic to one of these.
-//! For every reducible one and every block with two or more successors:
-//! - on acyclic CFGs, `global_joins` finds exactly the blocks reached by two paths
-//!   from the split via different successors that share only their ends (the
-//!   disjoint paths criterion, thesis §7.5), and no temporal dependence;
-//! - on acyclic CFGs, the `DomMap` of `local_joins` satisfies Theorem 2 and Lemma 5
-//!   for every partition of the successors into divergent and uniform ones;
-//! - `labelDisj` on the head-rewired CFG finds exactly the joins of Def. 4.18,
-//!   evaluated by enumerating paths of `G⋆`;
-//! - on every reducible CFG, `global_joins` (sync and temporal dependences) finds
-//!   exactly the joins of Def. 4.18: the thesis and the POPL criteria agree.
+//! Every CFG of up to `PLLVM_CFG_BLOCKS` blocks (default 5) whose blocks end in
+//! `ret`, `br`, a two-way `br` or a three-way `switch` to distinct blocks, all
+//! reachable from the entry, is enumerated by `pllvm_proofs::small_cfgs::for_each_cfg`
+//! once per labelling in which the documented DFS (successors in ascending order)
+//! visits the blocks in label order; every other labelling of the same graph is
+//! isomorphic to one of these ([`generator_matches_brute_force_filter`] checks the
+//! generator against a filter over all successor choices up to 4 blocks).
 //!
-//! Below 6 blocks the exhaustive run is complemented by a seeded sample of 6-block
-//! CFGs; generated reducible programs get the same agreement check and the block
+//! Six blocks: there are 1,082,874 such labellings of 5 blocks (277,856
+//! isomorphism classes) but 168,603,624 of 6 (25,707,235 classes; 24,837,549
+//! labellings reducible with a branch). [`joins_agree_on_six_block_cfgs_up_to_isomorphism`]
+//! checks all of them exhaustively under two restrictions: up to isomorphism
+//! (entry fixed; one labelling per class), and every block reaches a `ret` (no
+//! block is stuck in an infinite loop): 962,787 classes, about two minutes with the
+//! workspace's test-profile opt-level 3 for this crate, `pllvm-analysis` and
+//! `pllvm-semantics`. Six-block CFGs with blocks that cannot return get a seeded
+//! sample (`joins_agree_with_disjoint_paths_on_sampled_six_block_cfgs`).
+//!
+//! The seeded sample draws `PLLVM_CFG_SAMPLES` (default 20,000) 6-block CFGs;
+//! failures name the CFG as an
+//! edge list (`0→1 0→2 1→3 2→3 3`); generated reducible programs get the same agreement check and the block
 //! index and forward reachability properties.
 
 use pllvm_analysis::CfgFacts;
 use pllvm_analysis::disjoint::splits_joins;
 use pllvm_analysis::head_rewired::HeadRewired;
 use pllvm_analysis::joins::{PartialNode, global_joins, local_joins};
+use pllvm_proofs::small_cfgs::{edge_list, for_each_cfg};
 use pllvm_semantics::cfg::{Cfg, Graph, dfs};
 use pllvm_semantics::ir::{Block, BlockData, Body, Terminator, Value, ValueData, ValueDef};
 use pllvm_semantics::text::parse_module;
@@ -59,41 +63,9 @@ fn options(n: usize) -> Vec<Vec<u32>> {
     all
 }
 
-/// Calls `visit` on every canonical CFG of `n` blocks (see the module doc).
-fn for_each_graph(n: usize, mut visit: impl FnMut(&Graph)) {
-    let options = options(n);
-    let mut choice = vec![0usize; n];
-    loop {
-        if is_canonical(&options, &choice) {
-            let graph = Graph::from_succs(choice.iter().map(|&c| options[c].clone()).collect());
-            debug_assert!(
-                dfs(&graph, 0)
-                    .preorder
-                    .iter()
-                    .enumerate()
-                    .all(|(i, &b)| b as usize == i)
-            );
-            visit(&graph);
-        }
-        // Odometer over the choices.
-        let mut position = 0;
-        loop {
-            if position == n {
-                return;
-            }
-            choice[position] += 1;
-            if choice[position] < options.len() {
-                break;
-            }
-            choice[position] = 0;
-            position += 1;
-        }
-    }
-}
-
 /// Whether the documented DFS of the graph `choice` (successor lists from
-/// `options`) visits every block, in label order. Allocation-free: this runs once
-/// per candidate graph, millions of times.
+/// `options`) visits every block, in label order: the brute-force filter that
+/// [`for_each_cfg`] must agree with.
 fn is_canonical(options: &[Vec<u32>], choice: &[usize]) -> bool {
     let n = choice.len();
     let mut visited = 0u32;
@@ -185,6 +157,14 @@ fn body_of(graph: &Graph, (i1, i32): (Ty, Ty)) -> Body {
     body
 }
 
+/// The CFG as an edge list, for failure messages.
+fn edges(graph: &Graph) -> String {
+    let succs: Vec<Vec<u32>> = (0..graph.len() as u32)
+        .map(|b| graph.successors(b).to_vec())
+        .collect();
+    edge_list(&succs)
+}
+
 /// Every simple path of `graph` from `start` as (end, bit set of its nodes).
 fn paths_from(graph: &Graph, start: u32) -> Vec<(u32, u32)> {
     let mut out = Vec::new();
@@ -259,7 +239,8 @@ fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block])
         assert_eq!(
             local.dom_map[Block(p)].is_some(),
             reachable(p),
-            "Lemma 5 at b{p}, split {split:?}, div {div:?}, {graph:?}"
+            "Lemma 5 at b{p}, split {split:?}, div {div:?}, CFG {}",
+            edges(graph)
         );
     }
     for p in 0..graph.len() as u32 {
@@ -278,7 +259,8 @@ fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block])
             assert_eq!(
                 d != d2,
                 disjoint,
-                "Theorem 2 for b{p} ({d:?}) and b{p2} ({d2:?}), split {split:?}, div {div:?}, {graph:?}"
+                "Theorem 2 for b{p} ({d:?}) and b{p2} ({d2:?}), split {split:?}, div {div:?}, CFG {}",
+                edges(graph)
             );
         }
     }
@@ -309,15 +291,19 @@ fn check_graph(graph: &Graph, types: (Ty, Ty), counts: &mut Counts) {
         let expect_star = brute_joins(star.graph(), &succs, None);
         let popl = splits_joins(&body, &star, split);
         assert_eq!(
-            popl, expect_star,
-            "labelDisj vs Def. 4.18, split {split:?}, {graph:?}"
+            popl,
+            expect_star,
+            "labelDisj vs Def. 4.18, split {split:?}, CFG {}",
+            edges(graph)
         );
         let joins = global_joins(&facts, split, cfg.succs(split));
         if acyclic {
             let expect = brute_joins(graph, &succs, Some(split.0));
             assert_eq!(
-                joins.sync, expect,
-                "global_joins vs disjoint paths, split {split:?}, {graph:?}"
+                joins.sync,
+                expect,
+                "global_joins vs disjoint paths, split {split:?}, CFG {}",
+                edges(graph)
             );
             assert!(joins.temporal.is_empty());
             // Every non-empty set of divergent successors.
@@ -336,9 +322,48 @@ fn check_graph(graph: &Graph, types: (Ty, Ty), counts: &mut Counts) {
         thesis.sort_unstable();
         thesis.dedup();
         assert_eq!(
-            thesis, expect_star,
-            "global_joins vs Def. 4.18, split {split:?}, {graph:?}"
+            thesis,
+            expect_star,
+            "global_joins vs Def. 4.18, split {split:?}, CFG {}",
+            edges(graph)
         );
+    }
+}
+
+/// The DFS-simulating generator of `pllvm_proofs::small_cfgs` produces exactly the
+/// labellings that survive the brute-force filter over all successor choices.
+#[test]
+fn generator_matches_brute_force_filter() {
+    for n in 1..=4 {
+        let options = options(n);
+        let mut expect: Vec<Vec<Vec<u32>>> = Vec::new();
+        let mut choice = vec![0usize; n];
+        'odometer: loop {
+            if is_canonical(&options, &choice) {
+                expect.push(choice.iter().map(|&c| options[c].clone()).collect());
+            }
+            let mut position = 0;
+            loop {
+                if position == n {
+                    break 'odometer;
+                }
+                choice[position] += 1;
+                if choice[position] < options.len() {
+                    break;
+                }
+                choice[position] = 0;
+                position += 1;
+            }
+        }
+        let mut got: Vec<Vec<Vec<u32>>> = Vec::new();
+        for_each_cfg(n, &mut |succs| got.push(succs.to_vec()));
+        expect.sort();
+        got.sort();
+        let total = got.len();
+        got.dedup();
+        assert_eq!(got.len(), total, "{n} blocks: a labelling produced twice");
+        assert_eq!(got, expect, "{n} blocks");
+        eprintln!("{n} blocks: {total} labellings");
     }
 }
 
@@ -347,15 +372,50 @@ fn joins_agree_with_disjoint_paths() {
     let types = param_types();
     let mut counts = Counts::default();
     for n in 2..=max_blocks() {
-        for_each_graph(n, |graph| check_graph(graph, types, &mut counts));
+        for_each_cfg(n, &mut |succs| {
+            check_graph(&Graph::from_succs(succs.to_vec()), types, &mut counts)
+        });
     }
     eprintln!("exhaustive: {counts:?}");
     assert!(counts.acyclic > 0 && counts.reducible > counts.acyclic);
 }
 
-/// Below the exhaustive bound of 6 blocks, a seeded sample of 6-block CFGs (any
-/// labelling, self-loops allowed) gets the same checks; `PLLVM_CFG_SAMPLES` sets
-/// how many graphs are drawn.
+/// Every 6-block CFG up to isomorphism (entry fixed) that is reducible, has a
+/// branch and whose every block reaches a `ret`, through the checks of
+/// [`joins_agree_with_disjoint_paths`]. Each class is checked once, in the first
+/// DFS-ordered labelling the generator produces.
+#[test]
+fn joins_agree_on_six_block_cfgs_up_to_isomorphism() {
+    use pllvm_proofs::small_cfgs::{
+        every_block_reaches_exit, is_reducible, isomorphism_code, relabellings,
+    };
+    let types = param_types();
+    let relabel = relabellings(6);
+    let mut seen = std::collections::HashSet::new();
+    let mut labellings = 0usize;
+    let mut counts = Counts::default();
+    for_each_cfg(6, &mut |succs| {
+        labellings += 1;
+        if !succs.iter().any(|s| s.len() >= 2)
+            || !every_block_reaches_exit(succs)
+            || !is_reducible(succs)
+            || !seen.insert(isomorphism_code(succs, &relabel))
+        {
+            return;
+        }
+        check_graph(&Graph::from_succs(succs.to_vec()), types, &mut counts);
+    });
+    eprintln!(
+        "6 blocks: {labellings} labellings, {} classes checked: {counts:?}",
+        seen.len()
+    );
+    assert_eq!(counts.graphs, counts.reducible, "{counts:?}");
+    assert!(counts.acyclic > 0 && counts.reducible > counts.acyclic);
+}
+
+/// A seeded sample of 6-block CFGs (any labelling, self-loops allowed, blocks that
+/// cannot return included, unlike the exhaustive 6-block test) gets the same
+/// checks; `PLLVM_CFG_SAMPLES` sets how many graphs are drawn.
 #[test]
 fn joins_agree_with_disjoint_paths_on_sampled_six_block_cfgs() {
     use rand::{Rng, SeedableRng};
