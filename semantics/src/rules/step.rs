@@ -73,25 +73,35 @@ pub fn bls_w_step(
     // Premise: Δ_pre^W = parallel copy of φ̄ using evalphi_𝓘^W cmsk^W ℓ_in^W Δ^W.
     let mut resolved = Vec::with_capacity(block.phis.len());
     for &phi in &block.phis {
-        resolved.push(eval_phi(
+        let mut column = state.env.take_spare();
+        let defined = eval_phi(
             program,
             interp,
             &state.env,
             phi,
             &cmask,
             &state.incoming,
-        )?);
+            &mut column,
+        );
+        match defined {
+            Ok(defined) => resolved.push((column, defined)),
+            Err(e) => {
+                state.env.give_back(column);
+                return Err(e.into());
+            }
+        }
     }
-    for (&phi, lanes) in block.phis.iter().zip(resolved) {
+    for (&phi, (column, defined)) in block.phis.iter().zip(resolved) {
         let Some(id) = program.body.insts[phi].result else {
             continue;
         };
-        let (column, defined): (Vec<Val>, Vec<bool>) = lanes.into_iter().unzip();
         if let Some(log) = written.as_mut() {
             log.push((id, column.clone()));
         }
         state.env.set_column(id, column);
-        state.env.set_defined(id, defined);
+        if let Some(defined) = defined {
+            state.env.set_defined(id, defined);
+        }
     }
 
     // Premise: amsk^W = cmsk^W ℓ_in^W ℓ_next^W ℓ_sc ∧ eval^W Δ_pre^W val_msk.
@@ -129,9 +139,14 @@ pub fn bls_w_step(
 
     // Premise: i^W = evalterm^W amsk^W Δ'^W tmn.
     let mut succ = Vec::with_capacity(active.len());
+    let strict_operands = if state.env.is_strict() {
+        block.term.operands()
+    } else {
+        Vec::new()
+    };
     for (lane, &a) in active.iter().enumerate() {
         if a {
-            for v in block.term.operands() {
+            for &v in &strict_operands {
                 check_defined(ctx, &state.env, v, lane, None)?;
             }
         }
@@ -232,23 +247,23 @@ pub fn pc_term(scheduled: Block, r: &Val) -> (Option<Block>, Next) {
     (Some(scheduled), Next::Done(r.clone()))
 }
 
-/// [PC-WSTEP] `advancepc^W`: [`advance_pc`] for every lane τ.
+/// [PC-WSTEP] `advancepc^W`: [`advance_pc`] for every lane τ, updating ℓ_in^W and
+/// ℓ_next^W in place. On a stuck lane the arrays are left partly updated (a stuck
+/// step has no successor state).
 pub fn pc_wstep(
     program: &Program<'_>,
     succ: &[Succ],
-    incoming: &[Option<Block>],
-    next: &[Next],
+    incoming: &mut [Option<Block>],
+    next: &mut [Next],
     scheduled: Block,
-) -> Result<(Vec<Option<Block>>, Vec<Next>), Stuck> {
+) -> Result<(), Stuck> {
     // Premise: ∀τ ∈ 𝒯. advancepc i^W(τ) ℓ_in^W(τ) ℓ_next^W(τ) ℓ_sc → ℓ_in'^W(τ) ℓ_next'^W(τ).
-    let mut new_incoming = Vec::with_capacity(succ.len());
-    let mut new_next = Vec::with_capacity(succ.len());
-    for ((i, &inc), nxt) in succ.iter().zip(incoming).zip(next) {
-        let (a, b) = advance_pc(program, i, inc, nxt, scheduled)?;
-        new_incoming.push(a);
-        new_next.push(b);
+    for ((i, inc), nxt) in succ.iter().zip(incoming.iter_mut()).zip(next.iter_mut()) {
+        let (a, b) = advance_pc(program, i, *inc, nxt, scheduled)?;
+        *inc = a;
+        *nxt = b;
     }
-    Ok((new_incoming, new_next))
+    Ok(())
 }
 
 /// [LSS-W-STEP] `ℓ_sc ℓ̄_sc σ →_𝓘 ℓ̄_sc σ'` (Fig. 4.3): consume the head of the runtime
@@ -264,8 +279,12 @@ pub fn lss_w_step(
     // Premise: ℓ_sc ⊢ (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) →_𝓘 𝕄' Δ'^W i^W.
     let step = bls_w_step(program, interp, scheduled, state, record)?;
     // Premise: advancepc^W i^W ℓ_in^W ℓ_next^W ℓ_sc → ℓ_in'^W ℓ_next'^W.
-    let (incoming, next) = pc_wstep(program, &step.succ, &state.incoming, &state.next, scheduled)?;
-    state.incoming = incoming;
-    state.next = next;
+    pc_wstep(
+        program,
+        &step.succ,
+        &mut state.incoming,
+        &mut state.next,
+        scheduled,
+    )?;
     Ok(step)
 }
