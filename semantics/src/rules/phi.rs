@@ -45,7 +45,7 @@ pub fn eval_phi(
             None => eval_phi_plain(interp, env, result, arms, cmask[lane], incoming[lane], lane)?,
             Some(s) => eval_phi_shadow(env, arms, *s, cmask[lane], incoming[lane], lane)?,
         };
-        slot.clone_from(v);
+        *slot = v.clone();
         if let Some(m) = defined.as_mut() {
             m.push(d);
         }

@@ -72,6 +72,21 @@ pub struct Env {
     defined: Option<Vec<Vec<bool>>>,
     strict: bool,
     spare: Vec<Vec<Val>>,
+    spare_step: Option<Box<StepBuffers>>,
+}
+
+/// Spare per-step vectors (cmsk^W, pmsk^W, amsk^W, i^W) of an earlier step, for
+/// [`crate::rules::step::bls_w_step`] to fill again instead of allocating.
+#[derive(Debug, Default)]
+pub struct StepBuffers {
+    /// For cmsk^W.
+    pub cmask: Vec<bool>,
+    /// For pmsk^W.
+    pub pmask: Vec<Option<bool>>,
+    /// For amsk^W.
+    pub active: Vec<bool>,
+    /// For i^W.
+    pub succ: Vec<Succ>,
 }
 
 impl Clone for Env {
@@ -82,6 +97,7 @@ impl Clone for Env {
             defined: self.defined.clone(),
             strict: self.strict,
             spare: Vec::new(),
+            spare_step: None,
         }
     }
 }
@@ -149,6 +165,7 @@ impl Env {
             defined,
             strict,
             spare: Vec::new(),
+            spare_step: None,
         }
     }
 
@@ -176,6 +193,23 @@ impl Env {
             Some(column) => column,
             None => vec![Val::Undef; self.width],
         }
+    }
+
+    /// Hands the vectors of a finished step back for reuse by a later step (they
+    /// are not part of Δ^W; their contents do not matter).
+    pub fn recycle_step(&mut self, buffers: StepBuffers) {
+        match self.spare_step.as_mut() {
+            Some(spare) => **spare = buffers,
+            None => self.spare_step = Some(Box::new(buffers)),
+        }
+    }
+
+    /// The vectors a finished step handed back, or new empty ones.
+    pub(crate) fn take_step_buffers(&mut self) -> StepBuffers {
+        self.spare_step
+            .as_mut()
+            .map(|spare| std::mem::take(&mut **spare))
+            .unwrap_or_default()
     }
 
     /// Returns a scratch column to the spare buffers (kept only if it has W values;

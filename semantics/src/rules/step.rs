@@ -4,10 +4,10 @@
 
 use crate::ir::{Block, Value};
 use crate::rules::cmd::{CmdCtx, check_defined, compute_cmds, ub};
-use crate::rules::masks::{amask, cmask, cmask_w, pmask};
+use crate::rules::masks::{amask, cmask, cmask_w_into, pmask};
 use crate::rules::phi::eval_phi;
 use crate::rules::term::{TermUb, eval_term};
-use crate::rules::{Env, Interp, Next, Program, State, StepError, Stuck, Succ};
+use crate::rules::{Env, Interp, Next, Program, State, StepBuffers, StepError, Stuck, Succ};
 use crate::value::Val;
 
 /// What one scheduled block did: the masks before it ran, the successor index of
@@ -68,7 +68,13 @@ pub fn bls_w_step(
         record,
     };
     let mut written = record.then(Vec::new);
-    let cmask = cmask_w(program, &state.incoming, &state.next, scheduled);
+    let StepBuffers {
+        mut cmask,
+        pmask: mut pm,
+        mut active,
+        mut succ,
+    } = state.env.take_step_buffers();
+    cmask_w_into(program, &state.incoming, &state.next, scheduled, &mut cmask);
 
     // Premise: Δ_pre^W = parallel copy of φ̄ using evalphi_𝓘^W cmsk^W ℓ_in^W Δ^W.
     let mut resolved = Vec::with_capacity(block.phis.len());
@@ -109,17 +115,20 @@ pub fn bls_w_step(
     // commands before its definition are total (Def. 11.1) and see no activation,
     // so until it is defined the activation is empty (see the doc comment).
     let predicate_pos = program.predicate_def_pos[scheduled];
-    let mut pm = match predicate_pos {
-        None => predicate_mask(ctx, &state.env, &cmask)?,
-        Some(_) => vec![Some(false); cmask.len()],
-    };
-    let mut active = amask(&cmask, &pm);
+    match predicate_pos {
+        None => predicate_mask(ctx, &state.env, &cmask, &mut pm)?,
+        Some(_) => {
+            pm.clear();
+            pm.resize(cmask.len(), Some(false));
+        }
+    }
+    amask(&cmask, &pm, &mut active);
 
     // Premise: computecmd_𝓘^W amsk^W Δ_pre^W 𝕄 c̄ →* Δ'^W 𝕄'.
     let mut refresh = |pos: usize, env: &Env, active: &mut Vec<bool>| {
         if predicate_pos == Some(pos) {
-            pm = predicate_mask(ctx, env, &cmask)?;
-            *active = amask(&cmask, &pm);
+            predicate_mask(ctx, env, &cmask, &mut pm)?;
+            amask(&cmask, &pm, active);
         }
         Ok(())
     };
@@ -132,13 +141,13 @@ pub fn bls_w_step(
         &mut written,
         &mut refresh,
     )?;
-    let pmask = match predicate_pos {
-        Some(_) => predicate_mask(ctx, &state.env, &cmask)?,
-        None => pm,
-    };
+    let mut pmask = pm;
+    if predicate_pos.is_some() {
+        predicate_mask(ctx, &state.env, &cmask, &mut pmask)?;
+    }
 
     // Premise: i^W = evalterm^W amsk^W Δ'^W tmn.
-    let mut succ = Vec::with_capacity(active.len());
+    succ.clear();
     let strict_operands = if state.env.is_strict() {
         block.term.operands()
     } else {
@@ -175,10 +184,11 @@ fn predicate_mask(
     ctx: CmdCtx<'_, '_>,
     env: &Env,
     cmask: &[bool],
-) -> Result<Vec<Option<bool>>, StepError> {
-    let pm = pmask(ctx.program, env, ctx.block);
+    pm: &mut Vec<Option<bool>>,
+) -> Result<(), StepError> {
+    pmask(ctx.program, env, ctx.block, pm);
     if let Some(p) = ctx.program.body.blocks[ctx.block].predicate {
-        for (lane, (&c, bit)) in cmask.iter().zip(&pm).enumerate() {
+        for (lane, (&c, bit)) in cmask.iter().zip(pm.iter()).enumerate() {
             if c {
                 check_defined(ctx, env, p, lane, None)?;
                 if bit.is_none() {
@@ -193,27 +203,31 @@ fn predicate_mask(
             }
         }
     }
-    Ok(pm)
+    Ok(())
 }
 
 /// `advancepc i ℓ_in ℓ_next ℓ_sc → ℓ_in' ℓ_next'` (Fig. 4.4) for one lane: the
 /// dispatcher. Exactly one rule applies: [PC-PASSIVE] without control mask,
-/// otherwise by the shape of `i`.
+/// otherwise by the shape of `i`. `incoming` and `next` are updated in place.
 pub fn advance_pc(
     program: &Program<'_>,
     i: &Succ,
-    incoming: Option<Block>,
-    next: &Next,
+    incoming: &mut Option<Block>,
+    next: &mut Next,
     scheduled: Block,
-) -> Result<(Option<Block>, Next), Stuck> {
-    if !cmask(program, incoming, next, scheduled) {
-        return Ok(pc_passive(incoming, next));
+) -> Result<(), Stuck> {
+    if !cmask(program, *incoming, next, scheduled) {
+        pc_passive(incoming, next);
+        return Ok(());
     }
-    match i {
-        Succ::Index(n) => pc_active(program, *n, scheduled),
-        Succ::Any => Ok(pc_nd_branch(scheduled)),
-        Succ::Ret(r) => Ok(pc_term(scheduled, r)),
-    }
+    let (new_incoming, new_next) = match i {
+        Succ::Index(n) => pc_active(program, *n, scheduled)?,
+        Succ::Any => pc_nd_branch(scheduled),
+        Succ::Ret(r) => pc_term(scheduled, r),
+    };
+    *incoming = new_incoming;
+    *next = new_next;
+    Ok(())
 }
 
 /// [PC-ACTIVE] An active lane moves along CFG edge `i` out of the scheduled block:
@@ -236,10 +250,11 @@ pub fn pc_nd_branch(scheduled: Block) -> (Option<Block>, Next) {
     (Some(scheduled), Next::Any)
 }
 
-/// [PC-PASSIVE] A lane without control mask keeps its control state. This is also
-/// how a terminated lane (ℓ_next = □) stays terminated.
-pub fn pc_passive(incoming: Option<Block>, next: &Next) -> (Option<Block>, Next) {
-    (incoming, next.clone())
+/// [PC-PASSIVE] A lane without control mask keeps its control state: ℓ_in' = ℓ_in
+/// and ℓ_next' = ℓ_next, so there is nothing to write. This is also how a
+/// terminated lane (ℓ_next = □) stays terminated.
+pub fn pc_passive(incoming: &mut Option<Block>, next: &mut Next) {
+    let _unchanged = (incoming, next);
 }
 
 /// [PC-TERM] A lane that returned `r` terminates: ℓ_next' = □(r).
@@ -259,9 +274,7 @@ pub fn pc_wstep(
 ) -> Result<(), Stuck> {
     // Premise: ∀τ ∈ 𝒯. advancepc i^W(τ) ℓ_in^W(τ) ℓ_next^W(τ) ℓ_sc → ℓ_in'^W(τ) ℓ_next'^W(τ).
     for ((i, inc), nxt) in succ.iter().zip(incoming.iter_mut()).zip(next.iter_mut()) {
-        let (a, b) = advance_pc(program, i, *inc, nxt, scheduled)?;
-        *inc = a;
-        *nxt = b;
+        advance_pc(program, i, inc, nxt, scheduled)?;
     }
     Ok(())
 }
