@@ -15,7 +15,7 @@ use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{Block, FuncId, GlobalId, Module};
 use pllvm_semantics::memory::{Memory, ObjectKind};
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
-use pllvm_semantics::rules::{Env, Interp, Program, State, StepError, Stuck, Ub};
+use pllvm_semantics::rules::{Env, Interp, Program, State, StepBuffers, StepError, Stuck, Ub};
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use pllvm_semantics::value::{Pointer, Val, display_signed, wrap_biguint};
 
@@ -265,6 +265,16 @@ impl<'m> Machine<'m> {
         let rules = crate::fired::rules_fired(&self.program, &step);
         self.rules_fired.extend(rules);
         if !self.record_trace {
+            // Only the last row is kept: the previous one's vectors are handed
+            // back to the next step instead of being freed.
+            if let Some(old) = self.trace.pop() {
+                self.state.env.recycle_step(StepBuffers {
+                    cmask: old.cmask,
+                    pmask: old.pmask,
+                    active: old.active,
+                    succ: old.succ,
+                });
+            }
             self.trace.clear();
         }
         // Without a recorded trace only the last row is kept, with empty control

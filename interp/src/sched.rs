@@ -85,7 +85,14 @@ pub fn pending(program: &Program<'_>, state: &State) -> Vec<Block> {
 /// and, for programs whose layout is a block index (§2.5, as compilers emit them),
 /// the same choice as [`Lowest`] whenever that choice is greedy.
 pub fn earliest_pending(program: &Program<'_>, state: &State) -> Option<Block> {
-    pending(program, state).into_iter().next()
+    // The first block of `pending`, without building the list.
+    program.body.layout.iter().copied().find(|&b| {
+        state
+            .incoming
+            .iter()
+            .zip(&state.next)
+            .any(|(i, n)| !matches!(n, Next::Done(_)) && cmask(program, *i, n, b))
+    })
 }
 
 /// A scheduling policy: picks the next block given the state and the blocks that

@@ -243,7 +243,7 @@ pub(crate) fn wide(
 
 /// Whether `pred` holds, given how the operands compare as unsigned and as signed
 /// numbers (LangRef `icmp`).
-fn icmp_holds(pred: ICmpPred, unsigned: Ordering, signed: Ordering) -> bool {
+pub(crate) fn icmp_holds(pred: ICmpPred, unsigned: Ordering, signed: Ordering) -> bool {
     match pred {
         ICmpPred::Eq => unsigned.is_eq(),
         ICmpPred::Ne => unsigned.is_ne(),

@@ -57,31 +57,44 @@ pub fn compute_cmds(
     written: &mut Option<Vec<(Value, Vec<Val>)>>,
     refresh: &mut Refresh<'_>,
 ) -> Result<(), StepError> {
+    // One result buffer for the whole list: [UPD-ENV] swaps it with the assigned
+    // column, so the commands of a block allocate nothing per lane.
+    let mut out = env.take_spare();
     for (pos, &c) in cmds.iter().enumerate() {
-        let w = compute_cmd(ctx, active, env, mem, c)?;
+        let w = match compute_cmd(ctx, active, env, mem, c, &mut out) {
+            Ok(w) => w,
+            Err(e) => {
+                env.give_back(out);
+                return Err(e);
+            }
+        };
         if let (Some(log), Some(w)) = (written.as_mut(), w) {
             log.push(w);
         }
         refresh(pos, env, active)?;
     }
+    env.give_back(out);
     w_cmd_empty();
     Ok(())
 }
 
 /// The `computecmd` dispatcher: picks [W-CMD-MASK], [W-CMD-TOTAL] or [W-CMD-INST]
-/// by the shape of the command.
+/// by the shape of the command. `out` is a scratch buffer for the result column
+/// (its contents on entry do not matter; on return it holds some column of W
+/// values that the caller may reuse).
 pub fn compute_cmd(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
     env: &mut Env,
     mem: &mut Memory,
     c: Inst,
+    out: &mut Vec<Val>,
 ) -> Result<Written, StepError> {
     let data = &ctx.program.body.insts[c];
     match (&data.kind, data.total) {
         (InstKind::Mask, _) => Ok(w_cmd_mask(active, env, data.result)),
-        (_, true) => w_cmd_total(ctx, env, mem, c),
-        (_, false) => w_cmd_inst(ctx, active, env, mem, c),
+        (_, true) => w_cmd_total(ctx, env, mem, c, out),
+        (_, false) => w_cmd_inst(ctx, active, env, mem, c, out),
     }
 }
 
@@ -95,13 +108,14 @@ pub fn w_cmd_inst(
     env: &mut Env,
     mem: &mut Memory,
     c: Inst,
+    out: &mut Vec<Val>,
 ) -> Result<Written, StepError> {
     // Premise (strict mode, Def. 11.3): operands are defined where the command is.
     strict_uses(ctx, env, c, active)?;
     // Premise: evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → res^W 𝕄'.
-    let res = eval_cmd(ctx, active, env, mem, c)?;
+    eval_cmd(ctx, active, env, mem, c, out)?;
     // Premise: updenv_𝓘^W Δ^W id res^W amsk^W → Δ'^W.
-    Ok(assign(ctx, env, c, res, active))
+    Ok(assign(ctx, env, c, out, active))
 }
 
 /// [W-CMD-TOTAL] `id = inst total`: evaluate and assign with every lane enabled (1^W),
@@ -111,11 +125,12 @@ pub fn w_cmd_total(
     env: &mut Env,
     mem: &mut Memory,
     c: Inst,
+    out: &mut Vec<Val>,
 ) -> Result<Written, StepError> {
     let all = vec![true; env.width()];
     strict_uses(ctx, env, c, &all)?;
-    let res = eval_cmd(ctx, &all, env, mem, c)?;
-    Ok(assign(ctx, env, c, res, &all))
+    eval_cmd(ctx, &all, env, mem, c, out)?;
+    Ok(assign(ctx, env, c, out, &all))
 }
 
 /// [W-CMD-MASK] `id = mask()`: assigns the activation amsk^W to `id` in every lane,
@@ -124,37 +139,47 @@ pub fn w_cmd_mask(active: &[bool], env: &mut Env, id: Option<Value>) -> Written 
     let id = id?;
     let column: Vec<Val> = active.iter().map(|&a| Val::bool(a)).collect();
     let all = vec![true; active.len()];
-    upd_env(Interp::Freezing, env, id, column.clone(), &all);
+    upd_env(Interp::Freezing, env, id, &mut column.clone(), &all);
     Some((id, column))
 }
 
 /// Applies [UPD-ENV] to a command's result, if it has one (`store` and void calls do not:
 /// the `z = store p v` sugar of Fig. 4.13a).
-fn assign(ctx: CmdCtx<'_, '_>, env: &mut Env, c: Inst, res: Vec<Val>, active: &[bool]) -> Written {
+fn assign(
+    ctx: CmdCtx<'_, '_>,
+    env: &mut Env,
+    c: Inst,
+    res: &mut Vec<Val>,
+    active: &[bool],
+) -> Written {
     let id = ctx.program.body.insts[c].result?;
     upd_env(ctx.interp, env, id, res, active);
     ctx.record.then(|| (id, env.get(id).to_vec()))
 }
 
 /// The `evalcmd` dispatcher: [W-INST-ALLOCA], [W-INST-LOAD], [W-INST-STORE],
-/// [W-CMD-CALL], or [W-INST-LLVM] for every other instruction.
+/// [W-CMD-CALL], or [W-INST-LLVM] for every other instruction. The result res^W
+/// is left in `out` (W values; what passive lanes hold there is unspecified, since
+/// [UPD-ENV] never takes a passive lane's result).
 pub fn eval_cmd(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
     env: &Env,
     mem: &mut Memory,
     c: Inst,
-) -> Result<Vec<Val>, StepError> {
-    match &ctx.program.body.insts[c].kind {
-        InstKind::Alloca { .. } => w_inst_alloca(ctx, active, env, mem, c),
-        InstKind::Load { .. } => w_inst_load(ctx, active, env, mem, c),
-        InstKind::Store { .. } => w_inst_store(ctx, active, env, mem, c),
-        InstKind::Call { .. } => w_cmd_call(ctx, active, env, mem, c),
+    out: &mut Vec<Val>,
+) -> Result<(), StepError> {
+    *out = match &ctx.program.body.insts[c].kind {
+        InstKind::Alloca { .. } => w_inst_alloca(ctx, active, env, mem, c)?,
+        InstKind::Load { .. } => w_inst_load(ctx, active, env, mem, c)?,
+        InstKind::Store { .. } => w_inst_store(ctx, active, env, mem, c)?,
+        InstKind::Call { .. } => w_cmd_call(ctx, active, env, mem, c)?,
         InstKind::Phi { .. } | InstKind::Mask => {
-            Err(Stuck::new("W-CMD-INST", "a phi or mask() in the command list").into())
+            return Err(Stuck::new("W-CMD-INST", "a phi or mask() in the command list").into());
         }
-        _ => w_inst_llvm(ctx, active, env, mem, c),
-    }
+        _ => return w_inst_llvm(ctx, active, env, mem, c, out),
+    };
+    Ok(())
 }
 
 /// [W-INST-ALLOCA] `alloca typ`: `p^W, 𝕄' = newptr^W 𝕄 sizeof(typ) amsk^W` (§4.9.1).
@@ -403,21 +428,24 @@ fn length(ctx: CmdCtx<'_, '_>, c: Inst, lane: usize, v: &Val) -> Result<u64, Ste
 }
 
 /// [W-INST-LLVM] Every instruction §4.9 leaves to "regular LLVM semantics": each
-/// active lane computes it on its own operands with [`crate::ops`]. Passive lanes
-/// compute nothing (their result is discarded by [UPD-ENV] anyway), so a division
-/// by zero in a passive lane is not undefined behaviour.
+/// active lane computes it on its own operands with [`crate::ops`] (the column
+/// kernels of [`crate::ops::column`] compute the same per-lane operation for all
+/// lanes at once). Passive lanes compute nothing (their result is discarded by
+/// [UPD-ENV] anyway), so a division by zero in a passive lane is not undefined
+/// behaviour. The result is left in `out`; its passive lanes are unspecified.
 pub fn w_inst_llvm(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
     env: &Env,
     mem: &Memory,
     c: Inst,
-) -> Result<Vec<Val>, StepError> {
+    out: &mut Vec<Val>,
+) -> Result<(), StepError> {
     let program = ctx.program;
     let types = program.types();
     let kind = &program.body.insts[c].kind;
     let width = active.len();
-    let mut out = vec![Val::Undef; width];
+    out.resize(width, Val::Undef);
     match kind {
         InstKind::Binary {
             op,
@@ -427,10 +455,8 @@ pub fn w_inst_llvm(
             rhs,
         } => {
             let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            for lane in (0..width).filter(|&l| active[l]) {
-                out[lane] = ops::binary(*op, *flags, t, &a[lane], &b[lane])
-                    .map_err(|e| ub(ctx, "W-INST-LLVM", Some(lane), Some(c), &e.to_string()))?;
-            }
+            ops::column::binary_column(*op, *flags, t, a, b, active, out)
+                .map_err(|(lane, e)| ub(ctx, "W-INST-LLVM", Some(lane), Some(c), &e.to_string()))?;
         }
         InstKind::FNeg { ty, arg } => {
             let (a, t) = (eval(env, *arg), types.get(*ty));
@@ -440,15 +466,11 @@ pub fn w_inst_llvm(
         }
         InstKind::ICmp { pred, ty, lhs, rhs } => {
             let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            for lane in (0..width).filter(|&l| active[l]) {
-                out[lane] = ops::icmp(*pred, t, &a[lane], &b[lane]);
-            }
+            ops::column::icmp_column(*pred, t, a, b, active, out);
         }
         InstKind::FCmp { pred, ty, lhs, rhs } => {
             let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            for lane in (0..width).filter(|&l| active[l]) {
-                out[lane] = ops::fcmp(*pred, t, &a[lane], &b[lane]);
-            }
+            ops::column::fcmp_column(*pred, t, a, b, active, out);
         }
         InstKind::Cast {
             op,
@@ -469,9 +491,7 @@ pub fn w_inst_llvm(
             ..
         } => {
             let (cnd, t, f) = (eval(env, *cond), eval(env, *if_true), eval(env, *if_false));
-            for lane in (0..width).filter(|&l| active[l]) {
-                out[lane] = ops::select(&cnd[lane], &t[lane], &f[lane]);
-            }
+            ops::column::select_column(cnd, t, f, active, out);
         }
         InstKind::Freeze { ty, arg } => {
             let (a, t) = (eval(env, *arg), types.get(*ty));
@@ -508,7 +528,7 @@ pub fn w_inst_llvm(
             .into());
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// `elemptr` / `getelementptr` for one lane (§4.9.1: "addressing elements of a memory

@@ -14,16 +14,19 @@ pub fn eval(env: &Env, val: Value) -> &[Val] {
 /// [getNewValue] `getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)` (Fig. 4.8): the value lane τ assigns.
 ///
 /// Active lanes take the new value; passive lanes keep the old one under FR and
-/// become ⊤ under OBL.
+/// become ⊤ under OBL. In place: `slot` holds lane τ's old value Δ^W(τ)(id) and
+/// receives the value getNewValue gives; `new` holds v^W(τ) and is left with an
+/// unspecified value (it is consumed).
 #[allow(
     rustdoc::broken_intra_doc_links,
     reason = "a rule citation, not a link"
 )]
-pub fn get_new_value(interp: Interp, active: bool, old: Val, new: Val) -> Val {
+#[inline]
+pub fn get_new_value(interp: Interp, active: bool, slot: &mut Val, new: &mut Val) {
     match (active, interp) {
-        (true, _) => new,
-        (false, Interp::Freezing) => old,
-        (false, Interp::Oblivious) => Val::Undef,
+        (true, _) => *slot = std::mem::replace(new, Val::Undef),
+        (false, Interp::Freezing) => {}
+        (false, Interp::Oblivious) => *slot = Val::Undef,
     }
 }
 
@@ -35,7 +38,11 @@ pub fn get_new_value(interp: Interp, active: bool, old: Val, new: Val) -> Val {
 /// old mask under FR (its old value stays) and loses it under OBL (its value is ⊤).
 /// Def. 10 states the OBL case; the FR case is the reading under which Fig. 4.16b
 /// is "ill-formed under OBL" but fine under FR, as §4.10 explains.
-pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: Vec<Val>, active: &[bool]) {
+///
+/// The update is in place: `new` is consumed (on return it holds W values of no
+/// meaning, for the caller to reuse as a buffer). When every lane is active,
+/// getNewValue is the new value in every lane, so the columns are swapped whole.
+pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: &mut Vec<Val>, active: &[bool]) {
     if let Some(old_defined) = env.defined(id) {
         let mask = old_defined
             .iter()
@@ -44,9 +51,14 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: Vec<Val>, active: 
             .collect();
         env.set_defined(id, mask);
     }
+    let column = env.column_vec_mut(id);
+    if new.len() == column.len() && active.iter().all(|&a| a) {
+        // ∀τ. getNewValue_𝓘(1^W, Δ^W, id, v^W)(τ) = v^W(τ).
+        std::mem::swap(column, new);
+        return;
+    }
     // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}, in place.
-    for ((slot, n), &a) in env.column_mut(id).iter_mut().zip(new).zip(active) {
-        let old = std::mem::replace(slot, Val::Undef);
-        *slot = get_new_value(interp, a, old, n);
+    for ((slot, n), &a) in column.iter_mut().zip(new.iter_mut()).zip(active) {
+        get_new_value(interp, a, slot, n);
     }
 }

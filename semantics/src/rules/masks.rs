@@ -30,11 +30,26 @@ pub fn cmask_w(
     next: &[Next],
     scheduled: Block,
 ) -> Vec<bool> {
-    incoming
-        .iter()
-        .zip(next)
-        .map(|(i, n)| cmask(program, *i, n, scheduled))
-        .collect()
+    let mut out = Vec::with_capacity(next.len());
+    cmask_w_into(program, incoming, next, scheduled, &mut out);
+    out
+}
+
+/// Like [`cmask_w`], into a reused vector (its old contents are discarded).
+pub fn cmask_w_into(
+    program: &Program<'_>,
+    incoming: &[Option<Block>],
+    next: &[Next],
+    scheduled: Block,
+    out: &mut Vec<bool>,
+) {
+    out.clear();
+    out.extend(
+        incoming
+            .iter()
+            .zip(next)
+            .map(|(i, n)| cmask(program, *i, n, scheduled)),
+    );
 }
 
 /// [pmask] `pmsk` (Def. 7): the value of the scheduled block's predicate `val_msk` in each
@@ -42,21 +57,26 @@ pub fn cmask_w(
 ///
 /// A lane whose predicate is ⊤ gets `None`: it is neither active nor passive, and
 /// the caller decides (an active-control lane with an undefined predicate is
-/// undefined behaviour, see [`crate::rules::step::bls_w_step`]).
-pub fn pmask(program: &Program<'_>, env: &Env, scheduled: Block) -> Vec<Option<bool>> {
+/// undefined behaviour, see [`crate::rules::step::bls_w_step`]). The mask is
+/// written to `out` (a reused vector; its old contents are discarded).
+pub fn pmask(program: &Program<'_>, env: &Env, scheduled: Block, out: &mut Vec<Option<bool>>) {
+    out.clear();
     match program.body.blocks[scheduled].predicate {
-        None => vec![Some(true); env.width()],
-        Some(p) => env.get(p).iter().map(Val::as_bool).collect(),
+        None => out.resize(env.width(), Some(true)),
+        Some(p) => out.extend(env.get(p).iter().map(Val::as_bool)),
     }
 }
 
 /// [amask] `amsk = pmsk ∧ cmsk` (Def. 8), lane by lane. A lane with cmask 0 is passive
 /// whatever its predicate holds (so ⊤ there is harmless); the caller has ruled out
-/// an undefined predicate under cmask 1.
-pub fn amask(cmask: &[bool], pmask: &[Option<bool>]) -> Vec<bool> {
-    cmask
-        .iter()
-        .zip(pmask)
-        .map(|(&c, p)| c && p.unwrap_or(false))
-        .collect()
+/// an undefined predicate under cmask 1. The mask is written to `out` (a reused
+/// vector; its old contents are discarded).
+pub fn amask(cmask: &[bool], pmask: &[Option<bool>], out: &mut Vec<bool>) {
+    out.clear();
+    out.extend(
+        cmask
+            .iter()
+            .zip(pmask)
+            .map(|(&c, p)| c && p.unwrap_or(false)),
+    );
 }

@@ -24,7 +24,7 @@ pub mod step;
 pub mod term;
 
 pub use program::Program;
-pub use state::{Env, Interp, Next, State, Succ};
+pub use state::{Env, Interp, Next, State, StepBuffers, Succ};
 
 use crate::ir::{Block, Inst};
 use std::fmt;

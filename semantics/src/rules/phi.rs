@@ -7,11 +7,16 @@ use crate::ir::{Block, Inst, InstKind, Value};
 use crate::rules::{Env, Interp, Program, Stuck};
 use crate::value::Val;
 
-/// The value a phi gives one lane, and the definition mask of that value (Def. 10.3-4;
-/// `true` when masks are not tracked).
-pub type PhiLane = (Val, bool);
+/// The value a phi gives one lane (a reference into Δ^W, or ⊤), and the definition
+/// mask of that value (Def. 10.3-4; `true` when masks are not tracked).
+pub type PhiLane<'e> = (&'e Val, bool);
 
-/// `evalphi_𝓘 cmsk ℓ_in Δ φ` (§4.8): dispatches on whether the phi has a shadow operand.
+/// ⊤, for phis that yield it.
+static UNDEF: Val = Val::Undef;
+
+/// `evalphi_𝓘 cmsk ℓ_in Δ φ` (§4.8) in every lane: dispatches on whether the phi
+/// has a shadow operand. Writes the phi's new column into `column` (W values) and
+/// returns, when Δ^W tracks definition masks, its new definition mask.
 pub fn eval_phi(
     program: &Program<'_>,
     interp: Interp,
@@ -19,7 +24,8 @@ pub fn eval_phi(
     phi: Inst,
     cmask: &[bool],
     incoming: &[Option<Block>],
-) -> Result<Vec<PhiLane>, Stuck> {
+    column: &mut Vec<Val>,
+) -> Result<Option<Vec<bool>>, Stuck> {
     let InstKind::Phi {
         incoming: arms,
         shadow,
@@ -31,12 +37,20 @@ pub fn eval_phi(
     let result = program.body.insts[phi]
         .result
         .ok_or_else(|| Stuck::new("BLS-W-STEP", "phi without a result"))?;
-    (0..env.width())
-        .map(|lane| match shadow {
-            None => eval_phi_plain(interp, env, result, arms, cmask[lane], incoming[lane], lane),
-            Some(s) => eval_phi_shadow(env, arms, *s, cmask[lane], incoming[lane], lane),
-        })
-        .collect()
+    let width = env.width();
+    column.resize(width, Val::Undef);
+    let mut defined = env.defined(result).map(|_| Vec::with_capacity(width));
+    for (lane, slot) in column.iter_mut().enumerate() {
+        let (v, d) = match shadow {
+            None => eval_phi_plain(interp, env, result, arms, cmask[lane], incoming[lane], lane)?,
+            Some(s) => eval_phi_shadow(env, arms, *s, cmask[lane], incoming[lane], lane)?,
+        };
+        *slot = v.clone();
+        if let Some(m) = defined.as_mut() {
+            m.push(d);
+        }
+    }
+    Ok(defined)
 }
 
 /// [evalphi] `evalphi_𝓘 cmsk ℓ_in Δ (id = ϕ[val_j, ℓ_j])` (§4.8), one lane.
@@ -48,21 +62,22 @@ pub fn eval_phi(
     rustdoc::broken_intra_doc_links,
     reason = "a rule citation, not a link"
 )]
-pub fn eval_phi_plain(
+#[inline]
+pub fn eval_phi_plain<'e>(
     interp: Interp,
-    env: &Env,
+    env: &'e Env,
     id: Value,
     arms: &[(Value, Block)],
     cmask: bool,
     incoming: Option<Block>,
     lane: usize,
-) -> Result<PhiLane, Stuck> {
+) -> Result<PhiLane<'e>, Stuck> {
     if cmask {
         return incoming_value(env, arms, incoming, lane);
     }
     Ok(match interp {
-        Interp::Freezing => (env.get(id)[lane].clone(), defined(env, id, lane)),
-        Interp::Oblivious => (Val::Undef, false),
+        Interp::Freezing => (&env.get(id)[lane], defined(env, id, lane)),
+        Interp::Oblivious => (&UNDEF, false),
     })
 }
 
@@ -70,29 +85,31 @@ pub fn eval_phi_plain(
 ///
 /// Invariant under the interpretation: under cmask the incoming value of the edge
 /// taken, otherwise the shadow operand `val_s`.
-pub fn eval_phi_shadow(
-    env: &Env,
+#[inline]
+pub fn eval_phi_shadow<'e>(
+    env: &'e Env,
     arms: &[(Value, Block)],
     shadow: Value,
     cmask: bool,
     incoming: Option<Block>,
     lane: usize,
-) -> Result<PhiLane, Stuck> {
+) -> Result<PhiLane<'e>, Stuck> {
     if cmask {
         incoming_value(env, arms, incoming, lane)
     } else {
-        Ok((env.get(shadow)[lane].clone(), defined(env, shadow, lane)))
+        Ok((&env.get(shadow)[lane], defined(env, shadow, lane)))
     }
 }
 
 /// `eval Δ val_j` for the arm with `ℓ_j = ℓ_in`. Its absence means the lane reached
 /// the block along an edge the phi does not list (an unverified program) or from ⊥.
-fn incoming_value(
-    env: &Env,
+#[inline]
+fn incoming_value<'e>(
+    env: &'e Env,
     arms: &[(Value, Block)],
     incoming: Option<Block>,
     lane: usize,
-) -> Result<PhiLane, Stuck> {
+) -> Result<PhiLane<'e>, Stuck> {
     let from = incoming.ok_or_else(|| {
         Stuck::new(
             "BLS-W-STEP",
@@ -103,10 +120,11 @@ fn incoming_value(
         .iter()
         .find(|(_, b)| *b == from)
         .ok_or_else(|| Stuck::new("BLS-W-STEP", "no phi arm for the incoming block"))?;
-    Ok((env.get(*val)[lane].clone(), defined(env, *val, lane)))
+    Ok((&env.get(*val)[lane], defined(env, *val, lane)))
 }
 
 /// The definition mask bit of `value` in `lane` (`true` when masks are not tracked).
+#[inline]
 fn defined(env: &Env, value: Value, lane: usize) -> bool {
     env.defined(value).is_none_or(|d| d[lane])
 }

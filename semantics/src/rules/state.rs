@@ -61,12 +61,65 @@ pub enum Succ {
 /// Constants are stored too (broadcast to every lane), so that `eval^W Δ^W val` is a
 /// lookup for both `id` and `cnst` (§4.6). With strict mode on, the definition
 /// mask of Def. 10 is kept beside each value.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+///
+/// Beside Δ^W, an `Env` keeps a few spare columns of W values that the rules use
+/// as scratch buffers (so that executing a block allocates nothing per command).
+/// They are not part of Δ^W: equality, hashing and cloning ignore them.
+#[derive(Debug)]
 pub struct Env {
     width: usize,
     columns: Vec<Vec<Val>>,
     defined: Option<Vec<Vec<bool>>>,
     strict: bool,
+    spare: Vec<Vec<Val>>,
+    spare_step: Option<Box<StepBuffers>>,
+}
+
+/// Spare per-step vectors (cmsk^W, pmsk^W, amsk^W, i^W) of an earlier step, for
+/// [`crate::rules::step::bls_w_step`] to fill again instead of allocating.
+#[derive(Debug, Default)]
+pub struct StepBuffers {
+    /// For cmsk^W.
+    pub cmask: Vec<bool>,
+    /// For pmsk^W.
+    pub pmask: Vec<Option<bool>>,
+    /// For amsk^W.
+    pub active: Vec<bool>,
+    /// For i^W.
+    pub succ: Vec<Succ>,
+}
+
+impl Clone for Env {
+    fn clone(&self) -> Env {
+        Env {
+            width: self.width,
+            columns: self.columns.clone(),
+            defined: self.defined.clone(),
+            strict: self.strict,
+            spare: Vec::new(),
+            spare_step: None,
+        }
+    }
+}
+
+impl PartialEq for Env {
+    fn eq(&self, other: &Env) -> bool {
+        self.width == other.width
+            && self.columns == other.columns
+            && self.defined == other.defined
+            && self.strict == other.strict
+    }
+}
+
+impl Eq for Env {}
+
+impl std::hash::Hash for Env {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.width.hash(state);
+        self.columns.hash(state);
+        self.defined.hash(state);
+        self.strict.hash(state);
+    }
 }
 
 impl Env {
@@ -111,6 +164,8 @@ impl Env {
             columns,
             defined,
             strict,
+            spare: Vec::new(),
+            spare_step: None,
         }
     }
 
@@ -124,13 +179,49 @@ impl Env {
         &self.columns[value.index()]
     }
 
-    /// Replaces the whole column of `value` (phi resolution).
+    /// Replaces the whole column of `value` (phi resolution); the old column goes
+    /// back to the spare buffers.
     pub(crate) fn set_column(&mut self, value: Value, column: Vec<Val>) {
-        self.columns[value.index()] = column;
+        let old = std::mem::replace(&mut self.columns[value.index()], column);
+        self.give_back(old);
+    }
+
+    /// A scratch column of W values (their contents are unspecified), from the
+    /// spare buffers if one is left.
+    pub(crate) fn take_spare(&mut self) -> Vec<Val> {
+        match self.spare.pop() {
+            Some(column) => column,
+            None => vec![Val::Undef; self.width],
+        }
+    }
+
+    /// Hands the vectors of a finished step back for reuse by a later step (they
+    /// are not part of Δ^W; their contents do not matter).
+    pub fn recycle_step(&mut self, buffers: StepBuffers) {
+        match self.spare_step.as_mut() {
+            Some(spare) => **spare = buffers,
+            None => self.spare_step = Some(Box::new(buffers)),
+        }
+    }
+
+    /// The vectors a finished step handed back, or new empty ones.
+    pub(crate) fn take_step_buffers(&mut self) -> StepBuffers {
+        self.spare_step
+            .as_mut()
+            .map(|spare| std::mem::take(&mut **spare))
+            .unwrap_or_default()
+    }
+
+    /// Returns a scratch column to the spare buffers (kept only if it has W values;
+    /// a handful at most).
+    pub(crate) fn give_back(&mut self, column: Vec<Val>) {
+        if column.len() == self.width && self.spare.len() < 8 {
+            self.spare.push(column);
+        }
     }
 
     /// The column of `value` for updating in place (used by [UPD-ENV] only).
-    pub(crate) fn column_mut(&mut self, value: Value) -> &mut [Val] {
+    pub(crate) fn column_vec_mut(&mut self, value: Value) -> &mut Vec<Val> {
         &mut self.columns[value.index()]
     }
 

@@ -4,10 +4,10 @@
 
 use crate::ir::{Block, Value};
 use crate::rules::cmd::{CmdCtx, check_defined, compute_cmds, ub};
-use crate::rules::masks::{amask, cmask, cmask_w, pmask};
+use crate::rules::masks::{amask, cmask, cmask_w_into, pmask};
 use crate::rules::phi::eval_phi;
 use crate::rules::term::{TermUb, eval_term};
-use crate::rules::{Env, Interp, Next, Program, State, StepError, Stuck, Succ};
+use crate::rules::{Env, Interp, Next, Program, State, StepBuffers, StepError, Stuck, Succ};
 use crate::value::Val;
 
 /// What one scheduled block did: the masks before it ran, the successor index of
@@ -68,30 +68,46 @@ pub fn bls_w_step(
         record,
     };
     let mut written = record.then(Vec::new);
-    let cmask = cmask_w(program, &state.incoming, &state.next, scheduled);
+    let StepBuffers {
+        mut cmask,
+        pmask: mut pm,
+        mut active,
+        mut succ,
+    } = state.env.take_step_buffers();
+    cmask_w_into(program, &state.incoming, &state.next, scheduled, &mut cmask);
 
     // Premise: Δ_pre^W = parallel copy of φ̄ using evalphi_𝓘^W cmsk^W ℓ_in^W Δ^W.
     let mut resolved = Vec::with_capacity(block.phis.len());
     for &phi in &block.phis {
-        resolved.push(eval_phi(
+        let mut column = state.env.take_spare();
+        let defined = eval_phi(
             program,
             interp,
             &state.env,
             phi,
             &cmask,
             &state.incoming,
-        )?);
+            &mut column,
+        );
+        match defined {
+            Ok(defined) => resolved.push((column, defined)),
+            Err(e) => {
+                state.env.give_back(column);
+                return Err(e.into());
+            }
+        }
     }
-    for (&phi, lanes) in block.phis.iter().zip(resolved) {
+    for (&phi, (column, defined)) in block.phis.iter().zip(resolved) {
         let Some(id) = program.body.insts[phi].result else {
             continue;
         };
-        let (column, defined): (Vec<Val>, Vec<bool>) = lanes.into_iter().unzip();
         if let Some(log) = written.as_mut() {
             log.push((id, column.clone()));
         }
         state.env.set_column(id, column);
-        state.env.set_defined(id, defined);
+        if let Some(defined) = defined {
+            state.env.set_defined(id, defined);
+        }
     }
 
     // Premise: amsk^W = cmsk^W ℓ_in^W ℓ_next^W ℓ_sc ∧ eval^W Δ_pre^W val_msk.
@@ -99,17 +115,20 @@ pub fn bls_w_step(
     // commands before its definition are total (Def. 11.1) and see no activation,
     // so until it is defined the activation is empty (see the doc comment).
     let predicate_pos = program.predicate_def_pos[scheduled];
-    let mut pm = match predicate_pos {
-        None => predicate_mask(ctx, &state.env, &cmask)?,
-        Some(_) => vec![Some(false); cmask.len()],
-    };
-    let mut active = amask(&cmask, &pm);
+    match predicate_pos {
+        None => predicate_mask(ctx, &state.env, &cmask, &mut pm)?,
+        Some(_) => {
+            pm.clear();
+            pm.resize(cmask.len(), Some(false));
+        }
+    }
+    amask(&cmask, &pm, &mut active);
 
     // Premise: computecmd_𝓘^W amsk^W Δ_pre^W 𝕄 c̄ →* Δ'^W 𝕄'.
     let mut refresh = |pos: usize, env: &Env, active: &mut Vec<bool>| {
         if predicate_pos == Some(pos) {
-            pm = predicate_mask(ctx, env, &cmask)?;
-            *active = amask(&cmask, &pm);
+            predicate_mask(ctx, env, &cmask, &mut pm)?;
+            amask(&cmask, &pm, active);
         }
         Ok(())
     };
@@ -122,16 +141,21 @@ pub fn bls_w_step(
         &mut written,
         &mut refresh,
     )?;
-    let pmask = match predicate_pos {
-        Some(_) => predicate_mask(ctx, &state.env, &cmask)?,
-        None => pm,
-    };
+    let mut pmask = pm;
+    if predicate_pos.is_some() {
+        predicate_mask(ctx, &state.env, &cmask, &mut pmask)?;
+    }
 
     // Premise: i^W = evalterm^W amsk^W Δ'^W tmn.
-    let mut succ = Vec::with_capacity(active.len());
+    succ.clear();
+    let strict_operands = if state.env.is_strict() {
+        block.term.operands()
+    } else {
+        Vec::new()
+    };
     for (lane, &a) in active.iter().enumerate() {
         if a {
-            for v in block.term.operands() {
+            for &v in &strict_operands {
                 check_defined(ctx, &state.env, v, lane, None)?;
             }
         }
@@ -160,10 +184,11 @@ fn predicate_mask(
     ctx: CmdCtx<'_, '_>,
     env: &Env,
     cmask: &[bool],
-) -> Result<Vec<Option<bool>>, StepError> {
-    let pm = pmask(ctx.program, env, ctx.block);
+    pm: &mut Vec<Option<bool>>,
+) -> Result<(), StepError> {
+    pmask(ctx.program, env, ctx.block, pm);
     if let Some(p) = ctx.program.body.blocks[ctx.block].predicate {
-        for (lane, (&c, bit)) in cmask.iter().zip(&pm).enumerate() {
+        for (lane, (&c, bit)) in cmask.iter().zip(pm.iter()).enumerate() {
             if c {
                 check_defined(ctx, env, p, lane, None)?;
                 if bit.is_none() {
@@ -178,27 +203,31 @@ fn predicate_mask(
             }
         }
     }
-    Ok(pm)
+    Ok(())
 }
 
 /// `advancepc i ℓ_in ℓ_next ℓ_sc → ℓ_in' ℓ_next'` (Fig. 4.4) for one lane: the
 /// dispatcher. Exactly one rule applies: [PC-PASSIVE] without control mask,
-/// otherwise by the shape of `i`.
+/// otherwise by the shape of `i`. `incoming` and `next` are updated in place.
 pub fn advance_pc(
     program: &Program<'_>,
     i: &Succ,
-    incoming: Option<Block>,
-    next: &Next,
+    incoming: &mut Option<Block>,
+    next: &mut Next,
     scheduled: Block,
-) -> Result<(Option<Block>, Next), Stuck> {
-    if !cmask(program, incoming, next, scheduled) {
-        return Ok(pc_passive(incoming, next));
+) -> Result<(), Stuck> {
+    if !cmask(program, *incoming, next, scheduled) {
+        pc_passive(incoming, next);
+        return Ok(());
     }
-    match i {
-        Succ::Index(n) => pc_active(program, *n, scheduled),
-        Succ::Any => Ok(pc_nd_branch(scheduled)),
-        Succ::Ret(r) => Ok(pc_term(scheduled, r)),
-    }
+    let (new_incoming, new_next) = match i {
+        Succ::Index(n) => pc_active(program, *n, scheduled)?,
+        Succ::Any => pc_nd_branch(scheduled),
+        Succ::Ret(r) => pc_term(scheduled, r),
+    };
+    *incoming = new_incoming;
+    *next = new_next;
+    Ok(())
 }
 
 /// [PC-ACTIVE] An active lane moves along CFG edge `i` out of the scheduled block:
@@ -221,10 +250,11 @@ pub fn pc_nd_branch(scheduled: Block) -> (Option<Block>, Next) {
     (Some(scheduled), Next::Any)
 }
 
-/// [PC-PASSIVE] A lane without control mask keeps its control state. This is also
-/// how a terminated lane (ℓ_next = □) stays terminated.
-pub fn pc_passive(incoming: Option<Block>, next: &Next) -> (Option<Block>, Next) {
-    (incoming, next.clone())
+/// [PC-PASSIVE] A lane without control mask keeps its control state: ℓ_in' = ℓ_in
+/// and ℓ_next' = ℓ_next, so there is nothing to write. This is also how a
+/// terminated lane (ℓ_next = □) stays terminated.
+pub fn pc_passive(incoming: &mut Option<Block>, next: &mut Next) {
+    let _unchanged = (incoming, next);
 }
 
 /// [PC-TERM] A lane that returned `r` terminates: ℓ_next' = □(r).
@@ -232,23 +262,21 @@ pub fn pc_term(scheduled: Block, r: &Val) -> (Option<Block>, Next) {
     (Some(scheduled), Next::Done(r.clone()))
 }
 
-/// [PC-WSTEP] `advancepc^W`: [`advance_pc`] for every lane τ.
+/// [PC-WSTEP] `advancepc^W`: [`advance_pc`] for every lane τ, updating ℓ_in^W and
+/// ℓ_next^W in place. On a stuck lane the arrays are left partly updated (a stuck
+/// step has no successor state).
 pub fn pc_wstep(
     program: &Program<'_>,
     succ: &[Succ],
-    incoming: &[Option<Block>],
-    next: &[Next],
+    incoming: &mut [Option<Block>],
+    next: &mut [Next],
     scheduled: Block,
-) -> Result<(Vec<Option<Block>>, Vec<Next>), Stuck> {
+) -> Result<(), Stuck> {
     // Premise: ∀τ ∈ 𝒯. advancepc i^W(τ) ℓ_in^W(τ) ℓ_next^W(τ) ℓ_sc → ℓ_in'^W(τ) ℓ_next'^W(τ).
-    let mut new_incoming = Vec::with_capacity(succ.len());
-    let mut new_next = Vec::with_capacity(succ.len());
-    for ((i, &inc), nxt) in succ.iter().zip(incoming).zip(next) {
-        let (a, b) = advance_pc(program, i, inc, nxt, scheduled)?;
-        new_incoming.push(a);
-        new_next.push(b);
+    for ((i, inc), nxt) in succ.iter().zip(incoming.iter_mut()).zip(next.iter_mut()) {
+        advance_pc(program, i, inc, nxt, scheduled)?;
     }
-    Ok((new_incoming, new_next))
+    Ok(())
 }
 
 /// [LSS-W-STEP] `ℓ_sc ℓ̄_sc σ →_𝓘 ℓ̄_sc σ'` (Fig. 4.3): consume the head of the runtime
@@ -264,8 +292,12 @@ pub fn lss_w_step(
     // Premise: ℓ_sc ⊢ (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) →_𝓘 𝕄' Δ'^W i^W.
     let step = bls_w_step(program, interp, scheduled, state, record)?;
     // Premise: advancepc^W i^W ℓ_in^W ℓ_next^W ℓ_sc → ℓ_in'^W ℓ_next'^W.
-    let (incoming, next) = pc_wstep(program, &step.succ, &state.incoming, &state.next, scheduled)?;
-    state.incoming = incoming;
-    state.next = next;
+    pc_wstep(
+        program,
+        &step.succ,
+        &mut state.incoming,
+        &mut state.next,
+        scheduled,
+    )?;
     Ok(step)
 }
