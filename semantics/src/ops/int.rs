@@ -117,6 +117,9 @@ pub(crate) fn small(
     b: u128,
 ) -> Result<Option<u128>, LaneUb> {
     let mask = low_mask(width);
+    // Reduce first: a caller holding an unreduced pattern (say 2 in an i1) gets
+    // the operation on its low `width` bits instead of a zero divisor after sext.
+    let (a, b) = (a & mask, b & mask);
     let (sa, sb) = (sext128(width, a), sext128(width, b));
     // Whether an exact signed result is representable in `width` bits.
     let fits_signed = |v: i128| sext128(width, v as u128 & mask) == v;
