@@ -209,7 +209,9 @@ struct Ctx<'a> {
     module: &'a Module,
     body: &'a Body,
     graph: &'a Graph,
-    dom: BlockDomTree,
+    cfg: &'a Cfg,
+    /// Dominators, computed on first use (only irreducible cycles need them).
+    dom: std::cell::OnceCell<BlockDomTree>,
     cycles: CycleInfo,
     block_of: SecondaryMap<Inst, Option<Block>>,
     stack: BTreeSet<Value>,
@@ -221,9 +223,12 @@ impl Ctx<'_> {
     /// child cycle holding both satisfies it.
     fn entry_ok(&self, c: CycleId, b: u32, j: u32) -> bool {
         let cy = self.cycles.cycle(c);
-        if cy.is_reducible()
-            || (b != j && self.dom.strictly_dominates(Block(b), Block(j)))
-            || (cy.header != j && self.dom.strictly_dominates(Block(cy.header), Block(j)))
+        if cy.is_reducible() {
+            return true;
+        }
+        let dom = self.dom.get_or_init(|| self.cfg.dominators());
+        if (b != j && dom.strictly_dominates(Block(b), Block(j)))
+            || (cy.header != j && dom.strictly_dominates(Block(cy.header), Block(j)))
         {
             return true;
         }
@@ -376,17 +381,14 @@ fn stack_pointers(body: &Body) -> BTreeSet<Value> {
 /// The `llvm` analysis of `func`, to its fixed point, over the cycle hierarchy of
 /// the documented DFS.
 pub fn uniformity(module: &Module, func: FuncId, body: &Body, init: &InitShapes) -> Uniformity {
-    uniformity_with(module, func, body, init, CycleInfo::compute(body))
+    let cfg = Cfg::new(body);
+    // `CycleInfo::compute`, without building the CFG a second time.
+    let cycles = CycleInfo::of_graph(cfg.graph(), cfg.entry().0);
+    solve(module, func, body, init, cycles, &cfg)
 }
 
 /// The per-function setup shared by the worklist and the reference solvers.
-fn context<'a>(
-    module: &'a Module,
-    body: &'a Body,
-    cfg: &Cfg,
-    graph: &'a Graph,
-    cycles: CycleInfo,
-) -> Ctx<'a> {
+fn context<'a>(module: &'a Module, body: &'a Body, cfg: &'a Cfg, cycles: CycleInfo) -> Ctx<'a> {
     let mut block_of = SecondaryMap::with_default(None);
     for &b in &body.layout {
         for &i in body.blocks[b].phis.iter().chain(&body.blocks[b].body) {
@@ -396,8 +398,9 @@ fn context<'a>(
     Ctx {
         module,
         body,
-        graph,
-        dom: cfg.dominators(),
+        graph: cfg.graph(),
+        cfg,
+        dom: std::cell::OnceCell::new(),
         cycles,
         block_of,
         stack: stack_pointers(body),
@@ -449,10 +452,21 @@ pub fn uniformity_with(
     init: &InitShapes,
     cycles: CycleInfo,
 ) -> Uniformity {
-    let cfg = Cfg::new(body);
-    let graph = cfg.graph().clone();
-    let ctx = context(module, body, &cfg, &graph, cycles);
-    let mut values = initial_values(module, func, body, &cfg, init);
+    solve(module, func, body, init, cycles, &Cfg::new(body))
+}
+
+/// [`uniformity_with`] for a CFG already built.
+fn solve(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    init: &InitShapes,
+    cycles: CycleInfo,
+    cfg: &Cfg,
+) -> Uniformity {
+    let ctx = context(module, body, cfg, cycles);
+    let graph = ctx.graph;
+    let mut values = initial_values(module, func, body, cfg, init);
     let n = graph.len();
     let mut facts = ControlFacts::new(n, ctx.cycles.len());
     let mut divergent = vec![false; n];
@@ -486,7 +500,7 @@ pub fn uniformity_with(
         work.push(Item::Term(b));
     }
     work.reverse();
-    let mut solver = BranchSolver::new(&graph, &ctx.cycles);
+    let mut solver = BranchSolver::new(graph, &ctx.cycles);
     // Re-decide the phis (or every instruction) of a block.
     let push_block = |work: &mut Vec<Item>, b: u32, phis_only: bool| {
         let block = &body.blocks[Block(b)];
@@ -528,7 +542,7 @@ pub fn uniformity_with(
                         continue;
                     }
                     facts.divergent_exit[c.0 as usize] = true;
-                    for e in ctx.cycles.exits(&graph, c) {
+                    for e in ctx.cycles.exits(graph, c) {
                         if !facts.temporal_joins[e as usize] {
                             facts.temporal_joins[e as usize] = true;
                             push_block(&mut work, e, true);
@@ -569,7 +583,7 @@ pub fn uniformity_with(
         }
     }
     let divergent: BTreeSet<u32> = (0..n as u32).filter(|&b| divergent[b as usize]).collect();
-    finish(&ctx, &cfg, func, values, &divergent, &facts)
+    finish(&ctx, cfg, func, values, &divergent, &facts)
 }
 
 /// The reference formulation of [`uniformity_with`]: every fact of every
@@ -585,8 +599,7 @@ pub fn uniformity_reference(
     cycles: CycleInfo,
 ) -> Uniformity {
     let cfg = Cfg::new(body);
-    let graph = cfg.graph().clone();
-    let ctx = context(module, body, &cfg, &graph, cycles);
+    let ctx = context(module, body, &cfg, cycles);
     let mut values = initial_values(module, func, body, &cfg, init);
     let mut divergent: BTreeSet<u32> = BTreeSet::new();
     let facts = loop {

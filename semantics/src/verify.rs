@@ -74,12 +74,14 @@ pub fn verify_module(m: &Module, spans: &SourceMap) -> VerifyReport {
     let mut report = VerifyReport::default();
     for (id, func) in m.functions.iter() {
         let Some(body) = &func.body else { continue };
-        let func_spans = spans.function(id);
+        // Borrowed, not cloned: the operand-use table is as large as the program.
+        let no_spans = FunctionSpans::default();
+        let func_spans = spans.functions.get(&id).unwrap_or(&no_spans);
         let mut checker = FunctionChecker {
             module: m,
             func,
             body,
-            spans: &func_spans,
+            spans: func_spans,
             errors: Vec::new(),
         };
         if let Some(cfg_facts) = checker.run() {
@@ -309,7 +311,13 @@ impl FunctionChecker<'_> {
             }
             self.check_term(&cfg, &dom, &positions, block);
         }
-        Some(cfg.is_reducible())
+        // Reducible (§2.4): every retreating edge of the documented DFS goes to a
+        // dominator of its source (what `Cfg::is_reducible` computes, reusing `dom`).
+        Some(
+            cfg.retreating_edges()
+                .iter()
+                .all(|&(source, target)| dom.dominates(target, source)),
+        )
     }
 
     fn error(&mut self, span: Span, error: VerifyError) {
@@ -324,15 +332,19 @@ impl FunctionChecker<'_> {
     fn check_handles(&mut self) -> bool {
         let body = self.body;
         let mut problems: Vec<String> = Vec::new();
-        let mut laid_out = HashSet::new();
+        // Dense tables over the arenas (handles are indices).
+        let mut is_laid_out = vec![false; body.blocks.len()];
+        let mut laid_out: Vec<Block> = Vec::with_capacity(body.layout.len());
         for &block in &body.layout {
             if !body.blocks.is_valid(block) {
                 problems.push(format!("layout names missing {block:?}"));
-            } else if !laid_out.insert(block) {
+            } else if std::mem::replace(&mut is_laid_out[block.0 as usize], true) {
                 problems.push(format!(
                     "block %{} is laid out twice",
                     body.blocks[block].name
                 ));
+            } else {
+                laid_out.push(block);
             }
         }
         if laid_out.len() != body.blocks.len() {
@@ -340,7 +352,7 @@ impl FunctionChecker<'_> {
         }
         let value_ok = |v: Value| body.values.is_valid(v);
         let block_ok = |b: Block| body.blocks.is_valid(b);
-        let mut placed = HashSet::new();
+        let mut placed = vec![false; body.insts.len()];
         for &block in laid_out.iter() {
             let data = &body.blocks[block];
             if data.predicate.is_some_and(|p| !value_ok(p)) {
@@ -360,7 +372,7 @@ impl FunctionChecker<'_> {
                     problems.push(format!("%{} holds missing {inst:?}", data.name));
                     continue;
                 };
-                if !placed.insert(inst) {
+                if std::mem::replace(&mut placed[inst.0 as usize], true) {
                     problems.push(format!("{inst:?} is placed twice"));
                 }
                 if !inst_data.kind.operands().into_iter().all(value_ok) {
