@@ -105,6 +105,20 @@ pub fn verify_module(m: &Module, spans: &SourceMap) -> VerifyReport {
     report
 }
 
+/// Where a diagnostic about an operand points: a span, or an operand whose span
+/// is looked up in the source map only when there is something to report.
+#[derive(Clone, Copy, Debug)]
+enum OperandAt {
+    Span(Span),
+    Operand(Inst, usize),
+}
+
+impl From<Span> for OperandAt {
+    fn from(span: Span) -> Self {
+        OperandAt::Span(span)
+    }
+}
+
 /// One violation. The `Display` text is the diagnostic message: lowercase, no
 /// trailing period, naming the definition it relies on.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -588,7 +602,8 @@ impl FunctionChecker<'_> {
                 InstKind::Phi { .. } => UseAt::Shadow(block),
                 _ => UseAt::Inst(block, index),
             };
-            let span = self.operand_span(inst, operand);
+            // The span is looked up only if the use is wrong.
+            let span = OperandAt::Operand(inst, operand);
             self.check_use(cfg, dom, positions, at, value, span);
         }
     }
@@ -601,14 +616,14 @@ impl FunctionChecker<'_> {
         positions: &Positions,
         at: UseAt,
         value: Value,
-        span: Span,
+        span: impl Into<OperandAt>,
     ) {
         let ValueDef::Inst(def) = self.body.values[value].def else {
             return; // Parameters and constants are defined everywhere.
         };
         let Some((def_block, def_index)) = positions[def] else {
             let value = self.value_text(value);
-            self.error(span, VerifyError::Undefined { value });
+            self.error(self.at(span.into()), VerifyError::Undefined { value });
             return;
         };
         let (use_block, dominated) = match at {
@@ -633,7 +648,7 @@ impl FunctionChecker<'_> {
             },
             _ => VerifyError::NotDominated { value },
         };
-        self.error(span, error);
+        self.error(self.at(span.into()), error);
     }
 
     /// The terminator's operands are used at the end of its block; its type rules.
@@ -845,7 +860,7 @@ impl FunctionChecker<'_> {
                     );
                 }
                 for (operand, (value, _)) in incoming.iter().enumerate() {
-                    self.expect_operand(self.operand_span(inst, operand), *value, opcode, *ty);
+                    self.expect_operand(OperandAt::Operand(inst, operand), *value, opcode, *ty);
                 }
                 if let Some(shadow) = shadow {
                     let found = self.body.values[*shadow].ty;
@@ -1116,14 +1131,21 @@ impl FunctionChecker<'_> {
         expected: Ty,
     ) {
         for (operand, &value) in values.iter().enumerate() {
-            self.expect_operand(self.operand_span(inst, operand), value, opcode, expected);
+            self.expect_operand(OperandAt::Operand(inst, operand), value, opcode, expected);
         }
     }
 
     /// `value` has type `expected`.
-    fn expect_operand(&mut self, span: Span, value: Value, opcode: &'static str, expected: Ty) {
+    fn expect_operand(
+        &mut self,
+        span: impl Into<OperandAt>,
+        value: Value,
+        opcode: &'static str,
+        expected: Ty,
+    ) {
         let found = self.body.values[value].ty;
         if found != expected {
+            let span = self.at(span.into());
             let types = &self.module.types;
             let error = VerifyError::OperandType {
                 operand: self.value_text(value),
@@ -1151,7 +1173,15 @@ impl FunctionChecker<'_> {
 
     // ----- spans and names ---------------------------------------------------------
 
-    /// The span of operand `operand` of `inst`, or of the whole instruction.
+    /// The span `at` stands for.
+    fn at(&self, at: OperandAt) -> Span {
+        match at {
+            OperandAt::Span(span) => span,
+            OperandAt::Operand(inst, operand) => self.operand_span(inst, operand),
+        }
+    }
+
+    /// The span of operand `operand` of `inst` (or of the instruction).
     fn operand_span(&self, inst: Inst, operand: usize) -> Span {
         self.spans
             .operand_uses
