@@ -49,6 +49,7 @@ use crate::ir::{
 use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
 use std::collections::{BTreeMap, HashSet};
+use std::hash::BuildHasherDefault;
 
 /// What [`verify_module`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -459,7 +460,9 @@ impl FunctionChecker<'_> {
     /// symbol table); each name is defined once (SSA, §2.2).
     fn check_names(&mut self) {
         let body = self.body;
-        let mut seen: HashSet<&str> = HashSet::new();
+        // One entry per name of the function: the parser's fast hasher, not SipHash.
+        let mut seen: HashSet<&str, BuildHasherDefault<crate::text::FastHasher>> =
+            HashSet::default();
         let mut definitions: Vec<(Span, &str)> = Vec::new();
         for param in &self.func.params {
             if let Some(name) = body.value_name(param.value) {

@@ -34,7 +34,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A fast non-cryptographic hasher for the parser's symbol tables (names are
 /// short and inputs are not adversarial to the hash; SipHash dominated large files).
 #[derive(Clone, Copy, Default)]
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
 
 impl Hasher for FastHasher {
     fn write(&mut self, bytes: &[u8]) {
