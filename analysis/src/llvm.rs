@@ -52,6 +52,9 @@ use pllvm_semantics::ir::{
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+mod branch;
+pub use branch::{BranchFacts, BranchSolver};
+
 /// The joins of a branch in `node` ("Terminology": reachable along disjoint paths
 /// starting from the branch): every node `j` with two paths from `node` to `j`
 /// that share no node but their ends and leave by different successors. `node`
@@ -165,18 +168,40 @@ pub fn diverged_reach(graph: &Graph, node: u32, joins: &BTreeSet<u32>) -> BTreeS
     seen
 }
 
-/// What the divergent branches imply for the CFG, recomputed as branches turn
-/// divergent.
-#[derive(Default)]
+/// What the divergent branches imply for the CFG, grown as branches turn
+/// divergent (every part only grows: the analysis is monotone).
 struct ControlFacts {
-    /// Joins of divergent branches.
-    sync_joins: BTreeSet<u32>,
-    /// Cycles with a divergent exit.
-    divergent_exit: BTreeSet<CycleId>,
-    /// Exits of those cycles.
-    temporal_joins: BTreeSet<u32>,
+    /// Joins of divergent branches, per node.
+    sync_joins: Vec<bool>,
+    /// Cycles with a divergent exit, per cycle.
+    divergent_exit: Vec<bool>,
+    /// Exits of those cycles, per node.
+    temporal_joins: Vec<bool>,
     /// Nodes that are not m-converged.
-    not_m_converged: BTreeSet<u32>,
+    not_m_converged: Vec<bool>,
+    /// Irreducible cycles found not m-converged, per cycle.
+    bad: Vec<bool>,
+}
+
+impl ControlFacts {
+    fn new(nodes: usize, cycles: usize) -> Self {
+        ControlFacts {
+            sync_joins: vec![false; nodes],
+            divergent_exit: vec![false; cycles],
+            temporal_joins: vec![false; nodes],
+            not_m_converged: vec![false; nodes],
+            bad: vec![false; cycles],
+        }
+    }
+}
+
+/// Something whose divergence is re-decided when what it depends on changes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Item {
+    /// The result of an instruction of a block.
+    Inst(Block, Inst),
+    /// The terminator of a block.
+    Term(Block),
 }
 
 /// The per-function context.
@@ -184,32 +209,26 @@ struct Ctx<'a> {
     module: &'a Module,
     body: &'a Body,
     graph: &'a Graph,
-    dom: BlockDomTree,
+    cfg: &'a Cfg,
+    /// Dominators, computed on first use (only irreducible cycles need them).
+    dom: std::cell::OnceCell<BlockDomTree>,
     cycles: CycleInfo,
-    block_of: BTreeMap<Inst, Block>,
+    block_of: SecondaryMap<Inst, Option<Block>>,
     stack: BTreeSet<Value>,
-    cache: BTreeMap<u32, (BTreeSet<u32>, BTreeSet<u32>)>,
 }
 
 impl Ctx<'_> {
-    /// Joins and diverged-path nodes of the branch in `b`, cached.
-    fn branch(&mut self, b: u32) -> &(BTreeSet<u32>, BTreeSet<u32>) {
-        let graph = self.graph;
-        self.cache.entry(b).or_insert_with(|| {
-            let j = joins(graph, b);
-            let r = diverged_reach(graph, b, &j);
-            (j, r)
-        })
-    }
-
     /// The simplified diverged entry criterion for `b` and its join `j` in cycle
     /// `c`: `b` or the header strictly dominates `j`, the cycle is reducible, or a
     /// child cycle holding both satisfies it.
     fn entry_ok(&self, c: CycleId, b: u32, j: u32) -> bool {
         let cy = self.cycles.cycle(c);
-        if cy.is_reducible()
-            || (b != j && self.dom.strictly_dominates(Block(b), Block(j)))
-            || (cy.header != j && self.dom.strictly_dominates(Block(cy.header), Block(j)))
+        if cy.is_reducible() {
+            return true;
+        }
+        let dom = self.dom.get_or_init(|| self.cfg.dominators());
+        if (b != j && dom.strictly_dominates(Block(b), Block(j)))
+            || (cy.header != j && dom.strictly_dominates(Block(cy.header), Block(j)))
         {
             return true;
         }
@@ -219,24 +238,43 @@ impl Ctx<'_> {
         })
     }
 
-    fn control_facts(&mut self, divergent: &BTreeSet<u32>) -> ControlFacts {
-        let mut f = ControlFacts::default();
+    /// The cycles containing `b` that fail the simplified diverged entry
+    /// criterion (m-converged, (a)) for one of the joins `joins` of its branch.
+    fn entry_failures(&self, b: u32, joins: &[u32]) -> Vec<CycleId> {
+        let mut out = Vec::new();
+        let mut c = self.cycles.innermost(b);
+        while let Some(id) = c {
+            let cy = self.cycles.cycle(id);
+            if joins
+                .iter()
+                .any(|&jn| cy.contains(jn) && !self.entry_ok(id, b, jn))
+            {
+                out.push(id);
+            }
+            c = cy.parent;
+        }
+        out
+    }
+
+    /// The reference computation of the facts of the divergent branches
+    /// `divergent`, from the flow-based [`joins`] and [`diverged_reach`].
+    fn control_facts_reference(&self, divergent: &BTreeSet<u32>) -> ControlFacts {
+        let mut f = ControlFacts::new(self.graph.len(), self.cycles.len());
         let mut bad: BTreeSet<CycleId> = BTreeSet::new();
         for &b in divergent {
-            let (j, reach) = self.branch(b).clone();
-            f.sync_joins.extend(j.iter().copied());
+            let j = joins(self.graph, b);
+            let reach = diverged_reach(self.graph, b, &j);
+            for &jn in &j {
+                f.sync_joins[jn as usize] = true;
+            }
             for c in self.cycles.cycles_containing(b) {
                 let cy = self.cycles.cycle(c);
                 if reach.iter().any(|&v| !cy.contains(v)) {
-                    f.divergent_exit.insert(c);
-                }
-                // (a) the simplified diverged entry criterion.
-                if j.iter()
-                    .any(|&jn| cy.contains(jn) && !self.entry_ok(c, b, jn))
-                {
-                    bad.insert(c);
+                    f.divergent_exit[c.0 as usize] = true;
                 }
             }
+            let jv: Vec<u32> = j.iter().copied().collect();
+            bad.extend(self.entry_failures(b, &jv));
             // (b) diverged paths reaching an entry of an irreducible cycle from
             // outside it.
             for c in self.cycles.ids() {
@@ -258,13 +296,18 @@ impl Ctx<'_> {
                 }
             }
         }
-        for &c in &f.divergent_exit {
-            f.temporal_joins
-                .extend(self.cycles.exits(self.graph, c).iter().copied());
+        for c in self.cycles.ids() {
+            if f.divergent_exit[c.0 as usize] {
+                for e in self.cycles.exits(self.graph, c) {
+                    f.temporal_joins[e as usize] = true;
+                }
+            }
         }
         for c in bad {
-            f.not_m_converged
-                .extend(self.cycles.cycle(c).nodes.iter().copied());
+            f.bad[c.0 as usize] = true;
+            for &v in &self.cycles.cycle(c).nodes {
+                f.not_m_converged[v as usize] = true;
+            }
         }
         f
     }
@@ -272,13 +315,18 @@ impl Ctx<'_> {
     /// Whether a use in `user` of `v` sees values of different iterations of a
     /// cycle with a divergent exit (temporal divergence).
     fn temporal(&self, f: &ControlFacts, v: Value, user: Block) -> bool {
-        let Some(def) = self.body.def_inst(v).and_then(|i| self.block_of.get(&i)) else {
+        let Some(def) = self.body.def_inst(v).and_then(|i| self.block_of[i]) else {
             return false;
         };
-        self.cycles
-            .cycles_containing(def.0)
-            .into_iter()
-            .any(|c| f.divergent_exit.contains(&c) && !self.cycles.cycle(c).contains(user.0))
+        let mut c = self.cycles.innermost(def.0);
+        while let Some(id) = c {
+            let cy = self.cycles.cycle(id);
+            if f.divergent_exit[id.0 as usize] && !cy.contains(user.0) {
+                return true;
+            }
+            c = cy.parent;
+        }
+        false
     }
 }
 
@@ -333,38 +381,43 @@ fn stack_pointers(body: &Body) -> BTreeSet<Value> {
 /// The `llvm` analysis of `func`, to its fixed point, over the cycle hierarchy of
 /// the documented DFS.
 pub fn uniformity(module: &Module, func: FuncId, body: &Body, init: &InitShapes) -> Uniformity {
-    uniformity_with(module, func, body, init, CycleInfo::compute(body))
+    let cfg = Cfg::new(body);
+    // `CycleInfo::compute`, without building the CFG a second time.
+    let cycles = CycleInfo::of_graph(cfg.graph(), cfg.entry().0);
+    solve(module, func, body, init, cycles, &cfg)
 }
 
-/// The `llvm` analysis over a given cycle hierarchy of `body`'s CFG (e.g. one of
-/// [`crate::cycles::all_hierarchies`]): the document requires its answers to be
-/// safe whichever hierarchy the DFS produced.
-pub fn uniformity_with(
-    module: &Module,
-    func: FuncId,
-    body: &Body,
-    init: &InitShapes,
-    cycles: CycleInfo,
-) -> Uniformity {
-    let cfg = Cfg::new(body);
-    let graph = cfg.graph().clone();
-    let mut block_of = BTreeMap::new();
+/// The per-function setup shared by the worklist and the reference solvers.
+fn context<'a>(module: &'a Module, body: &'a Body, cfg: &'a Cfg, cycles: CycleInfo) -> Ctx<'a> {
+    let mut block_of = SecondaryMap::with_default(None);
     for &b in &body.layout {
         for &i in body.blocks[b].phis.iter().chain(&body.blocks[b].body) {
-            block_of.insert(i, b);
+            block_of[i] = Some(b);
         }
     }
-    let mut ctx = Ctx {
+    Ctx {
         module,
         body,
-        graph: &graph,
-        dom: cfg.dominators(),
+        graph: cfg.graph(),
+        cfg,
+        dom: std::cell::OnceCell::new(),
         cycles,
         block_of,
         stack: stack_pointers(body),
-        cache: BTreeMap::new(),
-    };
-    let mut values: SecondaryMap<Value, Shape> = SecondaryMap::with_default(Shape::Bottom);
+    }
+}
+
+/// The starting point of both solvers: parameters as `init` says, every result
+/// of a reachable instruction uniform.
+fn initial_values(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    cfg: &Cfg,
+    init: &InitShapes,
+) -> SecondaryMap<Value, Shape> {
+    let mut values: SecondaryMap<Value, Shape> =
+        SecondaryMap::filled(body.values.len(), Shape::Bottom);
     let data = &module.functions[func];
     for (k, p) in data.params.iter().enumerate() {
         values[p.value] = init.params.get(k).copied().unwrap_or(Shape::Varying);
@@ -379,9 +432,178 @@ pub fn uniformity_with(
             }
         }
     }
+    values
+}
+
+/// The `llvm` analysis over a given cycle hierarchy of `body`'s CFG (e.g. one of
+/// [`crate::cycles::all_hierarchies`]): the document requires its answers to be
+/// safe whichever hierarchy the DFS produced.
+///
+/// A worklist reaches the least fixed point of the rules: an instruction or
+/// terminator is re-decided only when something it depends on turns divergent
+/// (an operand, its block's predicate, its block becoming a join or not
+/// m-converged, a cycle of a definition it uses getting a divergent exit), and
+/// each divergent branch is examined once, by [`BranchSolver`]. Since every rule
+/// is monotone, the result is the one of [`uniformity_reference`].
+pub fn uniformity_with(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    init: &InitShapes,
+    cycles: CycleInfo,
+) -> Uniformity {
+    solve(module, func, body, init, cycles, &Cfg::new(body))
+}
+
+/// [`uniformity_with`] for a CFG already built.
+fn solve(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    init: &InitShapes,
+    cycles: CycleInfo,
+    cfg: &Cfg,
+) -> Uniformity {
+    let ctx = context(module, body, cfg, cycles);
+    let graph = ctx.graph;
+    let mut values = initial_values(module, func, body, cfg, init);
+    let n = graph.len();
+    let mut facts = ControlFacts::new(n, ctx.cycles.len());
+    let mut divergent = vec![false; n];
+    // Users of each value, and the items of each block.
+    let mut users: Vec<Vec<Item>> = vec![Vec::new(); body.values.len()];
+    let mut work: Vec<Item> = Vec::new();
+    for &b in &body.layout {
+        if !cfg.reachable(b) {
+            continue;
+        }
+        let block = &body.blocks[b];
+        for &i in block.phis.iter().chain(&block.body) {
+            for o in body.insts[i].kind.operands() {
+                users[o.0 as usize].push(Item::Inst(b, i));
+            }
+            if let Some(p) = block.predicate
+                && matches!(body.insts[i].kind, InstKind::Phi { .. })
+            {
+                users[p.0 as usize].push(Item::Inst(b, i));
+            }
+        }
+        for o in block.term.operands() {
+            users[o.0 as usize].push(Item::Term(b));
+        }
+        if let Some(p) = block.predicate {
+            users[p.0 as usize].push(Item::Term(b));
+        }
+        for &i in block.phis.iter().chain(&block.body) {
+            work.push(Item::Inst(b, i));
+        }
+        work.push(Item::Term(b));
+    }
+    work.reverse();
+    let mut solver = BranchSolver::new(graph, &ctx.cycles);
+    // Re-decide the phis (or every instruction) of a block.
+    let push_block = |work: &mut Vec<Item>, b: u32, phis_only: bool| {
+        let block = &body.blocks[Block(b)];
+        let insts = if phis_only {
+            &block.phis[..]
+        } else {
+            &block.body[..]
+        };
+        let phis = if phis_only { &[][..] } else { &block.phis[..] };
+        for &i in phis.iter().chain(insts) {
+            work.push(Item::Inst(Block(b), i));
+        }
+    };
+    while let Some(item) = work.pop() {
+        match item {
+            Item::Inst(b, i) => {
+                let Some(r) = body.insts[i].result else {
+                    continue;
+                };
+                if values[r].is_uniform() && inst_varying(&ctx, &facts, &values, b, i) {
+                    values[r] = Shape::Varying;
+                    work.extend(users[r.0 as usize].iter().copied());
+                }
+            }
+            Item::Term(b) => {
+                if divergent[b.0 as usize] || !term_varying(&ctx, &facts, &values, b) {
+                    continue;
+                }
+                divergent[b.0 as usize] = true;
+                let bf = solver.branch(b.0);
+                for &j in &bf.joins {
+                    if !facts.sync_joins[j as usize] {
+                        facts.sync_joins[j as usize] = true;
+                        push_block(&mut work, j, true);
+                    }
+                }
+                for &c in &bf.divergent_exits {
+                    if facts.divergent_exit[c.0 as usize] {
+                        continue;
+                    }
+                    facts.divergent_exit[c.0 as usize] = true;
+                    for e in ctx.cycles.exits(graph, c) {
+                        if !facts.temporal_joins[e as usize] {
+                            facts.temporal_joins[e as usize] = true;
+                            push_block(&mut work, e, true);
+                        }
+                    }
+                    // Uses outside the cycle of values defined inside it.
+                    let cy = ctx.cycles.cycle(c);
+                    for &v in &cy.nodes {
+                        let block = &body.blocks[Block(v)];
+                        for &i in block.phis.iter().chain(&block.body) {
+                            let Some(r) = body.insts[i].result else {
+                                continue;
+                            };
+                            for &u in &users[r.0 as usize] {
+                                let (Item::Inst(ub, _) | Item::Term(ub)) = u;
+                                if !cy.contains(ub.0) {
+                                    work.push(u);
+                                }
+                            }
+                        }
+                    }
+                }
+                let mut bad = ctx.entry_failures(b.0, &bf.joins);
+                bad.extend(bf.entered.iter().copied());
+                for c in bad {
+                    if facts.bad[c.0 as usize] {
+                        continue;
+                    }
+                    facts.bad[c.0 as usize] = true;
+                    for &v in &ctx.cycles.cycle(c).nodes {
+                        if !facts.not_m_converged[v as usize] {
+                            facts.not_m_converged[v as usize] = true;
+                            push_block(&mut work, v, false);
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let divergent: BTreeSet<u32> = (0..n as u32).filter(|&b| divergent[b as usize]).collect();
+    finish(&ctx, cfg, func, values, &divergent, &facts)
+}
+
+/// The reference formulation of [`uniformity_with`]: every fact of every
+/// divergent branch recomputed with the flow-based [`joins`] and
+/// [`diverged_reach`], then one sweep of the rules, until nothing changes. Far
+/// slower (O(V·E) per divergent branch per round); kept as the oracle the
+/// worklist solver is tested against.
+pub fn uniformity_reference(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    init: &InitShapes,
+    cycles: CycleInfo,
+) -> Uniformity {
+    let cfg = Cfg::new(body);
+    let ctx = context(module, body, &cfg, cycles);
+    let mut values = initial_values(module, func, body, &cfg, init);
     let mut divergent: BTreeSet<u32> = BTreeSet::new();
     let facts = loop {
-        let f = ctx.control_facts(&divergent);
+        let f = ctx.control_facts_reference(&divergent);
         let mut changed = false;
         for &b in &body.layout {
             if !cfg.reachable(b) {
@@ -406,6 +628,20 @@ pub fn uniformity_with(
             break f;
         }
     };
+    finish(&ctx, &cfg, func, values, &divergent, &facts)
+}
+
+/// The [`Uniformity`] of the fixed point.
+fn finish(
+    ctx: &Ctx<'_>,
+    cfg: &Cfg,
+    func: FuncId,
+    values: SecondaryMap<Value, Shape>,
+    divergent: &BTreeSet<u32>,
+    facts: &ControlFacts,
+) -> Uniformity {
+    let body = ctx.body;
+    let graph = ctx.graph;
     let mut terminators: SecondaryMap<Block, Shape> = SecondaryMap::with_default(Shape::Bottom);
     let mut activation: SecondaryMap<Block, Shape> = SecondaryMap::with_default(Shape::Bottom);
     let mut loop_exits = BTreeMap::new();
@@ -424,12 +660,18 @@ pub fn uniformity_with(
         activation[b] = Shape::Varying;
     }
     for c in ctx.cycles.ids() {
-        for e in ctx.cycles.exits(&graph, c) {
-            let v = Shape::from_uniform(!facts.divergent_exit.contains(&c));
+        for e in ctx.cycles.exits(graph, c) {
+            let v = Shape::from_uniform(!facts.divergent_exit[c.0 as usize]);
             let slot = loop_exits.entry(Block(e)).or_insert(Shape::Uniform);
             *slot = Shape::join(*slot, v);
         }
     }
+    let nodes = |set: &[bool]| -> BTreeSet<Block> {
+        (0..set.len() as u32)
+            .filter(|&b| set[b as usize])
+            .map(Block)
+            .collect()
+    };
     Uniformity {
         analysis: AnalysisKind::Llvm,
         func,
@@ -439,12 +681,13 @@ pub fn uniformity_with(
         activation,
         allocas,
         loop_exits,
-        sync_joins: facts.sync_joins.iter().map(|&b| Block(b)).collect(),
-        temporal_joins: facts.temporal_joins.iter().map(|&b| Block(b)).collect(),
-        divergent_loops: facts
-            .divergent_exit
-            .iter()
-            .map(|&c| Block(ctx.cycles.cycle(c).header))
+        sync_joins: nodes(&facts.sync_joins),
+        temporal_joins: nodes(&facts.temporal_joins),
+        divergent_loops: ctx
+            .cycles
+            .ids()
+            .filter(|c| facts.divergent_exit[c.0 as usize])
+            .map(|c| Block(ctx.cycles.cycle(c).header))
             .collect(),
     }
 }
@@ -483,7 +726,7 @@ fn inst_varying(
 ) -> bool {
     let body = ctx.body;
     let inst = &body.insts[i];
-    if f.not_m_converged.contains(&b.0) || inst.total {
+    if f.not_m_converged[b.0 as usize] || inst.total {
         return true;
     }
     if let InstKind::Call { callee, args, .. } = &inst.kind
@@ -503,7 +746,7 @@ fn inst_varying(
             let pred_varying = body.blocks[b]
                 .predicate
                 .is_some_and(|p| values[p].is_varying());
-            let joined = f.sync_joins.contains(&b.0) || f.temporal_joins.contains(&b.0);
+            let joined = f.sync_joins[b.0 as usize] || f.temporal_joins[b.0 as usize];
             let same = incoming.windows(2).all(|w| w[0].0 == w[1].0);
             pred_varying || (joined && !same)
         }

@@ -36,6 +36,10 @@ pub enum Format {
     Json,
     /// Graphviz (one digraph per analysis).
     Dot,
+    /// Counts only: divergent and uniform values, divergent branches, joins and
+    /// divergent loops per analysis (the whole analysis still runs; for large
+    /// functions, e.g. the benchmark against opt-22).
+    Summary,
 }
 
 /// Runs `kinds` on `function` (or the first definition) and prints the result;
@@ -85,6 +89,32 @@ pub fn run(
     }
     let refs: Vec<&Uniformity> = results.iter().collect();
     match format {
+        Format::Summary => {
+            let Some(body) = module.functions[func].body.as_ref() else {
+                return Ok(());
+            };
+            for r in &refs {
+                let (mut varying, mut uniform) = (0usize, 0usize);
+                for (_, s) in r.values.iter() {
+                    if s.is_varying() {
+                        varying += 1;
+                    } else if s.is_uniform() {
+                        uniform += 1;
+                    }
+                }
+                writeln!(
+                    out,
+                    "{}: @{}: {} blocks, {varying} divergent values, {uniform} uniform, {} divergent branches, {} sync joins, {} temporal joins, {} divergent loops",
+                    r.analysis,
+                    module.functions[func].name,
+                    body.layout.len(),
+                    r.divergent_branches(body).len(),
+                    r.sync_joins.len(),
+                    r.temporal_joins.len(),
+                    r.divergent_loops.len()
+                )?;
+            }
+        }
         Format::Json => {
             writeln!(
                 out,

@@ -112,6 +112,10 @@ struct AnalyzeArgs {
     /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
     #[arg(long)]
     dot: bool,
+    /// Print only counts (divergent values, branches, joins, loops); the analysis
+    /// runs in full. For large functions.
+    #[arg(long, conflicts_with_all = ["dot", "json", "compare_llvm"])]
+    summary: bool,
 }
 
 #[derive(Args, Debug)]
@@ -239,7 +243,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 )?;
                 return Ok(ExitCode::SUCCESS);
             }
-            let format = if a.json {
+            let format = if a.summary {
+                analyze::Format::Summary
+            } else if a.json {
                 analyze::Format::Json
             } else if a.dot {
                 analyze::Format::Dot
@@ -255,6 +261,9 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 format,
                 &mut std::io::stdout(),
             )?;
+            // The process ends here: leave the module to the OS instead of freeing
+            // it piece by piece (as clang's default -disable-free does).
+            std::mem::forget(module);
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -2,6 +2,7 @@
 //! and the seeded random program generator ([`generator`]) their property tests
 //! draw from.
 
+pub mod big_cfg;
 #[path = "gen/mod.rs"]
 pub mod generator;
 

@@ -49,6 +49,7 @@ use crate::ir::{
 use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
 use std::collections::{BTreeMap, HashSet};
+use std::hash::BuildHasherDefault;
 
 /// What [`verify_module`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -74,12 +75,14 @@ pub fn verify_module(m: &Module, spans: &SourceMap) -> VerifyReport {
     let mut report = VerifyReport::default();
     for (id, func) in m.functions.iter() {
         let Some(body) = &func.body else { continue };
-        let func_spans = spans.function(id);
+        // Borrowed, not cloned: the operand-use table is as large as the program.
+        let no_spans = FunctionSpans::default();
+        let func_spans = spans.functions.get(&id).unwrap_or(&no_spans);
         let mut checker = FunctionChecker {
             module: m,
             func,
             body,
-            spans: &func_spans,
+            spans: func_spans,
             errors: Vec::new(),
         };
         if let Some(cfg_facts) = checker.run() {
@@ -101,6 +104,20 @@ pub fn verify_module(m: &Module, spans: &SourceMap) -> VerifyReport {
     report.errors.sort_by_key(|d| (d.span.lo, d.span.hi));
     report.notes.sort_by_key(|d| (d.span.lo, d.span.hi));
     report
+}
+
+/// Where a diagnostic about an operand points: a span, or an operand whose span
+/// is looked up in the source map only when there is something to report.
+#[derive(Clone, Copy, Debug)]
+enum OperandAt {
+    Span(Span),
+    Operand(Inst, usize),
+}
+
+impl From<Span> for OperandAt {
+    fn from(span: Span) -> Self {
+        OperandAt::Span(span)
+    }
 }
 
 /// One violation. The `Display` text is the diagnostic message: lowercase, no
@@ -309,7 +326,13 @@ impl FunctionChecker<'_> {
             }
             self.check_term(&cfg, &dom, &positions, block);
         }
-        Some(cfg.is_reducible())
+        // Reducible (§2.4): every retreating edge of the documented DFS goes to a
+        // dominator of its source (what `Cfg::is_reducible` computes, reusing `dom`).
+        Some(
+            cfg.retreating_edges()
+                .iter()
+                .all(|&(source, target)| dom.dominates(target, source)),
+        )
     }
 
     fn error(&mut self, span: Span, error: VerifyError) {
@@ -324,15 +347,19 @@ impl FunctionChecker<'_> {
     fn check_handles(&mut self) -> bool {
         let body = self.body;
         let mut problems: Vec<String> = Vec::new();
-        let mut laid_out = HashSet::new();
+        // Dense tables over the arenas (handles are indices).
+        let mut is_laid_out = vec![false; body.blocks.len()];
+        let mut laid_out: Vec<Block> = Vec::with_capacity(body.layout.len());
         for &block in &body.layout {
             if !body.blocks.is_valid(block) {
                 problems.push(format!("layout names missing {block:?}"));
-            } else if !laid_out.insert(block) {
+            } else if std::mem::replace(&mut is_laid_out[block.0 as usize], true) {
                 problems.push(format!(
                     "block %{} is laid out twice",
                     body.blocks[block].name
                 ));
+            } else {
+                laid_out.push(block);
             }
         }
         if laid_out.len() != body.blocks.len() {
@@ -340,7 +367,7 @@ impl FunctionChecker<'_> {
         }
         let value_ok = |v: Value| body.values.is_valid(v);
         let block_ok = |b: Block| body.blocks.is_valid(b);
-        let mut placed = HashSet::new();
+        let mut placed = vec![false; body.insts.len()];
         for &block in laid_out.iter() {
             let data = &body.blocks[block];
             if data.predicate.is_some_and(|p| !value_ok(p)) {
@@ -360,7 +387,7 @@ impl FunctionChecker<'_> {
                     problems.push(format!("%{} holds missing {inst:?}", data.name));
                     continue;
                 };
-                if !placed.insert(inst) {
+                if std::mem::replace(&mut placed[inst.0 as usize], true) {
                     problems.push(format!("{inst:?} is placed twice"));
                 }
                 if !inst_data.kind.operands().into_iter().all(value_ok) {
@@ -433,7 +460,9 @@ impl FunctionChecker<'_> {
     /// symbol table); each name is defined once (SSA, §2.2).
     fn check_names(&mut self) {
         let body = self.body;
-        let mut seen: HashSet<&str> = HashSet::new();
+        // One entry per name of the function: the parser's fast hasher, not SipHash.
+        let mut seen: HashSet<&str, BuildHasherDefault<crate::text::FastHasher>> =
+            HashSet::default();
         let mut definitions: Vec<(Span, &str)> = Vec::new();
         for param in &self.func.params {
             if let Some(name) = body.value_name(param.value) {
@@ -576,7 +605,8 @@ impl FunctionChecker<'_> {
                 InstKind::Phi { .. } => UseAt::Shadow(block),
                 _ => UseAt::Inst(block, index),
             };
-            let span = self.operand_span(inst, operand);
+            // The span is looked up only if the use is wrong.
+            let span = OperandAt::Operand(inst, operand);
             self.check_use(cfg, dom, positions, at, value, span);
         }
     }
@@ -589,14 +619,14 @@ impl FunctionChecker<'_> {
         positions: &Positions,
         at: UseAt,
         value: Value,
-        span: Span,
+        span: impl Into<OperandAt>,
     ) {
         let ValueDef::Inst(def) = self.body.values[value].def else {
             return; // Parameters and constants are defined everywhere.
         };
         let Some((def_block, def_index)) = positions[def] else {
             let value = self.value_text(value);
-            self.error(span, VerifyError::Undefined { value });
+            self.error(self.at(span.into()), VerifyError::Undefined { value });
             return;
         };
         let (use_block, dominated) = match at {
@@ -621,7 +651,7 @@ impl FunctionChecker<'_> {
             },
             _ => VerifyError::NotDominated { value },
         };
-        self.error(span, error);
+        self.error(self.at(span.into()), error);
     }
 
     /// The terminator's operands are used at the end of its block; its type rules.
@@ -833,7 +863,7 @@ impl FunctionChecker<'_> {
                     );
                 }
                 for (operand, (value, _)) in incoming.iter().enumerate() {
-                    self.expect_operand(self.operand_span(inst, operand), *value, opcode, *ty);
+                    self.expect_operand(OperandAt::Operand(inst, operand), *value, opcode, *ty);
                 }
                 if let Some(shadow) = shadow {
                     let found = self.body.values[*shadow].ty;
@@ -1104,14 +1134,21 @@ impl FunctionChecker<'_> {
         expected: Ty,
     ) {
         for (operand, &value) in values.iter().enumerate() {
-            self.expect_operand(self.operand_span(inst, operand), value, opcode, expected);
+            self.expect_operand(OperandAt::Operand(inst, operand), value, opcode, expected);
         }
     }
 
     /// `value` has type `expected`.
-    fn expect_operand(&mut self, span: Span, value: Value, opcode: &'static str, expected: Ty) {
+    fn expect_operand(
+        &mut self,
+        span: impl Into<OperandAt>,
+        value: Value,
+        opcode: &'static str,
+        expected: Ty,
+    ) {
         let found = self.body.values[value].ty;
         if found != expected {
+            let span = self.at(span.into());
             let types = &self.module.types;
             let error = VerifyError::OperandType {
                 operand: self.value_text(value),
@@ -1139,7 +1176,15 @@ impl FunctionChecker<'_> {
 
     // ----- spans and names ---------------------------------------------------------
 
-    /// The span of operand `operand` of `inst`, or of the whole instruction.
+    /// The span `at` stands for.
+    fn at(&self, at: OperandAt) -> Span {
+        match at {
+            OperandAt::Span(span) => span,
+            OperandAt::Operand(inst, operand) => self.operand_span(inst, operand),
+        }
+    }
+
+    /// The span of operand `operand` of `inst` (or of the instruction).
     fn operand_span(&self, inst: Inst, operand: usize) -> Span {
         self.spans
             .operand_uses

@@ -25,6 +25,7 @@ use crate::diag::{Diagnostic, SourceMap, Span};
 use crate::ir::{Body, FuncId, Inst, Module, Value};
 use std::fmt;
 
+pub(crate) use parser::FastHasher;
 pub use parser::normalize;
 
 /// A syntax error: where, and what is wrong (lowercase, no trailing period).

@@ -34,7 +34,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 /// A fast non-cryptographic hasher for the parser's symbol tables (names are
 /// short and inputs are not adversarial to the hash; SipHash dominated large files).
 #[derive(Clone, Copy, Default)]
-struct FastHasher(u64);
+pub(crate) struct FastHasher(u64);
 
 impl Hasher for FastHasher {
     fn write(&mut self, bytes: &[u8]) {
@@ -2955,7 +2955,8 @@ fn map_term(
 /// Re-interns every type of `m` in the fixed walk of [`normalize`].
 fn normalize_types(m: &mut Module) {
     let old = std::mem::take(&mut m.types);
-    let mut memo: HashMap<Ty, Ty> = HashMap::new();
+    // Dense memo by old handle (a hash lookup per value showed in profiles).
+    let mut memo: Vec<Option<Ty>> = Vec::new();
     let mut map = |t: Ty| remap_ty(&old, &mut m.types, &mut memo, t);
     for g in m.globals.keys().collect::<Vec<_>>() {
         m.globals[g].ty = map(m.globals[g].ty);
@@ -3001,8 +3002,8 @@ fn normalize_types(m: &mut Module) {
     }
 }
 
-fn remap_ty(old: &TypeTable, new: &mut TypeTable, memo: &mut HashMap<Ty, Ty>, t: Ty) -> Ty {
-    if let Some(&n) = memo.get(&t) {
+fn remap_ty(old: &TypeTable, new: &mut TypeTable, memo: &mut Vec<Option<Ty>>, t: Ty) -> Ty {
+    if let Some(&Some(n)) = memo.get(t.0 as usize) {
         return n;
     }
     let data = match old.get(t).clone() {
@@ -3017,7 +3018,10 @@ fn remap_ty(old: &TypeTable, new: &mut TypeTable, memo: &mut HashMap<Ty, Ty>, t:
         other => other,
     };
     let n = new.intern(data);
-    memo.insert(t, n);
+    if memo.len() <= t.0 as usize {
+        memo.resize(t.0 as usize + 1, None);
+    }
+    memo[t.0 as usize] = Some(n);
     n
 }
 
