@@ -2,7 +2,7 @@
 //! block did (its masks, successor indices and instruction kinds). The trace records
 //! these names, and the corpus is checked to fire every rule at least once.
 
-use pllvm_semantics::ir::InstKind;
+use pllvm_semantics::ir::{Block, InstKind};
 use pllvm_semantics::rules::step::BlockStep;
 use pllvm_semantics::rules::{Program, Succ};
 
@@ -75,9 +75,19 @@ const fn bit(k: usize) -> u32 {
 
 /// The rules fired by `step`.
 pub fn rules_fired(program: &Program<'_>, step: &BlockStep) -> RuleSet {
+    rules_fired_in(block_rules(program, step.scheduled), step)
+}
+
+/// The rules every step of `block` fires whatever its lanes do: the masks, the
+/// phis' and commands' rules, [BLS-W-STEP], [PC-WSTEP], [LSS-W-STEP]. A machine
+/// computes them once per block.
+#[allow(rustdoc::broken_intra_doc_links, reason = "rule citations, not links")]
+pub fn block_rules(program: &Program<'_>, block: Block) -> RuleSet {
     // cmask, pmask, amask, eval, evalterm, W-CMD-EMPTY, BLS-W-STEP, PC-WSTEP, LSS-W-STEP.
     let mut set = bit(0) | bit(1) | bit(2) | bit(3) | bit(8) | bit(9) | bit(18) | bit(23) | bit(24);
-    let block = &program.body.blocks[step.scheduled];
+    let Some(block) = program.body.blocks.get(block) else {
+        return RuleSet(set);
+    };
     for &phi in &block.phis {
         if let InstKind::Phi { shadow, .. } = &program.body.insts[phi].kind {
             set |= if shadow.is_some() { bit(7) } else { bit(6) };
@@ -102,6 +112,13 @@ pub fn rules_fired(program: &Program<'_>, step: &BlockStep) -> RuleSet {
             _ => bit(17),
         };
     }
+    RuleSet(set)
+}
+
+/// The rules fired by `step`, given the rules of its block ([`block_rules`]):
+/// adds the advancepc rule of every lane.
+pub fn rules_fired_in(block: RuleSet, step: &BlockStep) -> RuleSet {
+    let mut set = block.0;
     for (c, s) in step.cmask.iter().zip(&step.succ) {
         set |= match (c, s) {
             (false, _) => bit(21),

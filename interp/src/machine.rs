@@ -90,6 +90,8 @@ pub struct Machine<'m> {
     /// The step limit.
     pub max_steps: u64,
     globals: SecondaryMap<GlobalId, Option<Pointer>>,
+    /// [`crate::fired::block_rules`] of every block, computed once.
+    block_rules: SecondaryMap<Block, crate::fired::RuleSet>,
 }
 
 impl<'m> Machine<'m> {
@@ -214,6 +216,10 @@ impl<'m> Machine<'m> {
             .ok_or_else(|| SetupError(format!("@{} has no blocks", fdata.name)))?;
         let state = State::initial(entry, mem, env);
         let divergence = DivergenceRecord::new(body);
+        let mut block_rules = SecondaryMap::default();
+        for (b, _) in body.blocks.iter() {
+            block_rules[b] = crate::fired::block_rules(&program, b);
+        }
         Ok(Machine {
             program,
             interp: config.interp,
@@ -229,6 +235,7 @@ impl<'m> Machine<'m> {
             rules_fired: crate::fired::RuleSet::default(),
             max_steps: config.max_steps,
             globals,
+            block_rules,
         })
     }
 
@@ -262,7 +269,7 @@ impl<'m> Machine<'m> {
             self.divergence
                 .observe(&self.program, &self.state.env, &step);
         }
-        let rules = crate::fired::rules_fired(&self.program, &step);
+        let rules = crate::fired::rules_fired_in(self.block_rules[block], &step);
         self.rules_fired.extend(rules);
         if !self.record_trace {
             // Only the last row is kept: the previous one's vectors are handed

@@ -85,6 +85,26 @@ pub fn pending(program: &Program<'_>, state: &State) -> Vec<Block> {
 /// and, for programs whose layout is a block index (§2.5, as compilers emit them),
 /// the same choice as [`Lowest`] whenever that choice is greedy.
 pub fn earliest_pending(program: &Program<'_>, state: &State) -> Option<Block> {
+    // A lane waiting at a block has cmask there and nowhere else (Def. 6), so
+    // without ⊤ lanes the answer is the earliest ℓ_next in the layout.
+    let mut first: Option<usize> = None;
+    for n in &state.next {
+        match n {
+            Next::Block(b) => {
+                if let Some(p) = program.layout_pos[*b] {
+                    first = Some(first.map_or(p, |f| f.min(p)));
+                }
+            }
+            Next::Any => return earliest_pending_scan(program, state),
+            Next::Done(_) => {}
+        }
+    }
+    first.map(|p| program.body.layout[p])
+}
+
+/// [`earliest_pending`] by testing cmask for every block in layout order (needed
+/// when some lane accepts any successor of its ℓ_in).
+fn earliest_pending_scan(program: &Program<'_>, state: &State) -> Option<Block> {
     // The first block of `pending`, without building the list.
     program.body.layout.iter().copied().find(|&b| {
         state

@@ -24,7 +24,7 @@ pub fn eval(env: &Env, val: Value) -> &[Val] {
 #[inline]
 pub fn get_new_value(interp: Interp, active: bool, slot: &mut Val, new: &mut Val) {
     match (active, interp) {
-        (true, _) => *slot = std::mem::replace(new, Val::Undef),
+        (true, _) => std::mem::swap(slot, new),
         (false, Interp::Freezing) => {}
         (false, Interp::Oblivious) => *slot = Val::Undef,
     }

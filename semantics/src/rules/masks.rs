@@ -10,6 +10,7 @@ use crate::value::Val;
 /// It is 1 if ℓ_next = ℓ_sc, or if ℓ_next = ⊤ and ℓ_sc is a successor of ℓ_in
 /// (`(ℓ_in, i, ℓ_sc) ∈ E` for some i ∈ ℕ); 0 otherwise, in particular for a
 /// terminated lane (ℓ_next = □), which thus never becomes active again.
+#[inline]
 pub fn cmask(
     program: &Program<'_>,
     incoming: Option<Block>,

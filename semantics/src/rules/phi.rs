@@ -40,12 +40,15 @@ pub fn eval_phi(
     let width = env.width();
     column.resize(width, Val::Undef);
     let mut defined = env.defined(result).map(|_| Vec::with_capacity(width));
-    for (lane, slot) in column.iter_mut().enumerate() {
+    // The arm of the last incoming block looked up: lanes mostly share one.
+    let mut arms = PhiArms::new(arms);
+    let lanes = column.iter_mut().zip(cmask).zip(incoming).enumerate();
+    for (lane, ((slot, &c), &from)) in lanes {
         let (v, d) = match shadow {
-            None => eval_phi_plain(interp, env, result, arms, cmask[lane], incoming[lane], lane)?,
-            Some(s) => eval_phi_shadow(env, arms, *s, cmask[lane], incoming[lane], lane)?,
+            None => eval_phi_plain(interp, env, result, &mut arms, c, from, lane)?,
+            Some(s) => eval_phi_shadow(env, &mut arms, *s, c, from, lane)?,
         };
-        *slot = v.clone();
+        slot.clone_from(v);
         if let Some(m) = defined.as_mut() {
             m.push(d);
         }
@@ -67,7 +70,7 @@ pub fn eval_phi_plain<'e>(
     interp: Interp,
     env: &'e Env,
     id: Value,
-    arms: &[(Value, Block)],
+    arms: &mut PhiArms<'_>,
     cmask: bool,
     incoming: Option<Block>,
     lane: usize,
@@ -88,7 +91,7 @@ pub fn eval_phi_plain<'e>(
 #[inline]
 pub fn eval_phi_shadow<'e>(
     env: &'e Env,
-    arms: &[(Value, Block)],
+    arms: &mut PhiArms<'_>,
     shadow: Value,
     cmask: bool,
     incoming: Option<Block>,
@@ -101,12 +104,41 @@ pub fn eval_phi_shadow<'e>(
     }
 }
 
+/// The arms `[val_j, ℓ_j]` of one phi, with the arm the previous lane selected,
+/// so that lanes coming from the same block do not search the arms again (a
+/// lookup cache of [`eval_phi`]'s lane loop, not part of the state).
+#[derive(Clone, Copy, Debug)]
+pub struct PhiArms<'a> {
+    arms: &'a [(Value, Block)],
+    last: Option<(Block, Value)>,
+}
+
+impl<'a> PhiArms<'a> {
+    /// The arms of a phi, nothing selected yet.
+    pub fn new(arms: &'a [(Value, Block)]) -> PhiArms<'a> {
+        PhiArms { arms, last: None }
+    }
+
+    /// `val_j` of the arm with `ℓ_j = from`, `None` if the phi lists no such arm.
+    #[inline]
+    pub fn value_for(&mut self, from: Block) -> Option<Value> {
+        if let Some((b, v)) = self.last
+            && b == from
+        {
+            return Some(v);
+        }
+        let &(v, _) = self.arms.iter().find(|(_, b)| *b == from)?;
+        self.last = Some((from, v));
+        Some(v)
+    }
+}
+
 /// `eval Δ val_j` for the arm with `ℓ_j = ℓ_in`. Its absence means the lane reached
 /// the block along an edge the phi does not list (an unverified program) or from ⊥.
 #[inline]
 fn incoming_value<'e>(
     env: &'e Env,
-    arms: &[(Value, Block)],
+    arms: &mut PhiArms<'_>,
     incoming: Option<Block>,
     lane: usize,
 ) -> Result<PhiLane<'e>, Stuck> {
@@ -116,11 +148,10 @@ fn incoming_value<'e>(
             "an active lane resolves a phi with ℓ_in = ⊥ (phi in the entry block)",
         )
     })?;
-    let (val, _) = arms
-        .iter()
-        .find(|(_, b)| *b == from)
+    let val = arms
+        .value_for(from)
         .ok_or_else(|| Stuck::new("BLS-W-STEP", "no phi arm for the incoming block"))?;
-    Ok((&env.get(*val)[lane], defined(env, *val, lane)))
+    Ok((&env.get(val)[lane], defined(env, val, lane)))
 }
 
 /// The definition mask bit of `value` in `lane` (`true` when masks are not tracked).

@@ -26,6 +26,8 @@ pub struct Program<'m> {
     /// For a block whose predicate is defined by one of its own commands, the
     /// position of that command in `BlockData::body` (see [`crate::rules::step::bls_w_step`]).
     pub predicate_def_pos: SecondaryMap<Block, Option<usize>>,
+    /// The position of each block in `Body::layout` (`None` for a block not laid out).
+    pub layout_pos: SecondaryMap<Block, Option<usize>>,
 }
 
 /// Why a function cannot be executed.
@@ -73,6 +75,12 @@ impl<'m> Program<'m> {
                 predicate_def_pos[block] = bd.body.iter().position(|i| i == def);
             }
         }
+        let mut layout_pos = SecondaryMap::with_default(None);
+        for (pos, &block) in body.layout.iter().enumerate() {
+            if layout_pos[block].is_none() {
+                layout_pos[block] = Some(pos);
+            }
+        }
         Ok(Program {
             module,
             func,
@@ -80,6 +88,7 @@ impl<'m> Program<'m> {
             succs,
             callees,
             predicate_def_pos,
+            layout_pos,
         })
     }
 

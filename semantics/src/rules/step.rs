@@ -148,25 +148,33 @@ pub fn bls_w_step(
 
     // Premise: i^W = evalterm^W amsk^W Δ'^W tmn.
     succ.clear();
+    succ.resize(active.len(), Succ::Any);
     let strict_operands = if state.env.is_strict() {
         block.term.operands()
     } else {
         Vec::new()
     };
-    for (lane, &a) in active.iter().enumerate() {
+    for (lane, (&a, slot)) in active.iter().zip(succ.iter_mut()).enumerate() {
         if a {
             for &v in &strict_operands {
                 check_defined(ctx, &state.env, v, lane, None)?;
             }
         }
-        let i = eval_term(&state.env, &block.term, a, lane).map_err(|e| {
-            let msg = match e {
-                TermUb::BranchOnUndef => "an active lane branches on ⊤",
-                TermUb::Unreachable => "an active lane reached unreachable",
-            };
-            ub(ctx, "BLS-W-STEP", Some(lane), None, msg)
-        })?;
-        succ.push(i);
+        // Each shape is written into its slot directly: moving a whole returned
+        // `Succ` read back a value just stored in smaller parts (a
+        // store-forwarding stall that was the top of this function's profile).
+        match eval_term(&state.env, &block.term, a, lane) {
+            Ok(Succ::Index(n)) => *slot = Succ::Index(n),
+            Ok(Succ::Any) => {}
+            Ok(i) => *slot = i,
+            Err(e) => {
+                let msg = match e {
+                    TermUb::BranchOnUndef => "an active lane branches on ⊤",
+                    TermUb::Unreachable => "an active lane reached unreachable",
+                };
+                return Err(ub(ctx, "BLS-W-STEP", Some(lane), None, msg));
+            }
+        }
     }
     Ok(BlockStep {
         scheduled,
@@ -209,6 +217,7 @@ fn predicate_mask(
 /// `advancepc i ℓ_in ℓ_next ℓ_sc → ℓ_in' ℓ_next'` (Fig. 4.4) for one lane: the
 /// dispatcher. Exactly one rule applies: [PC-PASSIVE] without control mask,
 /// otherwise by the shape of `i`. `incoming` and `next` are updated in place.
+#[inline]
 pub fn advance_pc(
     program: &Program<'_>,
     i: &Succ,
@@ -232,6 +241,7 @@ pub fn advance_pc(
 
 /// [PC-ACTIVE] An active lane moves along CFG edge `i` out of the scheduled block:
 /// ℓ_in' = ℓ_sc and ℓ_next' with `(ℓ_sc, i, ℓ_next') ∈ E`.
+#[inline]
 pub fn pc_active(
     program: &Program<'_>,
     i: u32,

@@ -26,6 +26,7 @@ pub enum TermUb {
     rustdoc::broken_intra_doc_links,
     reason = "a rule citation, not a link"
 )]
+#[inline]
 pub fn eval_term(env: &Env, term: &Terminator, active: bool, lane: usize) -> Result<Succ, TermUb> {
     if !active {
         return Ok(Succ::Any);
