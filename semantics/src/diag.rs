@@ -8,6 +8,7 @@
 use crate::entity::SecondaryMap;
 use crate::ir::{Block, FuncId, Inst, Value};
 use std::collections::HashMap;
+use std::sync::OnceLock;
 
 /// A byte range `lo..hi` of the source text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -171,7 +172,63 @@ pub struct FunctionSpans {
     pub values: SecondaryMap<Value, Span>,
     /// Each use of a value operand, keyed by (instruction, operand index in
     /// [`crate::ir::InstKind::operands`] order).
-    pub operand_uses: HashMap<(Inst, usize), Span>,
+    pub operand_uses: OperandUses,
+}
+
+/// The spans of value-operand uses, keyed by (instruction, operand index): a
+/// vector sorted by key, not a hash table (one entry per operand of the
+/// program; looked up only when a diagnostic is reported).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OperandUses {
+    sorted: Vec<((Inst, usize), Span)>,
+}
+
+impl OperandUses {
+    /// The table of `uses` in any order; of two uses with one key the later wins.
+    pub fn from_uses(mut uses: Vec<((Inst, usize), Span)>) -> Self {
+        // Stable, so equal keys keep their order and the last of each run wins.
+        uses.sort_by_key(|&(k, _)| k);
+        let mut sorted: Vec<((Inst, usize), Span)> = Vec::with_capacity(uses.len());
+        for (k, span) in uses {
+            match sorted.last_mut() {
+                Some(last) if last.0 == k => last.1 = span,
+                _ => sorted.push((k, span)),
+            }
+        }
+        OperandUses { sorted }
+    }
+
+    fn position(&self, key: &(Inst, usize)) -> Result<usize, usize> {
+        self.sorted.binary_search_by_key(key, |&(k, _)| k)
+    }
+
+    /// Records the span of a use, replacing an earlier one with the same key.
+    pub fn insert(&mut self, key: (Inst, usize), span: Span) {
+        match self.position(&key) {
+            Ok(at) => self.sorted[at].1 = span,
+            Err(at) => self.sorted.insert(at, (key, span)),
+        }
+    }
+
+    /// The span of the use `key`, if recorded.
+    pub fn get(&self, key: &(Inst, usize)) -> Option<&Span> {
+        self.position(key).ok().map(|at| &self.sorted[at].1)
+    }
+
+    /// How many uses are recorded.
+    pub fn len(&self) -> usize {
+        self.sorted.len()
+    }
+
+    /// Whether no use is recorded.
+    pub fn is_empty(&self) -> bool {
+        self.sorted.is_empty()
+    }
+
+    /// The uses in key order.
+    pub fn iter(&self) -> impl Iterator<Item = (&(Inst, usize), &Span)> {
+        self.sorted.iter().map(|(k, s)| (k, s))
+    }
 }
 
 /// The side table of spans for a parsed module.
@@ -182,9 +239,13 @@ pub struct SourceMap {
 }
 
 impl SourceMap {
-    /// The spans of `func` (an empty table for functions built in memory).
-    pub fn function(&self, func: FuncId) -> FunctionSpans {
-        self.functions.get(&func).cloned().unwrap_or_default()
+    /// The spans of `func`, borrowed (an empty table for functions built in memory).
+    pub fn function(&self, func: FuncId) -> &FunctionSpans {
+        static NO_SPANS: OnceLock<FunctionSpans> = OnceLock::new();
+        match self.functions.get(&func) {
+            Some(spans) => spans,
+            None => NO_SPANS.get_or_init(FunctionSpans::default),
+        }
     }
 }
 

@@ -48,7 +48,7 @@ use crate::ir::{
 };
 use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::HashSet;
 use std::hash::BuildHasherDefault;
 
 /// What [`verify_module`] found.
@@ -461,8 +461,6 @@ impl FunctionChecker<'_> {
     fn check_names(&mut self) {
         let body = self.body;
         // One entry per name of the function: the parser's fast hasher, not SipHash.
-        let mut seen: HashSet<&str, BuildHasherDefault<crate::text::FastHasher>> =
-            HashSet::default();
         let mut definitions: Vec<(Span, &str)> = Vec::new();
         for param in &self.func.params {
             if let Some(name) = body.value_name(param.value) {
@@ -480,6 +478,9 @@ impl FunctionChecker<'_> {
                 }
             }
         }
+        // Sized once (no rehashing while it fills).
+        let mut seen: HashSet<&str, BuildHasherDefault<crate::text::FastHasher>> =
+            HashSet::with_capacity_and_hasher(definitions.len(), Default::default());
         for (span, name) in definitions {
             if !seen.insert(name) {
                 self.error(
@@ -529,10 +530,19 @@ impl FunctionChecker<'_> {
     /// A phi has one entry per predecessor edge, and entries for the same
     /// predecessor agree (LLVM's rule; thesis §2.2 assumes it).
     fn check_phi_incoming(&mut self, cfg: &Cfg, block: Block) {
-        let mut edges: BTreeMap<Block, usize> = BTreeMap::new();
-        for &pred in cfg.preds(block) {
-            *edges.entry(pred).or_default() += 1;
+        // Sorted vectors, not maps: (predecessor, edge count) and, per phi, its
+        // entries grouped by predecessor in block order (stable: the first entry
+        // of a group stays first); names are formatted only for a message.
+        let mut edges: Vec<(Block, usize)> = Vec::new();
+        let mut preds: Vec<Block> = cfg.preds(block).to_vec();
+        preds.sort_unstable();
+        for pred in preds {
+            match edges.last_mut() {
+                Some((last, count)) if *last == pred => *count += 1,
+                _ => edges.push((pred, 1)),
+            }
         }
+        let mut entries: Vec<(Block, Value)> = Vec::new();
         for &inst in &self.body.blocks[block].phis {
             let InstKind::Phi { incoming, .. } = &self.body.insts[inst].kind else {
                 continue;
@@ -542,37 +552,38 @@ impl FunctionChecker<'_> {
                 self.error(span, VerifyError::PhiEmpty);
                 continue;
             }
-            let mut entries: BTreeMap<Block, Vec<Value>> = BTreeMap::new();
-            for &(value, pred) in incoming {
-                entries.entry(pred).or_default().push(value);
-            }
-            for (&pred, values) in &entries {
-                let pred_text = self.block_text(pred);
-                match edges.get(&pred) {
-                    None => self.error(
+            entries.clear();
+            entries.extend(incoming.iter().map(|&(value, pred)| (pred, value)));
+            entries.sort_by_key(|&(pred, _)| pred);
+            for group in entries.chunk_by(|a, b| a.0 == b.0) {
+                let pred = group[0].0;
+                let first = group[0].1;
+                match edges.binary_search_by_key(&pred, |&(b, _)| b) {
+                    Err(_) => self.error(
                         span,
                         VerifyError::PhiNotPred {
-                            pred: pred_text.clone(),
+                            pred: self.block_text(pred),
                             block: self.block_text(block),
                         },
                     ),
-                    Some(&count) if count != values.len() => self.error(
+                    Ok(at) if edges[at].1 != group.len() => self.error(
                         span,
                         VerifyError::PhiEdgeCount {
-                            pred: pred_text.clone(),
+                            pred: self.block_text(pred),
                             block: self.block_text(block),
-                            entries: values.len(),
-                            edges: count,
+                            entries: group.len(),
+                            edges: edges[at].1,
                         },
                     ),
-                    Some(_) => {}
+                    Ok(_) => {}
                 }
-                if values.iter().any(|&v| !self.same_value(v, values[0])) {
-                    self.error(span, VerifyError::PhiConflict { pred: pred_text });
+                if group.iter().any(|&(_, v)| !self.same_value(v, first)) {
+                    let pred = self.block_text(pred);
+                    self.error(span, VerifyError::PhiConflict { pred });
                 }
             }
-            for &pred in edges.keys() {
-                if !entries.contains_key(&pred) {
+            for &(pred, _) in &edges {
+                if entries.binary_search_by_key(&pred, |&(b, _)| b).is_err() {
                     let pred = self.block_text(pred);
                     self.error(span, VerifyError::PhiMissingPred { pred });
                 }

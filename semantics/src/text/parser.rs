@@ -18,7 +18,7 @@
 use super::ParseError;
 use super::lexer::{self, Tok, Token};
 use super::printer::local_name;
-use crate::diag::{FunctionSpans, SourceMap, Span};
+use crate::diag::{FunctionSpans, OperandUses, SourceMap, Span};
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
     BinOp, Block, BlockData, Body, CastOp, ConstData, FCmpPred, FuncId, FunctionData, GepIndex,
@@ -28,6 +28,7 @@ use crate::ir::{
 use crate::types::{MAX_INT_WIDTH, Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
 use num_traits::{One, Zero};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 
@@ -312,12 +313,12 @@ enum Parsed {
 type OperandUse = (Inst, usize, Span);
 
 /// Per-function parsing state: the body under construction and its symbol tables.
-struct FnState {
+struct FnState<'s> {
     body: Body,
     spans: FunctionSpans,
-    values: FastMap<String, Value>,
+    values: FastMap<Cow<'s, str>, Value>,
     pending_values: FastMap<Value, Span>,
-    blocks: FastMap<String, Block>,
+    blocks: FastMap<Cow<'s, str>, Block>,
     pending_blocks: FastMap<Block, Span>,
     aliases: HashMap<Value, Value>,
     operand_uses: Vec<OperandUse>,
@@ -325,7 +326,7 @@ struct FnState {
     params: Vec<Value>,
 }
 
-impl FnState {
+impl FnState<'_> {
     fn new() -> Self {
         FnState {
             body: Body::default(),
@@ -1399,15 +1400,15 @@ impl<'s> Parser<'s> {
                 let value = if define {
                     let (name, span) = if self.peek() == Tok::Local {
                         let t = self.bump();
-                        (lexer::name(self.src, &t).into_owned(), t.span)
+                        (lexer::name(self.src, &t), t.span)
                     } else {
                         let n = fs.next_number.to_string();
                         (
-                            n,
+                            Cow::Owned(n),
                             Span::new(self.cur().span.lo as usize, self.cur().span.lo as usize),
                         )
                     };
-                    let v = self.define_local(&mut fs, &name, span, ty, ValueDef::Param(index))?;
+                    let v = self.define_local(&mut fs, name, span, ty, ValueDef::Param(index))?;
                     fs.params.push(v);
                     v
                 } else {
@@ -1482,7 +1483,7 @@ impl<'s> Parser<'s> {
 
     // ----- bodies -------------------------------------------------------------
 
-    fn parse_body(&mut self, fs: &mut FnState) -> Result<(), ParseError> {
+    fn parse_body(&mut self, fs: &mut FnState<'s>) -> Result<(), ParseError> {
         if self.peek() == Tok::RBrace {
             return Err(self.err("function body has no blocks"));
         }
@@ -1494,13 +1495,13 @@ impl<'s> Parser<'s> {
     }
 
     /// A block label, or the implicit number of an unlabeled block.
-    fn parse_label(&mut self, fs: &mut FnState) -> Result<Block, ParseError> {
+    fn parse_label(&mut self, fs: &mut FnState<'s>) -> Result<Block, ParseError> {
         let (name, span) = if self.peek() == Tok::Label {
             let t = self.bump();
-            (lexer::name(self.src, &t).into_owned(), t.span)
+            (lexer::name(self.src, &t), t.span)
         } else {
             let at = self.cur().span.lo as usize;
-            (fs.next_number.to_string(), Span::new(at, at))
+            (Cow::Owned(fs.next_number.to_string()), Span::new(at, at))
         };
         fs.saw_name(&name);
         let block = match fs.blocks.get(&name) {
@@ -1525,25 +1526,25 @@ impl<'s> Parser<'s> {
     }
 
     /// A reference `%name` to a block (after `label`, or in a phi).
-    fn use_block(&mut self, fs: &mut FnState) -> Result<Block, ParseError> {
+    fn use_block(&mut self, fs: &mut FnState<'s>) -> Result<Block, ParseError> {
         let t = self.expect(Tok::Local, "a block name")?;
         let name = lexer::name(self.src, &t);
         if let Some(&b) = fs.blocks.get(name.as_ref()) {
             return Ok(b);
         }
         let b = fs.body.blocks.push(empty_block(stored_block_name(&name)));
-        fs.blocks.insert(name.into_owned(), b);
+        fs.blocks.insert(name, b);
         fs.pending_blocks.insert(b, t.span);
         Ok(b)
     }
 
-    fn parse_label_ref(&mut self, fs: &mut FnState) -> Result<Block, ParseError> {
+    fn parse_label_ref(&mut self, fs: &mut FnState<'s>) -> Result<Block, ParseError> {
         self.expect_word("label")?;
         self.use_block(fs)
     }
 
     /// `[predicate v] phi* command* terminator`.
-    fn parse_block(&mut self, fs: &mut FnState, block: Block) -> Result<(), ParseError> {
+    fn parse_block(&mut self, fs: &mut FnState<'s>, block: Block) -> Result<(), ParseError> {
         if self.is_word("predicate") {
             let start = self.bump().span;
             let (v, _) = self.parse_value(fs, TypeTable::I1)?;
@@ -1578,7 +1579,7 @@ impl<'s> Parser<'s> {
     }
 
     /// A value operand of type `ty`: a local name or a constant.
-    fn parse_value(&mut self, fs: &mut FnState, ty: Ty) -> Result<(Value, Span), ParseError> {
+    fn parse_value(&mut self, fs: &mut FnState<'s>, ty: Ty) -> Result<(Value, Span), ParseError> {
         let t = self.cur();
         let v = if t.kind == Tok::Local {
             self.bump();
@@ -1591,7 +1592,7 @@ impl<'s> Parser<'s> {
         Ok((v, t.span))
     }
 
-    fn use_local(&mut self, fs: &mut FnState, t: &Token, ty: Ty) -> Result<Value, ParseError> {
+    fn use_local(&mut self, fs: &mut FnState<'s>, t: &Token, ty: Ty) -> Result<Value, ParseError> {
         let name = lexer::name(self.src, t);
         if let Some(&v) = fs.values.get(name.as_ref()) {
             let have = fs.body.values[v].ty;
@@ -1614,19 +1615,20 @@ impl<'s> Parser<'s> {
             name: stored_value_name(&name),
             def: ValueDef::Const(ConstData::Undef),
         });
-        fs.values.insert(name.into_owned(), v);
+        fs.values.insert(name, v);
         fs.pending_values.insert(v, t.span);
         Ok(v)
     }
 
     fn define_local(
         &mut self,
-        fs: &mut FnState,
-        name: &str,
+        fs: &mut FnState<'s>,
+        key: Cow<'s, str>,
         span: Span,
         ty: Ty,
         def: ValueDef,
     ) -> Result<Value, ParseError> {
+        let name: &str = &key;
         fs.saw_name(name);
         let v = match fs.values.get(name) {
             Some(&v) => {
@@ -1658,7 +1660,7 @@ impl<'s> Parser<'s> {
                     name: stored_value_name(name),
                     def,
                 });
-                fs.values.insert(name.to_string(), v);
+                fs.values.insert(key, v);
                 v
             }
         };
@@ -1667,13 +1669,13 @@ impl<'s> Parser<'s> {
     }
 
     /// One phi, command, lowering to lift, or terminator.
-    fn parse_statement(&mut self, fs: &mut FnState, block: Block) -> Result<Stmt, ParseError> {
+    fn parse_statement(&mut self, fs: &mut FnState<'s>, block: Block) -> Result<Stmt, ParseError> {
         let start = self.cur().span;
-        let mut result: Option<(String, Span)> = None;
+        let mut result: Option<(Cow<'s, str>, Span)> = None;
         let mut total = false;
         if self.peek() == Tok::Local {
             let t = self.bump();
-            let name = lexer::name(self.src, &t).into_owned();
+            let name = lexer::name(self.src, &t);
             match self.peek() {
                 Tok::Eq => {}
                 Tok::ColonEq => total = true,
@@ -1733,8 +1735,7 @@ impl<'s> Parser<'s> {
                                 format!("{} would name a value of type void", local_name(&name)),
                             ));
                         }
-                        let v =
-                            self.define_local(fs, &name, name_span, ty, ValueDef::Inst(inst))?;
+                        let v = self.define_local(fs, name, name_span, ty, ValueDef::Inst(inst))?;
                         fs.body.insts[inst].result = Some(v);
                     }
                     None if needs_result => {
@@ -1773,7 +1774,7 @@ impl<'s> Parser<'s> {
                         "a shadow selector must assign its result",
                     ));
                 };
-                self.lift_shadow(fs, block, phi, shadow, ty, &name, name_span, span)?;
+                self.lift_shadow(fs, block, phi, shadow, ty, name, name_span, span)?;
                 Ok(Stmt::Lifted)
             }
         }
@@ -1787,15 +1788,16 @@ impl<'s> Parser<'s> {
     )]
     fn lift_shadow(
         &mut self,
-        fs: &mut FnState,
+        fs: &mut FnState<'s>,
         block: Block,
         phi_value: Value,
         shadow: Value,
         ty: Ty,
-        name: &str,
+        key: Cow<'s, str>,
         name_span: Span,
         span: Span,
     ) -> Result<(), ParseError> {
+        let name: &str = &key;
         let malformed = || {
             ParseError::new(
                 span,
@@ -1843,8 +1845,8 @@ impl<'s> Parser<'s> {
                 fs.aliases.insert(placeholder, phi_value);
             }
         }
-        fs.values.insert(name.to_string(), phi_value);
         fs.body.values[phi_value].name = stored_value_name(name);
+        fs.values.insert(key, phi_value);
         fs.spans.values[phi_value] = name_span;
         Ok(())
     }
@@ -1889,7 +1891,7 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn parse_terminator(&mut self, fs: &mut FnState) -> Result<Terminator, ParseError> {
+    fn parse_terminator(&mut self, fs: &mut FnState<'s>) -> Result<Terminator, ParseError> {
         let op = self.bump();
         match lexer::text(self.src, &op) {
             "br" => {
@@ -1961,7 +1963,7 @@ impl<'s> Parser<'s> {
         }
     }
 
-    fn parse_inst(&mut self, fs: &mut FnState) -> Result<Parsed, ParseError> {
+    fn parse_inst(&mut self, fs: &mut FnState<'s>) -> Result<Parsed, ParseError> {
         let op_tok = self.cur();
         let op = self.text();
         if let Some(&bin) = BinOp::ALL.iter().find(|b| b.name() == op) {
@@ -2273,7 +2275,7 @@ impl<'s> Parser<'s> {
 
     /// `[tail] call [flags] [cc] [attrs] T [(fnty)] @f(args) [fn attrs]`, and the
     /// reserved `@pllvm.*` calls of the export lowering.
-    fn parse_call(&mut self, fs: &mut FnState) -> Result<Parsed, ParseError> {
+    fn parse_call(&mut self, fs: &mut FnState<'s>) -> Result<Parsed, ParseError> {
         if !self.is_word("call") {
             self.bump();
         }
@@ -2751,12 +2753,13 @@ fn normalize_body(
                 }
             }
         }
-        new_spans.operand_uses.reserve(uses.len());
+        let mut mapped = Vec::with_capacity(uses.len());
         for &(i, k, span) in uses {
             if let Some(Some(new)) = inst_map.get(i.index()) {
-                new_spans.operand_uses.insert((*new, k), span);
+                mapped.push(((*new, k), span));
             }
         }
+        new_spans.operand_uses = OperandUses::from_uses(mapped);
     }
     (out, new_spans)
 }
@@ -3221,10 +3224,50 @@ mod tests {
             "%x = phi i32 [ %a, %entry ] shadow(7)"
         );
         assert_eq!(at(src, spans.insts[add]), "%y = add i32 %x, 1 total");
-        assert_eq!(at(src, spans.operand_uses[&(phi, 0)]), "%a");
-        assert_eq!(at(src, spans.operand_uses[&(phi, 1)]), "7");
-        assert_eq!(at(src, spans.operand_uses[&(add, 0)]), "%x");
-        assert_eq!(at(src, spans.operand_uses[&(add, 1)]), "1");
+        assert_eq!(
+            at(
+                src,
+                spans
+                    .operand_uses
+                    .get(&(phi, 0))
+                    .copied()
+                    .unwrap_or_default()
+            ),
+            "%a"
+        );
+        assert_eq!(
+            at(
+                src,
+                spans
+                    .operand_uses
+                    .get(&(phi, 1))
+                    .copied()
+                    .unwrap_or_default()
+            ),
+            "7"
+        );
+        assert_eq!(
+            at(
+                src,
+                spans
+                    .operand_uses
+                    .get(&(add, 0))
+                    .copied()
+                    .unwrap_or_default()
+            ),
+            "%x"
+        );
+        assert_eq!(
+            at(
+                src,
+                spans
+                    .operand_uses
+                    .get(&(add, 1))
+                    .copied()
+                    .unwrap_or_default()
+            ),
+            "1"
+        );
         let y = body.insts[add].result.unwrap_or(Value(u32::MAX));
         assert_eq!(at(src, spans.values[y]), "%y");
         assert_eq!(at(src, spans.values[Value(1)]), "%p");
@@ -3246,7 +3289,17 @@ mod tests {
             at(src, spans.predicates[h]),
             "call void @pllvm.predicate(i1 %p)"
         );
-        assert_eq!(at(src, spans.operand_uses[&(phi, 2)]), "%a");
+        assert_eq!(
+            at(
+                src,
+                spans
+                    .operand_uses
+                    .get(&(phi, 2))
+                    .copied()
+                    .unwrap_or_default()
+            ),
+            "%a"
+        );
         let x = body.insts[phi].result.unwrap_or(Value(u32::MAX));
         assert_eq!(body.values[x].name.as_deref(), Some("x"));
         assert_eq!(at(src, spans.values[x]), "%x");
