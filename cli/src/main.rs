@@ -126,51 +126,56 @@ struct FileArg {
 
 #[derive(Args, Debug)]
 struct RunArgs {
-    /// A .ll file; the embedded logstar walk-through if absent.
+    /// A .ll file; the embedded logstar walk-through if absent (which takes no options).
     file: Option<PathBuf>,
     /// W, the number of lanes (threads) of the thread array.
-    #[arg(long, short = 'w', value_name = "W")]
+    #[arg(long, short = 'w', value_name = "W", requires = "file")]
     threads: Option<usize>,
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
-    #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
+    #[arg(long, value_name = "fr|obl", value_parser = parse_interp, requires = "file")]
     interp: Option<pllvm_semantics::rules::Interp>,
     /// A runtime schedule (Def. 5): block names separated by commas. The run executes it
     /// and reports the first step that is not greedy (Def. 12-18).
-    #[arg(long, value_name = "A,B,C", conflicts_with = "sched")]
+    #[arg(
+        long,
+        value_name = "A,B,C",
+        conflicts_with = "sched",
+        requires = "file"
+    )]
     schedule: Option<String>,
     /// A scheduler (thesis Ch. 5): lowest, highest, random:SEED, replay:FILE, interactive, ipd.
-    #[arg(long, value_name = "POLICY")]
+    #[arg(long, value_name = "POLICY", requires = "file")]
     sched: Option<String>,
     /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
     #[arg(long = "arg", value_name = "NAME=V[,V...]")]
     args: Vec<String>,
     /// Initial contents of a global: @G=V0,V1,...
-    #[arg(long = "mem", value_name = "@G=V,...")]
+    #[arg(long = "mem", value_name = "@G=V,...", requires = "file")]
     mem: Vec<String>,
     /// Run inputs as JSON (threads, interp, args, memory, schedule); flags override it.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", requires = "file")]
     input: Option<PathBuf>,
     /// Print the trace as a table (thesis Fig. 4.5b layout) or as JSON.
-    #[arg(long, value_name = "table|json")]
+    #[arg(long, value_name = "table|json", requires = "file")]
     trace: Option<TraceFormat>,
     /// Show the values each block writes under its trace row.
-    #[arg(long)]
+    #[arg(long, requires = "file")]
     values: bool,
     /// Track definition masks and report uses they do not cover (Def. 10-11).
-    #[arg(long)]
+    #[arg(long, requires = "file")]
     strict: bool,
     /// Print which instructions and branches diverged in this run.
-    #[arg(long)]
+    #[arg(long, requires = "file")]
     divergence: bool,
     /// Print the run's dynamic convergence (LLVM "Convergence and Uniformity"): the maximal
     /// converged-with relation, m-converged blocks, and what lock step put together.
-    #[arg(long)]
+    #[arg(long, requires = "file")]
     convergence: bool,
     /// The function to run (default: the first definition).
-    #[arg(long, value_name = "NAME")]
+    #[arg(long, value_name = "NAME", requires = "file")]
     function: Option<String>,
     /// Stop after this many scheduled blocks.
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", requires = "file")]
     max_steps: Option<u64>,
 }
 

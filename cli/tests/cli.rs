@@ -54,6 +54,21 @@ fn no_arguments_runs_the_logstar_walk_through() {
 }
 
 #[test]
+fn options_without_a_file_are_refused_not_ignored() {
+    // The embedded walk-through has fixed inputs: an option given to it would be
+    // silently dropped, so it is a bad command line (exit 2) naming the FILE.
+    for option in [&["--convergence"][..], &["--threads", "4"], &["--strict"]] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(option);
+        let o = pllvm(&args);
+        assert_eq!(o.status.code(), Some(2), "{option:?}: {}", stdout(&o));
+        assert!(stderr(&o).contains("FILE"), "{option:?}: {}", stderr(&o));
+    }
+    let o = pllvm(&["run"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}
+
+#[test]
 fn check_of_the_embedded_program_succeeds() {
     let o = pllvm(&["check"]);
     assert!(o.status.success(), "{}", stderr(&o));
