@@ -33,8 +33,6 @@
 
 use pllvm_analysis::cycles::{CycleInfo, all_hierarchies};
 use pllvm_analysis::llvm::uniformity_with;
-use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::InitShapes;
 use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
 use pllvm_interp::convergence::{
     Threads, behaved_m_converged, check_maximal_definition, compare, convergence_before,
@@ -42,7 +40,7 @@ use pllvm_interp::convergence::{
 };
 use pllvm_interp::greedy::{GreedyFacts, legal_blocks, legality};
 use pllvm_interp::{Machine, RunConfig};
-use pllvm_proofs::{ArgKind, GenConfig, Generated, generate};
+use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::rules::step::lss_w_step;
@@ -107,19 +105,6 @@ fn greedy_executions(
     Ok((out, complete))
 }
 
-fn init_of(g: &Generated) -> InitShapes {
-    InitShapes {
-        params: g
-            .args
-            .iter()
-            .map(|a| match a.kind {
-                ArgKind::Uniform => Shape::Uniform,
-                ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-            })
-            .collect(),
-    }
-}
-
 /// What the sweep saw.
 #[derive(Debug, Default)]
 struct Tally {
@@ -161,7 +146,7 @@ fn check(config: &GenConfig, seed: u64, width: usize, tally: &mut Tally) -> Resu
     tally.irreducible += usize::from(!cfg.is_reducible());
     let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().0, 200);
     tally.hierarchies += all.len();
-    let init = init_of(&g);
+    let init = g.init_shapes();
     let claims: Vec<BTreeSet<Block>> = all
         .iter()
         .map(|h: &CycleInfo| llvm_m_converged(&g.module, g.func, &init, h.clone()))

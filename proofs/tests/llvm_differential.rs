@@ -17,7 +17,7 @@ use pllvm_analysis::opt_uniformity::{opt_available, opt_input, parse_report, run
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
 use pllvm_corpus::analysis_expect::{Observation, observe_run};
-use pllvm_proofs::{ArgKind, GenConfig, generate};
+use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::rules::Interp;
 use std::time::{Duration, Instant};
@@ -169,16 +169,7 @@ fn llvm_against_opt_22_on_the_corpus_and_generated_programs() {
     while start.elapsed() < budget && (tally.programs - corpus_programs) < target.max(1) {
         let config = &configs[(seed % 3) as usize];
         let g = generate(seed, config);
-        let init = InitShapes {
-            params: g
-                .args
-                .iter()
-                .map(|a| match a.kind {
-                    ArgKind::Uniform => Shape::Uniform,
-                    ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-                })
-                .collect(),
-        };
+        let init = g.init_shapes();
         let width = 2 + (seed % 3) as usize;
         let run = g.run_config(&g.inputs(seed ^ 0x5eed, width), Interp::Freezing);
         let obs: Vec<Observation> = observe_run(&g.module, &run).into_iter().collect();

@@ -7,9 +7,7 @@
 
 use pllvm_analysis::cycles::all_hierarchies;
 use pllvm_analysis::llvm::{uniformity_reference, uniformity_with};
-use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::InitShapes;
-use pllvm_proofs::{ArgKind, GenConfig, generate};
+use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 
 #[test]
@@ -25,16 +23,7 @@ fn worklist_and_reference_agree_on_generated_programs() {
         programs += 1;
         let cfg = Cfg::new(body);
         irreducible += usize::from(!cfg.is_reducible());
-        let init = InitShapes {
-            params: g
-                .args
-                .iter()
-                .map(|a| match a.kind {
-                    ArgKind::Uniform => Shape::Uniform,
-                    ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-                })
-                .collect(),
-        };
+        let init = g.init_shapes();
         let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().0, 20);
         for h in all {
             hierarchies += 1;

@@ -15,9 +15,8 @@ use pllvm_analysis::CfgFacts;
 use pllvm_analysis::normalize::lcssa;
 use pllvm_analysis::popl::{ReachingDefinitions, uniformity_with};
 use pllvm_analysis::reaching_defs::{Point, ReachingDefs};
-use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{InitShapes, Uniformity};
-use pllvm_proofs::{ArgKind, GenConfig, Generated, generate};
+use pllvm_analysis::uniformity::Uniformity;
+use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Body, InstKind, ValueDef};
 
@@ -146,19 +145,6 @@ fn data_flow_is_the_dominator_tree_path_on_generated_programs() {
     assert!(compared > 100_000, "only {compared} pairs");
 }
 
-fn init_shapes(g: &Generated) -> InitShapes {
-    InitShapes {
-        params: g
-            .args
-            .iter()
-            .map(|a| match a.kind {
-                ArgKind::Uniform => Shape::Uniform,
-                ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-            })
-            .collect(),
-    }
-}
-
 /// Whether the two results give every entity the same shape; the first
 /// difference otherwise.
 fn same_shapes(body: &Body, a: &Uniformity, b: &Uniformity) -> Result<(), String> {
@@ -248,7 +234,7 @@ fn popl_with_the_data_flow_agrees_with_the_ssa_shortcut() {
             let Some(body) = g.module.functions[g.func].body.as_ref() else {
                 continue;
             };
-            let init = init_shapes(&g);
+            let init = g.init_shapes();
             let mut normalized = body.clone();
             let inserted = lcssa(&mut normalized)
                 .unwrap_or_else(|e| panic!("seed {seed}: a reducible program: {e}"));

@@ -25,9 +25,8 @@
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
 use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
-use pllvm_interp::Machine;
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};
-use pllvm_proofs::{ArgKind, GenConfig, generate};
+use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::rules::Interp;
 use proptest::prelude::*;
 
@@ -55,16 +54,7 @@ fn check_kinds(
 ) -> Result<(), String> {
     let g = generate(seed, config);
     let func = &g.module.functions[g.func];
-    let init = InitShapes {
-        params: g
-            .args
-            .iter()
-            .map(|a| match a.kind {
-                ArgKind::Uniform => Shape::Uniform,
-                ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-            })
-            .collect(),
-    };
+    let init = g.init_shapes();
     if init.params.len() != func.params.len() {
         return Err("the generator's argument list does not match @kernel".into());
     }
@@ -72,25 +62,11 @@ fn check_kinds(
     for &kind in kinds {
         results.push(analyze(&g.module, g.func, kind, &init).map_err(|e| format!("{kind}: {e}"))?);
     }
-    let mut run = g.run_config(&g.inputs(input_seed, width), Interp::Freezing);
     let Some(body) = func.body.as_ref() else {
         return Err("@kernel has no body".into());
     };
-    if let Some(policy) = policy {
-        // Observe the run along the greedy schedule (Def. 12) this policy takes.
-        let mut machine = Machine::new(&g.module, &run).map_err(|e| e.to_string())?;
-        let scheduled = machine.run_with(policy).map_err(|e| e.to_string())?;
-        if let Some(v) = scheduled.violations.first() {
-            return Err(format!("the scheduler took a non-greedy step: {v:?}"));
-        }
-        run.schedule = Some(
-            scheduled
-                .schedule
-                .iter()
-                .map(|b| body.blocks[*b].name.clone())
-                .collect(),
-        );
-    }
+    // Observed along the greedy schedule (Def. 12) the policy takes, if any.
+    let run = g.scheduled_run(width, input_seed, policy)?;
     let obs = observe_run(&g.module, &run)?;
     let mut problems = Vec::new();
     for r in &results {
@@ -284,16 +260,7 @@ fn popl_is_at_least_as_precise_as_thesis_on_generated_programs() {
             let Some(body) = func.body.as_ref() else {
                 continue;
             };
-            let init = InitShapes {
-                params: g
-                    .args
-                    .iter()
-                    .map(|a| match a.kind {
-                        ArgKind::Uniform => Shape::Uniform,
-                        ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-                    })
-                    .collect(),
-            };
+            let init = g.init_shapes();
             let (Ok(t), Ok(p)) = (
                 analyze(&g.module, g.func, AnalysisKind::Thesis, &init),
                 analyze(&g.module, g.func, AnalysisKind::Popl, &init),
@@ -353,16 +320,7 @@ fn llvm_is_sound_for_every_dfs_hierarchy() {
             continue;
         }
         programs += 1;
-        let init = InitShapes {
-            params: g
-                .args
-                .iter()
-                .map(|a| match a.kind {
-                    ArgKind::Uniform => Shape::Uniform,
-                    ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-                })
-                .collect(),
-        };
+        let init = g.init_shapes();
         let width = 2 + (seed % 3) as usize;
         let run = g.run_config(&g.inputs(seed, width), Interp::Freezing);
         let Ok(obs) = observe_run(&g.module, &run) else {

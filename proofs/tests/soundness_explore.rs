@@ -31,10 +31,10 @@
 //! skip.
 
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, Uniformity, analyze};
+use pllvm_analysis::uniformity::{AnalysisKind, Uniformity, analyze};
 use pllvm_interp::explore::{Bounds, Order, Transition, explore_with};
 use pllvm_interp::observe::DivergenceRecord;
-use pllvm_proofs::{ArgKind, GenConfig, Generated, generate};
+use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{Block, Body, Inst, InstKind};
 use pllvm_semantics::memory::{Byte, Memory};
@@ -61,20 +61,6 @@ const BOUNDS: Bounds = Bounds {
     max_steps: 300,
     order: Order::Lowest,
 };
-
-/// The `InitShapes` the generator's inputs stand for.
-fn init_shapes(g: &Generated) -> InitShapes {
-    InitShapes {
-        params: g
-            .args
-            .iter()
-            .map(|a| match a.kind {
-                ArgKind::Uniform => Shape::Uniform,
-                ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-            })
-            .collect(),
-    }
-}
 
 /// Which copy group a stack object belongs to: the `alloca` that made it and the
 /// transition that ran that `alloca` (one abstract object, Fig. 6.11).
@@ -162,7 +148,7 @@ fn check_program(
 ) -> Result<Vec<String>, String> {
     let func = &g.module.functions[g.func];
     let body: &Body = func.body.as_ref().ok_or("@kernel has no body")?;
-    let init = init_shapes(g);
+    let init = g.init_shapes();
     let results = match results {
         Some(r) => r,
         None => kinds
@@ -515,7 +501,7 @@ fn exploration_refutes_an_analysis_that_calls_everything_uniform() {
         let Some(body) = g.module.functions[g.func].body.as_ref() else {
             continue;
         };
-        let Ok(mut r) = analyze(&g.module, g.func, AnalysisKind::Thesis, &init_shapes(&g)) else {
+        let Ok(mut r) = analyze(&g.module, g.func, AnalysisKind::Thesis, &g.init_shapes()) else {
             continue;
         };
         for (v, _) in body.values.iter() {

@@ -21,13 +21,12 @@
 //! strided claim and checks that the runs refute the perturbed claims, so the
 //! check can fail. A counterexample is a bug of `sa` (or of the check) to fix.
 
-use pllvm_analysis::shape::Shape;
 use pllvm_analysis::stride::SaShape;
 use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, Uniformity, analyze_for_width};
 use pllvm_corpus::analysis_expect::{observe_run, stride_violations, unsound_claims};
+use pllvm_interp::RunConfig;
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};
-use pllvm_interp::{Machine, RunConfig};
-use pllvm_proofs::{ArgKind, GenConfig, Generated, generate};
+use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::rules::Interp;
 
 /// The reducible variant of the small configuration.
@@ -48,19 +47,6 @@ struct Tally {
     more_uniform: usize,
     /// Branches `sa` calls uniform and `thesis` divergent.
     more_uniform_branches: usize,
-}
-
-fn init_shapes(g: &Generated) -> InitShapes {
-    InitShapes {
-        params: g
-            .args
-            .iter()
-            .map(|a| match a.kind {
-                ArgKind::Uniform => Shape::Uniform,
-                ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
-            })
-            .collect(),
-    }
 }
 
 /// `sa` is at least as precise as `thesis` on every value, terminator and block.
@@ -95,35 +81,6 @@ fn at_least_as_precise(thesis: &Uniformity, sa: &Uniformity, g: &Generated) -> R
     Ok(())
 }
 
-/// The run of `g` at `width`, along `policy`'s greedy schedule when given.
-fn run_config(
-    g: &Generated,
-    width: usize,
-    input_seed: u64,
-    policy: Option<&mut dyn Scheduler>,
-) -> Result<RunConfig, String> {
-    let mut run = g.run_config(&g.inputs(input_seed, width), Interp::Freezing);
-    if let Some(policy) = policy {
-        let body = g.module.functions[g.func]
-            .body
-            .as_ref()
-            .ok_or("@kernel has no body")?;
-        let mut machine = Machine::new(&g.module, &run).map_err(|e| e.to_string())?;
-        let scheduled = machine.run_with(policy).map_err(|e| e.to_string())?;
-        if let Some(v) = scheduled.violations.first() {
-            return Err(format!("the scheduler took a non-greedy step: {v:?}"));
-        }
-        run.schedule = Some(
-            scheduled
-                .schedule
-                .iter()
-                .map(|b| body.blocks[*b].name.clone())
-                .collect(),
-        );
-    }
-    Ok(run)
-}
-
 /// The property for one program, width, input seed and scheduler.
 fn check(
     config: &GenConfig,
@@ -134,7 +91,7 @@ fn check(
     tally: &mut Tally,
 ) -> Result<(), String> {
     let g = generate(seed, config);
-    let init = init_shapes(&g);
+    let init = g.init_shapes();
     let analyze = |kind, w| {
         analyze_for_width(&g.module, g.func, kind, &init, w).map_err(|e| format!("{kind}: {e}"))
     };
@@ -167,7 +124,7 @@ fn check(
             problems.push(format!("{name}: {e}"));
         }
     }
-    let run = run_config(&g, width, input_seed, policy)?;
+    let run = g.scheduled_run(width, input_seed, policy)?;
     let obs = observe_run(&g.module, &run)?;
     for (name, sa) in [("sa", &sa_any), ("sa --width", &sa_w)] {
         for v in stride_violations(&g.module, sa, &run)? {
@@ -271,7 +228,7 @@ fn the_check_refutes_perturbed_strides() {
     for seed in 0..200u64 {
         let width = 2 + (seed % 3) as usize;
         let g = generate(seed, &config);
-        let init = init_shapes(&g);
+        let init = g.init_shapes();
         let Ok(mut sa) = analyze_for_width(&g.module, g.func, AnalysisKind::Sa, &init, None) else {
             continue;
         };

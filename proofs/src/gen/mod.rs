@@ -342,6 +342,58 @@ impl Generated {
         config
     }
 
+    /// `InitShapes` (thesis Listing 1) matching how the generator meant each
+    /// parameter: uniform parameters uniform, per-lane and thread-id ones varying.
+    pub fn init_shapes(&self) -> pllvm_analysis::uniformity::InitShapes {
+        use pllvm_analysis::shape::Shape;
+        pllvm_analysis::uniformity::InitShapes {
+            params: self
+                .args
+                .iter()
+                .map(|a| match a.kind {
+                    ArgKind::Uniform => Shape::Uniform,
+                    ArgKind::PerLane | ArgKind::ThreadId => Shape::Varying,
+                })
+                .collect(),
+        }
+    }
+
+    /// The FR run of `@kernel` with `width` lanes on the inputs drawn from
+    /// `input_seed`; with a `policy`, that scheduler's greedy schedule (Def. 12) is
+    /// run first and fixed as the run's `schedule`, so observers replay it. A
+    /// non-greedy step of the scheduler is an error.
+    pub fn scheduled_run(
+        &self,
+        width: usize,
+        input_seed: u64,
+        policy: Option<&mut dyn pllvm_interp::sched::Scheduler>,
+    ) -> Result<pllvm_interp::RunConfig, String> {
+        let mut run = self.run_config(
+            &self.inputs(input_seed, width),
+            pllvm_semantics::rules::Interp::Freezing,
+        );
+        if let Some(policy) = policy {
+            let body = self.module.functions[self.func]
+                .body
+                .as_ref()
+                .ok_or("@kernel has no body")?;
+            let mut machine =
+                pllvm_interp::Machine::new(&self.module, &run).map_err(|e| e.to_string())?;
+            let scheduled = machine.run_with(policy).map_err(|e| e.to_string())?;
+            if let Some(v) = scheduled.violations.first() {
+                return Err(format!("the scheduler took a non-greedy step: {v:?}"));
+            }
+            run.schedule = Some(
+                scheduled
+                    .schedule
+                    .iter()
+                    .map(|b| body.blocks[*b].name.clone())
+                    .collect(),
+            );
+        }
+        Ok(run)
+    }
+
     /// Inputs for a run with `lanes` lanes, drawn from `seed`: one column per
     /// parameter, in parameter order, each with `lanes` values (a uniform
     /// parameter repeats one value; a thread-id parameter is `0, 1, …`).
