@@ -41,7 +41,9 @@ pub fn get_new_value(interp: Interp, active: bool, slot: &mut Val, new: &mut Val
 ///
 /// The update is in place: `new` is consumed (on return it holds W values of no
 /// meaning, for the caller to reuse as a buffer). When every lane is active,
-/// getNewValue is the new value in every lane, so the columns are swapped whole.
+/// getNewValue is the new value in every lane, so the columns are swapped whole;
+/// when most are, the columns are swapped whole and the passive lanes are given
+/// their getNewValue afterwards.
 pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: &mut Vec<Val>, active: &[bool]) {
     if let Some(old_defined) = env.defined(id) {
         let mask = old_defined
@@ -52,12 +54,26 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: &mut Vec<Val>, act
         env.set_defined(id, mask);
     }
     let column = env.column_vec_mut(id);
-    if new.len() == column.len() && active.iter().all(|&a| a) {
-        // ∀τ. getNewValue_𝓘(1^W, Δ^W, id, v^W)(τ) = v^W(τ).
+    // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}, in place,
+    // moving as few values as possible: with more active than passive lanes the
+    // columns are swapped whole (now `column` holds v^W and `new` the old
+    // column) and only the passive lanes take what getNewValue gives them.
+    let active_lanes = active.iter().filter(|&&a| a).count();
+    if new.len() == column.len() && 2 * active_lanes > active.len() {
         std::mem::swap(column, new);
+        for ((slot, old), _) in column
+            .iter_mut()
+            .zip(new.iter_mut())
+            .zip(active)
+            .filter(|(_, a)| !**a)
+        {
+            // getNewValue of a passive lane from its old value: swapping the two
+            // back gives the slot its old value again, and ⊤ under OBL.
+            std::mem::swap(slot, old);
+            get_new_value(interp, false, slot, old);
+        }
         return;
     }
-    // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}, in place.
     for ((slot, n), &a) in column.iter_mut().zip(new.iter_mut()).zip(active) {
         get_new_value(interp, a, slot, n);
     }

@@ -41,7 +41,7 @@ pub fn eval_phi(
     column.resize(width, Val::Undef);
     let mut defined = env.defined(result).map(|_| Vec::with_capacity(width));
     // The arm of the last incoming block looked up: lanes mostly share one.
-    let mut arms = PhiArms::new(arms);
+    let mut arms = PhiArms::new(arms, env);
     let lanes = column.iter_mut().zip(cmask).zip(incoming).enumerate();
     for (lane, ((slot, &c), &from)) in lanes {
         let (v, d) = match shadow {
@@ -70,13 +70,13 @@ pub fn eval_phi_plain<'e>(
     interp: Interp,
     env: &'e Env,
     id: Value,
-    arms: &mut PhiArms<'_>,
+    arms: &mut PhiArms<'_, 'e>,
     cmask: bool,
     incoming: Option<Block>,
     lane: usize,
 ) -> Result<PhiLane<'e>, Stuck> {
     if cmask {
-        return incoming_value(env, arms, incoming, lane);
+        return incoming_value(arms, incoming, lane);
     }
     Ok(match interp {
         Interp::Freezing => (&env.get(id)[lane], defined(env, id, lane)),
@@ -91,45 +91,60 @@ pub fn eval_phi_plain<'e>(
 #[inline]
 pub fn eval_phi_shadow<'e>(
     env: &'e Env,
-    arms: &mut PhiArms<'_>,
+    arms: &mut PhiArms<'_, 'e>,
     shadow: Value,
     cmask: bool,
     incoming: Option<Block>,
     lane: usize,
 ) -> Result<PhiLane<'e>, Stuck> {
     if cmask {
-        incoming_value(env, arms, incoming, lane)
+        incoming_value(arms, incoming, lane)
     } else {
         Ok((&env.get(shadow)[lane], defined(env, shadow, lane)))
     }
 }
 
-/// The arms `[val_j, ℓ_j]` of one phi, with the arm the previous lane selected,
-/// so that lanes coming from the same block do not search the arms again (a
-/// lookup cache of [`eval_phi`]'s lane loop, not part of the state).
+/// The arms `[val_j, ℓ_j]` of one phi, with the column (and definition mask) of
+/// the arm the previous lane selected, so that lanes coming from the same block
+/// neither search the arms nor look the column up in Δ^W again (a lookup cache of
+/// [`eval_phi`]'s lane loop, not part of the state).
 #[derive(Clone, Copy, Debug)]
-pub struct PhiArms<'a> {
+pub struct PhiArms<'a, 'e> {
     arms: &'a [(Value, Block)],
-    last: Option<(Block, Value)>,
+    env: &'e Env,
+    last: Option<(Block, ArmColumn<'e>)>,
 }
 
-impl<'a> PhiArms<'a> {
-    /// The arms of a phi, nothing selected yet.
-    pub fn new(arms: &'a [(Value, Block)]) -> PhiArms<'a> {
-        PhiArms { arms, last: None }
+/// `vec(Δ^W)(val_j)` and the definition mask of `val_j` (`None` when untracked).
+type ArmColumn<'e> = (&'e [Val], Option<&'e [bool]>);
+
+impl<'a, 'e> PhiArms<'a, 'e> {
+    /// The arms of a phi read in `env`, nothing selected yet.
+    pub fn new(arms: &'a [(Value, Block)], env: &'e Env) -> PhiArms<'a, 'e> {
+        PhiArms {
+            arms,
+            env,
+            last: None,
+        }
     }
 
     /// `val_j` of the arm with `ℓ_j = from`, `None` if the phi lists no such arm.
+    pub fn value_for(&self, from: Block) -> Option<Value> {
+        self.arms.iter().find(|(_, b)| *b == from).map(|&(v, _)| v)
+    }
+
+    /// The column and definition mask of `val_j` for the arm with `ℓ_j = from`.
     #[inline]
-    pub fn value_for(&mut self, from: Block) -> Option<Value> {
-        if let Some((b, v)) = self.last
+    fn column_for(&mut self, from: Block) -> Option<ArmColumn<'e>> {
+        if let Some((b, column)) = self.last
             && b == from
         {
-            return Some(v);
+            return Some(column);
         }
-        let &(v, _) = self.arms.iter().find(|(_, b)| *b == from)?;
-        self.last = Some((from, v));
-        Some(v)
+        let v = self.value_for(from)?;
+        let column = (self.env.get(v), self.env.defined(v));
+        self.last = Some((from, column));
+        Some(column)
     }
 }
 
@@ -137,8 +152,7 @@ impl<'a> PhiArms<'a> {
 /// the block along an edge the phi does not list (an unverified program) or from ⊥.
 #[inline]
 fn incoming_value<'e>(
-    env: &'e Env,
-    arms: &mut PhiArms<'_>,
+    arms: &mut PhiArms<'_, 'e>,
     incoming: Option<Block>,
     lane: usize,
 ) -> Result<PhiLane<'e>, Stuck> {
@@ -148,10 +162,10 @@ fn incoming_value<'e>(
             "an active lane resolves a phi with ℓ_in = ⊥ (phi in the entry block)",
         )
     })?;
-    let val = arms
-        .value_for(from)
+    let (column, defined) = arms
+        .column_for(from)
         .ok_or_else(|| Stuck::new("BLS-W-STEP", "no phi arm for the incoming block"))?;
-    Ok((&env.get(val)[lane], defined(env, val, lane)))
+    Ok((&column[lane], defined.is_none_or(|d| d[lane])))
 }
 
 /// The definition mask bit of `value` in `lane` (`true` when masks are not tracked).

@@ -6,7 +6,7 @@ use crate::ir::{Block, Value};
 use crate::rules::cmd::{CmdCtx, check_defined, compute_cmds, ub};
 use crate::rules::masks::{amask, cmask, cmask_w_into, pmask};
 use crate::rules::phi::eval_phi;
-use crate::rules::term::{TermUb, eval_term};
+use crate::rules::term::{TermUb, eval_term, eval_term_w};
 use crate::rules::{Env, Interp, Next, Program, State, StepBuffers, StepError, Stuck, Succ};
 use crate::value::Val;
 
@@ -149,32 +149,22 @@ pub fn bls_w_step(
     // Premise: i^W = evalterm^W amsk^W Δ'^W tmn.
     succ.clear();
     succ.resize(active.len(), Succ::Any);
-    let strict_operands = if state.env.is_strict() {
-        block.term.operands()
+    if state.env.is_strict() {
+        // Strict mode checks each active lane's terminator operands before the
+        // lane's evalterm, so the lanes go one at a time.
+        let strict_operands = block.term.operands();
+        for (lane, (&a, slot)) in active.iter().zip(succ.iter_mut()).enumerate() {
+            if a {
+                for &v in &strict_operands {
+                    check_defined(ctx, &state.env, v, lane, None)?;
+                }
+            }
+            *slot =
+                eval_term(&state.env, &block.term, a, lane).map_err(|e| term_ub(ctx, lane, e))?;
+        }
     } else {
-        Vec::new()
-    };
-    for (lane, (&a, slot)) in active.iter().zip(succ.iter_mut()).enumerate() {
-        if a {
-            for &v in &strict_operands {
-                check_defined(ctx, &state.env, v, lane, None)?;
-            }
-        }
-        // Each shape is written into its slot directly: moving a whole returned
-        // `Succ` read back a value just stored in smaller parts (a
-        // store-forwarding stall that was the top of this function's profile).
-        match eval_term(&state.env, &block.term, a, lane) {
-            Ok(Succ::Index(n)) => *slot = Succ::Index(n),
-            Ok(Succ::Any) => {}
-            Ok(i) => *slot = i,
-            Err(e) => {
-                let msg = match e {
-                    TermUb::BranchOnUndef => "an active lane branches on ⊤",
-                    TermUb::Unreachable => "an active lane reached unreachable",
-                };
-                return Err(ub(ctx, "BLS-W-STEP", Some(lane), None, msg));
-            }
-        }
+        eval_term_w(&state.env, &block.term, &active, &mut succ)
+            .map_err(|(lane, e)| term_ub(ctx, lane, e))?;
     }
     Ok(BlockStep {
         scheduled,
@@ -184,6 +174,19 @@ pub fn bls_w_step(
         succ,
         written,
     })
+}
+
+/// The undefined behaviour of an active lane's terminator, under [BLS-W-STEP].
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "a rule citation, not a link"
+)]
+fn term_ub(ctx: CmdCtx<'_, '_>, lane: usize, e: TermUb) -> StepError {
+    let msg = match e {
+        TermUb::BranchOnUndef => "an active lane branches on ⊤",
+        TermUb::Unreachable => "an active lane reached unreachable",
+    };
+    ub(ctx, "BLS-W-STEP", Some(lane), None, msg)
 }
 
 /// pmsk^W of the scheduled block on `env`, refusing an undefined predicate (⊤, or
