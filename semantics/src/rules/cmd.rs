@@ -82,6 +82,7 @@ pub fn compute_cmds(
 /// by the shape of the command. `out` is a scratch buffer for the result column
 /// (its contents on entry do not matter; on return it holds some column of W
 /// values that the caller may reuse).
+#[inline]
 pub fn compute_cmd(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
@@ -102,6 +103,7 @@ pub fn compute_cmd(
 pub fn w_cmd_empty() {}
 
 /// [W-CMD-INST] `id = inst`: evaluate under amsk^W, assign with [UPD-ENV] under amsk^W.
+#[inline]
 pub fn w_cmd_inst(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
@@ -145,6 +147,7 @@ pub fn w_cmd_mask(active: &[bool], env: &mut Env, id: Option<Value>) -> Written 
 
 /// Applies [UPD-ENV] to a command's result, if it has one (`store` and void calls do not:
 /// the `z = store p v` sugar of Fig. 4.13a).
+#[inline]
 fn assign(
     ctx: CmdCtx<'_, '_>,
     env: &mut Env,
@@ -161,6 +164,7 @@ fn assign(
 /// [W-CMD-CALL], or [W-INST-LLVM] for every other instruction. The result res^W
 /// is left in `out` (W values; what passive lanes hold there is unspecified, since
 /// [UPD-ENV] never takes a passive lane's result).
+#[inline]
 pub fn eval_cmd(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
@@ -612,6 +616,7 @@ fn signed_index(v: &Val, width: u32) -> Option<i128> {
 /// lane whose definition mask of the command is set (`user`), every operand the
 /// command depends on is defined. `select` depends only on its condition and the
 /// operand it picks.
+#[inline]
 pub fn strict_uses(
     ctx: CmdCtx<'_, '_>,
     env: &Env,

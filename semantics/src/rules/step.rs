@@ -4,7 +4,7 @@
 
 use crate::ir::{Block, Value};
 use crate::rules::cmd::{CmdCtx, check_defined, compute_cmds, ub};
-use crate::rules::masks::{amask, cmask, cmask_w_into, pmask};
+use crate::rules::masks::{amask, cmask_w_into, pmask};
 use crate::rules::phi::eval_phi;
 use crate::rules::term::{TermUb, eval_term, eval_term_w};
 use crate::rules::{Env, Interp, Next, Program, State, StepBuffers, StepError, Stuck, Succ};
@@ -220,15 +220,21 @@ fn predicate_mask(
 /// `advancepc i ℓ_in ℓ_next ℓ_sc → ℓ_in' ℓ_next'` (Fig. 4.4) for one lane: the
 /// dispatcher. Exactly one rule applies: [PC-PASSIVE] without control mask,
 /// otherwise by the shape of `i`. `incoming` and `next` are updated in place.
+///
+/// `cmask` is the lane's `cmask ℓ_in ℓ_next ℓ_sc` (Def. 6), the premise that
+/// separates [PC-PASSIVE] from the other rules. [BLS-W-STEP] computed it on the
+/// same ℓ_in and ℓ_next (it does not change them), so [`pc_wstep`] passes that
+/// bit instead of computing it again.
 #[inline]
 pub fn advance_pc(
     program: &Program<'_>,
     i: &Succ,
+    cmask: bool,
     incoming: &mut Option<Block>,
     next: &mut Next,
     scheduled: Block,
 ) -> Result<(), Stuck> {
-    if !cmask(program, *incoming, next, scheduled) {
+    if !cmask {
         pc_passive(incoming, next);
         return Ok(());
     }
@@ -276,18 +282,31 @@ pub fn pc_term(scheduled: Block, r: &Val) -> (Option<Block>, Next) {
 }
 
 /// [PC-WSTEP] `advancepc^W`: [`advance_pc`] for every lane τ, updating ℓ_in^W and
-/// ℓ_next^W in place. On a stuck lane the arrays are left partly updated (a stuck
-/// step has no successor state).
+/// ℓ_next^W in place. `cmask` is cmsk^W of the scheduled block on ℓ_in^W and
+/// ℓ_next^W as they are on entry (what [BLS-W-STEP] computed). On a stuck lane the
+/// arrays are left partly updated (a stuck step has no successor state).
 pub fn pc_wstep(
     program: &Program<'_>,
     succ: &[Succ],
+    cmask: &[bool],
     incoming: &mut [Option<Block>],
     next: &mut [Next],
     scheduled: Block,
 ) -> Result<(), Stuck> {
+    if cmask.len() != next.len() {
+        return Err(Stuck::new(
+            "PC-WSTEP",
+            "cmsk^W does not have one bit per lane",
+        ));
+    }
     // Premise: ∀τ ∈ 𝒯. advancepc i^W(τ) ℓ_in^W(τ) ℓ_next^W(τ) ℓ_sc → ℓ_in'^W(τ) ℓ_next'^W(τ).
-    for ((i, inc), nxt) in succ.iter().zip(incoming.iter_mut()).zip(next.iter_mut()) {
-        advance_pc(program, i, inc, nxt, scheduled)?;
+    let lanes = succ
+        .iter()
+        .zip(cmask)
+        .zip(incoming.iter_mut())
+        .zip(next.iter_mut());
+    for (((i, &c), inc), nxt) in lanes {
+        advance_pc(program, i, c, inc, nxt, scheduled)?;
     }
     Ok(())
 }
@@ -308,6 +327,7 @@ pub fn lss_w_step(
     pc_wstep(
         program,
         &step.succ,
+        &step.cmask,
         &mut state.incoming,
         &mut state.next,
         scheduled,
