@@ -3,17 +3,21 @@
 //! each timed as a whole process (reading and parsing included) on the same
 //! generated CFGs ([`pllvm_proofs::big_cfg`]) of 10k, 100k and 300k blocks:
 //! structured, loop-heavy and with irreducible regions. Prints the median CPU time
-//! (user + system, from GNU time) and wall time of each side, their ratios, and
+//! (user + system of the child process, from `getrusage(RUSAGE_CHILDREN)` before
+//! and after it, in microseconds: GNU time's 10 ms clock made the 10k ratios a
+//! matter of a few ticks) and wall time of each side, their ratios, and
 //! the growth of CPU time from one size to the next normalised by the growth in
 //! blocks (1.00 = linear). CPU time is the comparison that survives a shared
 //! machine; wall time is printed beside it.
 //!
 //! `cargo bench -p pllvm --bench analyze_vs_opt`; `PLLVM_BENCH_SIZES=10000,100000`
-//! and `PLLVM_BENCH_RUNS=5` change the sizes and the runs per median. pllvm gets
+//! and `PLLVM_BENCH_RUNS=3` change the sizes and the runs per median (default 5). pllvm gets
 //! the P-LLVM text with `--uniform-args n,u --summary` (the summary prints counts;
 //! the analysis runs in full); opt gets `export-llvm` of the same module with `%n`
 //! and `%u` marked `inreg` (uniform on AMDGPU), as `--compare-llvm` does.
 
+use nix::sys::resource::{UsageWho, getrusage};
+use nix::sys::time::TimeVal;
 use pllvm_analysis::opt_uniformity::{opt_available, opt_input};
 use pllvm_proofs::big_cfg::{Family, big_cfg};
 use std::path::{Path, PathBuf};
@@ -38,38 +42,32 @@ struct Times {
     cpu: f64,
 }
 
+/// The CPU time (user + system, in seconds) of every child process this process
+/// has waited for so far (`getrusage(RUSAGE_CHILDREN)`, microsecond resolution).
+fn children_cpu() -> Option<f64> {
+    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).ok()?;
+    let secs = |t: TimeVal| t.tv_sec() as f64 + t.tv_usec() as f64 * 1e-6;
+    Some(secs(usage.user_time()) + secs(usage.system_time()))
+}
+
 /// The medians (each taken separately) of `runs` runs of `cmd`, stdout discarded;
-/// `None` if a run failed. CPU time comes from `/usr/bin/time` (GNU time), which
-/// wraps the process; without it CPU time is reported as wall time.
-fn median(runs: usize, report: &Path, cmd: &[&std::ffi::OsStr]) -> Option<Times> {
-    let gnu_time = Path::new("/usr/bin/time").exists();
+/// `None` if a run failed. The CPU time of a run is the growth of the children's
+/// CPU time across it: the run is the only child, and it has been waited for.
+fn median(runs: usize, cmd: &[&std::ffi::OsStr]) -> Option<Times> {
     let (mut walls, mut cpus) = (Vec::new(), Vec::new());
     for _ in 0..runs {
-        let mut c = if gnu_time {
-            let mut c = Command::new("/usr/bin/time");
-            c.args(["-f", "%U %S", "-o"]).arg(report).args(cmd);
-            c
-        } else {
-            let mut c = Command::new(cmd[0]);
-            c.args(&cmd[1..]);
-            c
-        };
+        let mut c = Command::new(cmd[0]);
+        c.args(&cmd[1..]);
         c.stdout(Stdio::null()).stderr(Stdio::piped());
+        let before = children_cpu()?;
         let start = Instant::now();
         let out = c.output().ok()?;
         let wall = start.elapsed().as_secs_f64();
+        let cpu = children_cpu()? - before;
         if !out.status.success() {
             eprintln!("failed: {:?}: {}", c, String::from_utf8_lossy(&out.stderr));
             return None;
         }
-        let cpu = if gnu_time {
-            let text = std::fs::read_to_string(report).ok()?;
-            text.split_whitespace()
-                .filter_map(|x| x.parse::<f64>().ok())
-                .sum()
-        } else {
-            wall
-        };
         walls.push(wall);
         cpus.push(cpu);
     }
@@ -87,7 +85,7 @@ fn write(path: &Path, text: &str) -> bool {
 
 fn main() {
     let sizes = env_list("PLLVM_BENCH_SIZES", &[10_000, 100_000, 300_000]);
-    let runs = env_list("PLLVM_BENCH_RUNS", &[3])[0].max(1);
+    let runs = env_list("PLLVM_BENCH_RUNS", &[5])[0].max(1);
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("analyze_vs_opt");
     if std::fs::create_dir_all(&dir).is_err() {
         eprintln!("cannot create {}", dir.display());
@@ -138,7 +136,6 @@ fn main() {
                 .map_or(0, |b| b.layout.len());
             let src = dir.join(format!("{}-{size}.ll", family.name()));
             let lowered = dir.join(format!("{}-{size}.opt.ll", family.name()));
-            let report = dir.join("time.txt");
             if !write(&src, &text) || !write(&lowered, &opt_input(&module, func, &[true, true])) {
                 eprintln!("cannot write into {}", dir.display());
                 return;
@@ -146,7 +143,6 @@ fn main() {
             drop(module);
             let ours = median(
                 runs,
-                &report,
                 &[
                     pllvm.as_ref(),
                     "analyze".as_ref(),
@@ -160,7 +156,6 @@ fn main() {
             );
             let theirs = median(
                 runs,
-                &report,
                 &[
                     OPT.as_ref(),
                     "-mtriple=amdgcn--".as_ref(),

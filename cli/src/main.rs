@@ -9,6 +9,13 @@ mod compare_llvm;
 mod default_program;
 mod repl;
 
+/// The allocator of the `pllvm` process: mimalloc instead of the system malloc.
+/// Parsing, normalizing and analyzing a large module allocate many small vectors
+/// and strings; with glibc's malloc, allocation, freeing and page faults were
+/// about a fifth of `pllvm analyze` on a 300k-block CFG (BENCHMARKS.md).
+#[global_allocator]
+static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
+
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
 use pllvm_interp::config::parse_interp;

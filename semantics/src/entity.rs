@@ -65,6 +65,17 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
             key: PhantomData,
         }
     }
+    /// An empty arena with room for `n` entities.
+    pub fn with_capacity(n: usize) -> Self {
+        Self {
+            items: Vec::with_capacity(n),
+            key: PhantomData,
+        }
+    }
+    /// Makes room for `n` more entities.
+    pub fn reserve(&mut self, n: usize) {
+        self.items.reserve(n);
+    }
     /// Stores `value` and returns its new handle.
     pub fn push(&mut self, value: V) -> K {
         let key = K::new(self.items.len());
@@ -98,6 +109,10 @@ impl<K: EntityRef, V> PrimaryMap<K, V> {
     /// The data behind `key`, if the arena holds it.
     pub fn get(&self, key: K) -> Option<&V> {
         self.items.get(key.index())
+    }
+    /// The data behind `key`, mutably, if the arena holds it.
+    pub fn get_mut(&mut self, key: K) -> Option<&mut V> {
+        self.items.get_mut(key.index())
     }
     /// Whether `key` names an entity of this arena.
     pub fn is_valid(&self, key: K) -> bool {

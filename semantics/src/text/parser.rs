@@ -341,6 +341,27 @@ impl FnState<'_> {
             params: Vec::new(),
         }
     }
+    /// Sizes the name tables and arenas for a body of `toks`: one block per label,
+    /// one instruction per `%name =` and one value per `%name =` or literal, so that a large function is not rehashed
+    /// and copied again and again while it is parsed.
+    fn reserve(&mut self, toks: &[Token]) {
+        let labels = toks.iter().filter(|t| t.kind == Tok::Label).count();
+        let defs = toks
+            .windows(2)
+            .filter(|w| w[0].kind == Tok::Local && w[1].kind == Tok::Eq)
+            .count();
+        // Every use of a constant is a value of its own.
+        let literals = toks
+            .iter()
+            .filter(|t| matches!(t.kind, Tok::Int | Tok::Float | Tok::Hex))
+            .count();
+        self.blocks.reserve(labels + 1);
+        self.values.reserve(defs);
+        self.body.blocks = PrimaryMap::with_capacity(labels + 1);
+        self.body.layout.reserve(labels + 1);
+        self.body.insts = PrimaryMap::with_capacity(defs);
+        self.body.values.reserve(defs + literals);
+    }
     /// Keeps LLVM's implicit numbering in step with an explicit `%N` / `N:`.
     fn saw_name(&mut self, name: &str) {
         let numeric = !name.is_empty() && name.bytes().all(|b| b.is_ascii_digit());
@@ -1447,6 +1468,7 @@ impl<'s> Parser<'s> {
         }
         self.bump();
         fs.spans.header = name_tok.span;
+        fs.reserve(&self.toks[self.pos..self.end]);
         self.parse_body(&mut fs)?;
         self.expect(Tok::RBrace, "'}'")?;
         if self.peek() != Tok::Eof {
@@ -2637,7 +2659,7 @@ fn normalize_body(
             aliases.get(&v).copied().unwrap_or(v)
         }
     };
-    let mut values: PrimaryMap<Value, ValueData> = PrimaryMap::new();
+    let mut values: PrimaryMap<Value, ValueData> = PrimaryMap::with_capacity(body.values.len());
     let mut value_map: Vec<Option<Value>> = vec![None; body.values.len()];
     for (k, &p) in params.iter().enumerate() {
         let p = resolve(p);
@@ -2693,7 +2715,12 @@ fn normalize_body(
             }),
         }
     };
-    let mut out = Body::default();
+    let mut out = Body {
+        blocks: PrimaryMap::with_capacity(layout.len()),
+        layout: Vec::with_capacity(layout.len()),
+        insts: PrimaryMap::with_capacity(inst_order.len()),
+        values: PrimaryMap::new(),
+    };
     let mut pushed = vec![false; body.insts.len()];
     for &b in &layout {
         let data = &body.blocks[b];
