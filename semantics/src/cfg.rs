@@ -37,13 +37,16 @@ impl Graph {
     ///
     /// Edges to nodes outside `0..succs.len()` are dropped: the graph algorithms never
     /// index out of bounds, and the verifier reports such targets itself.
-    pub fn from_succs(succs: Vec<Vec<u32>>) -> Self {
+    pub fn from_succs(mut succs: Vec<Vec<u32>>) -> Self {
         let len = succs.len();
-        let succs: Vec<Vec<u32>> = succs
-            .into_iter()
-            .map(|s| s.into_iter().filter(|&t| (t as usize) < len).collect())
-            .collect();
-        let mut preds = vec![Vec::new(); len];
+        let mut in_degree = vec![0usize; len];
+        for targets in &mut succs {
+            targets.retain(|&t| (t as usize) < len);
+            for &t in targets.iter() {
+                in_degree[t as usize] += 1;
+            }
+        }
+        let mut preds: Vec<Vec<u32>> = in_degree.into_iter().map(Vec::with_capacity).collect();
         for (source, targets) in succs.iter().enumerate() {
             for &target in targets {
                 preds[target as usize].push(source as u32);
