@@ -103,6 +103,24 @@ impl TypeTable {
 
     /// The handle of `data`, interning it on first sight.
     pub fn intern(&mut self, data: TypeData) -> Ty {
+        // The pre-interned types without hashing (every `i32` of a large module).
+        let pre = match data {
+            TypeData::Void => Some(Self::VOID),
+            TypeData::Int(1) => Some(Self::I1),
+            TypeData::Int(8) => Some(Self::I8),
+            TypeData::Int(32) => Some(Self::I32),
+            TypeData::Int(64) => Some(Self::I64),
+            TypeData::F32 => Some(Self::F32),
+            TypeData::F64 => Some(Self::F64),
+            TypeData::Ptr(0) => Some(Self::PTR),
+            TypeData::Label => Some(Self::LABEL),
+            _ => None,
+        };
+        if let Some(ty) = pre
+            && self.data.get(ty.0 as usize) == Some(&data)
+        {
+            return ty;
+        }
         if let Some(&ty) = self.index.get(&data) {
             return ty;
         }
