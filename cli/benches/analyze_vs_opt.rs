@@ -11,7 +11,8 @@
 //! machine; wall time is printed beside it.
 //!
 //! `cargo bench -p pllvm --bench analyze_vs_opt`; `PLLVM_BENCH_SIZES=10000,100000`
-//! and `PLLVM_BENCH_RUNS=3` change the sizes and the runs per median (default 5). pllvm gets
+//! and `PLLVM_BENCH_RUNS=3` change the sizes and the runs per median (default 5);
+//! `PLLVM_BENCH_BIN=path/to/pllvm` measures another build of pllvm. pllvm gets
 //! the P-LLVM text with `--uniform-args n,u --summary` (the summary prints counts;
 //! the analysis runs in full); opt gets `export-llvm` of the same module with `%n`
 //! and `%u` marked `inreg` (uniform on AMDGPU), as `--compare-llvm` does.
@@ -91,7 +92,9 @@ fn main() {
         eprintln!("cannot create {}", dir.display());
         return;
     }
-    let pllvm = env!("CARGO_BIN_EXE_pllvm");
+    // Another build of pllvm (an earlier commit, say) can be measured the same way.
+    let pllvm =
+        std::env::var("PLLVM_BENCH_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_pllvm").into());
     if !opt_available(OPT) {
         eprintln!("{OPT} is not installed: nothing to compare against");
         return;
@@ -144,7 +147,7 @@ fn main() {
             let ours = median(
                 runs,
                 &[
-                    pllvm.as_ref(),
+                    pllvm.as_ref() as &std::ffi::OsStr,
                     "analyze".as_ref(),
                     src.as_os_str(),
                     "--analysis".as_ref(),
