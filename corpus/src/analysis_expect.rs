@@ -660,7 +660,7 @@ pub fn observe_run_with(
             let column = m.state.env.get(v);
             let lane_values: Vec<(usize, LaneValue)> = lanes
                 .iter()
-                .zip(column)
+                .zip(column.iter())
                 .enumerate()
                 .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
                 .map(|(lane, (_, val))| (lane, lane_value(&class, val)))
@@ -670,7 +670,7 @@ pub fn observe_run_with(
             }
             let mut seen = lanes
                 .iter()
-                .zip(column)
+                .zip(column.iter())
                 .enumerate()
                 .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
                 .map(|(_, (_, v))| norm(v));

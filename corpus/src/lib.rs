@@ -307,7 +307,7 @@ fn render_run(
             let width = module.types.int_width(data.ty);
             Some((
                 format!("%{name}"),
-                trace::lanes_text_typed(machine.state.env.get(v), width),
+                trace::lanes_text_typed(&machine.state.env.get(v), width),
             ))
         })
         .collect();

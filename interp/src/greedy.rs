@@ -469,8 +469,8 @@ pub fn candidates(program: &Program<'_>, facts: &GreedyFacts, state: &State) -> 
 /// Where one step leads.
 #[derive(Clone, Debug)]
 pub enum Stepped {
-    /// The next state.
-    State(State),
+    /// The next state (boxed: a state is large next to the other variants).
+    State(Box<State>),
     /// The step ended the run with an outcome (undefined behaviour, a resource
     /// limit); the outcome as text.
     Ended(String),
@@ -482,7 +482,7 @@ pub enum Stepped {
 pub fn step_copy(program: &Program<'_>, interp: Interp, state: &State, sc: Block) -> Stepped {
     let mut next = state.clone();
     match lss_w_step(program, interp, sc, &mut next, false) {
-        Ok(_) => Stepped::State(next),
+        Ok(_) => Stepped::State(Box::new(next)),
         Err(StepError::Undefined(ub)) => Stepped::Ended(format!("undefined: {ub}")),
         Err(StepError::Limit(why)) => Stepped::Ended(format!("limit: {why}")),
         Err(StepError::Stuck(s)) => Stepped::Stuck(s.to_string()),
@@ -530,7 +530,7 @@ pub fn can_terminate(
         for b in next {
             match step_copy(program, facts.interp, &s, b) {
                 Stepped::Ended(_) | Stepped::Stuck(_) => return CanTerminate::Yes,
-                Stepped::State(n) => children.push(n),
+                Stepped::State(n) => children.push(*n),
             }
         }
         seen.insert(s);

@@ -63,13 +63,12 @@ impl DivergenceRecord {
             // lane with control mask whose incoming value was itself undefined
             // (Def. 10.3) does not count.
             let defined = env.defined(id);
-            let column = env.get(id);
+            let column = env.column(id);
             let mut seen = lanes
                 .iter()
-                .zip(column)
                 .enumerate()
-                .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
-                .map(|(_, (_, v))| v);
+                .filter(|(lane, a)| **a && defined.is_none_or(|d| d[*lane]))
+                .map(|(lane, _)| column.lane(lane));
             if let Some(first) = seen.next() {
                 let entry = &mut self.insts[inst];
                 entry.instances += 1;

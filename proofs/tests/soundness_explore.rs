@@ -219,9 +219,10 @@ fn check_program(
                 &step.active
             };
             let defined = t.after.env.defined(v);
+            let column = t.after.env.get(v);
             let mut seen = lanes
                 .iter()
-                .zip(t.after.env.get(v))
+                .zip(column.iter())
                 .enumerate()
                 .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
                 .map(|(_, (_, x))| norm(&after, x));

@@ -23,6 +23,7 @@
 #![deny(missing_docs)]
 
 pub mod cfg;
+pub mod column;
 pub mod diag;
 pub mod entity;
 pub mod ir;

@@ -630,7 +630,7 @@ impl Session {
             let column = m.state.env.get(value);
             let mut seen = lanes
                 .iter()
-                .zip(column)
+                .zip(column.iter())
                 .filter(|(a, _)| **a)
                 .map(|(_, v)| v);
             if let Some(first) = seen.next()
@@ -641,7 +641,7 @@ impl Session {
                 return Some(format!(
                     "breakpoint %{name}: its lanes diverged in {}: %{name} = {}",
                     block.name,
-                    show::lanes(column, width, Some(lanes))
+                    show::lanes(&column, width, Some(lanes))
                 ));
             }
         }

@@ -58,7 +58,7 @@ pub fn value_line(
         "{} : {} = {}",
         style.paint(Role::Value, &name),
         types.display(ty),
-        lanes(state.env.get(value), types.int_width(ty), active)
+        lanes(&state.env.get(value), types.int_width(ty), active)
     )
 }
 

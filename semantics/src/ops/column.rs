@@ -13,6 +13,7 @@
 //! columns, ⊤ included.
 
 use super::{LaneUb, float, int};
+use crate::column::{BitColumn, BitKind};
 use crate::ir::{BinOp, FCmpPred, ICmpPred, IntFlags};
 use crate::types::TypeData;
 use crate::value::{Val, low_mask};
@@ -201,6 +202,211 @@ pub fn select_column(cond: &[Val], t: &[Val], f: &[Val], active: &[bool], out: &
     }
 }
 
+/// The kernels on unboxed columns ([`BitColumn`]: integers up to 64 bits and
+/// floats, each lane a pattern and a ⊤ flag). Each returns `false`, having
+/// computed nothing, for an (opcode, type) pair it has no loop for; the caller
+/// then runs the [`Val`] kernel above. Every active lane gets exactly what the
+/// per-lane operation gives it (tested against it below, through
+/// [`BitColumn::lane`]). Unlike the [`Val`] kernels they compute *every* lane, so
+/// that the loops have no branch and vectorize: a passive lane of `out` receives a
+/// value that [UPD-ENV] never takes (res^W is unspecified there, see
+/// [`crate::rules::cmd::eval_cmd`]). No bit kernel can report undefined
+/// behaviour: division, the one operator that can, is left to the [`Val`] kernel.
+pub fn binary_bits(
+    op: BinOp,
+    flags: IntFlags,
+    ty: &TypeData,
+    a: &BitColumn,
+    b: &BitColumn,
+    lanes: usize,
+    out: &mut BitColumn,
+) -> bool {
+    let Some(kind) = BitKind::of(ty).filter(|&k| k == a.kind && k == b.kind) else {
+        return false;
+    };
+    let no_flags = !(flags.nuw || flags.nsw || flags.exact || flags.disjoint);
+    match (kind, op) {
+        (BitKind::F64, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) => {
+            out.reshape(kind, lanes);
+            match op {
+                BinOp::FAdd => f64_bit_lanes(a, b, out, |x, y| x + y),
+                BinOp::FSub => f64_bit_lanes(a, b, out, |x, y| x - y),
+                BinOp::FMul => f64_bit_lanes(a, b, out, |x, y| x * y),
+                _ => f64_bit_lanes(a, b, out, |x, y| x / y),
+            }
+        }
+        (BitKind::F32, BinOp::FAdd | BinOp::FSub | BinOp::FMul | BinOp::FDiv) => {
+            out.reshape(kind, lanes);
+            match op {
+                BinOp::FAdd => f32_bit_lanes(a, b, out, |x, y| x + y),
+                BinOp::FSub => f32_bit_lanes(a, b, out, |x, y| x - y),
+                BinOp::FMul => f32_bit_lanes(a, b, out, |x, y| x * y),
+                _ => f32_bit_lanes(a, b, out, |x, y| x / y),
+            }
+        }
+        (BitKind::Int(width), _) if !op.is_float() => {
+            if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) {
+                // Division can be undefined behaviour: the [`Val`] kernel reports it.
+                return false;
+            }
+            out.reshape(kind, lanes);
+            let mask = low_mask(width) as u64;
+            match op {
+                BinOp::Add if no_flags => {
+                    bit_lanes(a, b, out, |x, y| Some(x.wrapping_add(y) & mask))
+                }
+                BinOp::Sub if no_flags => {
+                    bit_lanes(a, b, out, |x, y| Some(x.wrapping_sub(y) & mask))
+                }
+                BinOp::Mul if no_flags => {
+                    bit_lanes(a, b, out, |x, y| Some(x.wrapping_mul(y) & mask))
+                }
+                BinOp::And => bit_lanes(a, b, out, |x, y| Some(x & y)),
+                BinOp::Or if no_flags => bit_lanes(a, b, out, |x, y| Some(x | y)),
+                BinOp::Xor => bit_lanes(a, b, out, |x, y| Some(x ^ y)),
+                _ => bit_lanes(a, b, out, |x, y| {
+                    // Not a division: `small` cannot report undefined behaviour.
+                    int::small(op, flags, width, u128::from(x), u128::from(y))
+                        .unwrap_or(None)
+                        .map(|v| v as u64)
+                }),
+            }
+        }
+        _ => return false,
+    }
+    true
+}
+
+/// The lane loop of the two-operand bit kernels: `out[τ] = f(a[τ], b[τ])` in every
+/// lane, ⊤ when either operand is ⊤ or `f` gives `None`. `f` also runs on the
+/// meaningless pattern of a ⊤ lane; the result is ⊤ there whatever it gives.
+#[inline(always)]
+fn bit_lanes(
+    a: &BitColumn,
+    b: &BitColumn,
+    out: &mut BitColumn,
+    f: impl Fn(u64, u64) -> Option<u64>,
+) {
+    let lanes = out
+        .bits
+        .iter_mut()
+        .zip(out.undef.iter_mut())
+        .zip(a.bits.iter().zip(&a.undef))
+        .zip(b.bits.iter().zip(&b.undef));
+    for (((o, o_undef), (&x, &x_undef)), (&y, &y_undef)) in lanes {
+        let r = f(x, y);
+        *o = r.unwrap_or(0);
+        *o_undef = x_undef | y_undef | r.is_none();
+    }
+}
+
+#[inline(always)]
+fn f64_bit_lanes(a: &BitColumn, b: &BitColumn, out: &mut BitColumn, f: impl Fn(f64, f64) -> f64) {
+    bit_lanes(a, b, out, |x, y| {
+        let r = f(f64::from_bits(x), f64::from_bits(y));
+        Some(if r.is_nan() {
+            float::PREFERRED_NAN_F64
+        } else {
+            r.to_bits()
+        })
+    });
+}
+
+#[inline(always)]
+fn f32_bit_lanes(a: &BitColumn, b: &BitColumn, out: &mut BitColumn, f: impl Fn(f32, f32) -> f32) {
+    bit_lanes(a, b, out, |x, y| {
+        let r = f(f32::from_bits(x as u32), f32::from_bits(y as u32));
+        Some(u64::from(if r.is_nan() {
+            float::PREFERRED_NAN_F32
+        } else {
+            r.to_bits()
+        }))
+    });
+}
+
+/// The two's-complement value of a `width`-bit pattern (`width` in 1..=64).
+#[inline(always)]
+fn sext64(width: u32, bits: u64) -> i64 {
+    let unused = 64 - width.clamp(1, 64);
+    ((bits << unused) as i64) >> unused
+}
+
+/// [`icmp_column`] on unboxed integer columns (result `i1`).
+pub fn icmp_bits(
+    pred: ICmpPred,
+    ty: &TypeData,
+    a: &BitColumn,
+    b: &BitColumn,
+    lanes: usize,
+    out: &mut BitColumn,
+) -> bool {
+    let Some(BitKind::Int(width)) = BitKind::of(ty).filter(|&k| k == a.kind && k == b.kind) else {
+        return false;
+    };
+    out.reshape(BitKind::Int(1), lanes);
+    bit_lanes(a, b, out, |x, y| {
+        let signed = sext64(width, x).cmp(&sext64(width, y));
+        Some(u64::from(int::icmp_holds(pred, x.cmp(&y), signed)))
+    });
+    true
+}
+
+/// [`fcmp_column`] on unboxed float columns (result `i1`).
+pub fn fcmp_bits(
+    pred: FCmpPred,
+    ty: &TypeData,
+    a: &BitColumn,
+    b: &BitColumn,
+    lanes: usize,
+    out: &mut BitColumn,
+) -> bool {
+    let Some(kind) = BitKind::of(ty).filter(|&k| k == a.kind && k == b.kind) else {
+        return false;
+    };
+    // Widening binary32 to binary64 is exact and keeps the order and NaN-ness.
+    let decode = match kind {
+        BitKind::F64 => f64::from_bits,
+        BitKind::F32 => |bits: u64| f64::from(f32::from_bits(bits as u32)),
+        BitKind::Int(_) => return false,
+    };
+    out.reshape(BitKind::Int(1), lanes);
+    bit_lanes(a, b, out, |x, y| {
+        Some(u64::from(float::fcmp_holds(pred, decode(x), decode(y))))
+    });
+    true
+}
+
+/// [`select_column`] on unboxed columns: an `i1` condition, both operands of one kind.
+pub fn select_bits(
+    cond: &BitColumn,
+    t: &BitColumn,
+    f: &BitColumn,
+    lanes: usize,
+    out: &mut BitColumn,
+) -> bool {
+    if cond.kind != BitKind::Int(1) || t.kind != f.kind {
+        return false;
+    }
+    out.reshape(t.kind, lanes);
+    let lanes = out
+        .bits
+        .iter_mut()
+        .zip(out.undef.iter_mut())
+        .zip(cond.bits.iter().zip(&cond.undef))
+        .zip(t.bits.iter().zip(&t.undef))
+        .zip(f.bits.iter().zip(&f.undef));
+    for ((((o, o_undef), (&c, &c_undef)), (&x, &x_undef)), (&y, &y_undef)) in lanes {
+        let (bits, undef) = if c & 1 == 1 {
+            (x, x_undef)
+        } else {
+            (y, y_undef)
+        };
+        *o = bits;
+        *o_undef = c_undef | undef;
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,6 +575,207 @@ mod tests {
                     before[lane].clone()
                 };
                 prop_assert_eq!(&out[lane], &expect, "lane {}", lane);
+            }
+        }
+    }
+
+    /// A lane value that fits the bit column of `ty`: a value of the type or ⊤.
+    fn fitting_lane(ty: TypeData) -> BoxedStrategy<Val> {
+        let typed: BoxedStrategy<Val> = match ty {
+            TypeData::F64 => prop_oneof![
+                any::<u64>().prop_map(Val::F64),
+                prop::sample::select(vec![0.0f64, -0.0, 1.0, 4.0, f64::NAN, f64::INFINITY])
+                    .prop_map(|f| Val::F64(f.to_bits())),
+            ]
+            .boxed(),
+            TypeData::F32 => prop_oneof![
+                any::<u32>().prop_map(Val::F32),
+                prop::sample::select(vec![0.0f32, -0.0, 1.0, f32::NAN, f32::INFINITY])
+                    .prop_map(|f| Val::F32(f.to_bits())),
+            ]
+            .boxed(),
+            TypeData::Int(w) => prop_oneof![
+                any::<u128>().prop_map(move |v| Val::Int(v & low_mask(w))),
+                (0u128..4).prop_map(move |v| Val::Int(v & low_mask(w))),
+                Just(Val::Int(low_mask(w))),
+                Just(Val::Int(1u128 << (w - 1))),
+            ]
+            .boxed(),
+            _ => Just(Val::Undef).boxed(),
+        };
+        prop_oneof![4 => typed, 1 => Just(Val::Undef)].boxed()
+    }
+
+    fn bit_types() -> impl Strategy<Value = TypeData> {
+        prop::sample::select(vec![
+            TypeData::F64,
+            TypeData::F32,
+            TypeData::Int(1),
+            TypeData::Int(7),
+            TypeData::Int(8),
+            TypeData::Int(32),
+            TypeData::Int(63),
+            TypeData::Int(64),
+        ])
+    }
+
+    /// Two operand columns of one bit type, as bit columns and as the [`Val`]s
+    /// they hold, and a bit column of garbage for `out` (its kind and lanes must
+    /// not matter).
+    #[allow(clippy::type_complexity, reason = "a proptest case")]
+    fn bit_case() -> impl Strategy<Value = (TypeData, Vec<Val>, Vec<Val>, BitColumn)> {
+        bit_types().prop_flat_map(|ty| {
+            (
+                Just(ty.clone()),
+                prop::collection::vec(fitting_lane(ty.clone()), WIDTH),
+                prop::collection::vec(fitting_lane(ty), WIDTH),
+                (
+                    prop::collection::vec(any::<u64>(), WIDTH),
+                    prop::collection::vec(any::<bool>(), WIDTH),
+                )
+                    .prop_map(|(bits, undef)| BitColumn {
+                        kind: BitKind::F32,
+                        bits,
+                        undef,
+                    }),
+            )
+        })
+    }
+
+    fn bits(ty: &TypeData, lanes: &[Val]) -> BitColumn {
+        let kind = BitKind::of(ty).expect("a bit type");
+        BitColumn::from_vals(kind, lanes).expect("the lanes fit")
+    }
+
+    /// The bit kernels cover the pairs the interpreter's hot loops use, so the
+    /// properties below do not hold vacuously.
+    #[test]
+    fn bit_kernels_cover_the_common_pairs() {
+        let int = |w| BitColumn::from_vals(BitKind::Int(w), &[Val::Int(1)]).expect("fits");
+        let f64s = BitColumn::from_vals(BitKind::F64, &[Val::F64(0)]).expect("fits");
+        let mut out = BitColumn::undef(BitKind::Int(1), 1);
+        let none = IntFlags::default();
+        for op in [BinOp::FAdd, BinOp::FSub, BinOp::FMul, BinOp::FDiv] {
+            assert!(binary_bits(
+                op,
+                none,
+                &TypeData::F64,
+                &f64s,
+                &f64s,
+                1,
+                &mut out
+            ));
+        }
+        for op in [
+            BinOp::Add,
+            BinOp::Sub,
+            BinOp::Mul,
+            BinOp::And,
+            BinOp::Or,
+            BinOp::Xor,
+            BinOp::Shl,
+        ] {
+            assert!(binary_bits(
+                op,
+                none,
+                &TypeData::Int(32),
+                &int(32),
+                &int(32),
+                1,
+                &mut out
+            ));
+        }
+        assert!(!binary_bits(
+            BinOp::SDiv,
+            none,
+            &TypeData::Int(32),
+            &int(32),
+            &int(32),
+            1,
+            &mut out
+        ));
+        assert!(icmp_bits(
+            ICmpPred::Slt,
+            &TypeData::Int(32),
+            &int(32),
+            &int(32),
+            1,
+            &mut out
+        ));
+        assert!(fcmp_bits(
+            FCmpPred::Olt,
+            &TypeData::F64,
+            &f64s,
+            &f64s,
+            1,
+            &mut out
+        ));
+        assert!(select_bits(&int(1), &f64s, &f64s, 1, &mut out));
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn binary_bits_is_the_per_lane_binary(
+            op in prop::sample::select(BinOp::ALL.to_vec()),
+            flags in flags(),
+            (ty, a, b, mut out) in bit_case(),
+        ) {
+            if binary_bits(op, flags, &ty, &bits(&ty, &a), &bits(&ty, &b), WIDTH, &mut out) {
+                for lane in 0..WIDTH {
+                    let expect = crate::ops::binary(op, flags, &ty, &a[lane], &b[lane]);
+                    prop_assert_eq!(Ok(out.lane(lane)), expect, "lane {}", lane);
+                }
+            } else {
+                // Only division (which can be undefined) and pairs of a float
+                // operator with an integer type or the reverse, or `frem`, are left out.
+                let division = matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem);
+                let float_type = !matches!(ty, TypeData::Int(_));
+                prop_assert!(division || op == BinOp::FRem || op.is_float() != float_type);
+            }
+        }
+
+        #[test]
+        fn icmp_bits_is_the_per_lane_icmp(
+            pred in prop::sample::select(ICmpPred::ALL.to_vec()),
+            (ty, a, b, mut out) in bit_case(),
+        ) {
+            let handled = icmp_bits(pred, &ty, &bits(&ty, &a), &bits(&ty, &b), WIDTH, &mut out);
+            prop_assert_eq!(handled, matches!(ty, TypeData::Int(_)));
+            if handled {
+                for lane in 0..WIDTH {
+                    let expect = crate::ops::icmp(pred, &ty, &a[lane], &b[lane]);
+                    prop_assert_eq!(out.lane(lane), expect, "lane {}", lane);
+                }
+            }
+        }
+
+        #[test]
+        fn fcmp_bits_is_the_per_lane_fcmp(
+            pred in prop::sample::select(FCmpPred::ALL.to_vec()),
+            (ty, a, b, mut out) in bit_case(),
+        ) {
+            let handled = fcmp_bits(pred, &ty, &bits(&ty, &a), &bits(&ty, &b), WIDTH, &mut out);
+            prop_assert_eq!(handled, !matches!(ty, TypeData::Int(_)));
+            if handled {
+                for lane in 0..WIDTH {
+                    let expect = crate::ops::fcmp(pred, &ty, &a[lane], &b[lane]);
+                    prop_assert_eq!(out.lane(lane), expect, "lane {}", lane);
+                }
+            }
+        }
+
+        #[test]
+        fn select_bits_is_the_per_lane_select(
+            cond in prop::collection::vec(fitting_lane(TypeData::Int(1)), WIDTH),
+            (ty, t, f, mut out) in bit_case(),
+        ) {
+            let c = bits(&TypeData::Int(1), &cond);
+            prop_assert!(select_bits(&c, &bits(&ty, &t), &bits(&ty, &f), WIDTH, &mut out));
+            for lane in 0..WIDTH {
+                let expect = crate::ops::select(&cond[lane], &t[lane], &f[lane]);
+                prop_assert_eq!(out.lane(lane), expect, "lane {}", lane);
             }
         }
     }

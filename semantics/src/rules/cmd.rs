@@ -14,6 +14,7 @@
 //! [W-CMD-TOTAL]: every operand the instruction depends on must be defined in every
 //! lane where the instruction's own definition mask is set (Def. 11.3).
 
+use crate::column::{BitColumn, Column, ColumnMut};
 use crate::ir::{Block, Inst, InstKind, Value};
 use crate::memory::Memory;
 use crate::memory::{self, MemError};
@@ -23,9 +24,49 @@ use crate::rules::{Env, Interp, Program, StepError, Stuck, Ub};
 use crate::theta::{self, Builtin};
 use crate::types::TypeData;
 use crate::value::{Pointer, Val};
+use std::borrow::Cow;
 
 /// What one command did, for traces: the variable it assigned and its new column.
 pub type Written = Option<(Value, Vec<Val>)>;
+
+/// The buffers a command's result res^W is computed in: [`Val`]s, or unboxed
+/// lanes when a column kernel for bit columns computed it (`in_bits` says which).
+/// What lanes the other buffer, and the passive lanes of res^W, hold is unspecified.
+#[derive(Debug)]
+pub struct CmdOut {
+    /// res^W as [`Val`]s.
+    pub vals: Vec<Val>,
+    /// res^W unboxed.
+    pub bits: BitColumn,
+    /// Whether `bits` holds res^W.
+    pub in_bits: bool,
+}
+
+impl CmdOut {
+    /// Scratch buffers from the environment's spares.
+    fn take(env: &mut Env) -> CmdOut {
+        CmdOut {
+            vals: env.take_spare_vals(),
+            bits: env.take_spare_bits(),
+            in_bits: false,
+        }
+    }
+
+    /// Hands the buffers back to the environment's spares.
+    fn give_back(self, env: &mut Env) {
+        env.give_back_vals(self.vals);
+        env.give_back_bits(self.bits);
+    }
+
+    /// res^W, for [UPD-ENV].
+    fn result(&mut self) -> ColumnMut<'_> {
+        if self.in_bits {
+            ColumnMut::Bits(&mut self.bits)
+        } else {
+            ColumnMut::Vals(&mut self.vals)
+        }
+    }
+}
 
 /// The fixed context of one block execution.
 #[derive(Clone, Copy, Debug)]
@@ -59,12 +100,12 @@ pub fn compute_cmds(
 ) -> Result<(), StepError> {
     // One result buffer for the whole list: [UPD-ENV] swaps it with the assigned
     // column, so the commands of a block allocate nothing per lane.
-    let mut out = env.take_spare();
+    let mut out = CmdOut::take(env);
     for (pos, &c) in cmds.iter().enumerate() {
         let w = match compute_cmd(ctx, active, env, mem, c, &mut out) {
             Ok(w) => w,
             Err(e) => {
-                env.give_back(out);
+                out.give_back(env);
                 return Err(e);
             }
         };
@@ -73,7 +114,7 @@ pub fn compute_cmds(
         }
         refresh(pos, env, active)?;
     }
-    env.give_back(out);
+    out.give_back(env);
     w_cmd_empty();
     Ok(())
 }
@@ -89,7 +130,7 @@ pub fn compute_cmd(
     env: &mut Env,
     mem: &mut Memory,
     c: Inst,
-    out: &mut Vec<Val>,
+    out: &mut CmdOut,
 ) -> Result<Written, StepError> {
     let data = &ctx.program.body.insts[c];
     match (&data.kind, data.total) {
@@ -110,7 +151,7 @@ pub fn w_cmd_inst(
     env: &mut Env,
     mem: &mut Memory,
     c: Inst,
-    out: &mut Vec<Val>,
+    out: &mut CmdOut,
 ) -> Result<Written, StepError> {
     // Premise (strict mode, Def. 11.3): operands are defined where the command is.
     strict_uses(ctx, env, c, active)?;
@@ -127,7 +168,7 @@ pub fn w_cmd_total(
     env: &mut Env,
     mem: &mut Memory,
     c: Inst,
-    out: &mut Vec<Val>,
+    out: &mut CmdOut,
 ) -> Result<Written, StepError> {
     let all = vec![true; env.width()];
     strict_uses(ctx, env, c, &all)?;
@@ -141,7 +182,13 @@ pub fn w_cmd_mask(active: &[bool], env: &mut Env, id: Option<Value>) -> Written 
     let id = id?;
     let column: Vec<Val> = active.iter().map(|&a| Val::bool(a)).collect();
     let all = vec![true; active.len()];
-    upd_env(Interp::Freezing, env, id, &mut column.clone(), &all);
+    upd_env(
+        Interp::Freezing,
+        env,
+        id,
+        ColumnMut::Vals(&mut column.clone()),
+        &all,
+    );
     Some((id, column))
 }
 
@@ -152,17 +199,17 @@ fn assign(
     ctx: CmdCtx<'_, '_>,
     env: &mut Env,
     c: Inst,
-    res: &mut Vec<Val>,
+    res: &mut CmdOut,
     active: &[bool],
 ) -> Written {
     let id = ctx.program.body.insts[c].result?;
-    upd_env(ctx.interp, env, id, res, active);
-    ctx.record.then(|| (id, env.get(id).to_vec()))
+    upd_env(ctx.interp, env, id, res.result(), active);
+    ctx.record.then(|| (id, env.get(id).into_owned()))
 }
 
 /// The `evalcmd` dispatcher: [W-INST-ALLOCA], [W-INST-LOAD], [W-INST-STORE],
 /// [W-CMD-CALL], or [W-INST-LLVM] for every other instruction. The result res^W
-/// is left in `out` (W values; what passive lanes hold there is unspecified, since
+/// is left in `out` (W lanes; what passive lanes hold there is unspecified, since
 /// [UPD-ENV] never takes a passive lane's result).
 #[inline]
 pub fn eval_cmd(
@@ -171,9 +218,10 @@ pub fn eval_cmd(
     env: &Env,
     mem: &mut Memory,
     c: Inst,
-    out: &mut Vec<Val>,
+    out: &mut CmdOut,
 ) -> Result<(), StepError> {
-    *out = match &ctx.program.body.insts[c].kind {
+    out.in_bits = false;
+    out.vals = match &ctx.program.body.insts[c].kind {
         InstKind::Alloca { .. } => w_inst_alloca(ctx, active, env, mem, c)?,
         InstKind::Load { .. } => w_inst_load(ctx, active, env, mem, c)?,
         InstKind::Store { .. } => w_inst_store(ctx, active, env, mem, c)?,
@@ -263,7 +311,7 @@ pub fn w_inst_load(
     // Premise: p^W = eval^W Δ^W val_ptr.
     let p = eval(env, ptr);
     // Premise: d^W = read^W 𝕄 amsk^W p^W.
-    memory::read_w(mem, ctx.program.types(), ty, active, p)
+    memory::read_w(mem, ctx.program.types(), ty, active, &p)
         .map_err(|e| mem_error(ctx, Some(e.lane), c, e.error))
 }
 
@@ -285,7 +333,7 @@ pub fn w_inst_store(
     // Premise: p^W = eval^W Δ^W val_ptr.
     let p = eval(env, ptr);
     // Premise: 𝕄' = write^W 𝕄 amsk^W p^W d^W.
-    memory::write_w(mem, ctx.program.types(), ty, active, p, d)
+    memory::write_w(mem, ctx.program.types(), ty, active, &p, &d)
         .map_err(|e| mem_error(ctx, Some(e.lane), c, e.error))?;
     Ok(vec![Val::Undef; active.len()])
 }
@@ -308,7 +356,7 @@ pub fn w_cmd_call(
         return Err(Stuck::new("W-CMD-CALL", "not a call").into());
     };
     // Premise: p_i^W = eval^W Δ^W val_i.
-    let p: Vec<&[Val]> = args.iter().map(|&a| eval(env, a)).collect();
+    let p: Vec<Cow<'_, [Val]>> = args.iter().map(|&a| eval(env, a)).collect();
     // Premise: f = θ(fnc).
     let f = ctx.program.callees[c]
         .ok_or_else(|| Stuck::new("W-CMD-CALL", "callee not in θ (Def. 11.2)"))?;
@@ -349,7 +397,7 @@ fn memory_intrinsic(
     mem: &mut Memory,
     c: Inst,
     f: Builtin,
-    p: &[&[Val]],
+    p: &[Cow<'_, [Val]>],
 ) -> Result<Vec<Val>, StepError> {
     let width = active.len();
     let arg = |k: usize, lane: usize| -> Result<&Val, StepError> {
@@ -443,12 +491,17 @@ pub fn w_inst_llvm(
     env: &Env,
     mem: &Memory,
     c: Inst,
-    out: &mut Vec<Val>,
+    out: &mut CmdOut,
 ) -> Result<(), StepError> {
     let program = ctx.program;
     let types = program.types();
     let kind = &program.body.insts[c].kind;
     let width = active.len();
+    out.in_bits = bit_kernel(types, kind, env, active, &mut out.bits);
+    if out.in_bits {
+        return Ok(());
+    }
+    let out = &mut out.vals;
     out.resize(width, Val::Undef);
     match kind {
         InstKind::Binary {
@@ -459,7 +512,7 @@ pub fn w_inst_llvm(
             rhs,
         } => {
             let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            ops::column::binary_column(*op, *flags, t, a, b, active, out)
+            ops::column::binary_column(*op, *flags, t, &a, &b, active, out)
                 .map_err(|(lane, e)| ub(ctx, "W-INST-LLVM", Some(lane), Some(c), &e.to_string()))?;
         }
         InstKind::FNeg { ty, arg } => {
@@ -470,11 +523,11 @@ pub fn w_inst_llvm(
         }
         InstKind::ICmp { pred, ty, lhs, rhs } => {
             let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            ops::column::icmp_column(*pred, t, a, b, active, out);
+            ops::column::icmp_column(*pred, t, &a, &b, active, out);
         }
         InstKind::FCmp { pred, ty, lhs, rhs } => {
             let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            ops::column::fcmp_column(*pred, t, a, b, active, out);
+            ops::column::fcmp_column(*pred, t, &a, &b, active, out);
         }
         InstKind::Cast {
             op,
@@ -495,7 +548,7 @@ pub fn w_inst_llvm(
             ..
         } => {
             let (cnd, t, f) = (eval(env, *cond), eval(env, *if_true), eval(env, *if_false));
-            ops::column::select_column(cnd, t, f, active, out);
+            ops::column::select_column(&cnd, &t, &f, active, out);
         }
         InstKind::Freeze { ty, arg } => {
             let (a, t) = (eval(env, *arg), types.get(*ty));
@@ -510,7 +563,7 @@ pub fn w_inst_llvm(
             indices,
         } => {
             let b = eval(env, *base);
-            let idx: Vec<&[Val]> = indices.iter().map(|i| eval(env, i.value)).collect();
+            let idx: Vec<Cow<'_, [Val]>> = indices.iter().map(|i| eval(env, i.value)).collect();
             let widths: Vec<u32> = indices
                 .iter()
                 .map(|i| types.int_width(program.ty(i.value)).unwrap_or(64))
@@ -533,6 +586,58 @@ pub fn w_inst_llvm(
         }
     }
     Ok(())
+}
+
+/// [W-INST-LLVM] by a kernel of [`ops::column`] on unboxed columns, when the
+/// instruction has one and its operands are stored as bit columns; `false` (with
+/// nothing computed) otherwise.
+fn bit_kernel(
+    types: &crate::types::TypeTable,
+    kind: &InstKind,
+    env: &Env,
+    active: &[bool],
+    out: &mut BitColumn,
+) -> bool {
+    let bits = |v: Value| match env.column(v) {
+        Column::Bits(b) => Some(b),
+        Column::Vals(_) => None,
+    };
+    match kind {
+        InstKind::Binary {
+            op,
+            flags,
+            ty,
+            lhs,
+            rhs,
+        } => match (bits(*lhs), bits(*rhs)) {
+            (Some(a), Some(b)) => {
+                ops::column::binary_bits(*op, *flags, types.get(*ty), a, b, active.len(), out)
+            }
+            _ => false,
+        },
+        InstKind::ICmp { pred, ty, lhs, rhs } => match (bits(*lhs), bits(*rhs)) {
+            (Some(a), Some(b)) => {
+                ops::column::icmp_bits(*pred, types.get(*ty), a, b, active.len(), out)
+            }
+            _ => false,
+        },
+        InstKind::FCmp { pred, ty, lhs, rhs } => match (bits(*lhs), bits(*rhs)) {
+            (Some(a), Some(b)) => {
+                ops::column::fcmp_bits(*pred, types.get(*ty), a, b, active.len(), out)
+            }
+            _ => false,
+        },
+        InstKind::Select {
+            cond,
+            if_true,
+            if_false,
+            ..
+        } => match (bits(*cond), bits(*if_true), bits(*if_false)) {
+            (Some(c), Some(t), Some(f)) => ops::column::select_bits(c, t, f, active.len(), out),
+            _ => false,
+        },
+        _ => false,
+    }
 }
 
 /// `elemptr` / `getelementptr` for one lane (§4.9.1: "addressing elements of a memory
@@ -636,7 +741,7 @@ pub fn strict_uses(
                 if_true,
                 if_false,
                 ..
-            } => match env.get(*cond)[lane].as_bool() {
+            } => match env.column(*cond).lane_bool(lane) {
                 Some(true) => vec![*cond, *if_true],
                 Some(false) => vec![*cond, *if_false],
                 None => vec![*cond],

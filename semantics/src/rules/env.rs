@@ -1,13 +1,16 @@
 //! Reading and writing the variable mapping Δ^W (thesis §4.6, Fig. 4.8, Def. 9).
 
+use crate::column::{BitColumn, Column, ColumnMut};
 use crate::ir::Value;
 use crate::rules::{Env, Interp};
 use crate::value::Val;
+use std::borrow::Cow;
 
 /// [eval] `eval^W Δ^W val` (§4.6): the value of `val` in every lane. Identifiers are looked
 /// up in Δ^W; constants were stored in every lane when Δ^W was built, so both are
-/// one lookup.
-pub fn eval(env: &Env, val: Value) -> &[Val] {
+/// one lookup. (The column kernels read the stored [`Column`] itself, through
+/// [`Env::column`]: the same lookup without building [`Val`]s.)
+pub fn eval(env: &Env, val: Value) -> Cow<'_, [Val]> {
     env.get(val)
 }
 
@@ -39,12 +42,11 @@ pub fn get_new_value(interp: Interp, active: bool, slot: &mut Val, new: &mut Val
 /// Def. 10 states the OBL case; the FR case is the reading under which Fig. 4.16b
 /// is "ill-formed under OBL" but fine under FR, as §4.10 explains.
 ///
-/// The update is in place: `new` is consumed (on return it holds W values of no
-/// meaning, for the caller to reuse as a buffer). When every lane is active,
-/// getNewValue is the new value in every lane, so the columns are swapped whole;
-/// when most are, the columns are swapped whole and the passive lanes are given
-/// their getNewValue afterwards.
-pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: &mut Vec<Val>, active: &[bool]) {
+/// The update is in place: `new` is consumed (on return it holds W lanes of no
+/// meaning, for the caller to reuse as a buffer). For [`Val`] columns with most
+/// lanes active, the columns are swapped whole and the passive lanes are given
+/// their getNewValue afterwards; bit columns are updated lane by lane.
+pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: ColumnMut<'_>, active: &[bool]) {
     if let Some(old_defined) = env.defined(id) {
         let mask = old_defined
             .iter()
@@ -53,28 +55,122 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: &mut Vec<Val>, act
             .collect();
         env.set_defined(id, mask);
     }
-    let column = env.column_vec_mut(id);
-    // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}, in place,
-    // moving as few values as possible: with more active than passive lanes the
-    // columns are swapped whole (now `column` holds v^W and `new` the old
-    // column) and only the passive lanes take what getNewValue gives them.
-    let active_lanes = active.iter().filter(|&&a| a).count();
-    if new.len() == column.len() && 2 * active_lanes > active.len() {
-        std::mem::swap(column, new);
-        for ((slot, old), _) in column
-            .iter_mut()
-            .zip(new.iter_mut())
-            .zip(active)
-            .filter(|(_, a)| !**a)
-        {
-            // getNewValue of a passive lane from its old value: swapping the two
-            // back gives the slot its old value again, and ⊤ under OBL.
-            std::mem::swap(slot, old);
-            get_new_value(interp, false, slot, old);
+    let column = env.column_mut(id);
+    // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}, in place.
+    match (column, new) {
+        (Column::Vals(column), ColumnMut::Vals(new)) if new.len() == column.len() => {
+            if 2 * active.iter().filter(|&&a| a).count() > active.len() {
+                std::mem::swap(column, new);
+                update_passive(interp, column, new, active);
+            } else {
+                for ((slot, n), &a) in column.iter_mut().zip(new.iter_mut()).zip(active) {
+                    get_new_value(interp, a, slot, n);
+                }
+            }
         }
-        return;
+        (Column::Bits(column), ColumnMut::Bits(new))
+            if new.kind == column.kind && new.bits.len() == column.bits.len() =>
+        {
+            update_bit_lanes(interp, column, new, active);
+        }
+        (column, new) => {
+            // Stored differently (a command computed [`Val`]s for a bit-column
+            // value, say): getNewValue lane by lane through [`Val`]s.
+            for (lane, &a) in active.iter().enumerate() {
+                let mut slot = column.lane(lane);
+                let mut n = new.lane(lane);
+                get_new_value(interp, a, &mut slot, &mut n);
+                if a || interp == Interp::Oblivious {
+                    column.set_lane(lane, slot);
+                }
+            }
+        }
     }
-    for ((slot, n), &a) in column.iter_mut().zip(new.iter_mut()).zip(active) {
-        get_new_value(interp, a, slot, n);
+}
+
+/// getNewValue in every lane of a bit column: `slot = active ? new : (FR ? slot : ⊤)`
+/// (what [`get_new_value`] does to a [`Val`] lane, on a pattern and its ⊤ flag; the unit test
+/// `bit_columns_update_like_get_new_value` compares the two).
+fn update_bit_lanes(interp: Interp, column: &mut BitColumn, new: &BitColumn, active: &[bool]) {
+    let oblivious = interp == Interp::Oblivious;
+    let lanes = column
+        .bits
+        .iter_mut()
+        .zip(column.undef.iter_mut())
+        .zip(new.bits.iter().zip(&new.undef))
+        .zip(active);
+    for (((slot, slot_undef), (&n, &n_undef)), &a) in lanes {
+        if a {
+            (*slot, *slot_undef) = (n, n_undef);
+        } else if oblivious {
+            *slot_undef = true;
+        }
+    }
+}
+
+/// getNewValue in the passive lanes after the columns were swapped whole:
+/// `column` holds v^W and `old` the old column. Swapping a passive lane back gives
+/// the slot its old value again, and getNewValue of a passive lane then applies.
+#[inline]
+fn update_passive(interp: Interp, column: &mut [Val], old: &mut [Val], active: &[bool]) {
+    let lanes = column.iter_mut().zip(old.iter_mut()).zip(active);
+    for ((slot, old), _) in lanes.filter(|(_, a)| !**a) {
+        std::mem::swap(slot, old);
+        get_new_value(interp, false, slot, old);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::column::BitKind;
+
+    /// The select form of getNewValue on bit columns gives every lane what
+    /// [`get_new_value`] gives it, for every activation of 6 lanes, both
+    /// interpretations, and ⊤ on either side.
+    #[test]
+    fn bit_columns_update_like_get_new_value() {
+        let kind = BitKind::Int(8);
+        let old: Vec<Val> = vec![
+            Val::Int(1),
+            Val::Undef,
+            Val::Int(3),
+            Val::Undef,
+            Val::Int(5),
+            Val::Int(6),
+        ];
+        let new: Vec<Val> = vec![
+            Val::Int(9),
+            Val::Int(8),
+            Val::Undef,
+            Val::Undef,
+            Val::Int(7),
+            Val::Int(0),
+        ];
+        for interp in [Interp::Freezing, Interp::Oblivious] {
+            for mask in 0..64u32 {
+                let active: Vec<bool> = (0..6).map(|l| mask >> l & 1 == 1).collect();
+                let mut column = BitColumn::from_vals(kind, &old).expect("fits");
+                let update = BitColumn::from_vals(kind, &new).expect("fits");
+                update_bit_lanes(interp, &mut column, &update, &active);
+                for lane in 0..6 {
+                    let (mut slot, mut n) = (old[lane].clone(), new[lane].clone());
+                    get_new_value(interp, active[lane], &mut slot, &mut n);
+                    assert_eq!(
+                        column.lane(lane),
+                        slot,
+                        "{interp:?} mask {mask:b} lane {lane}"
+                    );
+                }
+                let same = BitColumn::from_vals(kind, &column.clone().vals_for_test());
+                assert_eq!(Some(column), same, "equal lanes, equal columns");
+            }
+        }
+    }
+
+    impl BitColumn {
+        fn vals_for_test(self) -> Vec<Val> {
+            (0..self.bits.len()).map(|l| self.lane(l)).collect()
+        }
     }
 }

@@ -2,7 +2,6 @@
 
 use crate::ir::Block;
 use crate::rules::{Env, Next, Program};
-use crate::value::Val;
 
 /// [cmask] `cmask ℓ_in ℓ_next ℓ_sc` (Def. 6): whether the lane's control state agrees with
 /// the scheduled block.
@@ -64,7 +63,10 @@ pub fn pmask(program: &Program<'_>, env: &Env, scheduled: Block, out: &mut Vec<O
     out.clear();
     match program.body.blocks[scheduled].predicate {
         None => out.resize(env.width(), Some(true)),
-        Some(p) => out.extend(env.get(p).iter().map(Val::as_bool)),
+        Some(p) => {
+            let column = env.column(p);
+            out.extend((0..env.width()).map(|lane| column.lane_bool(lane)));
+        }
     }
 }
 

@@ -1,11 +1,13 @@
 //! The execution state σ = (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) of Def. 3, the initial state
 //! of Def. 4, and the small syntactic domains of Fig. 4.2 (`ℓ_next`, `i`).
 
+use crate::column::{BitColumn, BitKind, Column};
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value, ValueDef};
 use crate::memory::Memory;
 use crate::rules::Program;
 use crate::value::{Val, const_value};
+use std::borrow::Cow;
 
 /// The semantic interpretation 𝓘 (§4.5): what passive execution does to a variable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
@@ -62,18 +64,32 @@ pub enum Succ {
 /// lookup for both `id` and `cnst` (§4.6). With strict mode on, the definition
 /// mask of Def. 10 is kept beside each value.
 ///
-/// Beside Δ^W, an `Env` keeps a few spare columns of W values that the rules use
+/// Each value's lanes are a [`Column`]: unboxed bit patterns for integers up to
+/// 64 bits and floats, [`Val`]s otherwise (see [`crate::column`]).
+///
+/// Beside Δ^W, an `Env` keeps a few spare columns of W lanes that the rules use
 /// as scratch buffers (so that executing a block allocates nothing per command).
 /// They are not part of Δ^W: equality, hashing and cloning ignore them.
 #[derive(Debug)]
 pub struct Env {
     width: usize,
-    columns: Vec<Vec<Val>>,
+    columns: Vec<Column>,
     defined: Option<Vec<Vec<bool>>>,
     strict: bool,
-    spare: Vec<Vec<Val>>,
-    spare_step: Option<Box<StepBuffers>>,
+    spare: Spare,
 }
+
+/// The scratch buffers an [`Env`] keeps for the rules.
+#[derive(Debug, Default)]
+struct Spare {
+    vals: Vec<Vec<Val>>,
+    bits: Vec<BitColumn>,
+    phis: Vec<ResolvedPhi>,
+    step: StepBuffers,
+}
+
+/// A phi's new column and definition mask, between evalphi and the parallel copy.
+pub(crate) type ResolvedPhi = (Column, Option<Vec<bool>>);
 
 /// Spare per-step vectors (cmsk^W, pmsk^W, amsk^W, i^W) of an earlier step, for
 /// [`crate::rules::step::bls_w_step`] to fill again instead of allocating.
@@ -96,8 +112,7 @@ impl Clone for Env {
             columns: self.columns.clone(),
             defined: self.defined.clone(),
             strict: self.strict,
-            spare: Vec::new(),
-            spare_step: None,
+            spare: Spare::default(),
         }
     }
 }
@@ -141,18 +156,23 @@ impl Env {
         let mut columns = Vec::with_capacity(body.values.len());
         let mut defined = (strict || track).then(|| Vec::with_capacity(body.values.len()));
         for (_, data) in body.values.iter() {
+            let ty = program.types().get(data.ty);
             let (column, is_defined) = match &data.def {
                 ValueDef::Param(n) => (
-                    args.get(*n as usize)
-                        .cloned()
-                        .unwrap_or_else(|| vec![Val::Undef; width]),
+                    match args.get(*n as usize) {
+                        Some(lanes) => Column::from_vals(ty, lanes.clone()),
+                        None => Column::undef(ty, width),
+                    },
                     true,
                 ),
                 ValueDef::Const(c) => (
-                    vec![const_value(program.types(), data.ty, c, global_ptr); width],
+                    Column::from_vals(
+                        ty,
+                        vec![const_value(program.types(), data.ty, c, global_ptr); width],
+                    ),
                     true,
                 ),
-                ValueDef::Inst(_) => (vec![Val::Undef; width], false),
+                ValueDef::Inst(_) => (Column::undef(ty, width), false),
             };
             columns.push(column);
             if let Some(d) = defined.as_mut() {
@@ -164,8 +184,7 @@ impl Env {
             columns,
             defined,
             strict,
-            spare: Vec::new(),
-            spare_step: None,
+            spare: Spare::default(),
         }
     }
 
@@ -174,54 +193,116 @@ impl Env {
         self.width
     }
 
-    /// `vec(Δ^W)(id)` (Def. 9): the value of `value` in every lane.
-    pub fn get(&self, value: Value) -> &[Val] {
+    /// `vec(Δ^W)(id)` (Def. 9): the value of `value` in every lane, as [`Val`]s
+    /// (borrowed when the column holds them; see [`Env::column`] for the stored form).
+    pub fn get(&self, value: Value) -> Cow<'_, [Val]> {
+        self.columns[value.index()].vals()
+    }
+
+    /// `Δ^W(id)(τ)`: the value of `value` in lane τ.
+    pub fn lane(&self, value: Value, lane: usize) -> Val {
+        self.columns[value.index()].lane(lane)
+    }
+
+    /// The column of `value` as it is stored.
+    pub fn column(&self, value: Value) -> &Column {
         &self.columns[value.index()]
     }
 
     /// Replaces the whole column of `value` (phi resolution); the old column goes
     /// back to the spare buffers.
-    pub(crate) fn set_column(&mut self, value: Value, column: Vec<Val>) {
+    pub(crate) fn set_column(&mut self, value: Value, column: Column) {
         let old = std::mem::replace(&mut self.columns[value.index()], column);
         self.give_back(old);
     }
 
-    /// A scratch column of W values (their contents are unspecified), from the
-    /// spare buffers if one is left.
-    pub(crate) fn take_spare(&mut self) -> Vec<Val> {
-        match self.spare.pop() {
+    /// A scratch column stored like `value`'s (its lanes are unspecified), from
+    /// the spare buffers if one is left.
+    pub(crate) fn take_spare_like(&mut self, value: Value) -> Column {
+        match &self.columns[value.index()] {
+            Column::Vals(_) => Column::Vals(self.take_spare_vals()),
+            Column::Bits(b) => {
+                let kind = b.kind;
+                let mut bits = self.take_spare_bits();
+                bits.reshape(kind, self.width);
+                Column::Bits(bits)
+            }
+        }
+    }
+
+    /// A scratch column of W [`Val`]s (their contents are unspecified).
+    pub(crate) fn take_spare_vals(&mut self) -> Vec<Val> {
+        match self.spare().vals.pop() {
             Some(column) => column,
             None => vec![Val::Undef; self.width],
+        }
+    }
+
+    /// A scratch bit column of W lanes (kind and lanes unspecified).
+    pub(crate) fn take_spare_bits(&mut self) -> BitColumn {
+        match self.spare().bits.pop() {
+            Some(column) => column,
+            None => BitColumn::undef(BitKind::Int(1), self.width),
         }
     }
 
     /// Hands the vectors of a finished step back for reuse by a later step (they
     /// are not part of Δ^W; their contents do not matter).
     pub fn recycle_step(&mut self, buffers: StepBuffers) {
-        match self.spare_step.as_mut() {
-            Some(spare) => **spare = buffers,
-            None => self.spare_step = Some(Box::new(buffers)),
-        }
+        self.spare().step = buffers;
+    }
+
+    /// The scratch buffers.
+    fn spare(&mut self) -> &mut Spare {
+        &mut self.spare
     }
 
     /// The vectors a finished step handed back, or new empty ones.
     pub(crate) fn take_step_buffers(&mut self) -> StepBuffers {
-        self.spare_step
-            .as_mut()
-            .map(|spare| std::mem::take(&mut **spare))
-            .unwrap_or_default()
+        std::mem::take(&mut self.spare().step)
     }
 
-    /// Returns a scratch column to the spare buffers (kept only if it has W values;
+    /// Returns a scratch column to the spare buffers (kept only if it has W lanes;
     /// a handful at most).
-    pub(crate) fn give_back(&mut self, column: Vec<Val>) {
-        if column.len() == self.width && self.spare.len() < 8 {
-            self.spare.push(column);
+    pub(crate) fn give_back(&mut self, column: Column) {
+        match column {
+            Column::Vals(v) => self.give_back_vals(v),
+            Column::Bits(b) => self.give_back_bits(b),
+        }
+    }
+
+    /// An empty vector for the phis a step resolves (its capacity kept from earlier
+    /// steps).
+    pub(crate) fn take_phi_buffer(&mut self) -> Vec<ResolvedPhi> {
+        std::mem::take(&mut self.spare().phis)
+    }
+
+    /// Hands the (emptied) phi vector back for the next step.
+    pub(crate) fn give_phi_buffer(&mut self, mut phis: Vec<ResolvedPhi>) {
+        phis.clear();
+        self.spare().phis = phis;
+    }
+
+    /// [`Env::give_back`] for a [`Val`] buffer.
+    pub(crate) fn give_back_vals(&mut self, column: Vec<Val>) {
+        let width = self.width;
+        let spare = self.spare();
+        if column.len() == width && spare.vals.len() < 8 {
+            spare.vals.push(column);
+        }
+    }
+
+    /// [`Env::give_back`] for a bit buffer.
+    pub(crate) fn give_back_bits(&mut self, column: BitColumn) {
+        let width = self.width;
+        let spare = self.spare();
+        if column.bits.len() == width && spare.bits.len() < 8 {
+            spare.bits.push(column);
         }
     }
 
     /// The column of `value` for updating in place (used by [UPD-ENV] only).
-    pub(crate) fn column_vec_mut(&mut self, value: Value) -> &mut Vec<Val> {
+    pub(crate) fn column_mut(&mut self, value: Value) -> &mut Column {
         &mut self.columns[value.index()]
     }
 

@@ -77,9 +77,12 @@ pub fn bls_w_step(
     cmask_w_into(program, &state.incoming, &state.next, scheduled, &mut cmask);
 
     // Premise: Δ_pre^W = parallel copy of φ̄ using evalphi_𝓘^W cmsk^W ℓ_in^W Δ^W.
-    let mut resolved = Vec::with_capacity(block.phis.len());
+    let mut resolved = state.env.take_phi_buffer();
     for &phi in &block.phis {
-        let mut column = state.env.take_spare();
+        let Some(id) = program.body.insts[phi].result else {
+            return Err(Stuck::new("BLS-W-STEP", "phi without a result").into());
+        };
+        let mut column = state.env.take_spare_like(id);
         let defined = eval_phi(
             program,
             interp,
@@ -97,18 +100,19 @@ pub fn bls_w_step(
             }
         }
     }
-    for (&phi, (column, defined)) in block.phis.iter().zip(resolved) {
+    for (&phi, (column, defined)) in block.phis.iter().zip(resolved.drain(..)) {
         let Some(id) = program.body.insts[phi].result else {
             continue;
         };
         if let Some(log) = written.as_mut() {
-            log.push((id, column.clone()));
+            log.push((id, column.vals().into_owned()));
         }
         state.env.set_column(id, column);
         if let Some(defined) = defined {
             state.env.set_defined(id, defined);
         }
     }
+    state.env.give_phi_buffer(resolved);
 
     // Premise: amsk^W = cmsk^W ℓ_in^W ℓ_next^W ℓ_sc ∧ eval^W Δ_pre^W val_msk.
     // A predicate defined by a command of this block is not yet defined here: the
@@ -147,7 +151,8 @@ pub fn bls_w_step(
     }
 
     // Premise: i^W = evalterm^W amsk^W Δ'^W tmn.
-    succ.clear();
+    // Every slot is written below (evalterm of every lane), so the old slots of
+    // the reused vector are only resized, not cleared first.
     succ.resize(active.len(), Succ::Any);
     if state.env.is_strict() {
         // Strict mode checks each active lane's terminator operands before the

@@ -33,19 +33,20 @@ pub fn eval_term(env: &Env, term: &Terminator, active: bool, lane: usize) -> Res
     }
     match term {
         Terminator::Br(_) => Ok(Succ::Index(0)),
-        Terminator::CondBr { cond, .. } => match env.get(*cond)[lane].as_bool() {
+        Terminator::CondBr { cond, .. } => match env.column(*cond).lane_bool(lane) {
             Some(true) => Ok(Succ::Index(0)),
             Some(false) => Ok(Succ::Index(1)),
             None => Err(TermUb::BranchOnUndef),
         },
         Terminator::Switch { cond, cases, .. } => {
-            let scrutinee: BigUint = env.get(*cond)[lane]
+            let scrutinee: BigUint = env
+                .lane(*cond, lane)
                 .as_biguint()
                 .ok_or(TermUb::BranchOnUndef)?;
             let k = cases.iter().position(|(c, _)| *c == scrutinee);
             Ok(Succ::Index(k.map_or(0, |k| k as u32 + 1)))
         }
-        Terminator::Ret(Some(v)) => Ok(Succ::Ret(env.get(*v)[lane].clone())),
+        Terminator::Ret(Some(v)) => Ok(Succ::Ret(env.lane(*v, lane))),
         Terminator::Ret(None) => Ok(Succ::Ret(Val::Undef)),
         Terminator::Unreachable => Err(TermUb::Unreachable),
     }
@@ -71,9 +72,9 @@ pub fn eval_term_w(
             }
         }
         Terminator::CondBr { cond, .. } => {
-            let cond = env.get(*cond);
-            for (lane, ((slot, &a), c)) in succ.iter_mut().zip(active).zip(cond).enumerate() {
-                *slot = match (a, c.as_bool()) {
+            let cond = env.column(*cond);
+            for (lane, (slot, &a)) in succ.iter_mut().zip(active).enumerate() {
+                *slot = match (a, cond.lane_bool(lane)) {
                     (false, _) => Succ::Any,
                     (true, Some(c)) => Succ::Index(u32::from(!c)),
                     (true, None) => return Err((lane, TermUb::BranchOnUndef)),
