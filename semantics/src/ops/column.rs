@@ -363,17 +363,40 @@ pub fn fcmp_bits(
     let Some(kind) = BitKind::of(ty).filter(|&k| k == a.kind && k == b.kind) else {
         return false;
     };
-    // Widening binary32 to binary64 is exact and keeps the order and NaN-ness.
-    let decode = match kind {
-        BitKind::F64 => f64::from_bits,
-        BitKind::F32 => |bits: u64| f64::from(f32::from_bits(bits as u32)),
-        BitKind::Int(_) => return false,
-    };
     out.reshape(BitKind::Int(1), lanes);
-    bit_lanes(a, b, out, |x, y| {
-        Some(u64::from(float::fcmp_holds(pred, decode(x), decode(y))))
-    });
+    // Widening binary32 to binary64 is exact and keeps the order and NaN-ness.
+    // The predicate is matched once, outside the lane loop, for the frequent ones.
+    match kind {
+        BitKind::F64 => fcmp_lanes(pred, a, b, out, f64::from_bits),
+        BitKind::F32 => fcmp_lanes(pred, a, b, out, |bits| {
+            f64::from(f32::from_bits(bits as u32))
+        }),
+        BitKind::Int(_) => return false,
+    }
     true
+}
+
+/// The lane loop of [`fcmp_bits`], with a loop of its own for each frequent
+/// predicate (each is [`float::fcmp_holds`] with the predicate fixed).
+#[inline(always)]
+fn fcmp_lanes(
+    pred: FCmpPred,
+    a: &BitColumn,
+    b: &BitColumn,
+    out: &mut BitColumn,
+    decode: impl Fn(u64) -> f64,
+) {
+    let holds =
+        |p: FCmpPred, x: u64, y: u64| Some(u64::from(float::fcmp_holds(p, decode(x), decode(y))));
+    match pred {
+        FCmpPred::Olt => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Olt, x, y)),
+        FCmpPred::Ole => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Ole, x, y)),
+        FCmpPred::Ogt => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Ogt, x, y)),
+        FCmpPred::Oge => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Oge, x, y)),
+        FCmpPred::Oeq => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Oeq, x, y)),
+        FCmpPred::Une => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Une, x, y)),
+        other => bit_lanes(a, b, out, |x, y| holds(other, x, y)),
+    }
 }
 
 /// [`select_column`] on unboxed columns: an `i1` condition, both operands of one kind.

@@ -92,19 +92,17 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: ColumnMut<'_>, act
 /// (what [`get_new_value`] does to a [`Val`] lane, on a pattern and its ⊤ flag; the unit test
 /// `bit_columns_update_like_get_new_value` compares the two).
 fn update_bit_lanes(interp: Interp, column: &mut BitColumn, new: &BitColumn, active: &[bool]) {
+    // Two loops of one element type each, without branches (the activation is
+    // irregular, so branches would be mispredicted): the patterns, then the ⊤
+    // flags. A passive lane's pattern is kept even under OBL: its flag makes it ⊤.
     let oblivious = interp == Interp::Oblivious;
-    let lanes = column
-        .bits
-        .iter_mut()
-        .zip(column.undef.iter_mut())
-        .zip(new.bits.iter().zip(&new.undef))
-        .zip(active);
-    for (((slot, slot_undef), (&n, &n_undef)), &a) in lanes {
-        if a {
-            (*slot, *slot_undef) = (n, n_undef);
-        } else if oblivious {
-            *slot_undef = true;
-        }
+    for ((slot, &n), &a) in column.bits.iter_mut().zip(&new.bits).zip(active) {
+        let take = u64::from(a).wrapping_neg();
+        *slot = (n & take) | (*slot & !take);
+    }
+    let flags = column.undef.iter_mut().zip(&new.undef).zip(active);
+    for ((slot, &n), &a) in flags {
+        *slot = (a & n) | (!a & (*slot | oblivious));
     }
 }
 
