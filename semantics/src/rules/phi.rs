@@ -105,7 +105,31 @@ fn eval_phi_bits(
         }
         None => out.undef.fill(true),
     }
-    // Lanes with cmask: the arm of the edge taken (the last one found is reused).
+    // Lanes with cmask. In lock step they mostly all come from one block (a loop
+    // header's from the latch): then one branch-free select of that arm's column,
+    // since the control mask is irregular and a branch per lane mispredicts.
+    if let Some(first) = cmask.iter().position(|&c| c) {
+        let from = incoming[first];
+        let one_block = cmask
+            .iter()
+            .zip(incoming)
+            .fold(true, |all, (&c, &f)| all & (!c | (f == from)));
+        if let (true, Some(from)) = (one_block, from) {
+            let Some(&(v, _)) = arms.iter().find(|&&(_, b)| b == from) else {
+                return Some(Err(NoArm::NotListed));
+            };
+            let arm = bits_of(v)?;
+            for ((slot, &x), &c) in out.bits.iter_mut().zip(&arm.bits).zip(cmask) {
+                let take = u64::from(c).wrapping_neg();
+                *slot = (x & take) | (*slot & !take);
+            }
+            for ((slot, &x), &c) in out.undef.iter_mut().zip(&arm.undef).zip(cmask) {
+                *slot = (c & x) | (!c & *slot);
+            }
+            return Some(Ok(()));
+        }
+    }
+    // Otherwise lane by lane: the arm of the edge taken (the last one found is reused).
     let mut last: Option<(Block, &BitColumn)> = None;
     for (lane, (&c, &from)) in cmask.iter().zip(incoming).enumerate() {
         if !c {
