@@ -252,18 +252,12 @@ pub fn binary_bits(
             out.reshape(kind, lanes);
             let mask = low_mask(width) as u64;
             match op {
-                BinOp::Add if no_flags => {
-                    bit_lanes(a, b, out, |x, y| Some(x.wrapping_add(y) & mask))
-                }
-                BinOp::Sub if no_flags => {
-                    bit_lanes(a, b, out, |x, y| Some(x.wrapping_sub(y) & mask))
-                }
-                BinOp::Mul if no_flags => {
-                    bit_lanes(a, b, out, |x, y| Some(x.wrapping_mul(y) & mask))
-                }
-                BinOp::And => bit_lanes(a, b, out, |x, y| Some(x & y)),
-                BinOp::Or if no_flags => bit_lanes(a, b, out, |x, y| Some(x | y)),
-                BinOp::Xor => bit_lanes(a, b, out, |x, y| Some(x ^ y)),
+                BinOp::Add if no_flags => total_lanes(a, b, out, |x, y| x.wrapping_add(y) & mask),
+                BinOp::Sub if no_flags => total_lanes(a, b, out, |x, y| x.wrapping_sub(y) & mask),
+                BinOp::Mul if no_flags => total_lanes(a, b, out, |x, y| x.wrapping_mul(y) & mask),
+                BinOp::And => total_lanes(a, b, out, |x, y| x & y),
+                BinOp::Or if no_flags => total_lanes(a, b, out, |x, y| x | y),
+                BinOp::Xor => total_lanes(a, b, out, |x, y| x ^ y),
                 _ => bit_lanes(a, b, out, |x, y| {
                     // Not a division: `small` cannot report undefined behaviour.
                     int::small(op, flags, width, u128::from(x), u128::from(y))
@@ -277,9 +271,24 @@ pub fn binary_bits(
     true
 }
 
-/// The lane loop of the two-operand bit kernels: `out[τ] = f(a[τ], b[τ])` in every
-/// lane, ⊤ when either operand is ⊤ or `f` gives `None`. `f` also runs on the
+/// The lane loops of a two-operand bit kernel whose operation is total:
+/// `out[τ] = f(a[τ], b[τ])` in every lane, ⊤ exactly when either operand is ⊤.
+/// Patterns and ⊤ flags go in two loops of one element type each, which the
+/// compiler vectorizes without packing bytes into words. `f` also runs on the
 /// meaningless pattern of a ⊤ lane; the result is ⊤ there whatever it gives.
+#[inline(always)]
+fn total_lanes(a: &BitColumn, b: &BitColumn, out: &mut BitColumn, f: impl Fn(u64, u64) -> u64) {
+    for ((o, &x), &y) in out.bits.iter_mut().zip(&a.bits).zip(&b.bits) {
+        *o = f(x, y);
+    }
+    for ((o, &x), &y) in out.undef.iter_mut().zip(&a.undef).zip(&b.undef) {
+        *o = x | y;
+    }
+}
+
+/// The lane loop of the two-operand bit kernels whose operation can give ⊤:
+/// `out[τ] = f(a[τ], b[τ])` in every lane, ⊤ when either operand is ⊤ or `f`
+/// gives `None`. Like [`total_lanes`], `f` also runs on the patterns of ⊤ lanes.
 #[inline(always)]
 fn bit_lanes(
     a: &BitColumn,
@@ -302,25 +311,25 @@ fn bit_lanes(
 
 #[inline(always)]
 fn f64_bit_lanes(a: &BitColumn, b: &BitColumn, out: &mut BitColumn, f: impl Fn(f64, f64) -> f64) {
-    bit_lanes(a, b, out, |x, y| {
+    total_lanes(a, b, out, |x, y| {
         let r = f(f64::from_bits(x), f64::from_bits(y));
-        Some(if r.is_nan() {
+        if r.is_nan() {
             float::PREFERRED_NAN_F64
         } else {
             r.to_bits()
-        })
+        }
     });
 }
 
 #[inline(always)]
 fn f32_bit_lanes(a: &BitColumn, b: &BitColumn, out: &mut BitColumn, f: impl Fn(f32, f32) -> f32) {
-    bit_lanes(a, b, out, |x, y| {
+    total_lanes(a, b, out, |x, y| {
         let r = f(f32::from_bits(x as u32), f32::from_bits(y as u32));
-        Some(u64::from(if r.is_nan() {
+        u64::from(if r.is_nan() {
             float::PREFERRED_NAN_F32
         } else {
             r.to_bits()
-        }))
+        })
     });
 }
 
@@ -344,9 +353,9 @@ pub fn icmp_bits(
         return false;
     };
     out.reshape(BitKind::Int(1), lanes);
-    bit_lanes(a, b, out, |x, y| {
+    total_lanes(a, b, out, |x, y| {
         let signed = sext64(width, x).cmp(&sext64(width, y));
-        Some(u64::from(int::icmp_holds(pred, x.cmp(&y), signed)))
+        u64::from(int::icmp_holds(pred, x.cmp(&y), signed))
     });
     true
 }
@@ -386,16 +395,15 @@ fn fcmp_lanes(
     out: &mut BitColumn,
     decode: impl Fn(u64) -> f64,
 ) {
-    let holds =
-        |p: FCmpPred, x: u64, y: u64| Some(u64::from(float::fcmp_holds(p, decode(x), decode(y))));
+    let holds = |p: FCmpPred, x: u64, y: u64| u64::from(float::fcmp_holds(p, decode(x), decode(y)));
     match pred {
-        FCmpPred::Olt => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Olt, x, y)),
-        FCmpPred::Ole => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Ole, x, y)),
-        FCmpPred::Ogt => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Ogt, x, y)),
-        FCmpPred::Oge => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Oge, x, y)),
-        FCmpPred::Oeq => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Oeq, x, y)),
-        FCmpPred::Une => bit_lanes(a, b, out, |x, y| holds(FCmpPred::Une, x, y)),
-        other => bit_lanes(a, b, out, |x, y| holds(other, x, y)),
+        FCmpPred::Olt => total_lanes(a, b, out, |x, y| holds(FCmpPred::Olt, x, y)),
+        FCmpPred::Ole => total_lanes(a, b, out, |x, y| holds(FCmpPred::Ole, x, y)),
+        FCmpPred::Ogt => total_lanes(a, b, out, |x, y| holds(FCmpPred::Ogt, x, y)),
+        FCmpPred::Oge => total_lanes(a, b, out, |x, y| holds(FCmpPred::Oge, x, y)),
+        FCmpPred::Oeq => total_lanes(a, b, out, |x, y| holds(FCmpPred::Oeq, x, y)),
+        FCmpPred::Une => total_lanes(a, b, out, |x, y| holds(FCmpPred::Une, x, y)),
+        other => total_lanes(a, b, out, |x, y| holds(other, x, y)),
     }
 }
 
