@@ -419,21 +419,23 @@ pub fn select_bits(
         return false;
     }
     out.reshape(t.kind, lanes);
-    let lanes = out
+    // Branch-free (conditions vary by lane), patterns and ⊤ flags in loops of their own.
+    let patterns = out
         .bits
         .iter_mut()
-        .zip(out.undef.iter_mut())
+        .zip(&cond.bits)
+        .zip(&t.bits)
+        .zip(&f.bits);
+    for (((o, &c), &x), &y) in patterns {
+        let take = (c & 1).wrapping_neg();
+        *o = (x & take) | (y & !take);
+    }
+    let flags = (out.undef.iter_mut())
         .zip(cond.bits.iter().zip(&cond.undef))
-        .zip(t.bits.iter().zip(&t.undef))
-        .zip(f.bits.iter().zip(&f.undef));
-    for ((((o, o_undef), (&c, &c_undef)), (&x, &x_undef)), (&y, &y_undef)) in lanes {
-        let (bits, undef) = if c & 1 == 1 {
-            (x, x_undef)
-        } else {
-            (y, y_undef)
-        };
-        *o = bits;
-        *o_undef = c_undef | undef;
+        .zip(t.undef.iter().zip(&f.undef));
+    for ((o, (&c, &c_undef)), (&x_undef, &y_undef)) in flags {
+        let take = c & 1 == 1;
+        *o = c_undef | (take & x_undef) | (!take & y_undef);
     }
     true
 }
