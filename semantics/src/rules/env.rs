@@ -55,7 +55,7 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: ColumnMut<'_>, act
             .collect();
         env.set_defined(id, mask);
     }
-    let column = env.column_mut(id);
+    let (column, lane_masks) = env.column_mut_and_lane_masks(id, active);
     // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}, in place.
     match (column, new) {
         (Column::Vals(column), ColumnMut::Vals(new)) if new.len() == column.len() => {
@@ -71,7 +71,7 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: ColumnMut<'_>, act
         (Column::Bits(column), ColumnMut::Bits(new))
             if new.kind == column.kind && new.bits.len() == column.bits.len() =>
         {
-            update_bit_lanes(interp, column, new, active);
+            update_bit_lanes(interp, column, new, active, lane_masks);
         }
         (column, new) => {
             // Stored differently (a command computed [`Val`]s for a bit-column
@@ -91,13 +91,19 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: ColumnMut<'_>, act
 /// getNewValue in every lane of a bit column: `slot = active ? new : (FR ? slot : ⊤)`
 /// (what [`get_new_value`] does to a [`Val`] lane, on a pattern and its ⊤ flag; the unit test
 /// `bit_columns_update_like_get_new_value` compares the two).
-fn update_bit_lanes(interp: Interp, column: &mut BitColumn, new: &BitColumn, active: &[bool]) {
+/// `lane_masks` holds the lanes of `active` as words (`!0` active, `0` passive).
+fn update_bit_lanes(
+    interp: Interp,
+    column: &mut BitColumn,
+    new: &BitColumn,
+    active: &[bool],
+    lane_masks: &[u64],
+) {
     // Two loops of one element type each, without branches (the activation is
     // irregular, so branches would be mispredicted): the patterns, then the ⊤
     // flags. A passive lane's pattern is kept even under OBL: its flag makes it ⊤.
     let oblivious = interp == Interp::Oblivious;
-    for ((slot, &n), &a) in column.bits.iter_mut().zip(&new.bits).zip(active) {
-        let take = u64::from(a).wrapping_neg();
+    for ((slot, &n), &take) in column.bits.iter_mut().zip(&new.bits).zip(lane_masks) {
         *slot = (n & take) | (*slot & !take);
     }
     let flags = column.undef.iter_mut().zip(&new.undef).zip(active);
@@ -150,7 +156,11 @@ mod tests {
                 let active: Vec<bool> = (0..6).map(|l| mask >> l & 1 == 1).collect();
                 let mut column = BitColumn::from_vals(kind, &old).expect("fits");
                 let update = BitColumn::from_vals(kind, &new).expect("fits");
-                update_bit_lanes(interp, &mut column, &update, &active);
+                let words: Vec<u64> = active
+                    .iter()
+                    .map(|&a| u64::from(a).wrapping_neg())
+                    .collect();
+                update_bit_lanes(interp, &mut column, &update, &active, &words);
                 for lane in 0..6 {
                     let (mut slot, mut n) = (old[lane].clone(), new[lane].clone());
                     get_new_value(interp, active[lane], &mut slot, &mut n);
@@ -162,6 +172,57 @@ mod tests {
                 }
                 let same = BitColumn::from_vals(kind, &column.clone().vals_for_test());
                 assert_eq!(Some(column), same, "equal lanes, equal columns");
+            }
+        }
+    }
+
+    /// [`upd_env`] on a bit column of Δ^W gives every lane what [`get_new_value`]
+    /// gives it, over a sequence of activations in which each one is used twice
+    /// in a row and then changes (the lane words kept for an activation must
+    /// follow it), under both interpretations.
+    #[test]
+    fn upd_env_follows_the_activation_on_bit_columns() {
+        let text = "define i8 @f(i8 %x) {\nentry:\n  ret i8 %x\n}\n";
+        let (module, _) = crate::text::parse_module(text).expect("parses");
+        let func = module.functions.keys().next().expect("one function");
+        let program = crate::rules::Program::new(&module, func).expect("program");
+        let x = program.body.value_by_name("x").expect("%x");
+        let width = 5;
+        for interp in [Interp::Freezing, Interp::Oblivious] {
+            let first: Vec<Val> = (0..width as u128).map(Val::Int).collect();
+            let mut env = Env::new(
+                &program,
+                width,
+                std::slice::from_ref(&first),
+                &|_| Val::Undef,
+                false,
+                false,
+            );
+            assert!(
+                matches!(env.column(x), Column::Bits(_)),
+                "%x is a bit column"
+            );
+            let mut model = first;
+            // Gray-code order visits every activation; each is applied twice.
+            for step in 0..2 * (1u32 << width) {
+                let mask = (step / 2) ^ (step / 4);
+                let active: Vec<bool> = (0..width).map(|l| mask >> l & 1 == 1).collect();
+                let new: Vec<Val> = (0..width)
+                    .map(|l| match (step as usize + l) % 3 {
+                        0 => Val::Undef,
+                        k => Val::Int((10 * step as u128 + k as u128) % 256),
+                    })
+                    .collect();
+                let mut update = BitColumn::from_vals(BitKind::Int(8), &new).expect("fits");
+                upd_env(interp, &mut env, x, ColumnMut::Bits(&mut update), &active);
+                for (lane, slot) in model.iter_mut().enumerate() {
+                    get_new_value(interp, active[lane], slot, &mut new[lane].clone());
+                }
+                assert_eq!(
+                    env.get(x).as_ref(),
+                    model.as_slice(),
+                    "{interp:?} step {step}"
+                );
             }
         }
     }

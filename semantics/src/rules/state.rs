@@ -86,6 +86,16 @@ struct Spare {
     bits: Vec<BitColumn>,
     phis: Vec<ResolvedPhi>,
     step: StepBuffers,
+    lane_masks: LaneMasks,
+}
+
+/// An activation and its lanes as words (`!0` active, `0` passive), kept while
+/// the activation stays the same: the commands of a block mostly share amsk^W,
+/// and [UPD-ENV] selects bit patterns with the words.
+#[derive(Debug, Default)]
+struct LaneMasks {
+    of: Vec<bool>,
+    words: Vec<u64>,
 }
 
 /// A phi's new column and definition mask, between evalphi and the parallel copy.
@@ -301,9 +311,24 @@ impl Env {
         }
     }
 
-    /// The column of `value` for updating in place (used by [UPD-ENV] only).
-    pub(crate) fn column_mut(&mut self, value: Value) -> &mut Column {
-        &mut self.columns[value.index()]
+    /// The column of `value` for updating in place (used by [UPD-ENV] only), with
+    /// the lanes of `active` as words: `!0` for an active lane, `0` for a passive
+    /// one (computed again only when `active` changed).
+    pub(crate) fn column_mut_and_lane_masks(
+        &mut self,
+        value: Value,
+        active: &[bool],
+    ) -> (&mut Column, &[u64]) {
+        let masks = &mut self.spare.lane_masks;
+        if masks.of != active {
+            masks.of.clear();
+            masks.of.extend_from_slice(active);
+            masks.words.clear();
+            masks
+                .words
+                .extend(active.iter().map(|&a| u64::from(a).wrapping_neg()));
+        }
+        (&mut self.columns[value.index()], &masks.words)
     }
 
     /// Whether strict mode is on: uses not covered by their definition mask are
