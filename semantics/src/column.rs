@@ -240,15 +240,6 @@ impl Column {
             },
         }
     }
-
-    /// Whether `other` is stored the same way (both [`Val`]s, or bits of one kind).
-    pub fn same_form(&self, other: &Column) -> bool {
-        match (self, other) {
-            (Column::Vals(_), Column::Vals(_)) => true,
-            (Column::Bits(a), Column::Bits(b)) => a.kind == b.kind,
-            _ => false,
-        }
-    }
 }
 
 /// A column being written: the result res^W of a command, or a phi's new lanes.
@@ -268,19 +259,6 @@ impl ColumnMut<'_> {
             ColumnMut::Vals(v) => v[lane].clone(),
             ColumnMut::Bits(b) => b.lane(lane),
         }
-    }
-
-    /// W.
-    pub fn len(&self) -> usize {
-        match self {
-            ColumnMut::Vals(v) => v.len(),
-            ColumnMut::Bits(b) => b.bits.len(),
-        }
-    }
-
-    /// Whether there are no lanes.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
     }
 }
 

@@ -459,24 +459,8 @@ mod tests {
             TypeData::Int(w) => low_mask(w),
             _ => u128::MAX,
         };
-        let typed: BoxedStrategy<Val> = match ty {
-            TypeData::F64 => prop_oneof![
-                any::<u64>().prop_map(Val::F64),
-                prop::sample::select(vec![0.0f64, -0.0, 1.0, 4.0, f64::NAN, f64::INFINITY])
-                    .prop_map(|f| Val::F64(f.to_bits())),
-            ]
-            .boxed(),
-            TypeData::F32 => any::<u32>().prop_map(Val::F32).boxed(),
-            TypeData::Int(w) => prop_oneof![
-                any::<u128>().prop_map(move |v| Val::Int(v & low_mask(w))),
-                (0u128..4).prop_map(move |v| Val::Int(v & low_mask(w))),
-                Just(Val::Int(low_mask(w))),
-            ]
-            .boxed(),
-            _ => Just(Val::Undef).boxed(),
-        };
         prop_oneof![
-            6 => typed,
+            6 => typed_lane(ty),
             2 => Just(Val::Undef),
             1 => any::<u64>().prop_map(Val::F64),
             1 => any::<u8>().prop_map(move |v| Val::Int(u128::from(v) & reduce)),
@@ -614,7 +598,13 @@ mod tests {
 
     /// A lane value that fits the bit column of `ty`: a value of the type or ⊤.
     fn fitting_lane(ty: TypeData) -> BoxedStrategy<Val> {
-        let typed: BoxedStrategy<Val> = match ty {
+        prop_oneof![4 => typed_lane(ty), 1 => Just(Val::Undef)].boxed()
+    }
+
+    /// A value of type `ty` (any bits, and the edge cases: zeros, NaN, infinity,
+    /// all ones, the sign bit alone); ⊤ for types without a lane strategy.
+    fn typed_lane(ty: TypeData) -> BoxedStrategy<Val> {
+        match ty {
             TypeData::F64 => prop_oneof![
                 any::<u64>().prop_map(Val::F64),
                 prop::sample::select(vec![0.0f64, -0.0, 1.0, 4.0, f64::NAN, f64::INFINITY])
@@ -631,12 +621,11 @@ mod tests {
                 any::<u128>().prop_map(move |v| Val::Int(v & low_mask(w))),
                 (0u128..4).prop_map(move |v| Val::Int(v & low_mask(w))),
                 Just(Val::Int(low_mask(w))),
-                Just(Val::Int(1u128 << (w - 1))),
+                Just(Val::Int(1u128 << (w.min(128) - 1))),
             ]
             .boxed(),
             _ => Just(Val::Undef).boxed(),
-        };
-        prop_oneof![4 => typed, 1 => Just(Val::Undef)].boxed()
+        }
     }
 
     fn bit_types() -> impl Strategy<Value = TypeData> {

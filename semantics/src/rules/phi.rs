@@ -108,6 +108,13 @@ fn eval_phi_bits(
     // Lanes with cmask. In lock step they mostly all come from one block (a loop
     // header's from the latch): then one branch-free select of that arm's column,
     // since the control mask is irregular and a branch per lane mispredicts.
+    // The arms were all checked to be bit columns of the phi's kind above.
+    let mut arms = PhiArms::new(arms, env);
+    let mut arm_for = |from: Block| match arms.column_for(from) {
+        Some((Column::Bits(arm), _)) => Some(Ok(arm)),
+        Some((Column::Vals(_), _)) => None,
+        None => Some(Err(NoArm::NotListed)),
+    };
     if let Some(first) = cmask.iter().position(|&c| c) {
         let from = incoming[first];
         let one_block = cmask
@@ -115,10 +122,10 @@ fn eval_phi_bits(
             .zip(incoming)
             .fold(true, |all, (&c, &f)| all & (!c | (f == from)));
         if let (true, Some(from)) = (one_block, from) {
-            let Some(&(v, _)) = arms.iter().find(|&&(_, b)| b == from) else {
-                return Some(Err(NoArm::NotListed));
+            let arm = match arm_for(from)? {
+                Ok(arm) => arm,
+                Err(e) => return Some(Err(e)),
             };
-            let arm = bits_of(v)?;
             for ((slot, &x), &c) in out.bits.iter_mut().zip(&arm.bits).zip(cmask) {
                 let take = u64::from(c).wrapping_neg();
                 *slot = (x & take) | (*slot & !take);
@@ -129,8 +136,7 @@ fn eval_phi_bits(
             return Some(Ok(()));
         }
     }
-    // Otherwise lane by lane: the arm of the edge taken (the last one found is reused).
-    let mut last: Option<(Block, &BitColumn)> = None;
+    // Otherwise lane by lane: the arm of the edge taken.
     for (lane, (&c, &from)) in cmask.iter().zip(incoming).enumerate() {
         if !c {
             continue;
@@ -138,16 +144,9 @@ fn eval_phi_bits(
         let Some(from) = from else {
             return Some(Err(NoArm::FromEntry));
         };
-        let arm = match last {
-            Some((b, column)) if b == from => column,
-            _ => {
-                let Some(&(v, _)) = arms.iter().find(|&&(_, b)| b == from) else {
-                    return Some(Err(NoArm::NotListed));
-                };
-                let column = bits_of(v)?;
-                last = Some((from, column));
-                column
-            }
+        let arm = match arm_for(from)? {
+            Ok(arm) => arm,
+            Err(e) => return Some(Err(e)),
         };
         out.bits[lane] = arm.bits[lane];
         out.undef[lane] = arm.undef[lane];

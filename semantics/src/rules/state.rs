@@ -98,8 +98,9 @@ struct LaneMasks {
     words: Vec<u64>,
 }
 
-/// A phi's new column and definition mask, between evalphi and the parallel copy.
-pub(crate) type ResolvedPhi = (Column, Option<Vec<bool>>);
+/// A phi's result, its new column and definition mask, between evalphi and the
+/// parallel copy.
+pub(crate) type ResolvedPhi = (Value, Column, Option<Vec<bool>>);
 
 /// Spare per-step vectors (cmsk^W, pmsk^W, amsk^W, i^W) of an earlier step, for
 /// [`crate::rules::step::bls_w_step`] to fill again instead of allocating.
@@ -242,7 +243,7 @@ impl Env {
 
     /// A scratch column of W [`Val`]s (their contents are unspecified).
     pub(crate) fn take_spare_vals(&mut self) -> Vec<Val> {
-        match self.spare().vals.pop() {
+        match self.spare.vals.pop() {
             Some(column) => column,
             None => vec![Val::Undef; self.width],
         }
@@ -250,7 +251,7 @@ impl Env {
 
     /// A scratch bit column of W lanes (kind and lanes unspecified).
     pub(crate) fn take_spare_bits(&mut self) -> BitColumn {
-        match self.spare().bits.pop() {
+        match self.spare.bits.pop() {
             Some(column) => column,
             None => BitColumn::undef(BitKind::Int(1), self.width),
         }
@@ -259,17 +260,12 @@ impl Env {
     /// Hands the vectors of a finished step back for reuse by a later step (they
     /// are not part of Δ^W; their contents do not matter).
     pub fn recycle_step(&mut self, buffers: StepBuffers) {
-        self.spare().step = buffers;
-    }
-
-    /// The scratch buffers.
-    fn spare(&mut self) -> &mut Spare {
-        &mut self.spare
+        self.spare.step = buffers;
     }
 
     /// The vectors a finished step handed back, or new empty ones.
     pub(crate) fn take_step_buffers(&mut self) -> StepBuffers {
-        std::mem::take(&mut self.spare().step)
+        std::mem::take(&mut self.spare.step)
     }
 
     /// Returns a scratch column to the spare buffers (kept only if it has W lanes;
@@ -284,30 +280,26 @@ impl Env {
     /// An empty vector for the phis a step resolves (its capacity kept from earlier
     /// steps).
     pub(crate) fn take_phi_buffer(&mut self) -> Vec<ResolvedPhi> {
-        std::mem::take(&mut self.spare().phis)
+        std::mem::take(&mut self.spare.phis)
     }
 
     /// Hands the (emptied) phi vector back for the next step.
     pub(crate) fn give_phi_buffer(&mut self, mut phis: Vec<ResolvedPhi>) {
         phis.clear();
-        self.spare().phis = phis;
+        self.spare.phis = phis;
     }
 
     /// [`Env::give_back`] for a [`Val`] buffer.
     pub(crate) fn give_back_vals(&mut self, column: Vec<Val>) {
-        let width = self.width;
-        let spare = self.spare();
-        if column.len() == width && spare.vals.len() < 8 {
-            spare.vals.push(column);
+        if column.len() == self.width && self.spare.vals.len() < 8 {
+            self.spare.vals.push(column);
         }
     }
 
     /// [`Env::give_back`] for a bit buffer.
     pub(crate) fn give_back_bits(&mut self, column: BitColumn) {
-        let width = self.width;
-        let spare = self.spare();
-        if column.bits.len() == width && spare.bits.len() < 8 {
-            spare.bits.push(column);
+        if column.bits.len() == self.width && self.spare.bits.len() < 8 {
+            self.spare.bits.push(column);
         }
     }
 

@@ -93,17 +93,14 @@ pub fn bls_w_step(
             &mut column,
         );
         match defined {
-            Ok(defined) => resolved.push((column, defined)),
+            Ok(defined) => resolved.push((id, column, defined)),
             Err(e) => {
                 state.env.give_back(column);
                 return Err(e.into());
             }
         }
     }
-    for (&phi, (column, defined)) in block.phis.iter().zip(resolved.drain(..)) {
-        let Some(id) = program.body.insts[phi].result else {
-            continue;
-        };
+    for (id, column, defined) in resolved.drain(..) {
         if let Some(log) = written.as_mut() {
             log.push((id, column.vals().into_owned()));
         }
