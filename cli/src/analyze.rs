@@ -58,14 +58,14 @@ pub fn run(
             let name = name.trim_start_matches('@');
             module
                 .function_by_name(name)
-                .ok_or_else(|| anyhow!("no function @{name}"))?
+                .ok_or_else(|| crate::Usage(format!("--function: no function @{name}")))?
         }
         None => module
             .first_definition()
             .ok_or_else(|| anyhow!("the module defines no function"))?,
     };
     let init = InitShapes::with_uniform(&module.functions[func], uniform_args)
-        .map_err(|e| anyhow!("{e}"))?;
+        .map_err(|e| crate::Usage(e.to_string()))?;
     // With several analyses asked, one that assumes reducible control flow is left
     // out on an irreducible function (named in a note); alone, it is an error.
     let mut results: Vec<Uniformity> = Vec::new();

@@ -34,7 +34,12 @@ pub fn run(
     let func = match function {
         Some(name) => module
             .function_by_name(name.trim_start_matches('@'))
-            .ok_or_else(|| anyhow!("no function {name}"))?,
+            .ok_or_else(|| {
+                crate::Usage(format!(
+                    "--function: no function @{}",
+                    name.trim_start_matches('@')
+                ))
+            })?,
         None => module
             .first_definition()
             .ok_or_else(|| anyhow!("the module defines no function"))?,
@@ -44,7 +49,8 @@ pub fn run(
         .body
         .as_ref()
         .ok_or_else(|| anyhow!("@{} has no body", data.name))?;
-    let init = InitShapes::with_uniform(data, uniform_args).map_err(|e| anyhow!("{e}"))?;
+    let init =
+        InitShapes::with_uniform(data, uniform_args).map_err(|e| crate::Usage(e.to_string()))?;
     let ours = analyze(module, func, AnalysisKind::Llvm, &init).map_err(|e| anyhow!("{e}"))?;
     let uniform: Vec<bool> = init.params.iter().map(|s| s.is_uniform()).collect();
     let input = opt_input(module, func, &uniform);

@@ -19,10 +19,11 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
 use pllvm_interp::config::parse_interp;
+use pllvm_interp::explore::ExploreError;
 use pllvm_interp::explore::{Bounds, Order};
 use pllvm_interp::greedy::{self, GreedyFacts};
 use pllvm_interp::sched::{self, Interactive, Replay, Scheduler};
-use pllvm_interp::{Machine, Outcome, RunConfig, trace};
+use pllvm_interp::{Machine, Outcome, RunConfig, RunError, SetupError, SetupInput, trace};
 use pllvm_semantics::diag::{Diagnostic, SourceMap, render_all};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::text;
@@ -68,10 +69,10 @@ struct ExploreArgs {
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
     interp: Option<pllvm_semantics::rules::Interp>,
     /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
-    #[arg(long = "arg", value_name = "NAME=V[,V...]")]
+    #[arg(long = "arg", value_name = "NAME=V[,V...]", value_parser = arg_flag)]
     args: Vec<String>,
     /// Initial contents of a global: @G=V0,V1,...
-    #[arg(long = "mem", value_name = "@G=V,...")]
+    #[arg(long = "mem", value_name = "@G=V,...", value_parser = mem_flag)]
     mem: Vec<String>,
     /// Run inputs as JSON (threads, interp, args, memory); flags override it.
     #[arg(long, value_name = "FILE")]
@@ -98,7 +99,12 @@ struct AnalyzeArgs {
     /// A .ll file.
     file: PathBuf,
     /// Which analysis: thesis, popl, llvm, sa or all (comma-separated names allowed).
-    #[arg(long, value_name = "thesis|popl|llvm|sa|all", default_value = "all")]
+    #[arg(
+        long,
+        value_name = "thesis|popl|llvm|sa|all",
+        default_value = "all",
+        value_parser = analysis_flag
+    )]
     analysis: String,
     /// `sa`: the thread array has at most W lanes (thesis Fig. 10.12); default: any.
     #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(1..))]
@@ -151,13 +157,13 @@ struct RunArgs {
     )]
     schedule: Option<String>,
     /// A scheduler (thesis Ch. 5): lowest, highest, random:SEED, replay:FILE, interactive, ipd.
-    #[arg(long, value_name = "POLICY", requires = "file")]
+    #[arg(long, value_name = "POLICY", requires = "file", value_parser = sched_flag)]
     sched: Option<String>,
     /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
-    #[arg(long = "arg", value_name = "NAME=V[,V...]")]
+    #[arg(long = "arg", value_name = "NAME=V[,V...]", value_parser = arg_flag)]
     args: Vec<String>,
     /// Initial contents of a global: @G=V0,V1,...
-    #[arg(long = "mem", value_name = "@G=V,...", requires = "file")]
+    #[arg(long = "mem", value_name = "@G=V,...", requires = "file", value_parser = mem_flag)]
     mem: Vec<String>,
     /// Run inputs as JSON (threads, interp, args, memory, schedule); flags override it.
     #[arg(long, value_name = "FILE", requires = "file")]
@@ -197,9 +203,138 @@ fn main() -> ExitCode {
     let command = cli.command.unwrap_or(Command::Run(RunArgs::default_run()));
     match dispatch(command) {
         Ok(code) => code,
-        Err(e) => {
-            eprintln!("error: {e:#}");
-            ExitCode::from(1)
+        Err(e) => match e.downcast_ref::<Usage>() {
+            Some(usage) => {
+                eprintln!("error: {usage}\n\nFor more information, try '--help'.");
+                ExitCode::from(2)
+            }
+            None => {
+                eprintln!("error: {e:#}");
+                ExitCode::from(1)
+            }
+        },
+    }
+}
+
+/// A mistake of the command line that only the program shows (a flag naming a
+/// parameter, function or global the program does not have, a value that does not
+/// fit its parameter): exit code 2, like the mistakes clap finds itself.
+#[derive(Debug)]
+pub struct Usage(pub String);
+
+impl std::fmt::Display for Usage {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Usage {}
+
+/// `--arg NAME=V[,V...]`, checked for its shape when the command line is parsed.
+fn arg_flag(text: &str) -> Result<String, String> {
+    RunConfig::default().add_arg(text)?;
+    Ok(text.to_string())
+}
+
+/// `--mem @G=V,...`, checked for its shape when the command line is parsed.
+fn mem_flag(text: &str) -> Result<String, String> {
+    RunConfig::default().add_memory(text)?;
+    Ok(text.to_string())
+}
+
+/// `--sched POLICY`, checked for its shape when the command line is parsed (a
+/// replay's file and block names are checked against the program later).
+fn sched_flag(text: &str) -> Result<String, String> {
+    match text.strip_prefix("replay:") {
+        Some("") => Err("replay: needs a file or a block list, as in replay:A,B,C".into()),
+        Some(_) => Ok(text.to_string()),
+        None if text == "interactive" => Ok(text.to_string()),
+        None => sched::builtin(text).map(|_| text.to_string()),
+    }
+}
+
+/// `--analysis NAMES`, checked when the command line is parsed.
+fn analysis_flag(text: &str) -> Result<String, String> {
+    analyze::parse_analysis(text).map(|_| text.to_string())
+}
+
+/// The run inputs given as flags; they override an `--input` JSON file's.
+struct InputFlags<'a> {
+    input: &'a Option<PathBuf>,
+    threads: Option<usize>,
+    interp: Option<pllvm_semantics::rules::Interp>,
+    args: &'a [String],
+    mem: &'a [String],
+    strict: bool,
+    function: &'a Option<String>,
+    /// Whether `--schedule` gave the runtime schedule.
+    schedule: bool,
+    /// `--sched`: the scheduler, which wins over the input file's schedule.
+    sched: Option<&'a str>,
+}
+
+impl InputFlags<'_> {
+    /// The run configuration: the `--input` file's, with the flags applied over it.
+    /// A flag given twice for the same argument or global is a usage error.
+    fn config(&self) -> Result<RunConfig> {
+        let mut config = match self.input {
+            Some(p) => RunConfig::from_json(
+                &std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read {}", p.display()))?,
+            )
+            .map_err(|e| anyhow!("{}: {e}", p.display()))?,
+            None => RunConfig::default(),
+        };
+        if let Some(w) = self.threads {
+            config.threads = w;
+        }
+        if let Some(i) = self.interp {
+            config.interp = i;
+        }
+        let mut flagged = RunConfig::default();
+        for a in self.args {
+            let before = flagged.args.len();
+            flagged.add_arg(a).map_err(Usage)?;
+            if flagged.args.len() == before {
+                return Err(Usage(format!("--arg {a}: this argument is already given")).into());
+            }
+            config.add_arg(a).map_err(Usage)?;
+        }
+        for m in self.mem {
+            let before = flagged.memory.len();
+            flagged.add_memory(m).map_err(Usage)?;
+            if flagged.memory.len() == before {
+                return Err(Usage(format!("--mem {m}: this global is already given")).into());
+            }
+            config.add_memory(m).map_err(Usage)?;
+        }
+        config.strict |= self.strict;
+        if self.function.is_some() {
+            config.function.clone_from(self.function);
+        }
+        Ok(config)
+    }
+
+    /// A setup error about an input given as a flag is a usage error (exit 2); one
+    /// about the program or the `--input` file is not (exit 1).
+    fn setup_error(&self, e: SetupError) -> anyhow::Error {
+        let from_flag = match &e.input {
+            None => false,
+            Some(SetupInput::Function) => self.function.is_some(),
+            Some(SetupInput::Threads) => self.threads.is_some(),
+            Some(SetupInput::Arg(name)) => self.args.iter().any(|a| {
+                a.split_once('=')
+                    .is_some_and(|(n, _)| n.trim().trim_start_matches('%') == name)
+            }),
+            Some(SetupInput::Memory(name)) => self.mem.iter().any(|m| {
+                m.split_once('=')
+                    .is_some_and(|(n, _)| n.trim().trim_start_matches('@') == name)
+            }),
+        };
+        if from_flag {
+            Usage(e.message).into()
+        } else {
+            anyhow!(e)
         }
     }
 }
@@ -285,6 +420,12 @@ fn dispatch(command: Command) -> Result<ExitCode> {
 /// diagnostic with file:line:col.
 fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
     let (name, src) = match file {
+        Some(p) if p.as_os_str() == "-" => {
+            let mut src = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin(), &mut src)
+                .context("cannot read the program from standard input")?;
+            ("<stdin>".to_string(), src)
+        }
         Some(p) => (
             p.display().to_string(),
             std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
@@ -339,31 +480,25 @@ fn run(r: RunArgs) -> Result<ExitCode> {
         return default_program::run_default(&mut std::io::stdout());
     }
     let (module, _, _, _) = load(&r.file)?;
-    let mut config = match &r.input {
-        Some(p) => RunConfig::from_json(
-            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
-        )
-        .map_err(|e| anyhow!("{}: {e}", p.display()))?,
-        None => RunConfig::default(),
+    let flags = InputFlags {
+        input: &r.input,
+        threads: r.threads,
+        interp: r.interp,
+        args: &r.args,
+        mem: &r.mem,
+        strict: r.strict,
+        function: &r.function,
+        schedule: r.schedule.is_some(),
+        sched: r.sched.as_deref(),
     };
-    if let Some(w) = r.threads {
-        config.threads = w;
-    }
-    if let Some(i) = r.interp {
-        config.interp = i;
-    }
+    let mut config = flags.config()?;
     if let Some(s) = &r.schedule {
         config.set_schedule(s);
     }
-    for a in &r.args {
-        config.add_arg(a).map_err(|e| anyhow!(e))?;
-    }
-    for m in &r.mem {
-        config.add_memory(m).map_err(|e| anyhow!(e))?;
-    }
-    config.strict |= r.strict;
-    if r.function.is_some() {
-        config.function.clone_from(&r.function);
+    if r.sched.is_some() {
+        // Flags override the input file: a scheduler named on the command line
+        // wins over the file's schedule.
+        config.schedule = None;
     }
     if let Some(n) = r.max_steps {
         config.max_steps = n;
@@ -372,7 +507,7 @@ fn run(r: RunArgs) -> Result<ExitCode> {
     let outcome = execute(
         &module,
         &config,
-        r.sched.as_deref(),
+        &flags,
         r.trace,
         r.values,
         Reports {
@@ -393,10 +528,9 @@ fn scheduler(
     spec: &str,
     program: &pllvm_semantics::rules::Program<'_>,
 ) -> Result<Box<dyn Scheduler>> {
-    if let Some(file) = spec.strip_prefix("replay:") {
-        let text = std::fs::read_to_string(file).with_context(|| format!("cannot read {file}"))?;
+    if let Some(source) = spec.strip_prefix("replay:") {
         return Ok(Box::new(
-            Replay::parse(program, &text, file).map_err(|e| anyhow!(e))?,
+            Replay::from_spec(program, source).map_err(|e| anyhow!(e))?,
         ));
     }
     if spec == "interactive" {
@@ -449,21 +583,30 @@ struct Reports {
 fn execute(
     module: &Module,
     config: &RunConfig,
-    sched: Option<&str>,
+    flags: &InputFlags<'_>,
     format: Option<TraceFormat>,
     values: bool,
     reports: Reports,
     out: &mut dyn std::io::Write,
 ) -> Result<Outcome> {
-    let mut machine = Machine::new(module, config).map_err(|e| anyhow!(e))?;
+    let mut machine = Machine::new(module, config).map_err(|e| flags.setup_error(e))?;
+    for w in &machine.warnings {
+        eprintln!("warning: {w}");
+    }
     machine.record_writes = values || matches!(format, Some(TraceFormat::Json));
-    let checked = match (&config.schedule, sched) {
+    let checked = match (&config.schedule, flags.sched) {
         (Some(s), _) => Some((
             "the schedule".to_string(),
-            machine.run_schedule_checked(s).map_err(|e| anyhow!(e))?,
+            machine.run_schedule_checked(s).map_err(|e| match e {
+                RunError::BadSchedule(why) if flags.schedule => {
+                    Usage(format!("--schedule: {why}")).into()
+                }
+                other => anyhow!(other),
+            })?,
         )),
         (None, Some(spec)) => {
-            let mut policy = scheduler(spec, &machine.program)?;
+            let mut policy = scheduler(spec, &machine.program)
+                .map_err(|e| Usage(format!("--sched {spec}: {e:#}")))?;
             let name = policy.name();
             Some((
                 name,
@@ -491,7 +634,9 @@ fn execute(
         None => {}
     }
     writeln!(out, "outcome: {outcome}")?;
-    writeln!(out, "result: {}", machine.result_text())?;
+    if machine.returns_value() {
+        writeln!(out, "result: {}", machine.result_text())?;
+    }
     if let Some((name, run)) = &checked {
         let program = &machine.program;
         if config.schedule.is_none() {
@@ -535,38 +680,28 @@ fn execute(
 
 fn explore(e: ExploreArgs) -> Result<ExitCode> {
     let (module, _, _, _) = load(&Some(e.file.clone()))?;
-    let mut config = match &e.input {
-        Some(p) => RunConfig::from_json(
-            &std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
-        )
-        .map_err(|err| anyhow!("{}: {err}", p.display()))?,
-        None => RunConfig::default(),
+    let flags = InputFlags {
+        input: &e.input,
+        threads: e.threads,
+        interp: e.interp,
+        args: &e.args,
+        mem: &e.mem,
+        strict: e.strict,
+        function: &e.function,
+        schedule: false,
+        sched: None,
     };
-    if let Some(w) = e.threads {
-        config.threads = w;
-    }
-    if let Some(i) = e.interp {
-        config.interp = i;
-    }
-    for a in &e.args {
-        config.add_arg(a).map_err(|err| anyhow!(err))?;
-    }
-    for m in &e.mem {
-        config.add_memory(m).map_err(|err| anyhow!(err))?;
-    }
-    config.strict |= e.strict;
-    if e.function.is_some() {
-        config.function.clone_from(&e.function);
-    }
+    let config = flags.config()?;
     let order = match e.order.as_str() {
         "lowest" => Order::Lowest,
         "highest" => Order::Highest,
         other => match other.strip_prefix("random:").map(str::parse::<u64>) {
             Some(Ok(seed)) => Order::Random(seed),
             _ => {
-                return Err(anyhow!(
+                return Err(Usage(format!(
                     "--order: lowest, highest or random:SEED, not '{other}'"
-                ));
+                ))
+                .into());
             }
         },
     };
@@ -576,7 +711,10 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
         order,
     };
     let exploration =
-        pllvm_interp::explore::explore(&module, &config, &bounds).map_err(|err| anyhow!(err))?;
+        pllvm_interp::explore::explore(&module, &config, &bounds).map_err(|err| match err {
+            ExploreError::Setup(e) => flags.setup_error(e),
+            other => anyhow!(other),
+        })?;
     print!("{}", exploration.report());
     Ok(ExitCode::SUCCESS)
 }

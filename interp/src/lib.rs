@@ -18,6 +18,6 @@ pub mod sched;
 pub mod trace;
 
 pub use config::RunConfig;
-pub use machine::{Machine, Outcome, RunError, SetupError};
+pub use machine::{Machine, Outcome, RunError, SetupError, SetupInput};
 pub mod directives;
 pub mod fired;

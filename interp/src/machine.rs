@@ -51,11 +51,48 @@ impl std::fmt::Display for Outcome {
 
 /// Why a run could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SetupError(pub String);
+pub struct SetupError {
+    /// What is wrong, lowercase, naming the input.
+    pub message: String,
+    /// The run input the error is about, if it is about one: a front end reports
+    /// an error about an input its user gave as a flag as a usage error.
+    pub input: Option<SetupInput>,
+}
+
+/// The run input a [`SetupError`] is about.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SetupInput {
+    /// The function to run (`--function`).
+    Function,
+    /// W (`--threads`).
+    Threads,
+    /// The argument of this name or position (`--arg NAME=...`).
+    Arg(String),
+    /// The contents of this global, named without `@` (`--mem @G=...`).
+    Memory(String),
+}
+
+impl SetupError {
+    /// An error about the program rather than one input.
+    pub fn new(message: impl Into<String>) -> SetupError {
+        SetupError {
+            message: message.into(),
+            input: None,
+        }
+    }
+
+    /// An error about one run input.
+    pub fn about(input: SetupInput, message: impl Into<String>) -> SetupError {
+        SetupError {
+            message: message.into(),
+            input: Some(input),
+        }
+    }
+}
 
 impl std::fmt::Display for SetupError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+        f.write_str(&self.message)
     }
 }
 
@@ -92,6 +129,10 @@ pub struct Machine<'m> {
     globals: SecondaryMap<GlobalId, Option<Pointer>>,
     /// [`crate::fired::block_rules`] of every block, computed once.
     block_rules: SecondaryMap<Block, crate::fired::RuleSet>,
+    /// Inputs the run lacks (an argument without a value, an external global
+    /// without contents): they start as ⊤, which the user should hear about
+    /// before the run rather than as "branches on ⊤" later.
+    pub warnings: Vec<String>,
 }
 
 impl<'m> Machine<'m> {
@@ -99,11 +140,12 @@ impl<'m> Machine<'m> {
     /// function) for `config`.
     pub fn new(module: &'m Module, config: &RunConfig) -> Result<Machine<'m>, SetupError> {
         let func = pick_function(module, config)?;
-        let program = Program::new(module, func).map_err(|e| SetupError(e.to_string()))?;
+        let program = Program::new(module, func).map_err(|e| SetupError::new(e.to_string()))?;
         let width = config.threads;
         if width == 0 {
-            return Err(SetupError(
-                "the thread array needs at least one lane (W ≥ 1, Def. 2)".into(),
+            return Err(SetupError::about(
+                SetupInput::Threads,
+                "the thread array needs at least one lane (W ≥ 1, Def. 2)",
             ));
         }
         let mut mem = Memory::new(config.memory_limit);
@@ -117,7 +159,7 @@ impl<'m> Machine<'m> {
             let align = data.align.unwrap_or_else(|| types.align_of(data.ty));
             let ptr = mem
                 .allocate(kind, size, align)
-                .map_err(|e| SetupError(format!("global @{}: {e}", data.name)))?;
+                .map_err(|e| SetupError::new(format!("global @{}: {e}", data.name)))?;
             globals[g] = Some(ptr);
         }
         // Initializers first, then run-input contents (which win).
@@ -125,74 +167,73 @@ impl<'m> Machine<'m> {
             let Some(ptr) = globals[g] else { continue };
             if let Some(init) = &data.init {
                 mem.init_global(types, ptr, data.ty, init)
-                    .map_err(|e| SetupError(format!("global @{}: {e}", data.name)))?;
+                    .map_err(|e| SetupError::new(format!("global @{}: {e}", data.name)))?;
             }
         }
         let global_ptr = |g: GlobalId| globals[g].map_or(Val::Undef, Val::Ptr);
+        let mut warnings = Vec::new();
         for (name, values) in &config.memory {
             let name = name.trim_start_matches('@');
+            let about =
+                |message: String| SetupError::about(SetupInput::Memory(name.into()), message);
             let (g, data) = module
                 .globals
                 .iter()
                 .find(|(_, d)| d.name == name)
-                .ok_or_else(|| SetupError(format!("--mem: no global @{name}")))?;
+                .ok_or_else(|| about(format!("--mem: no global @{name}")))?;
             let elem = element_type(types, data.ty);
             let stride = types.size_of(elem);
             let capacity = types.size_of(data.ty) / stride.max(1);
             if values.len() as u64 > capacity {
-                return Err(SetupError(format!(
+                return Err(about(format!(
                     "--mem @{name}: {} values do not fit {} elements",
                     values.len(),
                     capacity
                 )));
             }
-            let base =
-                globals[g].ok_or_else(|| SetupError(format!("global @{name} has no object")))?;
+            let base = globals[g].ok_or_else(|| about(format!("global @{name} has no object")))?;
             for (k, s) in values.iter().enumerate() {
                 let v = scalar_to_val(types, elem, s, &global_ptr, module)
-                    .map_err(|e| SetupError(format!("--mem @{name}[{k}]: {e}")))?;
+                    .map_err(|e| about(format!("--mem @{name}[{k}]: {e}")))?;
                 let at = Val::Ptr(Pointer {
                     object: base.object,
                     offset: base.offset + k as u64 * stride,
                 });
                 mem.store(types, elem, &at, &v)
-                    .map_err(|e| SetupError(format!("--mem @{name}[{k}]: {e}")))?;
+                    .map_err(|e| about(format!("--mem @{name}[{k}]: {e}")))?;
+            }
+        }
+        for (_, data) in module.globals.iter() {
+            let given = config
+                .memory
+                .keys()
+                .any(|k| k.trim_start_matches('@') == data.name);
+            if data.init.is_none() && !given {
+                warnings.push(format!(
+                    "global @{} is external and --mem gives it no contents: its bytes start as ⊤",
+                    data.name
+                ));
             }
         }
         let fdata = &module.functions[func];
         let body = program.body;
-        let mut args: Vec<Vec<Val>> = Vec::with_capacity(fdata.params.len());
-        let mut used = 0;
-        for (n, param) in fdata.params.iter().enumerate() {
-            let name = body.value_name(param.value).unwrap_or("").to_string();
-            let spec = config
-                .args
-                .get(&name)
-                .or_else(|| config.args.get(&n.to_string()));
-            let column = match spec {
-                None => vec![Val::Undef; width],
-                Some(spec) => {
-                    used += 1;
-                    arg_column(types, param.ty, spec, width, &global_ptr, module)
-                        .map_err(|e| SetupError(format!("argument %{name}: {e}")))?
-                }
-            };
-            args.push(column);
-        }
-        if used < config.args.len() {
-            let known: Vec<String> = fdata
-                .params
-                .iter()
-                .enumerate()
-                .map(|(n, p)| {
-                    body.value_name(p.value)
-                        .map_or(n.to_string(), str::to_string)
-                })
-                .collect();
-            if let Some(bad) = config.args.keys().find(|k| {
-                !known.contains(k) && k.parse::<usize>().map_or(true, |n| n >= known.len())
-            }) {
-                return Err(SetupError(format!(
+        let known: Vec<String> = fdata
+            .params
+            .iter()
+            .enumerate()
+            .map(|(n, p)| {
+                body.value_name(p.value)
+                    .map_or(n.to_string(), str::to_string)
+            })
+            .collect();
+        if let Some(bad) = config
+            .args
+            .keys()
+            .find(|k| !known.contains(k) && k.parse::<usize>().map_or(true, |n| n >= known.len()))
+        {
+            return Err(SetupError::about(
+                SetupInput::Arg(bad.clone()),
+                format!(
                     "--arg {bad}: @{} has no such parameter (parameters: {})",
                     fdata.name,
                     known
@@ -200,8 +241,38 @@ impl<'m> Machine<'m> {
                         .map(|k| format!("%{k}"))
                         .collect::<Vec<_>>()
                         .join(", ")
-                )));
+                ),
+            ));
+        }
+        let mut args: Vec<Vec<Val>> = Vec::with_capacity(fdata.params.len());
+        for (n, param) in fdata.params.iter().enumerate() {
+            let name = &known[n];
+            let by_name = config.args.get_key_value(name);
+            let by_position = config.args.get_key_value(&n.to_string());
+            if let (Some(_), Some(_)) = (by_name, by_position)
+                && name != &n.to_string()
+            {
+                return Err(SetupError::about(
+                    SetupInput::Arg(n.to_string()),
+                    format!("--arg: parameter %{name} is given twice, by name and as {n}"),
+                ));
             }
+            let column = match by_name.or(by_position) {
+                None => {
+                    warnings.push(format!(
+                        "argument %{name} has no value (--arg {name}=...): every lane starts with ⊤"
+                    ));
+                    vec![Val::Undef; width]
+                }
+                Some((key, spec)) => arg_column(types, param.ty, spec, width, &global_ptr, module)
+                    .map_err(|e| {
+                        SetupError::about(
+                            SetupInput::Arg(key.clone()),
+                            format!("argument %{name}: {e}"),
+                        )
+                    })?,
+            };
+            args.push(column);
         }
         let env = Env::new(
             &program,
@@ -213,7 +284,7 @@ impl<'m> Machine<'m> {
         );
         let entry = body
             .entry()
-            .ok_or_else(|| SetupError(format!("@{} has no blocks", fdata.name)))?;
+            .ok_or_else(|| SetupError::new(format!("@{} has no blocks", fdata.name)))?;
         let state = State::initial(entry, mem, env);
         let divergence = DivergenceRecord::new(body);
         let mut block_rules = SecondaryMap::default();
@@ -236,6 +307,7 @@ impl<'m> Machine<'m> {
             max_steps: config.max_steps,
             globals,
             block_rules,
+            warnings,
         })
     }
 
@@ -413,6 +485,13 @@ impl<'m> Machine<'m> {
         format!("[{}]", lanes.join(", "))
     }
 
+    /// Whether the function returns a value (a `void` function's lanes return
+    /// nothing, so there is no result to print).
+    pub fn returns_value(&self) -> bool {
+        let ret_ty = self.program.module.functions[self.program.func].ret_ty;
+        !matches!(self.program.types().get(ret_ty), TypeData::Void)
+    }
+
     /// The return value of every lane, `None` for lanes that did not terminate.
     pub fn results(&self) -> Vec<Option<Val>> {
         self.state
@@ -448,13 +527,13 @@ fn pick_function(module: &Module, config: &RunConfig) -> Result<FuncId, SetupErr
     match &config.function {
         Some(name) => {
             let name = name.trim_start_matches('@');
-            module
-                .function_by_name(name)
-                .ok_or_else(|| SetupError(format!("no function @{name}")))
+            module.function_by_name(name).ok_or_else(|| {
+                SetupError::about(SetupInput::Function, format!("no function @{name}"))
+            })
         }
         None => module
             .first_definition()
-            .ok_or_else(|| SetupError("the module defines no function".into())),
+            .ok_or_else(|| SetupError::new("the module defines no function")),
     }
 }
 
@@ -512,14 +591,15 @@ pub fn scalar_to_val(
         TypeData::Int(w) => {
             let w = *w;
             let big: BigInt = match s {
-                Scalar::Bool(b) => BigInt::from(u8::from(*b)),
+                Scalar::Bool(b) if w == 1 => BigInt::from(u8::from(*b)),
+                Scalar::Bool(b) => return Err(format!("{b} is not an integer (i{w})")),
                 Scalar::Int(i) => BigInt::from(*i),
                 Scalar::UInt(u) => BigInt::from(*u),
                 Scalar::Float(f) => return Err(format!("{f} is not an integer")),
-                Scalar::Text(t) => t
-                    .parse::<BigInt>()
-                    .map_err(|_| format!("'{t}' is not an integer"))?,
+                Scalar::Text(t) => integer_text(t)
+                    .ok_or_else(|| format!("'{t}' is not an integer (decimal, or hex as 0x1f)"))?,
             };
+            check_int_range(&big, w)?;
             let modulus = BigUint::from(1u8) << w;
             let bits = match big.sign() {
                 Sign::Minus => {
@@ -554,18 +634,28 @@ pub fn scalar_to_val(
             Scalar::Text(t) if t.starts_with('@') => {
                 let (name, off) = match t[1..].split_once('+') {
                     Some((n, o)) => (
-                        n,
-                        o.trim()
-                            .parse::<u64>()
-                            .map_err(|_| format!("bad offset in '{t}'"))?,
+                        n.trim(),
+                        integer_text(o)
+                            .and_then(|o| u64::try_from(o).ok())
+                            .ok_or_else(|| format!("bad offset in '{t}'"))?,
                     ),
                     None => (&t[1..], 0),
                 };
-                let (g, _) = module
+                let (g, data) = module
                     .globals
                     .iter()
                     .find(|(_, d)| d.name == name)
                     .ok_or_else(|| format!("no global @{name}"))?;
+                // A pointer may point one past its object (as LLVM's inbounds
+                // allows), never further: such an argument is a mistake of the
+                // input, not a ⊤ to find later.
+                let size = types.size_of(data.ty);
+                if off > size {
+                    return Err(format!(
+                        "'{t}' points past the end of @{name} ({size} byte{})",
+                        if size == 1 { "" } else { "s" }
+                    ));
+                }
                 match global_ptr(g) {
                     Val::Ptr(p) => Ok(Val::Ptr(Pointer {
                         object: p.object,
@@ -576,10 +666,53 @@ pub fn scalar_to_val(
             }
             Scalar::Int(i) => Ok(Val::Ptr(Pointer::from_address(*i as u64))),
             Scalar::UInt(u) => Ok(Val::Ptr(Pointer::from_address(*u))),
+            Scalar::Text(t) if integer_text(t).is_some() => {
+                let address = integer_text(t)
+                    .and_then(|a| u64::try_from(a).ok())
+                    .ok_or_else(|| format!("'{t}' is not a 64-bit address"))?;
+                Ok(Val::Ptr(Pointer::from_address(address)))
+            }
             other => Err(format!(
                 "{other:?} is not a pointer (use @global[+offset] or null)"
             )),
         },
         _ => Err(format!("cannot pass a value of type {}", types.display(ty))),
     }
+}
+
+/// An integer written as decimal or as hex (`0x1f`, `-0x1f`), of any size.
+pub fn integer_text(text: &str) -> Option<BigInt> {
+    let t = text.trim();
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => BigInt::parse_bytes(hex.as_bytes(), 16)?,
+        None if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            BigInt::parse_bytes(digits.as_bytes(), 10)?
+        }
+        None => return None,
+    };
+    if magnitude.sign() == Sign::Minus {
+        return None;
+    }
+    Some(if negative { -magnitude } else { magnitude })
+}
+
+/// An argument of type `iN` is written signed or unsigned: it must lie in
+/// `-2^(N-1) ..= 2^N - 1`. Anything else would be silently wrapped, which hides a
+/// mistake of the input.
+fn check_int_range(value: &BigInt, width: u32) -> Result<(), String> {
+    let low = -(BigInt::from(1u8) << width.saturating_sub(1));
+    let high = (BigInt::from(1u8) << width) - 1u8;
+    if value < &low || value > &high {
+        return Err(format!(
+            "{value} does not fit i{width} (from {low} to {high})"
+        ));
+    }
+    Ok(())
 }

@@ -232,26 +232,113 @@ impl Replay {
         }
     }
 
-    /// Reads a recording: block names separated by commas, white space or line
-    /// breaks; `;` starts a comment that runs to the end of the line.
+    /// Reads a recording in any of the forms pllvm writes or a person types:
+    /// - block names separated by commas, white space or line breaks, where `;`
+    ///   starts a comment that runs to the end of the line (a `schedule (..): A,B`
+    ///   line of `pllvm run` counts from its colon);
+    /// - a trace table (`pllvm run --trace table`, the REPL's `save-trace FILE`):
+    ///   the `sc` column of each row; indented value lines and the `outcome:` /
+    ///   `result:` lines after the table are skipped;
+    /// - a JSON trace (`--trace json`, `save-trace FILE.json`): the `sc` of each row.
     pub fn parse(program: &Program<'_>, text: &str, source: &str) -> Result<Replay, String> {
-        let mut blocks = Vec::new();
-        for line in text.lines() {
-            let line = line.split(';').next().unwrap_or("");
-            for name in line.split(|c: char| c == ',' || c.is_whitespace()) {
-                let name = name.trim().trim_start_matches('%');
-                if name.is_empty() {
-                    continue;
-                }
-                let b = program
-                    .body
-                    .block_by_name(name)
-                    .ok_or_else(|| format!("{source}: no block named {name}"))?;
-                blocks.push(b);
-            }
+        let names = recorded_block_names(text).map_err(|e| format!("{source}: {e}"))?;
+        let mut blocks = Vec::with_capacity(names.len());
+        for name in names {
+            let b = program
+                .body
+                .block_by_name(&name)
+                .ok_or_else(|| format!("{source}: no block named {name}"))?;
+            blocks.push(b);
         }
         Ok(Replay::new(blocks, source))
     }
+
+    /// The replay `replay:SPEC` names, the same in `pllvm run --sched` and in the
+    /// REPL's `sched`: SPEC is a file when one of that name exists (read with
+    /// [`Replay::parse`]), otherwise a list of block names `A,B,C`.
+    pub fn from_spec(program: &Program<'_>, spec: &str) -> Result<Replay, String> {
+        let spec = spec.trim();
+        if spec.is_empty() {
+            return Err("replay: needs a file or a block list, as in replay:A,B,C".into());
+        }
+        let path = std::path::Path::new(spec);
+        if path.is_file() {
+            let text =
+                std::fs::read_to_string(path).map_err(|e| format!("cannot read {spec}: {e}"))?;
+            return Replay::parse(program, &text, spec);
+        }
+        Replay::parse(program, spec, spec).map_err(|e| {
+            if spec.contains('/') || spec.contains('.') {
+                format!("{e} (and no file {spec} exists)")
+            } else {
+                e
+            }
+        })
+    }
+}
+
+/// The block names of a recording, in the forms [`Replay::parse`] reads.
+fn recorded_block_names(text: &str) -> Result<Vec<String>, String> {
+    let trimmed = text.trim_start();
+    if trimmed.starts_with('[') || trimmed.starts_with('{') {
+        let json: serde_json::Value =
+            serde_json::from_str(trimmed).map_err(|e| format!("not a JSON trace: {e}"))?;
+        let rows = match &json {
+            serde_json::Value::Array(rows) => rows,
+            serde_json::Value::Object(o) => match o.get("trace").or_else(|| o.get("rows")) {
+                Some(serde_json::Value::Array(rows)) => rows,
+                _ => return Err("a JSON trace is an array of rows with an \"sc\" field".into()),
+            },
+            _ => return Err("a JSON trace is an array of rows with an \"sc\" field".into()),
+        };
+        return rows
+            .iter()
+            .enumerate()
+            .map(|(k, row)| match row.get("sc") {
+                Some(serde_json::Value::String(name)) => {
+                    Ok(name.trim_start_matches('%').to_string())
+                }
+                _ => Err(format!(
+                    "row {k} of the JSON trace has no \"sc\" block name"
+                )),
+            })
+            .collect();
+    }
+    let mut lines = text.lines().peekable();
+    let is_table = lines
+        .clone()
+        .find(|l| !l.trim().is_empty() && !l.trim_start().starts_with(';'))
+        .is_some_and(|l| l.split('|').next().is_some_and(|h| h.trim() == "sc"));
+    let mut names = Vec::new();
+    if is_table {
+        for line in lines.by_ref() {
+            if line.starts_with(char::is_whitespace) || line.trim().is_empty() {
+                continue; // the values a row wrote, or a blank line
+            }
+            let Some((first, _)) = line.split_once('|') else {
+                break; // the end of the table: `outcome:`, `result:`, ...
+            };
+            let name = first.trim();
+            if name != "sc" {
+                names.push(name.trim_start_matches('%').to_string());
+            }
+        }
+        return Ok(names);
+    }
+    for line in lines {
+        let line = line.split(';').next().unwrap_or("");
+        let line = match line.split_once("):") {
+            Some((head, rest)) if head.trim_start().starts_with("schedule") => rest,
+            _ => line,
+        };
+        for name in line.split(|c: char| c == ',' || c.is_whitespace()) {
+            let name = name.trim().trim_start_matches('%');
+            if !name.is_empty() {
+                names.push(name.to_string());
+            }
+        }
+    }
+    Ok(names)
 }
 
 impl Scheduler for Replay {

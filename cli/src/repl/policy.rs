@@ -48,18 +48,7 @@ impl Policy {
             return Ok(Policy::Interactive);
         }
         if let Some(source) = text.strip_prefix("replay:") {
-            let source = source.trim();
-            if source.is_empty() {
-                return Err("replay: needs a file or a block list, as in replay:A,B,C".into());
-            }
-            let path = std::path::Path::new(source);
-            return if path.is_file() {
-                let recording = std::fs::read_to_string(path)
-                    .map_err(|e| format!("cannot read {source}: {e}"))?;
-                Replay::parse(program, &recording, source).map(Policy::Replay)
-            } else {
-                Replay::parse(program, source, source).map(Policy::Replay)
-            };
+            return Replay::from_spec(program, source).map(Policy::Replay);
         }
         if let Some(seed) = text.strip_prefix("random:") {
             return seed

@@ -1,0 +1,347 @@
+//! Issue 14, "honest inputs and outputs": the exit codes of the README (2 for a
+//! bad command line, 1 for a bad program or input file), arguments checked against
+//! their parameter's type, missing inputs named before the run, flags that override
+//! the `--input` file, one meaning of `replay:` everywhere, and the program from
+//! standard input.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+fn pllvm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .output()
+        .expect("run pllvm")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+fn temp_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("pllvm-honest-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, text).expect("write");
+    path.display().to_string()
+}
+
+fn corpus(path: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+/// A function of an `i32` and a pointer into a 16-byte global.
+const ARGS: &str = "@Y = global [4 x i32] [i32 10, i32 20, i32 30, i32 40]
+define i32 @f(i32 %x, ptr %p) {
+a:
+  %v = load i32, ptr %p
+  %s = add i32 %v, %x
+  ret i32 %s
+}
+";
+
+fn args_file() -> String {
+    temp_file("args.ll", ARGS)
+}
+
+fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited, not killed")
+}
+
+#[test]
+fn bad_flag_values_exit_2_with_the_flag_named() {
+    let f = args_file();
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", &f, "--sched", "foo"], "unknown scheduler 'foo'"),
+        (&["run", &f, "--arg", "x"], "expected NAME=VALUE"),
+        (
+            &["run", &f, "--arg", "m=1", "--arg", "p=@Y"],
+            "no such parameter",
+        ),
+        (&["run", &f, "--function", "nope"], "no function @nope"),
+        (&["run", &f, "--mem", "@Z=1"], "no global @Z"),
+        (&["explore", &f, "--function", "nope"], "no function @nope"),
+        (&["explore", &f, "--arg", "m=1"], "no such parameter"),
+        (
+            &["analyze", &f, "--analysis", "bogus"],
+            "unknown analysis 'bogus'",
+        ),
+        (
+            &["analyze", &f, "--uniform-args", "nope"],
+            "no parameter %nope",
+        ),
+        (&["analyze", &f, "--function", "nope"], "no function @nope"),
+    ];
+    for (args, message) in cases {
+        let o = pllvm(args);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+        assert_eq!(
+            stderr(&o).matches("error:").count(),
+            1,
+            "{args:?}: one error prefix: {}",
+            stderr(&o)
+        );
+    }
+}
+
+#[test]
+fn the_same_mistake_in_an_input_file_exits_1() {
+    // The README: 1 when the program or its input is wrong, 2 when the command
+    // line is. An argument the `--input` file gets wrong is not a bad command line.
+    let f = args_file();
+    let json = temp_file("bad.json", r#"{"args": {"m": 1}}"#);
+    let o = pllvm(&["run", &f, "--input", &json]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("no such parameter"), "{}", stderr(&o));
+    let json = temp_file("wide.json", r#"{"args": {"x": 99999999999, "p": "@Y"}}"#);
+    let o = pllvm(&["run", &f, "--input", &json]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stderr(&o).contains("does not fit i32"), "{}", stderr(&o));
+}
+
+#[test]
+fn arguments_are_checked_against_their_type_not_wrapped() {
+    let f = args_file();
+    for (arg, message) in [
+        ("x=99999999999", "99999999999 does not fit i32"),
+        ("x=-2147483649", "does not fit i32"),
+        ("x=4294967296", "does not fit i32"),
+        ("x=true", "true is not an integer"),
+        ("x=1.5", "1.5 is not an integer"),
+        ("x=0xg", "'0xg' is not an integer"),
+    ] {
+        let o = pllvm(&["run", &f, "--arg", arg, "--arg", "p=@Y"]);
+        assert_eq!(code(&o), 2, "{arg}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{arg}: {}", stderr(&o));
+    }
+    // The ends of the range (signed minimum, unsigned maximum) and hex are accepted.
+    for (arg, result) in [
+        ("x=0x10", "result: [26, 26]"),
+        ("x=-0x10", "result: [-6, -6]"),
+        ("x=-2147483648", "result: [-2147483638, -2147483638]"),
+        ("x=4294967295", "result: [9, 9]"),
+        ("x=0,0x1", "result: [10, 11]"),
+    ] {
+        let o = pllvm(&["run", &f, "--arg", arg, "--arg", "p=@Y"]);
+        assert_eq!(code(&o), 0, "{arg}: {}", stderr(&o));
+        assert!(stdout(&o).contains(result), "{arg}: {}", stdout(&o));
+    }
+}
+
+#[test]
+fn booleans_are_i1_values_only() {
+    let f = temp_file(
+        "bool.ll",
+        "define i32 @f(i1 %b) {\na:\n  %z = zext i1 %b to i32\n  ret i32 %z\n}\n",
+    );
+    let o = pllvm(&["run", &f, "--arg", "b=true,false"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("result: [1, 0]"), "{}", stdout(&o));
+    let o = pllvm(&["run", &f, "--arg", "b=2"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("does not fit i1"), "{}", stderr(&o));
+}
+
+#[test]
+fn pointer_arguments_stay_within_their_object() {
+    let f = args_file();
+    // One past the end is a pointer LLVM allows; loading through it is undefined
+    // behaviour (an outcome, exit 1), named by the rule and the global.
+    let o = pllvm(&["run", &f, "--arg", "x=1", "--arg", "p=@Y+16"]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(stdout(&o).contains("[W-INST-LOAD]"), "{}", stdout(&o));
+    // Further is a mistake of the input, not a ⊤ to find later.
+    let o = pllvm(&["run", &f, "--arg", "x=1", "--arg", "p=@Y+20"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("'@Y+20' points past the end of @Y (16 bytes)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = pllvm(&["run", &f, "--arg", "x=1", "--arg", "p=@Y+0xc"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("result: [41, 41]"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_repeated_flag_is_an_error() {
+    let f = args_file();
+    for args in [
+        &["--arg", "x=1", "--arg", "x=2", "--arg", "p=@Y"][..],
+        &["--arg", "x=1", "--arg", "%x=2", "--arg", "p=@Y"],
+        &["--arg", "x=1", "--arg", "0=2", "--arg", "p=@Y"],
+        &[
+            "--arg", "x=1", "--arg", "p=@Y", "--mem", "@Y=1", "--mem", "Y=2",
+        ],
+    ] {
+        let mut all = vec!["run", f.as_str()];
+        all.extend_from_slice(args);
+        let o = pllvm(&all);
+        assert_eq!(code(&o), 2, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains("given"), "{args:?}: {}", stderr(&o));
+    }
+}
+
+#[test]
+fn missing_inputs_are_named_before_the_run() {
+    let f = temp_file(
+        "missing.ll",
+        "@E = external global i32
+define i32 @f(i32 %x, i32 %n) {
+a:
+  %v = load i32, ptr @E
+  %s = add i32 %v, %x
+  ret i32 %s
+}
+",
+    );
+    let o = pllvm(&["run", &f, "--arg", "x=1"]);
+    let err = stderr(&o);
+    assert!(
+        err.contains("warning: argument %n has no value (--arg n=...)"),
+        "{err}"
+    );
+    assert!(err.contains("warning: global @E is external"), "{err}");
+    assert!(!err.contains("argument %x"), "{err}");
+    // Given, nothing is said.
+    let o = pllvm(&["run", &f, "--arg", "x=1", "--arg", "n=2", "--mem", "@E=5"]);
+    assert_eq!(stderr(&o), "");
+    assert!(stdout(&o).contains("result: [6, 6]"), "{}", stdout(&o));
+}
+
+#[test]
+fn a_void_function_prints_no_result() {
+    let f = temp_file("void.ll", "define void @g(i32 %x) {\na:\n  ret void\n}\n");
+    let o = pllvm(&["run", &f, "--arg", "x=1"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains("outcome: returned"), "{}", stdout(&o));
+    assert!(!stdout(&o).contains("result:"), "{}", stdout(&o));
+}
+
+const DIAMOND: &str = "corpus/schedules/fig5.1-stalling.ll";
+
+#[test]
+fn flags_override_the_input_files_schedule() {
+    let f = corpus(DIAMOND.trim_start_matches("corpus/"));
+    let json = temp_file("sched.json", r#"{"threads": 2, "schedule": ["A", "D"]}"#);
+    let o = pllvm(&["run", &f, "--input", &json]);
+    assert!(stdout(&o).contains("outcome: incomplete"), "{}", stdout(&o));
+    let o = pllvm(&["run", &f, "--input", &json, "--sched", "lowest"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains("schedule (lowest): A,C,B,D"),
+        "{}",
+        stdout(&o)
+    );
+    let o = pllvm(&["run", &f, "--input", &json, "--schedule", "A,B,C,D"]);
+    assert!(stdout(&o).contains("outcome: returned"), "{}", stdout(&o));
+}
+
+#[test]
+fn replay_reads_lists_tables_and_json_traces_alike() {
+    let f = corpus(DIAMOND.trim_start_matches("corpus/"));
+    // The schedule `lowest` picks, recorded three ways.
+    let recorded = pllvm(&[
+        "run", &f, "--sched", "lowest", "--trace", "table", "--values",
+    ]);
+    let table = temp_file("trace.txt", &stdout(&recorded));
+    let list = temp_file("list.txt", "; a comment\nA, C\nB D\n");
+    let repl_json = {
+        let dir = std::env::temp_dir().join(format!("pllvm-honest-{}", std::process::id()));
+        let json = dir.join("saved.json").display().to_string();
+        let script = format!("set sched lowest\nrun\nsave-trace {json}\n");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+            .args(["repl", &f])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn repl");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(script.as_bytes())
+            .expect("script");
+        let o = child.wait_with_output().expect("repl");
+        assert!(stdout(&o).contains("wrote 4 rows"), "{}", stdout(&o));
+        json
+    };
+    for source in [
+        table.clone(),
+        list.clone(),
+        repl_json.clone(),
+        "A,C,B,D".to_string(),
+    ] {
+        let spec = format!("replay:{source}");
+        let o = pllvm(&["run", &f, "--sched", &spec]);
+        assert_eq!(code(&o), 0, "{spec}: {}", stderr(&o));
+        assert!(stdout(&o).contains(": A,C,B,D"), "{spec}: {}", stdout(&o));
+        // The REPL reads the same spec the same way.
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+            .args(["repl", &f])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn repl");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(format!("set sched {spec}\nrun\n").as_bytes())
+            .expect("script");
+        let o = child.wait_with_output().expect("repl");
+        assert!(
+            stdout(&o).contains("A C B D") || stdout(&o).contains("A,C,B,D"),
+            "repl {spec}: {}",
+            stdout(&o)
+        );
+    }
+    let o = pllvm(&["run", &f, "--sched", "replay:no-such-file.txt"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("no file no-such-file.txt exists"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+#[test]
+fn a_dash_reads_the_program_from_standard_input() {
+    for command in [
+        &["check", "-"][..],
+        &["run", "-", "--arg", "x=1", "--arg", "p=@Y"],
+    ] {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+            .args(command)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(ARGS.as_bytes())
+            .expect("program");
+        let o = child.wait_with_output().expect("pllvm");
+        assert_eq!(code(&o), 0, "{command:?}: {}", stderr(&o));
+        if command[0] == "run" {
+            assert!(stdout(&o).contains("result: [11, 11]"), "{}", stdout(&o));
+        } else {
+            assert!(stdout(&o).contains("<stdin>: ok"), "{}", stdout(&o));
+        }
+    }
+}
