@@ -15,6 +15,24 @@ fn pllvm(args: &[&str]) -> Output {
         .expect("run pllvm")
 }
 
+/// `pllvm ARGS` with `input` on its standard input.
+fn pllvm_with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pllvm");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("pllvm")
+}
+
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }
@@ -260,20 +278,7 @@ fn replay_reads_lists_tables_and_json_traces_alike() {
         let dir = std::env::temp_dir().join(format!("pllvm-honest-{}", std::process::id()));
         let json = dir.join("saved.json").display().to_string();
         let script = format!("set sched lowest\nrun\nsave-trace {json}\n");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
-            .args(["repl", &f])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn repl");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(script.as_bytes())
-            .expect("script");
-        let o = child.wait_with_output().expect("repl");
+        let o = pllvm_with_stdin(&["repl", &f], &script);
         assert!(stdout(&o).contains("wrote 4 rows"), "{}", stdout(&o));
         json
     };
@@ -288,20 +293,7 @@ fn replay_reads_lists_tables_and_json_traces_alike() {
         assert_eq!(code(&o), 0, "{spec}: {}", stderr(&o));
         assert!(stdout(&o).contains(": A,C,B,D"), "{spec}: {}", stdout(&o));
         // The REPL reads the same spec the same way.
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
-            .args(["repl", &f])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn repl");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(format!("set sched {spec}\nrun\n").as_bytes())
-            .expect("script");
-        let o = child.wait_with_output().expect("repl");
+        let o = pllvm_with_stdin(&["repl", &f], &format!("set sched {spec}\nrun\n"));
         assert!(
             stdout(&o).contains("A C B D") || stdout(&o).contains("A,C,B,D"),
             "repl {spec}: {}",
@@ -323,20 +315,7 @@ fn a_dash_reads_the_program_from_standard_input() {
         &["check", "-"][..],
         &["run", "-", "--arg", "x=1", "--arg", "p=@Y"],
     ] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
-            .args(command)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("spawn");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(ARGS.as_bytes())
-            .expect("program");
-        let o = child.wait_with_output().expect("pllvm");
+        let o = pllvm_with_stdin(command, ARGS);
         assert_eq!(code(&o), 0, "{command:?}: {}", stderr(&o));
         if command[0] == "run" {
             assert!(stdout(&o).contains("result: [11, 11]"), "{}", stdout(&o));
