@@ -243,13 +243,22 @@ pub struct AnalysisReport {
     pub reconverging_violations: Vec<String>,
 }
 
+/// The version of the JSON report's shape: [`Report::schema`]. It changes when a
+/// field is renamed or removed or its meaning changes, not when a field is added.
+pub const REPORT_SCHEMA: &str = "pllvm-analyze/1";
+
 /// The JSON report of one function.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Report {
+    /// [`REPORT_SCHEMA`]: which shape of report this is.
+    pub schema: &'static str,
     /// The function's name.
     pub function: String,
     /// One entry per analysis run.
     pub analyses: Vec<AnalysisReport>,
+    /// Analyses asked for that did not run (one that assumes reducible control
+    /// flow, on an irreducible function), set by the caller.
+    pub not_analysed: Vec<String>,
 }
 
 /// The report of `results` (all for one function).
@@ -264,8 +273,10 @@ pub fn report(module: &Module, results: &[&Uniformity]) -> Report {
         }
     }
     Report {
+        schema: REPORT_SCHEMA,
         function: fdata.name.clone(),
         analyses,
+        not_analysed: Vec::new(),
     }
 }
 

@@ -119,7 +119,10 @@ pub fn run(
             writeln!(
                 out,
                 "{}",
-                serde_json::to_string_pretty(&render::report(module, &refs))?
+                serde_json::to_string_pretty(&render::Report {
+                    not_analysed: skipped.iter().map(|k| k.to_string()).collect(),
+                    ..render::report(module, &refs)
+                })?
             )?;
         }
         Format::Dot => {

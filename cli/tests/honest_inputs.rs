@@ -41,8 +41,11 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
 }
 
+/// A fresh file: tests run in parallel, so no two calls share a name.
 fn temp_file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("pllvm-honest-{}", std::process::id()));
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("pllvm-honest-{}-{n}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
     let path = dir.join(name);
     std::fs::write(&path, text).expect("write");
@@ -275,8 +278,7 @@ fn replay_reads_lists_tables_and_json_traces_alike() {
     let table = temp_file("trace.txt", &stdout(&recorded));
     let list = temp_file("list.txt", "; a comment\nA, C\nB D\n");
     let repl_json = {
-        let dir = std::env::temp_dir().join(format!("pllvm-honest-{}", std::process::id()));
-        let json = dir.join("saved.json").display().to_string();
+        let json = temp_file("saved.json", "");
         let script = format!("set sched lowest\nrun\nsave-trace {json}\n");
         let o = pllvm_with_stdin(&["repl", &f], &script);
         assert!(stdout(&o).contains("wrote 4 rows"), "{}", stdout(&o));
@@ -323,4 +325,23 @@ fn a_dash_reads_the_program_from_standard_input() {
             assert!(stdout(&o).contains("<stdin>: ok"), "{}", stdout(&o));
         }
     }
+}
+
+#[test]
+fn analyze_json_is_one_document_with_a_schema() {
+    // An irreducible function: the analyses that assume reducible control flow
+    // are named in the document, not left out silently or printed beside it.
+    let o = pllvm(&[
+        "analyze",
+        &corpus("divergence/llvm-irreducible-m-converged.ll"),
+        "--json",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(doc["schema"], "pllvm-analyze/1");
+    assert_eq!(
+        doc["not_analysed"],
+        serde_json::json!(["thesis", "popl", "sa"])
+    );
+    assert_eq!(doc["analyses"][0]["analysis"], "llvm");
 }
