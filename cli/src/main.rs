@@ -28,6 +28,7 @@ use pllvm_semantics::diag::{Diagnostic, SourceMap, render_all};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::text;
 use pllvm_semantics::verify::verify_module;
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -198,6 +199,34 @@ enum TraceFormat {
     Json,
 }
 
+/// Standard output for every subcommand's report. A reader that goes away
+/// (`pllvm print big.ll | head -1`) ends the process quietly with status 0, as a
+/// Unix filter ends on SIGPIPE, instead of a panic in `print!` (issue 14).
+fn stdout() -> PipeStdout {
+    PipeStdout(std::io::stdout())
+}
+
+/// [`std::io::Stdout`] whose broken pipe is a quiet exit (see [`stdout`]).
+struct PipeStdout(std::io::Stdout);
+
+impl std::io::Write for PipeStdout {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        exit_on_broken_pipe(self.0.write(buf))
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        exit_on_broken_pipe(self.0.flush())
+    }
+}
+
+/// Exits with status 0, printing nothing, when `result` says the reader of
+/// standard output has gone; otherwise returns `result`.
+fn exit_on_broken_pipe<T>(result: std::io::Result<T>) -> std::io::Result<T> {
+    match result {
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => std::process::exit(0),
+        other => other,
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let command = cli.command.unwrap_or(Command::Run(RunArgs::default_run()));
@@ -366,12 +395,12 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Check(f) => check(f),
         Command::Print(f) => {
             let (module, _, _, _) = load(&f.file)?;
-            print!("{}", text::print_module(&module));
+            write!(stdout(), "{}", text::print_module(&module))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::ExportLlvm(f) => {
             let (module, _, _, _) = load(&f.file)?;
-            print!("{}", text::export_llvm(&module));
+            write!(stdout(), "{}", text::export_llvm(&module))?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(r) => run(r),
@@ -386,7 +415,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                     &src,
                     a.function.as_deref(),
                     &a.uniform_args,
-                    &mut std::io::stdout(),
+                    &mut stdout(),
                 )?;
                 return Ok(ExitCode::SUCCESS);
             }
@@ -406,7 +435,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 &a.uniform_args,
                 a.width,
                 format,
-                &mut std::io::stdout(),
+                &mut stdout(),
             )?;
             // The process ends here: leave the module to the OS instead of freeing
             // it piece by piece (as clang's default -disable-free does).
@@ -450,19 +479,21 @@ fn check(f: FileArg) -> Result<ExitCode> {
     let (module, spans, name, src) = load(&f.file)?;
     let report = verify_module(&module, &spans);
     for note in &report.notes {
-        println!("{}", note.render(&name, &src));
+        writeln!(stdout(), "{}", note.render(&name, &src))?;
     }
     let defined = module
         .functions
         .values()
         .filter(|f| f.body.is_some())
         .count();
-    println!(
+    writeln!(
+        stdout(),
         "{name}: ok ({defined} function{} verified)",
         if defined == 1 { "" } else { "s" }
-    );
+    )?;
     for (func, reducible) in &report.reducible {
-        println!(
+        writeln!(
+            stdout(),
             "  @{}: {}",
             module.functions[*func].name,
             if *reducible {
@@ -470,14 +501,14 @@ fn check(f: FileArg) -> Result<ExitCode> {
             } else {
                 "irreducible (allowed)"
             }
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }
 
 fn run(r: RunArgs) -> Result<ExitCode> {
     if r.file.is_none() {
-        return default_program::run_default(&mut std::io::stdout());
+        return default_program::run_default(&mut stdout());
     }
     let (module, _, _, _) = load(&r.file)?;
     let flags = InputFlags {
@@ -503,7 +534,7 @@ fn run(r: RunArgs) -> Result<ExitCode> {
     if let Some(n) = r.max_steps {
         config.max_steps = n;
     }
-    let mut out = std::io::stdout();
+    let mut out = stdout();
     let outcome = execute(
         &module,
         &config,
@@ -715,6 +746,6 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
             ExploreError::Setup(e) => flags.setup_error(e),
             other => anyhow!(other),
         })?;
-    print!("{}", exploration.report());
+    write!(stdout(), "{}", exploration.report())?;
     Ok(ExitCode::SUCCESS)
 }

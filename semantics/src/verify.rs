@@ -49,7 +49,6 @@ use crate::ir::{
 use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
 use std::collections::HashSet;
-use std::hash::BuildHasherDefault;
 
 /// What [`verify_module`] found.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -460,7 +459,7 @@ impl FunctionChecker<'_> {
     /// symbol table); each name is defined once (SSA, §2.2).
     fn check_names(&mut self) {
         let body = self.body;
-        // One entry per name of the function: the parser's fast hasher, not SipHash.
+        // One entry per name of the function: the parser's name hasher, not SipHash.
         let mut definitions: Vec<(Span, &str)> = Vec::new();
         for param in &self.func.params {
             if let Some(name) = body.value_name(param.value) {
@@ -479,7 +478,7 @@ impl FunctionChecker<'_> {
             }
         }
         // Sized once (no rehashing while it fills).
-        let mut seen: HashSet<&str, BuildHasherDefault<crate::text::FastHasher>> =
+        let mut seen: HashSet<&str, crate::text::NameHasher> =
             HashSet::with_capacity_and_hasher(definitions.len(), Default::default());
         for (span, name) in definitions {
             if !seen.insert(name) {

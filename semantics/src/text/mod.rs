@@ -25,7 +25,7 @@ use crate::diag::{Diagnostic, SourceMap, Span};
 use crate::ir::{Body, FuncId, Inst, Module, Value};
 use std::fmt;
 
-pub(crate) use parser::FastHasher;
+pub(crate) use parser::NameHasher;
 pub use parser::normalize;
 
 /// A syntax error: where, and what is wrong (lowercase, no trailing period).

@@ -1,0 +1,87 @@
+//! A reader of `pllvm`'s standard output that goes away early (`pllvm print big.ll |
+//! head -1`) ends `pllvm` quietly with status 0, as it ends a Unix filter: no panic
+//! (status 101, "failed printing to stdout") and no error message (issue 14).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::process::{Command, Stdio};
+
+/// A straight-line function of `n` named adds: its printed form is far larger
+/// than a pipe's buffer, so `pllvm` is still writing when the reader leaves.
+fn big_module(n: usize) -> String {
+    let mut text = String::from("define i32 @f(i32 %a) {\nentry:\n");
+    let mut prev = "%a".to_string();
+    for i in 0..n {
+        text.push_str(&format!("  %value.{i} = add i32 {prev}, 1\n"));
+        prev = format!("%value.{i}");
+    }
+    text.push_str(&format!("  ret i32 {prev}\n}}\n"));
+    text
+}
+
+/// A loop of `n` iterations: its `--trace table` is one line per step.
+const LONG_LOOP: &str = "define i32 @f(i32 %n) {
+entry:
+  br label %h
+h:
+  %i = phi i32 [ 0, %entry ], [ %j, %h ]
+  %j = add i32 %i, 1
+  %c = icmp slt i32 %j, 200000
+  br i1 %c, label %h, label %x
+x:
+  ret i32 %j
+}
+";
+
+fn temp_file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("pllvm-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    let mut f = std::fs::File::create(&path).expect("create");
+    f.write_all(text.as_bytes()).expect("write");
+    path.display().to_string()
+}
+
+/// Runs `pllvm args`, reads one line of its standard output and closes the pipe;
+/// returns the first line, the exit status and what it printed on stderr.
+fn read_one_line_then_close(args: &[&str]) -> (String, Option<i32>, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pllvm");
+    let mut first = String::new();
+    {
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        out.read_line(&mut first).expect("read a line");
+    } // The reader goes away here, as `head -1` does.
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read stderr");
+    let status = child.wait().expect("wait for pllvm");
+    (first, status.code(), err)
+}
+
+#[test]
+fn a_closed_stdout_pipe_ends_every_printing_subcommand_quietly() {
+    let big = temp_file("big.ll", &big_module(100_000));
+    let looping = temp_file("loop.ll", LONG_LOOP);
+    let cases: [&[&str]; 5] = [
+        &["print", &big],
+        &["export-llvm", &big],
+        &["analyze", &big],
+        &["run", "--trace", "table", &looping],
+        &["run", "--trace", "json", &looping],
+    ];
+    for args in cases {
+        let (first, code, err) = read_one_line_then_close(args);
+        assert!(!first.is_empty(), "{args:?}: printed nothing");
+        assert!(!err.contains("panicked"), "{args:?} panicked: {err}");
+        assert_eq!(code, Some(0), "{args:?}: exit status, stderr: {err}");
+        assert!(err.is_empty(), "{args:?}: wrote to stderr: {err}");
+    }
+}
