@@ -19,7 +19,7 @@ fn big_module(n: usize) -> String {
 }
 
 /// A loop of `n` iterations: its `--trace table` is one line per step.
-const LONG_LOOP: &str = "define i32 @f(i32 %n) {
+const LONG_LOOP: &str = "define i32 @f() {
 entry:
   br label %h
 h:
