@@ -18,7 +18,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
-use pllvm_interp::config::parse_interp;
+use pllvm_interp::config::{parse_interp, parse_width};
 use pllvm_interp::explore::{Bounds, Order};
 use pllvm_interp::greedy::{self, GreedyFacts};
 use pllvm_interp::sched::{self, Interactive, Replay, Scheduler};
@@ -61,8 +61,8 @@ enum Command {
 struct ExploreArgs {
     /// A .ll file.
     file: PathBuf,
-    /// W, the number of lanes (threads) of the thread array.
-    #[arg(long, short = 'w', value_name = "W")]
+    /// W, the number of lanes (threads) of the thread array: 1 to 4096.
+    #[arg(long, short = 'w', value_name = "W", value_parser = parse_width)]
     threads: Option<usize>,
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
@@ -135,8 +135,8 @@ struct FileArg {
 struct RunArgs {
     /// A .ll file; the embedded logstar walk-through if absent (which takes no options).
     file: Option<PathBuf>,
-    /// W, the number of lanes (threads) of the thread array.
-    #[arg(long, short = 'w', value_name = "W", requires = "file")]
+    /// W, the number of lanes (threads) of the thread array: 1 to 4096.
+    #[arg(long, short = 'w', value_name = "W", value_parser = parse_width, requires = "file")]
     threads: Option<usize>,
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp, requires = "file")]

@@ -128,7 +128,6 @@ fn missing_file_and_bad_arguments_are_errors_not_panics() {
         vec!["run", f.as_str(), "--arg", "nosuch=1"],
         vec!["run", f.as_str(), "--arg", "x=banana"],
         vec!["run", f.as_str(), "--schedule", "A,Z"],
-        vec!["run", f.as_str(), "--threads", "0"],
         vec!["run", f.as_str(), "--mem", "@nothing=1"],
     ] {
         let o = pllvm(&args);

@@ -100,12 +100,7 @@ impl<'m> Machine<'m> {
     pub fn new(module: &'m Module, config: &RunConfig) -> Result<Machine<'m>, SetupError> {
         let func = pick_function(module, config)?;
         let program = Program::new(module, func).map_err(|e| SetupError(e.to_string()))?;
-        let width = config.threads;
-        if width == 0 {
-            return Err(SetupError(
-                "the thread array needs at least one lane (W ≥ 1, Def. 2)".into(),
-            ));
-        }
+        let width = crate::config::check_width(config.threads as u128).map_err(SetupError)?;
         let mut mem = Memory::new(config.memory_limit);
         let types = &module.types;
         let mut globals = SecondaryMap::with_default(None);

@@ -188,7 +188,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: "change the run configuration (all but sched restart the run)",
         details: "set alone shows the configuration. threads, interp, lane-input (alias arg),\n\
                   mem and strict change the initial state, so the run starts over; sched\n\
-                  changes only how step, run and continue pick blocks.",
+                  changes only how step, run and continue pick blocks. W is 1 to 4096.",
         args: ArgKind::Setting,
     },
     CommandSpec {
@@ -464,10 +464,9 @@ fn parse_set(args: &[&str]) -> Result<Option<Setting>, String> {
         ));
     }
     match what {
-        "threads" | "w" | "width" => value
-            .parse::<usize>()
+        "threads" | "w" | "width" => pllvm_interp::config::parse_width(&truncate(&value))
             .map(|w| Some(Setting::Threads(w)))
-            .map_err(|_| format!("set threads: '{}' is not a number", truncate(&value))),
+            .map_err(|e| format!("set threads: {e}")),
         "interp" => Ok(Some(Setting::Interp(value))),
         "sched" | "policy" => Ok(Some(Setting::Sched(value))),
         "lane-input" | "arg" => Ok(Some(Setting::LaneInput(value))),
@@ -589,7 +588,7 @@ mod tests {
         check("legal now", Err("legal takes no arguments"));
         check(
             "set threads many",
-            Err("set threads: 'many' is not a number"),
+            Err("set threads: 'many' is not a number of lanes (1 to 4096)"),
         );
         check("set colour red", Err("unknown setting 'colour'"));
         check("set strict maybe", Err("set strict: 'maybe'"));
