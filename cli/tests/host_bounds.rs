@@ -117,3 +117,133 @@ fn repl_set_threads_too_wide_keeps_the_session() {
     assert_eq!(out.matches("error: set threads: W = ").count(), 2, "{out}");
     assert!(out.contains("W = 2,"), "the session keeps W = 2: {out}");
 }
+
+/// Runs `pllvm ARGS` and returns its output and the peak RSS in KiB of the
+/// children this process has waited for (`getrusage(RUSAGE_CHILDREN)`): an upper
+/// bound of this child's peak, as the other children of the test binary are small.
+fn with_peak_rss(args: &[&str]) -> (Output, i64) {
+    let o = pllvm(args);
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    (o, usage.max_rss())
+}
+
+/// Item 2: `run` keeps no trace when nothing asks for it. An infinite loop at
+/// W = 64 runs the default 1M steps to `out of fuel` within 200 MB (it reached
+/// 5 GB when every row was kept).
+#[test]
+fn run_without_trace_keeps_no_trace() {
+    let file = temp_file("inf-rss.ll", INFINITE);
+    let (o, kib) = with_peak_rss(&["run", &file, "--threads", "64"]);
+    assert!(
+        stdout(&o).contains("outcome: out of fuel"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(kib < 200 * 1024, "peak RSS {kib} KiB");
+}
+
+/// Item 2: `--trace table` keeps the first `--trace-limit` rows and the latest,
+/// with the count of the rows between; `--trace json` the same with an
+/// `{"omitted": N}` element; `--convergence` beyond the limit says it is not
+/// computed instead of keeping every row.
+#[test]
+fn traces_are_bounded_by_the_trace_limit() {
+    let file = temp_file("inf-trace.ll", INFINITE);
+    let (o, kib) = with_peak_rss(&[
+        "run",
+        &file,
+        "--threads",
+        "64",
+        "--max-steps",
+        "200000",
+        "--trace",
+        "table",
+        "--trace-limit",
+        "5",
+    ]);
+    let out = stdout(&o);
+    assert!(kib < 200 * 1024, "peak RSS {kib} KiB");
+    let lines: Vec<&str> = out.lines().collect();
+    // The header, rows 1-5, the gap, the latest row (step 200,000), outcome, result.
+    assert_eq!(lines.len(), 10, "{out}");
+    assert_eq!(lines[6], "… 199994 rows omitted", "{out}");
+    assert!(lines[7].starts_with("b "), "{out}");
+    let o = pllvm(&[
+        "run",
+        &file,
+        "--max-steps",
+        "100",
+        "--trace",
+        "json",
+        "--trace-limit",
+        "3",
+    ]);
+    let json: serde_json::Value =
+        serde_json::from_str(stdout(&o).split("\noutcome:").next().unwrap_or("")).expect("json");
+    let rows = json.as_array().expect("array");
+    assert_eq!(rows.len(), 5, "{json}");
+    assert_eq!(rows[3], serde_json::json!({ "omitted": 96 }));
+    // A run within the limit prints every row and no gap.
+    let o = pllvm(&["run", &file, "--max-steps", "4", "--trace", "table"]);
+    assert_eq!(stdout(&o).lines().count(), 1 + 4 + 2, "{}", stdout(&o));
+    let o = pllvm(&[
+        "run",
+        &file,
+        "--max-steps",
+        "50",
+        "--convergence",
+        "--trace-limit",
+        "10",
+    ]);
+    assert!(
+        stdout(&o).contains(
+            "convergence: not computed: the run scheduled 50 blocks, more than the 10 trace rows kept"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// A counter loop no lane leaves: every state is new, so only a bound ends the
+/// exploration.
+const COUNTER: &str = "define i32 @f() {\na:\n  br label %b\nb:\n  %i = phi i32 [ 0, %a ], [ %j, %b ]\n  %j = add i32 %i, 1\n  br label %b\n}\n";
+
+/// Item 8: `explore --time` ends an exploration that the other bounds would let
+/// run for hours; the report says it is truncated by the time limit and the exit
+/// code is 3 (a partial report), as for `--max-states`. A complete exploration
+/// exits 0.
+#[test]
+fn explore_cut_off_by_time_or_states_exits_3() {
+    let file = temp_file("counter.ll", COUNTER);
+    let huge = "1000000000";
+    let o = pllvm(&[
+        "explore",
+        &file,
+        "--time",
+        "0.3",
+        "--max-states",
+        huge,
+        "--max-steps",
+        huge,
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("(truncated: time limit of 0.3 s reached)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("terminates: unknown (bounds reached)"),
+        "{out}"
+    );
+    let o = pllvm(&["explore", &file, "--max-states", "10"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(stdout(&o).contains("(truncated: more than 10 states)"));
+    let o = pllvm(&["explore", &file, "--time", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let done = corpus("semantics/fig4.5-control-mechanics.ll");
+    let o = pllvm(&["explore", &done, "--threads", "2", "--arg", "x=0,1"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("(exhaustive)"), "{}", stdout(&o));
+}

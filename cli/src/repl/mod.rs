@@ -175,6 +175,9 @@ fn history_path() -> Option<PathBuf> {
 
 /// Lines from a terminal through rustyline.
 fn interactive(session: &mut Session, style: Style) -> Result<ExitCode> {
+    // Ctrl-C during step, run or continue stops the run at the next block and
+    // returns to the prompt (at the prompt, the line editor reads it as a key).
+    crate::interrupt::install();
     let config = Config::builder()
         .completion_type(CompletionType::List)
         .auto_add_history(true)
