@@ -536,15 +536,10 @@ fn execute(
                 machine.trace_omitted
             )
         )?,
-        Some(TraceFormat::Json) => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&trace::to_json_bounded(
-                body,
-                &machine.trace,
-                machine.trace_omitted
-            ))?
-        )?,
+        Some(TraceFormat::Json) => {
+            trace::write_json_bounded(out, body, &machine.trace, machine.trace_omitted)?;
+            writeln!(out)?;
+        }
         None => {}
     }
     writeln!(out, "outcome: {outcome}")?;

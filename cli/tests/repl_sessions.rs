@@ -267,3 +267,55 @@ fn a_failed_command_makes_the_script_exit_1() {
     assert!(out.contains("step 1: running"), "the script went on: {out}");
     assert_eq!(bad_eof, Some(1));
 }
+
+/// Item 2 of issue 14: `run` on a loop no lane leaves, at W = 16, runs the default
+/// million steps to `out of fuel` within 200 MB of peak RSS (it reached 5 GB when
+/// the session kept every trace row and a snapshot per step): the session keeps
+/// the last 1,000 snapshots and the last 10,000 trace rows. `back` goes back
+/// 1,000 blocks, then says it keeps no more; `trace` says how many rows it dropped.
+#[test]
+fn run_forever_keeps_a_bounded_window() {
+    let home = temp_home("forever");
+    let program = home.join("forever.ll");
+    std::fs::write(
+        &program,
+        "define void @f() {\na:\n  br label %b\nb:\n  br label %b\n}\n",
+    )
+    .expect("write program");
+    let program = program.display().to_string();
+    let (stdout, stderr, code) = run_repl(
+        &[&program, "--threads", "16"],
+        b"run\nback 2000\nback\ntrace\n",
+        &home,
+    );
+    let rss = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage")
+        .max_rss();
+    let _ = std::fs::remove_dir_all(&home);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(code, Some(1), "the second back fails");
+    let segs = segments(&stdout);
+    assert!(
+        segs[0].contains(&"outcome: out of fuel: step limit reached"),
+        "{:?}",
+        segs[0]
+    );
+    // The ended attempt counts as one step, then 1,000 snapshots.
+    assert!(
+        segs[1][0].starts_with("back 1001 steps: 999000 blocks scheduled"),
+        "{:?}",
+        segs[1]
+    );
+    assert!(
+        segs[2][0].starts_with("error: cannot go back from step 999000"),
+        "{:?}",
+        segs[2]
+    );
+    assert_eq!(
+        segs[3][0],
+        "(the first 990000 rows are not kept: the session keeps the last 10000 rows of the trace)"
+    );
+    // The header and rows 990,001..999,000.
+    assert_eq!(segs[3].len(), 2 + 9000);
+    assert!(rss < 200 * 1024, "peak RSS {rss} KiB");
+}

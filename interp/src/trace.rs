@@ -172,17 +172,33 @@ pub fn table_bounded(
     out.join("\n")
 }
 
-/// [`to_json`] of a bounded trace: when `omitted` rows ran between the first rows
-/// and the latest one, an object `{"omitted": N}` stands in their place.
-pub fn to_json_bounded(body: &Body, rows: &[TraceRow], omitted: u64) -> serde_json::Value {
-    let mut value = to_json(body, rows);
-    if omitted > 0
-        && let serde_json::Value::Array(items) = &mut value
-    {
-        let at = items.len().saturating_sub(1);
-        items.insert(at, json!({ "omitted": omitted }));
+/// Writes [`to_json`] of a bounded trace, pretty-printed, one row at a time
+/// (the host holds one row's JSON, not the whole trace's): when `omitted` rows ran
+/// between the first rows and the latest one, an object `{"omitted": N}` stands in
+/// their place.
+pub fn write_json_bounded(
+    out: &mut dyn std::io::Write,
+    body: &Body,
+    rows: &[TraceRow],
+    omitted: u64,
+) -> std::io::Result<()> {
+    let gap = json!({ "omitted": omitted });
+    let at = rows.len().saturating_sub(1);
+    let mut first = true;
+    write!(out, "[")?;
+    for (k, row) in rows.iter().enumerate() {
+        let item = to_json(body, std::slice::from_ref(row));
+        let items = [(k == at && omitted > 0).then_some(&gap), item.get(0)];
+        for item in items.into_iter().flatten() {
+            let text = serde_json::to_string_pretty(item).map_err(std::io::Error::other)?;
+            writeln!(out, "{}", if first { "" } else { "," })?;
+            first = false;
+            for (n, line) in text.lines().enumerate() {
+                write!(out, "{}  {line}", if n == 0 { "" } else { "\n" })?;
+            }
+        }
     }
-    value
+    write!(out, "{}]", if first { "" } else { "\n" })
 }
 
 /// The trace as a text table: `sc | in | next | cmask | pmask | amask | i`, columns
