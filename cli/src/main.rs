@@ -2,11 +2,13 @@
 //!
 //! Exit codes: 0 success, 1 the program or the input is wrong (parse, verify, setup
 //! or run errors, undefined behaviour), 2 the command line is wrong (clap's usage
-//! errors).
+//! errors), 3 `explore` was cut off (`--max-states`, `--max-steps`, `--time` or
+//! Ctrl-C) and its report is partial.
 
 mod analyze;
 mod compare_llvm;
 mod default_program;
+mod interrupt;
 mod repl;
 
 /// The allocator of the `pllvm` process: mimalloc instead of the system malloc.
@@ -18,7 +20,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
-use pllvm_interp::config::parse_interp;
+use pllvm_interp::config::{parse_interp, parse_width};
 use pllvm_interp::explore::ExploreError;
 use pllvm_interp::explore::{Bounds, Order};
 use pllvm_interp::greedy::{self, GreedyFacts};
@@ -63,8 +65,8 @@ enum Command {
 struct ExploreArgs {
     /// A .ll file.
     file: PathBuf,
-    /// W, the number of lanes (threads) of the thread array.
-    #[arg(long, short = 'w', value_name = "W")]
+    /// W, the number of lanes (threads) of the thread array: 1 to 4096.
+    #[arg(long, short = 'w', value_name = "W", value_parser = parse_width)]
     threads: Option<usize>,
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
@@ -93,7 +95,25 @@ struct ExploreArgs {
     /// Successor order: lowest, highest or random:SEED (changes witnesses, not outcomes).
     #[arg(long, value_name = "ORDER", default_value = "lowest")]
     order: String,
+    /// Stop exploring after this many seconds (the report then says truncated and
+    /// the exit code is 3, as for --max-states, --max-steps and Ctrl-C).
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    time: Option<std::time::Duration>,
 }
+
+/// `--time SECONDS`: a positive number of seconds (fractions allowed).
+fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
+}
+
+/// The exit code of an exploration the bounds, `--time` or Ctrl-C cut off: its
+/// report is partial.
+const EXIT_TRUNCATED: u8 = 3;
 
 #[derive(Args, Debug)]
 struct AnalyzeArgs {
@@ -142,8 +162,8 @@ struct FileArg {
 struct RunArgs {
     /// A .ll file; the embedded logstar walk-through if absent (which takes no options).
     file: Option<PathBuf>,
-    /// W, the number of lanes (threads) of the thread array.
-    #[arg(long, short = 'w', value_name = "W", requires = "file")]
+    /// W, the number of lanes (threads) of the thread array: 1 to 4096.
+    #[arg(long, short = 'w', value_name = "W", value_parser = parse_width, requires = "file")]
     threads: Option<usize>,
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp, requires = "file")]
@@ -172,6 +192,11 @@ struct RunArgs {
     /// Print the trace as a table (thesis Fig. 4.5b layout) or as JSON.
     #[arg(long, value_name = "table|json", requires = "file")]
     trace: Option<TraceFormat>,
+    /// Most trace rows kept for --trace and --convergence: the first N rows and the
+    /// latest, with a "… K rows omitted" line between. Default: 10,000 (fewer above
+    /// W = 104: N × W ≤ 2^20).
+    #[arg(long, value_name = "N", requires = "file")]
+    trace_limit: Option<usize>,
     /// Show the values each block writes under its trace row.
     #[arg(long, requires = "file")]
     values: bool,
@@ -380,6 +405,7 @@ impl RunArgs {
             mem: Vec::new(),
             input: None,
             trace: Some(TraceFormat::Table),
+            trace_limit: None,
             values: false,
             strict: false,
             divergence: false,
@@ -539,7 +565,12 @@ fn run(r: RunArgs) -> Result<ExitCode> {
         &module,
         &config,
         &flags,
-        r.trace,
+        TraceOutput {
+            format: r.trace,
+            limit: r
+                .trace_limit
+                .unwrap_or_else(|| trace::default_limit(config.threads)),
+        },
         r.values,
         Reports {
             divergence: r.divergence,
@@ -610,20 +641,36 @@ struct Reports {
     convergence: bool,
 }
 
+/// The trace `run` prints: in which format (none: the trace is not kept) and
+/// how many rows it keeps (`--trace-limit`).
+#[derive(Clone, Copy, Debug)]
+struct TraceOutput {
+    /// `--trace`.
+    format: Option<TraceFormat>,
+    /// `--trace-limit` or [`trace::default_limit`].
+    limit: usize,
+}
+
 /// Runs one configuration and prints the trace, the outcome and the results.
+/// The machine keeps the trace only when the output needs it (`--trace`,
+/// `--convergence`), and then at most `trace.limit` rows and the latest: a long
+/// run without them costs the host O(W) memory, not O(steps × W).
 fn execute(
     module: &Module,
     config: &RunConfig,
     flags: &InputFlags<'_>,
-    format: Option<TraceFormat>,
+    trace_output: TraceOutput,
     values: bool,
     reports: Reports,
     out: &mut dyn std::io::Write,
 ) -> Result<Outcome> {
+    let format = trace_output.format;
     let mut machine = Machine::new(module, config).map_err(|e| flags.setup_error(e))?;
     for w in &machine.warnings {
         eprintln!("warning: {w}");
     }
+    machine.record_trace = format.is_some() || reports.convergence;
+    machine.trace_limit = Some(trace_output.limit);
     machine.record_writes = values || matches!(format, Some(TraceFormat::Json));
     let checked = match (&config.schedule, flags.sched) {
         (Some(s), _) => Some((
@@ -655,13 +702,18 @@ fn execute(
         Some(TraceFormat::Table) => writeln!(
             out,
             "{}",
-            trace::table(&module.types, body, &machine.trace, values)
+            trace::table_bounded(
+                &module.types,
+                body,
+                &machine.trace,
+                values,
+                machine.trace_omitted
+            )
         )?,
-        Some(TraceFormat::Json) => writeln!(
-            out,
-            "{}",
-            serde_json::to_string_pretty(&trace::to_json(body, &machine.trace))?
-        )?,
+        Some(TraceFormat::Json) => {
+            trace::write_json_bounded(out, body, &machine.trace, machine.trace_omitted)?;
+            writeln!(out)?;
+        }
         None => {}
     }
     writeln!(out, "outcome: {outcome}")?;
@@ -695,7 +747,13 @@ fn execute(
     if reports.divergence {
         writeln!(out, "{}", pllvm_interp::observe::report(&machine))?;
     }
-    if reports.convergence {
+    if reports.convergence && machine.trace_omitted > 0 {
+        writeln!(
+            out,
+            "convergence: not computed: the run scheduled {} blocks, more than the {} trace rows kept (--trace-limit N raises the limit)",
+            machine.steps, trace_output.limit
+        )?;
+    } else if reports.convergence {
         use pllvm_interp::convergence;
         let threads = convergence::Threads::from_trace(machine.state.width(), &machine.trace);
         let func = machine.program.func;
@@ -741,11 +799,64 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
         max_steps: e.max_steps,
         order,
     };
-    let exploration =
-        pllvm_interp::explore::explore(&module, &config, &bounds).map_err(|err| match err {
-            ExploreError::Setup(e) => flags.setup_error(e),
-            other => anyhow!(other),
-        })?;
+    let exploration = explore_watching(&module, &config, &bounds, e.time, &flags)?;
     write!(stdout(), "{}", exploration.report())?;
-    Ok(ExitCode::SUCCESS)
+    Ok(if exploration.truncated.is_some() {
+        ExitCode::from(EXIT_TRUNCATED)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Explores with a deadline (`--time`), Ctrl-C as a stop (the states found so far
+/// are reported), and, when stderr is a terminal, a progress line on stderr.
+fn explore_watching(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+    time: Option<std::time::Duration>,
+    flags: &InputFlags<'_>,
+) -> Result<pllvm_interp::explore::Exploration> {
+    use std::io::IsTerminal;
+    use std::ops::ControlFlow;
+    let start = std::time::Instant::now();
+    let catching = interrupt::install();
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new_spinner();
+        bar.enable_steady_tick(std::time::Duration::from_millis(200));
+        Some(bar)
+    } else {
+        None
+    };
+    let mut watch = |p: &pllvm_interp::explore::Progress| {
+        if let Some(bar) = &bar
+            && p.states % 64 == 1
+        {
+            bar.set_message(format!(
+                "explore: {} states, {} transitions, {} queued, depth {}",
+                p.states, p.transitions, p.queued, p.depth
+            ));
+        }
+        if catching && interrupt::take() {
+            return ControlFlow::Break(format!(
+                "interrupted (Ctrl-C) after {:.1} s",
+                start.elapsed().as_secs_f64()
+            ));
+        }
+        match time {
+            Some(limit) if start.elapsed() >= limit => {
+                ControlFlow::Break(format!("time limit of {} s reached", limit.as_secs_f64()))
+            }
+            _ => ControlFlow::Continue(()),
+        }
+    };
+    let result =
+        pllvm_interp::explore::explore_watched(module, config, bounds, &mut |_| {}, &mut watch);
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    result.map_err(|err| match err {
+        ExploreError::Setup(e) => flags.setup_error(e),
+        other => anyhow!(other),
+    })
 }

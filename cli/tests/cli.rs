@@ -128,7 +128,6 @@ fn missing_file_and_bad_arguments_are_errors_not_panics() {
         vec!["run", f.as_str(), "--arg", "nosuch=1"],
         vec!["run", f.as_str(), "--arg", "x=banana"],
         vec!["run", f.as_str(), "--schedule", "A,Z", "--arg", "x=0,1"],
-        vec!["run", f.as_str(), "--threads", "0"],
         vec!["run", f.as_str(), "--mem", "@nothing=1"],
     ] {
         // Each is a mistake of the command line: exit 2 (README), as clap's own.

@@ -10,8 +10,11 @@
 //! - `NAME.out` is the whole transcript, a snapshot the tool owns:
 //!   `BLESS=1 cargo test -p pllvm --test repl_sessions` rewrites it.
 //!
-//! Every session must also end normally: exit code 0 and nothing on stderr, so no
-//! input (garbage included) panics or ends the session early.
+//! - `# exit: N [why]` states the exit code (by hand): 1 when a command of the script
+//!   fails, 0 (the default, without the line) when every command runs.
+//!
+//! Every session must also end normally: the stated exit code and nothing on
+//! stderr, so no input (garbage included) panics or ends the session early.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -33,8 +36,8 @@ fn temp_home(name: &str) -> PathBuf {
     dir
 }
 
-/// Runs `pllvm repl ARGS` with `input` on stdin; returns (stdout, stderr, success).
-pub fn run_repl(args: &[&str], input: &[u8], home: &Path) -> (String, String, bool) {
+/// Runs `pllvm repl ARGS` with `input` on stdin; returns (stdout, stderr, exit code).
+pub fn run_repl(args: &[&str], input: &[u8], home: &Path) -> (String, String, Option<i32>) {
     use std::io::Write;
     let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
         .arg("repl")
@@ -57,7 +60,7 @@ pub fn run_repl(args: &[&str], input: &[u8], home: &Path) -> (String, String, bo
     (
         String::from_utf8_lossy(&out.stdout).into_owned(),
         String::from_utf8_lossy(&out.stderr).into_owned(),
-        out.status.success(),
+        out.status.code(),
     )
 }
 
@@ -89,11 +92,21 @@ fn check_session(name: &str) {
         .split_whitespace()
         .collect();
     let home = temp_home(name);
-    let (stdout, stderr, ok) = run_repl(&args, input.as_bytes(), &home);
+    let (stdout, stderr, code) = run_repl(&args, input.as_bytes(), &home);
     let _ = std::fs::remove_dir_all(&home);
-    assert!(
-        ok,
-        "{name}: pllvm repl failed\nstderr:\n{stderr}\nstdout:\n{stdout}"
+    let want_code = input
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("# exit:"))
+        .map_or(0, |c| {
+            c.split_whitespace()
+                .next()
+                .and_then(|n| n.parse::<i32>().ok())
+                .expect("# exit: N")
+        });
+    assert_eq!(
+        code,
+        Some(want_code),
+        "{name}: pllvm repl exited with {code:?}, not {want_code}\nstderr:\n{stderr}\nstdout:\n{stdout}"
     );
     assert!(stderr.is_empty(), "{name}: stderr is not empty:\n{stderr}");
 
@@ -225,9 +238,10 @@ fn binary_input_is_an_error_not_a_crash() {
     input.extend(std::iter::repeat_n(b'z', 100_000));
     input.extend(b"\nstate\n");
     let home = temp_home("binary");
-    let (stdout, stderr, ok) = run_repl(&[], &input, &home);
+    let (stdout, stderr, code) = run_repl(&[], &input, &home);
     let _ = std::fs::remove_dir_all(&home);
-    assert!(ok && stderr.is_empty(), "{stderr}");
+    // Three commands failed: the script exits 1 (and still runs `state`).
+    assert!(code == Some(1) && stderr.is_empty(), "{code:?} {stderr}");
     let errors = stdout.lines().filter(|l| l.starts_with("error: ")).count();
     assert_eq!(errors, 3, "{stdout}");
     assert!(
@@ -237,4 +251,71 @@ fn binary_input_is_an_error_not_a_crash() {
     );
     // `state` still answers after the garbage: both lanes wait at the entry A.
     assert!(stdout.contains("0    | ⊥  | A"), "{stdout}");
+}
+
+/// A script exits 0 when every command ran, 1 when one failed, also when the
+/// failed command is followed by good ones and by `quit`.
+#[test]
+fn a_failed_command_makes_the_script_exit_1() {
+    let home = temp_home("exit-code");
+    let (_, stderr, good) = run_repl(&[], b"step\nstate\n", &home);
+    let (out, _, bad) = run_repl(&[], b"step\nfrobnicate\nstate\nquit\n", &home);
+    let (_, _, bad_eof) = run_repl(&[], b"set threads 0\nstep\n", &home);
+    let _ = std::fs::remove_dir_all(&home);
+    assert_eq!(good, Some(0), "{stderr}");
+    assert_eq!(bad, Some(1), "{out}");
+    assert!(out.contains("step 1: running"), "the script went on: {out}");
+    assert_eq!(bad_eof, Some(1));
+}
+
+/// Item 2 of issue 14: `run` on a loop no lane leaves, at W = 16, runs the default
+/// million steps to `out of fuel` within 200 MB of peak RSS (it reached 5 GB when
+/// the session kept every trace row and a snapshot per step): the session keeps
+/// the last 1,000 snapshots and the last 10,000 trace rows. `back` goes back
+/// 1,000 blocks, then says it keeps no more; `trace` says how many rows it dropped.
+#[test]
+fn run_forever_keeps_a_bounded_window() {
+    let home = temp_home("forever");
+    let program = home.join("forever.ll");
+    std::fs::write(
+        &program,
+        "define void @f() {\na:\n  br label %b\nb:\n  br label %b\n}\n",
+    )
+    .expect("write program");
+    let program = program.display().to_string();
+    let (stdout, stderr, code) = run_repl(
+        &[&program, "--threads", "16"],
+        b"run\nback 2000\nback\ntrace\n",
+        &home,
+    );
+    let rss = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage")
+        .max_rss();
+    let _ = std::fs::remove_dir_all(&home);
+    assert!(stderr.is_empty(), "{stderr}");
+    assert_eq!(code, Some(1), "the second back fails");
+    let segs = segments(&stdout);
+    assert!(
+        segs[0].contains(&"outcome: out of fuel: step limit reached"),
+        "{:?}",
+        segs[0]
+    );
+    // The ended attempt counts as one step, then 1,000 snapshots.
+    assert!(
+        segs[1][0].starts_with("back 1001 steps: 999000 blocks scheduled"),
+        "{:?}",
+        segs[1]
+    );
+    assert!(
+        segs[2][0].starts_with("error: cannot go back from step 999000"),
+        "{:?}",
+        segs[2]
+    );
+    assert_eq!(
+        segs[3][0],
+        "(the first 990000 rows are not kept: the session keeps the last 10000 rows of the trace)"
+    );
+    // The header and rows 990,001..999,000.
+    assert_eq!(segs[3].len(), 2 + 9000);
+    assert!(rss < 200 * 1024, "peak RSS {rss} KiB");
 }

@@ -258,3 +258,68 @@ fn history_goes_to_xdg_state_home() {
     );
     let _ = std::fs::remove_dir_all(&home);
 }
+
+/// Item 8 of issue 14: Ctrl-C during `run` stops the run between two blocks and
+/// returns to the prompt with the session intact ("interrupted at step N", then
+/// `state` shows that step, still running), instead of killing the REPL.
+#[test]
+fn ctrl_c_stops_a_run_and_keeps_the_session() {
+    let home = temp_home("ctrl-c");
+    let dir = std::env::temp_dir().join(format!("pllvm-tmux-{}-ctrl-c-in", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let program = dir.join("forever.ll");
+    std::fs::write(
+        &program,
+        "define void @f() {\na:\n  br label %b\nb:\n  br label %b\n}\n",
+    )
+    .expect("write program");
+    // A step limit no test waits for: only Ctrl-C ends this run.
+    let input = dir.join("input.json");
+    std::fs::write(&input, r#"{"threads": 4, "max_steps": 1000000000000}"#).expect("write input");
+    let t = Tmux::start(
+        "ctrl-c",
+        &[format!("HOME={}", home.display()), "NO_COLOR=1".into()],
+        &[
+            &program.display().to_string(),
+            "--input",
+            &input.display().to_string(),
+        ],
+    );
+    t.wait_line("pllvm>");
+    t.type_text("run");
+    t.keys(&["Enter"]);
+    t.wait_line("pllvm> run");
+    // Ctrl-C until the run says it stopped (a Ctrl-C that reaches the prompt
+    // first is only a note there).
+    let start = Instant::now();
+    let screen = loop {
+        t.keys(&["C-c"]);
+        std::thread::sleep(Duration::from_millis(100));
+        let screen = t.screen();
+        if screen.contains("stopped: interrupted at step ") {
+            break screen;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "the run did not stop; the screen:\n{screen}"
+        );
+    };
+    let step: u64 = screen
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("stopped: interrupted at step "))
+        .and_then(|n| n.trim().parse().ok())
+        .expect("a step number");
+    assert!(step > 0, "{screen}");
+    t.wait_line("pllvm>");
+    t.type_text("state");
+    t.keys(&["Enter"]);
+    t.wait("the state after the interrupted run", |s| {
+        s.lines()
+            .any(|l| l.trim_end() == format!("step {step}: running"))
+    });
+    t.type_text("quit");
+    t.keys(&["Enter"]);
+    t.wait_exit();
+    let _ = std::fs::remove_dir_all(&home);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -70,11 +70,45 @@ pub enum ArgValue {
     Uniform(Scalar),
 }
 
+/// The widest thread array pllvm runs: W ≤ 4096 (Def. 2 allows any W ≥ 1).
+///
+/// A lane costs host memory in every column of the environment and in every
+/// snapshot and trace row, about 100 bytes per value and per row at the least, so
+/// a W of 10⁸ asked for tens of gigabytes before the first step. 4096 is far above
+/// the widths SPMD targets use (a warp of 32, a wavefront of 64, a 1024-thread
+/// work-group) and keeps a program of ten thousand values within a few gigabytes.
+pub const MAX_WIDTH: usize = 4096;
+
+/// Parses W, the number of lanes (Def. 2): an integer from 1 to [`MAX_WIDTH`].
+/// The one check of W that `--threads`, the REPL's `set threads`, `--input` JSON
+/// and `; run:` lines share.
+pub fn parse_width(text: &str) -> Result<usize, String> {
+    let t = text.trim();
+    let w: u128 = t
+        .parse()
+        .map_err(|_| format!("'{t}' is not a number of lanes (1 to {MAX_WIDTH})"))?;
+    check_width(w)
+}
+
+/// Checks that `w` lanes are at least one (Def. 2) and at most [`MAX_WIDTH`].
+pub fn check_width(w: u128) -> Result<usize, String> {
+    match usize::try_from(w) {
+        Ok(0) => Err(format!(
+            "a thread array needs at least one lane (W ≥ 1, Def. 2; at most {MAX_WIDTH})"
+        )),
+        Ok(w) if w <= MAX_WIDTH => Ok(w),
+        _ => Err(format!(
+            "W = {w} lanes is more than pllvm runs (at most {MAX_WIDTH})"
+        )),
+    }
+}
+
 /// Everything a run needs besides the program.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RunConfig {
-    /// W (Def. 2).
+    /// W (Def. 2), from 1 to [`MAX_WIDTH`].
+    #[serde(deserialize_with = "de_width")]
     pub threads: usize,
     /// FR or OBL (§4.5), as `"fr"` / `"obl"`.
     #[serde(deserialize_with = "de_interp")]
@@ -113,6 +147,11 @@ impl Default for RunConfig {
             observe: true,
         }
     }
+}
+
+fn de_width<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
+    let w = u128::deserialize(d)?;
+    check_width(w).map_err(serde::de::Error::custom)
 }
 
 fn de_interp<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Interp, D::Error> {
@@ -211,5 +250,29 @@ mod tests {
         assert!(RunConfig::from_json(r#"{"bogus": 1}"#).is_err());
         assert!(RunConfig::default().add_arg("novalue").is_err());
         assert!(RunConfig::default().add_memory("nothing").is_err());
+    }
+
+    #[test]
+    fn widths_are_bounded_in_one_place() {
+        assert_eq!(parse_width("1"), Ok(1));
+        assert_eq!(parse_width(" 64 "), Ok(64));
+        assert_eq!(parse_width(&MAX_WIDTH.to_string()), Ok(MAX_WIDTH));
+        for bad in [
+            "0",
+            "4097",
+            "100000000",
+            "18446744073709551615",
+            "-1",
+            "x",
+            "",
+        ] {
+            assert!(parse_width(bad).is_err(), "{bad}");
+        }
+        let json = |w: &str| RunConfig::from_json(&format!(r#"{{"threads": {w}}}"#));
+        assert_eq!(json("4096").map(|c| c.threads), Ok(4096));
+        let err = json("18446744073709551615").expect_err("too wide");
+        assert!(err.contains("at most 4096"), "{err}");
+        assert!(json("0").is_err());
+        assert!(json("-3").is_err());
     }
 }

@@ -262,9 +262,8 @@ pub fn apply_run_options_with_mode(
         match flag {
             "--threads" | "-w" => {
                 let v = value()?;
-                config.threads = v
-                    .parse()
-                    .map_err(|_| format!("--threads: '{v}' is not a number"))?;
+                config.threads =
+                    crate::config::parse_width(&v).map_err(|e| format!("--threads: {e}"))?;
             }
             "--interp" => config.interp = crate::config::parse_interp(&value()?)?,
             "--schedule" => config.set_schedule(&value()?),

@@ -38,6 +38,7 @@ use pllvm_semantics::value::{Val, display_signed};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
+use std::ops::ControlFlow;
 
 /// In which order the successors of a state are generated (and so which witness
 /// schedules are found and which states a state bound cuts off).
@@ -402,6 +403,35 @@ pub fn explore_with(
     bounds: &Bounds,
     visit: &mut dyn FnMut(&Transition<'_>),
 ) -> Result<Exploration, ExploreError> {
+    explore_watched(module, config, bounds, visit, &mut |_| {
+        ControlFlow::Continue(())
+    })
+}
+
+/// How far an exploration has come, for [`explore_watched`]'s watcher.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// Distinct states found so far.
+    pub states: usize,
+    /// Transitions followed so far.
+    pub transitions: usize,
+    /// States found and not yet expanded.
+    pub queued: usize,
+    /// The schedule length of the state about to be expanded.
+    pub depth: usize,
+}
+
+/// [`explore_with`], asking `watch` before expanding each state whether to go
+/// on: `ControlFlow::Break(why)` ends the search there (a time limit, Ctrl-C),
+/// and the exploration is reported as truncated by `why`, its queued states
+/// unexpanded (as the bounds leave them), so that nothing unknown is claimed.
+pub fn explore_watched(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+    visit: &mut dyn FnMut(&Transition<'_>),
+    watch: &mut dyn FnMut(&Progress) -> ControlFlow<String>,
+) -> Result<Exploration, ExploreError> {
     let machine = Machine::new(module, config).map_err(ExploreError::Setup)?;
     let program = &machine.program;
     let facts = GreedyFacts::compute(program)
@@ -455,6 +485,22 @@ pub fn explore_with(
 
     let mut queue: VecDeque<u32> = VecDeque::from([0]);
     while let Some(n) = queue.pop_front() {
+        let so_far = Progress {
+            states: states.len(),
+            transitions,
+            queued: queue.len() + 1,
+            depth: nodes[n as usize].depth,
+        };
+        if let ControlFlow::Break(why) = watch(&so_far) {
+            for k in std::iter::once(n).chain(queue.drain(..)) {
+                unexpanded[k as usize] = true;
+            }
+            truncated = Some(match truncated {
+                None => why,
+                Some(before) => format!("{why}; {before}"),
+            });
+            break;
+        }
         let Some(state) = states[n as usize].take() else {
             continue;
         };

@@ -105,8 +105,16 @@ pub struct Machine<'m> {
     pub interp: Interp,
     /// σ.
     pub state: State,
-    /// One row per scheduled block.
+    /// One row per scheduled block; with [`Machine::trace_limit`] `Some(n)`, the
+    /// first `n` rows and the latest one (see [`Machine::trace_omitted`]).
     pub trace: Vec<TraceRow>,
+    /// Most rows of the trace kept before the latest one (`None`: every row). A
+    /// trace costs O(W) host memory per step, so a run of millions of steps keeps
+    /// its first rows, counts the rows after them, and keeps the latest row.
+    pub trace_limit: Option<usize>,
+    /// Rows not kept between the first [`Machine::trace_limit`] rows and the
+    /// latest one.
+    pub trace_omitted: u64,
     /// What the lanes did that an analysis can be checked against.
     pub divergence: DivergenceRecord,
     /// Whether trace rows record the values written.
@@ -141,13 +149,8 @@ impl<'m> Machine<'m> {
     pub fn new(module: &'m Module, config: &RunConfig) -> Result<Machine<'m>, SetupError> {
         let func = pick_function(module, config)?;
         let program = Program::new(module, func).map_err(|e| SetupError::new(e.to_string()))?;
-        let width = config.threads;
-        if width == 0 {
-            return Err(SetupError::about(
-                SetupInput::Threads,
-                "the thread array needs at least one lane (W ≥ 1, Def. 2)",
-            ));
-        }
+        let width = crate::config::check_width(config.threads as u128)
+            .map_err(|e| SetupError::about(SetupInput::Threads, e))?;
         let mut mem = Memory::new(config.memory_limit);
         let types = &module.types;
         let mut globals = SecondaryMap::with_default(None);
@@ -296,6 +299,8 @@ impl<'m> Machine<'m> {
             interp: config.interp,
             state,
             trace: Vec::new(),
+            trace_limit: None,
+            trace_omitted: 0,
             divergence,
             record_writes: false,
             record_trace: true,
@@ -358,7 +363,7 @@ impl<'m> Machine<'m> {
         }
         // Without a recorded trace only the last row is kept, with empty control
         // columns (the state itself holds the control state).
-        self.trace.push(TraceRow {
+        let row = TraceRow {
             scheduled: block,
             incoming: before_incoming,
             next: before_next,
@@ -368,8 +373,31 @@ impl<'m> Machine<'m> {
             succ: step.succ,
             written: step.written,
             rules,
-        });
-        Ok(self.trace.last().expect("just pushed"))
+        };
+        self.keep_row(row);
+        Ok(self.trace.last().expect("just kept"))
+    }
+
+    /// Keeps `row` as the latest row of the trace: appended while the trace is
+    /// within [`Machine::trace_limit`] (plus the latest row), otherwise in place of
+    /// the previous latest row, which is counted in [`Machine::trace_omitted`] and
+    /// whose vectors go back to the next step.
+    fn keep_row(&mut self, row: TraceRow) {
+        let full = self.record_trace && self.trace_limit.is_some_and(|n| self.trace.len() > n);
+        if !full {
+            self.trace.push(row);
+            return;
+        }
+        if let Some(last) = self.trace.last_mut() {
+            let old = std::mem::replace(last, row);
+            self.trace_omitted += 1;
+            self.state.env.recycle_step(StepBuffers {
+                cmask: old.cmask,
+                pmask: old.pmask,
+                active: old.active,
+                succ: old.succ,
+            });
+        }
     }
 
     /// Executes a runtime schedule (Def. 5) of block names. Stops at the end of

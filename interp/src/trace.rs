@@ -123,6 +123,84 @@ fn cells(body: &Body, row: &TraceRow) -> [String; 7] {
     ]
 }
 
+/// The default number of trace rows a run keeps (`pllvm run --trace-limit`, the
+/// REPL's trace): 10,000 rows, fewer for wide thread arrays so that rows × W stays
+/// within [`TRACE_LANE_ROWS`] (256 rows at W = 4096). A row costs host memory in
+/// every lane (ℓ_in, ℓ_next, three masks, i), so the bound is on lane-rows.
+pub fn default_limit(width: usize) -> usize {
+    (TRACE_LANE_ROWS / width.max(1)).clamp(1, 10_000)
+}
+
+/// Most lane-rows (rows × W) of a trace kept by default: 2^20.
+pub const TRACE_LANE_ROWS: usize = 1 << 20;
+
+/// The note in place of the rows a bounded trace did not keep.
+pub fn omitted_note(omitted: u64) -> String {
+    format!(
+        "… {omitted} row{} omitted",
+        if omitted == 1 { "" } else { "s" }
+    )
+}
+
+/// [`table`] of a bounded trace (`Machine::trace_limit`): `rows` are the first
+/// rows and the latest one, and `omitted` rows ran between them (0: `rows` is the
+/// whole trace). The gap is one line, [`omitted_note`].
+pub fn table_bounded(
+    types: &TypeTable,
+    body: &Body,
+    rows: &[TraceRow],
+    writes: bool,
+    omitted: u64,
+) -> String {
+    let text = table(types, body, rows, writes);
+    let Some(last) = rows.last().filter(|_| omitted > 0) else {
+        return text;
+    };
+    // The header and the first rows (each followed by its writes) come before
+    // the gap, the latest row (and its writes) after it.
+    let lines: Vec<&str> = text.lines().collect();
+    let last_lines = 1 + if writes {
+        last.written.as_ref().map_or(0, Vec::len)
+    } else {
+        0
+    };
+    let cut = lines.len().saturating_sub(last_lines);
+    let note = omitted_note(omitted);
+    let mut out: Vec<&str> = lines[..cut].to_vec();
+    out.push(&note);
+    out.extend(&lines[cut..]);
+    out.join("\n")
+}
+
+/// Writes [`to_json`] of a bounded trace, pretty-printed, one row at a time
+/// (the host holds one row's JSON, not the whole trace's): when `omitted` rows ran
+/// between the first rows and the latest one, an object `{"omitted": N}` stands in
+/// their place.
+pub fn write_json_bounded(
+    out: &mut dyn std::io::Write,
+    body: &Body,
+    rows: &[TraceRow],
+    omitted: u64,
+) -> std::io::Result<()> {
+    let gap = json!({ "omitted": omitted });
+    let at = rows.len().saturating_sub(1);
+    let mut first = true;
+    write!(out, "[")?;
+    for (k, row) in rows.iter().enumerate() {
+        let item = to_json(body, std::slice::from_ref(row));
+        let items = [(k == at && omitted > 0).then_some(&gap), item.get(0)];
+        for item in items.into_iter().flatten() {
+            let text = serde_json::to_string_pretty(item).map_err(std::io::Error::other)?;
+            writeln!(out, "{}", if first { "" } else { "," })?;
+            first = false;
+            for (n, line) in text.lines().enumerate() {
+                write!(out, "{}  {line}", if n == 0 { "" } else { "\n" })?;
+            }
+        }
+    }
+    write!(out, "{}]", if first { "" } else { "\n" })
+}
+
 /// The trace as a text table: `sc | in | next | cmask | pmask | amask | i`, columns
 /// padded, lanes in lane order separated by spaces. With `writes`, each row is
 /// followed by the assignments the block made, indented (integers in signed decimal).

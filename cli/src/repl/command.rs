@@ -81,7 +81,8 @@ pub const COMMANDS: &[CommandSpec] = &[
         usage: "run",
         summary: "schedule blocks with the current policy to the end or a breakpoint",
         details: "Runs from the current state (like `continue`); `reset` first to start over.\n\
-                  The step limit of the run configuration (max_steps) bounds it.",
+                  The step limit of the run configuration (max_steps) bounds it; Ctrl-C\n\
+                  stops it (\"interrupted at step N\") and returns to the prompt.",
         args: ArgKind::Nothing,
     },
     CommandSpec {
@@ -120,7 +121,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: "undo the last N scheduled blocks (default 1), restoring the exact state",
         details: "Every scheduled block keeps a snapshot of the state before it (𝕄, Δ^W,\n\
                   ℓ_in^W, ℓ_next^W), the trace length and the observed divergence, so back\n\
-                  returns to exactly that earlier state.",
+                  returns to exactly that earlier state. The session keeps the snapshots of\n\
+                  the last 1,000 scheduled blocks (fewer when states are large: 256 MiB at\n\
+                  most); back further says so, and reset starts over.",
         args: ArgKind::Nothing,
     },
     CommandSpec {
@@ -155,7 +158,9 @@ pub const COMMANDS: &[CommandSpec] = &[
         aliases: &["t"],
         usage: "trace [-v]",
         summary: "the trace so far, laid out like thesis Fig. 4.5b; -v adds the values",
-        details: "Columns: sc | in | next | cmask | pmask | amask | i, lanes in lane order.",
+        details: "Columns: sc | in | next | cmask | pmask | amask | i, lanes in lane order.\n\
+                  The session keeps the last 10,000 rows (fewer above W = 104: rows × W\n\
+                  ≤ 2^20); a note says how many earlier rows are not kept.",
         args: ArgKind::Nothing,
     },
     CommandSpec {
@@ -188,7 +193,7 @@ pub const COMMANDS: &[CommandSpec] = &[
         summary: "change the run configuration (all but sched restart the run)",
         details: "set alone shows the configuration. threads, interp, lane-input (alias arg),\n\
                   mem and strict change the initial state, so the run starts over; sched\n\
-                  changes only how step, run and continue pick blocks.",
+                  changes only how step, run and continue pick blocks. W is 1 to 4096.",
         args: ArgKind::Setting,
     },
     CommandSpec {
@@ -464,10 +469,9 @@ fn parse_set(args: &[&str]) -> Result<Option<Setting>, String> {
         ));
     }
     match what {
-        "threads" | "w" | "width" => value
-            .parse::<usize>()
+        "threads" | "w" | "width" => pllvm_interp::config::parse_width(&truncate(&value))
             .map(|w| Some(Setting::Threads(w)))
-            .map_err(|_| format!("set threads: '{}' is not a number", truncate(&value))),
+            .map_err(|e| format!("set threads: {e}")),
         "interp" => Ok(Some(Setting::Interp(value))),
         "sched" | "policy" => Ok(Some(Setting::Sched(value))),
         "lane-input" | "arg" => Ok(Some(Setting::LaneInput(value))),
@@ -589,7 +593,7 @@ mod tests {
         check("legal now", Err("legal takes no arguments"));
         check(
             "set threads many",
-            Err("set threads: 'many' is not a number"),
+            Err("set threads: 'many' is not a number of lanes (1 to 4096)"),
         );
         check("set colour red", Err("unknown setting 'colour'"));
         check("set strict maybe", Err("set strict: 'maybe'"));

@@ -9,7 +9,8 @@
 //! When stdin is a terminal, lines are read with rustyline (editing, completion,
 //! history in `$XDG_STATE_HOME/pllvm/history` or `~/.local/state/pllvm/history`).
 //! Otherwise lines are read from stdin and echoed after the prompt, so a script's
-//! output reads as a session transcript. Colour only when stdout is a terminal
+//! output reads as a session transcript, and the exit code is 1 when a command
+//! of the script failed (0 otherwise). Colour only when stdout is a terminal
 //! and `NO_COLOR` is unset.
 
 mod command;
@@ -40,8 +41,8 @@ pub struct ReplArgs {
     /// A .ll file; the embedded logstar program of Fig. 3.22c/d if absent. Its first
     /// `; run:` line gives the default inputs.
     file: Option<PathBuf>,
-    /// W, the number of lanes (threads) of the thread array.
-    #[arg(long, short = 'w', value_name = "W")]
+    /// W, the number of lanes (threads) of the thread array: 1 to 4096.
+    #[arg(long, short = 'w', value_name = "W", value_parser = pllvm_interp::config::parse_width)]
     threads: Option<usize>,
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl")]
@@ -88,14 +89,23 @@ pub fn main(args: ReplArgs) -> Result<ExitCode> {
     }
 }
 
-/// Runs one line and prints what it says; `Quit` ends the loop.
-fn one(session: &mut Session, line: &str, style: Style) -> Result<Flow> {
+/// What one input line did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Done {
+    /// The command ran; the flow says whether to go on.
+    Ran(Flow),
+    /// The command failed (its error is printed); the session goes on.
+    Failed,
+}
+
+/// Runs one line and prints what it says.
+fn one(session: &mut Session, line: &str, style: Style) -> Result<Done> {
     let mut stdout = std::io::stdout();
     match session.execute(line) {
         Ok((text, flow)) => {
             write!(stdout, "{text}")?;
             stdout.flush()?;
-            Ok(flow)
+            Ok(Done::Ran(flow))
         }
         Err(e) => {
             writeln!(
@@ -104,27 +114,42 @@ fn one(session: &mut Session, line: &str, style: Style) -> Result<Flow> {
                 style.paint(Role::Error, &format!("error: {e}"))
             )?;
             stdout.flush()?;
-            Ok(Flow::Continue)
+            Ok(Done::Failed)
         }
     }
 }
 
-/// Lines from a pipe or a file, each echoed after the prompt.
+/// The exit code of a script: 0 when every command ran, 1 when one failed (the
+/// script goes on after a failed command, as a session would, and its exit code
+/// tells that something went wrong).
+fn script_exit(failed: u64) -> ExitCode {
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    }
+}
+
+/// Lines from a pipe or a file, each echoed after the prompt. Exits 1 at the end
+/// (or at `quit`) when a command failed, 0 otherwise.
 fn scripted(session: &mut Session, style: Style) -> Result<ExitCode> {
     let stdin = std::io::stdin();
     let mut reader = stdin.lock();
     let mut buf = Vec::new();
+    let mut failed = 0u64;
     loop {
         buf.clear();
         if reader.read_until(b'\n', &mut buf)? == 0 {
-            return Ok(ExitCode::SUCCESS);
+            return Ok(script_exit(failed));
         }
         // Bytes that are not UTF-8 are garbage like any other: replaced, not fatal.
         let line = String::from_utf8_lossy(&buf);
         let line = line.trim_end_matches(['\n', '\r']);
         println!("{}{line}", style.paint(Role::Prompt, PROMPT));
-        if one(session, line, style)? == Flow::Quit {
-            return Ok(ExitCode::SUCCESS);
+        match one(session, line, style)? {
+            Done::Ran(Flow::Quit) => return Ok(script_exit(failed)),
+            Done::Ran(Flow::Continue) => {}
+            Done::Failed => failed += 1,
         }
     }
 }
@@ -150,6 +175,9 @@ fn history_path() -> Option<PathBuf> {
 
 /// Lines from a terminal through rustyline.
 fn interactive(session: &mut Session, style: Style) -> Result<ExitCode> {
+    // Ctrl-C during step, run or continue stops the run at the next block and
+    // returns to the prompt (at the prompt, the line editor reads it as a key).
+    crate::interrupt::install();
     let config = Config::builder()
         .completion_type(CompletionType::List)
         .auto_add_history(true)
@@ -188,11 +216,11 @@ fn interactive(session: &mut Session, style: Style) -> Result<ExitCode> {
         match editor.readline(PROMPT) {
             Ok(line) => {
                 save(&mut editor);
-                let flow = one(session, &line, style)?;
+                let done = one(session, &line, style)?;
                 if let Some(h) = editor.helper_mut() {
                     (h.blocks, h.values, h.globals) = session.names();
                 }
-                if flow == Flow::Quit {
+                if done == Done::Ran(Flow::Quit) {
                     return Ok(ExitCode::SUCCESS);
                 }
             }

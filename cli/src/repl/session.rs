@@ -1,7 +1,14 @@
 //! A REPL session: the loaded program, the run configuration, the scheduling
-//! policy, the breakpoints, the current execution state σ (Def. 3) with its trace,
-//! and one snapshot per scheduled block so that `back` restores earlier states
-//! exactly. [`Session::execute`] runs one input line and returns the text to show.
+//! policy, the breakpoints, the current execution state σ (Def. 3) with the latest
+//! rows of its trace, and a snapshot per recent scheduled block so that `back`
+//! restores earlier states exactly. [`Session::execute`] runs one input line and
+//! returns the text to show.
+//!
+//! What a session keeps is bounded, so that `run` on a loop that never ends (up to
+//! the step limit, a million blocks by default) does not exhaust the host: the
+//! last [`BACK_DEPTH`] snapshots (fewer when the states are large: they stay
+//! within [`SNAPSHOT_BUDGET`] bytes) and the last
+//! [`pllvm_interp::trace::default_limit`] trace rows (10,000 up to W = 104).
 //!
 //! The machine is `pllvm_interp::Machine`, the same one `pllvm run` and the corpus
 //! use: every command rebuilds it for the loaded module (Machine::new is cheap and
@@ -28,7 +35,16 @@ use pllvm_semantics::rules::State;
 use pllvm_semantics::text;
 use pllvm_semantics::value::{Pointer, Val};
 use pllvm_semantics::verify::verify_module;
+use std::collections::VecDeque;
 use std::path::Path;
+
+/// How many scheduled blocks `back` can undo: the snapshots of the last 1,000.
+pub const BACK_DEPTH: usize = 1000;
+
+/// Most bytes the snapshots for `back` take, by [`snapshot_bytes`]'s estimate:
+/// 256 MiB. Wide thread arrays of many values and large memories keep fewer
+/// than [`BACK_DEPTH`] snapshots.
+pub const SNAPSHOT_BUDGET: usize = 256 << 20;
 
 /// A parsed and verified program.
 #[derive(Debug)]
@@ -51,7 +67,10 @@ pub struct Loaded {
 #[derive(Clone, Debug)]
 struct Snapshot {
     state: State,
-    trace_len: usize,
+    /// Blocks scheduled before this one.
+    steps: u64,
+    /// [`snapshot_bytes`] of the state.
+    bytes: usize,
     divergence: DivergenceRecord,
     /// The policy before it picked this block (its generator, replay position or
     /// IPD stack), so that stepping again after `back` picks the same blocks.
@@ -62,7 +81,12 @@ struct Snapshot {
 #[derive(Clone, Debug)]
 struct Current {
     state: State,
+    /// Blocks scheduled so far.
+    steps: u64,
+    /// The latest rows of the trace: row `k` is step `trace_first + k + 1`.
     trace: Vec<TraceRow>,
+    /// Rows dropped from the front of the trace.
+    trace_first: u64,
     divergence: DivergenceRecord,
     /// Why the run cannot go on: every lane returned, or the last attempted block
     /// had undefined behaviour or hit a limit (the state is then the one before it).
@@ -118,7 +142,10 @@ pub struct Session {
     facts: GreedyFacts,
     breaks: Vec<Target>,
     run: Current,
-    snapshots: Vec<Snapshot>,
+    /// The snapshots of the last scheduled blocks, oldest first.
+    snapshots: VecDeque<Snapshot>,
+    /// The sum of their [`Snapshot::bytes`].
+    snapshots_bytes: usize,
     style: Style,
 }
 
@@ -264,7 +291,8 @@ impl Session {
             facts,
             breaks: Vec::new(),
             run,
-            snapshots: Vec::new(),
+            snapshots: VecDeque::new(),
+            snapshots_bytes: 0,
             style,
         })
     }
@@ -349,7 +377,7 @@ impl Session {
         m.record_writes = true;
         m.state = self.run.state.clone();
         m.divergence = self.run.divergence.clone();
-        m.steps = self.run.trace.len() as u64;
+        m.steps = self.run.steps;
         Ok(m)
     }
 
@@ -378,7 +406,7 @@ impl Session {
                     &mut out,
                     format!(
                         "step {}: {}",
-                        self.run.trace.len(),
+                        self.run.steps,
                         match &self.run.ended {
                             Some(o) => format!("ended: {o}"),
                             None => "running".into(),
@@ -391,7 +419,7 @@ impl Session {
                 );
             }
             Command::Trace { values } => {
-                if self.run.trace.is_empty() {
+                if self.run.steps == 0 {
                     push_line(&mut out, "no block has been scheduled yet");
                 } else {
                     push_line(&mut out, self.trace_text(values)?);
@@ -418,20 +446,43 @@ impl Session {
     /// Back to the initial state (Def. 4), forgetting the snapshots.
     fn reset(&mut self) -> Result<(), String> {
         self.run = initial_run(&self.loaded.module, &self.config)?;
-        self.snapshots.clear();
+        self.clear_snapshots();
         self.policy = self.policy_start.clone();
         Ok(())
     }
 
-    /// The trace table (thesis Fig. 4.5b layout), with the values written if asked.
+    /// The trace table (thesis Fig. 4.5b layout), with the values written if asked;
+    /// after a long run, the rows kept (the latest) under a note.
     fn trace_text(&self, values: bool) -> Result<String, String> {
         let m = self.machine()?;
-        Ok(trace::table(
+        let table = trace::table(
             &self.loaded.module.types,
             m.program.body,
             &self.run.trace,
             values,
-        ))
+        );
+        Ok(match self.run.trace_first {
+            0 => table,
+            first => format!("{}\n{table}", self.dropped_note(first)),
+        })
+    }
+
+    /// The note over a trace whose first `first` rows are no longer kept.
+    fn dropped_note(&self, first: u64) -> String {
+        self.style.paint(
+            Role::Note,
+            &format!(
+                "(the first {first} row{} are not kept: the session keeps the last {} rows of the trace)",
+                if first == 1 { "" } else { "s" },
+                trace::default_limit(self.config.threads)
+            ),
+        )
+    }
+
+    /// Forgets every snapshot.
+    fn clear_snapshots(&mut self) {
+        self.snapshots.clear();
+        self.snapshots_bytes = 0;
     }
 
     /// `step`, `run`, `continue` and `sched`: schedules blocks one [LSS-W-STEP] at a
@@ -448,17 +499,24 @@ impl Session {
         m.state = self.run.state.clone();
         m.divergence = self.run.divergence.clone();
         m.trace = std::mem::take(&mut self.run.trace);
-        m.steps = m.trace.len() as u64;
-        let start = m.trace.len();
+        m.steps = self.run.steps;
+        let start = self.run.steps;
+        let window = trace::default_limit(self.config.threads);
+        // Ctrl-C before this command does not stop it.
+        let _ = crate::interrupt::take();
         let mut stop: Option<String> = None;
         let mut ended: Option<Outcome> = None;
         let mut failure: Option<String> = None;
         let mut ub_place: Option<String> = None;
-        let mut notes: Vec<(usize, String)> = Vec::new();
+        let mut notes: Vec<(u64, String)> = Vec::new();
         let mut k: u64 = 0;
         loop {
             if m.state.all_done() {
                 ended = Some(Outcome::Returned);
+                break;
+            }
+            if crate::interrupt::take() {
+                stop = Some(format!("interrupted at step {}", m.steps));
                 break;
             }
             let policy_before = self.policy.clone();
@@ -479,7 +537,7 @@ impl Session {
                             }) = verdicts.iter().find(|l| l.block == b)
                             {
                                 notes.push((
-                                    m.trace.len(),
+                                    m.steps,
                                     format!(
                                         "note: the policy chose {}, which is not legal: {v}",
                                         m.program.block_name(b)
@@ -499,22 +557,29 @@ impl Session {
             if k > 0 && self.breaks.contains(&Target::Block(name.clone())) {
                 // The block is not scheduled: the policy must pick it again.
                 self.policy = policy_before;
-                notes.retain(|(at, _)| *at < m.trace.len());
+                notes.retain(|(at, _)| *at < m.steps);
                 stop = Some(format!(
                     "breakpoint {name}: stopped before scheduling {name}"
                 ));
                 break;
             }
             let snapshot = Snapshot {
+                bytes: snapshot_bytes(&m.state, m.program.body.values.len()),
                 state: m.state.clone(),
-                trace_len: m.trace.len(),
+                steps: m.steps,
                 divergence: m.divergence.clone(),
                 policy: policy_before,
             };
             match m.checked_step(block) {
                 Ok(None) => {
-                    self.snapshots.push(snapshot);
+                    push_snapshot(&mut self.snapshots, &mut self.snapshots_bytes, snapshot);
                     k += 1;
+                    // The trace keeps its last `window` rows (dropped in batches).
+                    if m.trace.len() >= 2 * window {
+                        let drop = m.trace.len() - window;
+                        m.trace.drain(..drop);
+                        self.run.trace_first += drop as u64;
+                    }
                     if let Some(why) = self.value_break_hit(&m) {
                         stop = Some(why);
                         if m.state.all_done() {
@@ -546,24 +611,29 @@ impl Session {
                 }
             }
         }
+        // The rows of this command that the trace still keeps.
+        let first_kept = start.max(self.run.trace_first);
+        let kept = &m.trace[(first_kept - self.run.trace_first) as usize..];
         if rows {
-            if m.trace.len() > start {
+            if first_kept > start {
                 push_line(
                     out,
-                    trace::table(
-                        &self.loaded.module.types,
-                        m.program.body,
-                        &m.trace[start..],
-                        true,
-                    ),
+                    self.style
+                        .paint(Role::Note, &trace::omitted_note(first_kept - start)),
+                );
+            }
+            if !kept.is_empty() {
+                push_line(
+                    out,
+                    trace::table(&self.loaded.module.types, m.program.body, kept, true),
                 );
             }
         } else {
-            let names: Vec<&str> = m.trace[start..]
+            let names: Vec<&str> = kept
                 .iter()
                 .map(|r| m.program.block_name(r.scheduled))
                 .collect();
-            push_line(out, scheduled_summary(&names));
+            push_line(out, scheduled_summary(m.steps - start, &names));
         }
         for (_, note) in &notes {
             push_line(out, self.style.paint(Role::Note, note));
@@ -571,6 +641,7 @@ impl Session {
         let result = m.result_text();
         let next = show::next_row(&m.program, &m.state);
         self.run.state = m.state;
+        self.run.steps = m.steps;
         self.run.trace = m.trace;
         self.run.divergence = m.divergence;
         if let Some(f) = failure {
@@ -811,17 +882,35 @@ impl Session {
         }
         let mut target: Option<Snapshot> = None;
         while left > 0 {
-            let Some(s) = self.snapshots.pop() else { break };
+            let Some(s) = self.snapshots.pop_back() else {
+                break;
+            };
+            self.snapshots_bytes -= s.bytes;
             target = Some(s);
             left -= 1;
             undone += 1;
         }
         if undone == 0 {
-            return Err("nothing to undo: no block has been scheduled".into());
+            return Err(if self.run.steps > 0 {
+                format!(
+                    "cannot go back from step {}: the session keeps the states of the last {BACK_DEPTH} scheduled blocks (fewer for large states); reset starts over",
+                    self.run.steps
+                )
+            } else {
+                "nothing to undo: no block has been scheduled".into()
+            });
         }
         if let Some(s) = target {
             self.run.state = s.state;
-            self.run.trace.truncate(s.trace_len);
+            self.run.steps = s.steps;
+            if s.steps < self.run.trace_first {
+                self.run.trace.clear();
+                self.run.trace_first = s.steps;
+            } else {
+                self.run
+                    .trace
+                    .truncate((s.steps - self.run.trace_first) as usize);
+            }
             self.run.divergence = s.divergence;
             self.policy = s.policy;
             self.run.ended = None;
@@ -832,12 +921,22 @@ impl Session {
             format!(
                 "back {undone} step{}: {} block{} scheduled, next: {}",
                 if undone == 1 { "" } else { "s" },
-                self.run.trace.len(),
-                if self.run.trace.len() == 1 { "" } else { "s" },
+                self.run.steps,
+                if self.run.steps == 1 { "" } else { "s" },
                 show::next_row(&m.program, &m.state)
             ),
         );
-        if left > 0 {
+        if left > 0 && self.run.steps > 0 {
+            push_line(
+                out,
+                self.style.paint(
+                    Role::Note,
+                    &format!(
+                        "(that is as far back as the session keeps: the last {BACK_DEPTH} scheduled blocks, fewer for large states; reset starts over)"
+                    ),
+                ),
+            );
+        } else if left > 0 {
             push_line(
                 out,
                 self.style.paint(
@@ -999,8 +1098,8 @@ impl Session {
             out,
             format!(
                 "observed in {} scheduled block{} next to the static shapes; uniform parameters: {}",
-                self.run.trace.len(),
-                if self.run.trace.len() == 1 { "" } else { "s" },
+                self.run.steps,
+                if self.run.steps == 1 { "" } else { "s" },
                 if uniform_params.is_empty() {
                     "none".to_string()
                 } else {
@@ -1165,7 +1264,7 @@ impl Session {
         self.config = config;
         self.facts = facts;
         self.run = run;
-        self.snapshots.clear();
+        self.clear_snapshots();
         self.policy = self.policy_start.clone();
         push_line(out, format!("{} (the run starts over)", self.summary()));
         for n in notes {
@@ -1200,7 +1299,7 @@ impl Session {
         self.facts = facts;
         self.policy_start = policy.clone();
         self.policy = policy;
-        self.snapshots.clear();
+        self.clear_snapshots();
         self.breaks.clear();
         out.push_str(&self.banner());
         if let Some(n) = note {
@@ -1233,6 +1332,9 @@ impl Session {
                 if self.run.trace.len() == 1 { "" } else { "s" }
             ),
         );
+        if self.run.trace_first > 0 {
+            push_line(out, self.dropped_note(self.run.trace_first));
+        }
         Ok(())
     }
 
@@ -1254,7 +1356,11 @@ impl Session {
                         format!("{} {body}", self.style.paint(Role::Heading, &head)),
                     );
                 }
-                out.push_str("help COMMAND tells more; Tab completes commands, blocks and values");
+                out.push_str(
+                    "help COMMAND tells more; Tab completes commands, blocks and values\n\
+                     Ctrl-C stops step, run or continue; back undoes up to the last 1,000 blocks\n\
+                     a script on stdin exits 1 when one of its commands failed, 0 otherwise",
+                );
                 Ok(out)
             }
             Some(t) => {
@@ -1284,7 +1390,9 @@ fn initial_run(module: &Module, config: &RunConfig) -> Result<Current, String> {
     let m = Machine::new(module, config).map_err(|e| e.to_string())?;
     Ok(Current {
         state: m.state,
+        steps: 0,
         trace: Vec::new(),
+        trace_first: 0,
         divergence: m.divergence,
         ended: None,
     })
@@ -1308,21 +1416,52 @@ fn short_outcome(o: &Outcome) -> &'static str {
 }
 
 /// What `run` / `continue` report about the blocks they scheduled.
-fn scheduled_summary(names: &[&str]) -> String {
+/// Keeps `snapshot` for `back` in `snapshots` (whose bytes sum to `bytes`),
+/// forgetting the oldest ones beyond [`BACK_DEPTH`] or [`SNAPSHOT_BUDGET`] (the
+/// newest is always kept).
+fn push_snapshot(snapshots: &mut VecDeque<Snapshot>, bytes: &mut usize, snapshot: Snapshot) {
+    *bytes += snapshot.bytes;
+    snapshots.push_back(snapshot);
+    while snapshots.len() > 1 && (snapshots.len() > BACK_DEPTH || *bytes > SNAPSHOT_BUDGET) {
+        if let Some(old) = snapshots.pop_front() {
+            *bytes -= old.bytes;
+        }
+    }
+}
+
+/// `scheduled N blocks: A B C D ... W X Y Z`: `total` blocks, of which `names`
+/// are the latest (all of them unless the trace dropped the first ones).
+fn scheduled_summary(total: u64, names: &[&str]) -> String {
     const SHOWN: usize = 16;
-    match names.len() {
+    let n = names.len();
+    match total {
         0 => "scheduled no block".into(),
-        n if n <= SHOWN => format!(
+        t if t == n as u64 && n <= SHOWN => format!(
             "scheduled {n} block{}: {}",
             if n == 1 { "" } else { "s" },
             names.join(" ")
         ),
-        n => format!(
+        t if t == n as u64 => format!(
             "scheduled {n} blocks: {} ... {}",
             names[..4].join(" "),
             names[n - 8..].join(" ")
         ),
+        t => format!(
+            "scheduled {t} blocks: ... {}",
+            names[n.saturating_sub(8)..].join(" ")
+        ),
     }
+}
+
+/// An estimate of the host bytes a snapshot of `state` takes: every lane of the
+/// `values` columns and of the control state, and the bytes of memory.
+fn snapshot_bytes(state: &State, values: usize) -> usize {
+    let lanes = state.width().max(1);
+    let columns = values + 2;
+    let cell = std::mem::size_of::<Val>();
+    let mem = usize::try_from(state.mem.live_bytes()).unwrap_or(usize::MAX);
+    (lanes * columns * cell)
+        .saturating_add(mem.saturating_mul(std::mem::size_of::<pllvm_semantics::memory::Byte>()))
 }
 
 fn describe_break(t: &Target) -> String {
