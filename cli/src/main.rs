@@ -218,6 +218,10 @@ struct RunArgs {
     max_steps: Option<u64>,
 }
 
+/// The version of `pllvm run --trace json`'s document: it changes when a field is
+/// renamed or removed or its meaning changes, not when a field is added.
+const RUN_SCHEMA: &str = "pllvm-run/1";
+
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
 enum TraceFormat {
     Table,
@@ -698,8 +702,81 @@ fn execute(
         None => machine.run_to_end().map_err(|e| anyhow!(e))?,
     };
     let body = machine.program.body;
-    match format {
-        Some(TraceFormat::Table) => writeln!(
+    let program = &machine.program;
+    // What the run reports besides its trace, in the order the text prints it.
+    let schedule = checked.as_ref().and_then(|(name, run)| {
+        config.schedule.is_none().then(|| {
+            let blocks: Vec<&str> = run
+                .schedule
+                .iter()
+                .map(|&b| program.block_name(b))
+                .collect();
+            (name.clone(), blocks)
+        })
+    });
+    let violations: Option<Vec<String>> = checked.as_ref().map(|(_, run)| {
+        run.first_violation()
+            .into_iter()
+            .chain(run.violations.iter().skip(1))
+            .map(|v| v.render(program))
+            .collect()
+    });
+    let divergence = reports
+        .divergence
+        .then(|| pllvm_interp::observe::report(&machine));
+    let convergence = if !reports.convergence {
+        None
+    } else if machine.trace_omitted > 0 {
+        Some(format!(
+            "convergence: not computed: the run scheduled {} blocks, more than the {} trace rows kept (--trace-limit N raises the limit)",
+            machine.steps, trace_output.limit
+        ))
+    } else {
+        use pllvm_interp::convergence;
+        let threads = convergence::Threads::from_trace(machine.state.width(), &machine.trace);
+        let func = machine.program.func;
+        let init = convergence::init_from_config(module, func, config);
+        Some(convergence::report(module, func, body, &threads, &init))
+    };
+    if let Some(TraceFormat::Json) = format {
+        // One JSON document: the trace is streamed row by row inside it.
+        let mut rest = serde_json::Map::new();
+        rest.insert("outcome".into(), outcome.to_string().into());
+        if machine.returns_value() {
+            rest.insert("result".into(), serde_json::json!(machine.result_lanes()));
+        }
+        if let Some((name, blocks)) = &schedule {
+            rest.insert(
+                "schedule".into(),
+                serde_json::json!({ "policy": name, "blocks": blocks }),
+            );
+        }
+        if let Some(v) = &violations {
+            rest.insert(
+                "greedy".into(),
+                serde_json::json!({ "greedy": v.is_empty(), "violations": v }),
+            );
+        }
+        if let Some(d) = &divergence {
+            rest.insert("divergence".into(), d.clone().into());
+        }
+        if let Some(c) = &convergence {
+            rest.insert("convergence".into(), c.clone().into());
+        }
+        let rest = serde_json::to_string_pretty(&rest)?;
+        write!(
+            out,
+            "{{\n  \"schema\": {},\n  \"function\": {},\n  \"threads\": {},\n  \"trace\": ",
+            serde_json::json!(RUN_SCHEMA),
+            serde_json::json!(module.functions[machine.program.func].name),
+            machine.state.width()
+        )?;
+        trace::write_json_bounded(out, body, &machine.trace, machine.trace_omitted)?;
+        writeln!(out, ",{}", rest.trim_start_matches('{'))?;
+        return Ok(outcome);
+    }
+    if let Some(TraceFormat::Table) = format {
+        writeln!(
             out,
             "{}",
             trace::table_bounded(
@@ -709,60 +786,31 @@ fn execute(
                 values,
                 machine.trace_omitted
             )
-        )?,
-        Some(TraceFormat::Json) => {
-            trace::write_json_bounded(out, body, &machine.trace, machine.trace_omitted)?;
-            writeln!(out)?;
-        }
-        None => {}
+        )?;
     }
     writeln!(out, "outcome: {outcome}")?;
     if machine.returns_value() {
         writeln!(out, "result: {}", machine.result_text())?;
     }
-    if let Some((name, run)) = &checked {
-        let program = &machine.program;
-        if config.schedule.is_none() {
-            let blocks: Vec<&str> = run
-                .schedule
-                .iter()
-                .map(|&b| program.block_name(b))
-                .collect();
-            writeln!(out, "schedule ({name}): {}", blocks.join(","))?;
-        }
-        match run.first_violation() {
+    if let Some((name, blocks)) = &schedule {
+        writeln!(out, "schedule ({name}): {}", blocks.join(","))?;
+    }
+    if let Some(v) = &violations {
+        match v.split_first() {
             None => writeln!(out, "greedy: yes (Def. 12)")?,
-            Some(first) => {
-                writeln!(
-                    out,
-                    "greedy: no; first violation: {}",
-                    first.render(program)
-                )?;
-                for v in run.violations.iter().skip(1) {
-                    writeln!(out, "  then {}", v.render(program))?;
+            Some((first, then)) => {
+                writeln!(out, "greedy: no; first violation: {first}")?;
+                for v in then {
+                    writeln!(out, "  then {v}")?;
                 }
             }
         }
     }
-    if reports.divergence {
-        writeln!(out, "{}", pllvm_interp::observe::report(&machine))?;
+    if let Some(d) = &divergence {
+        writeln!(out, "{d}")?;
     }
-    if reports.convergence && machine.trace_omitted > 0 {
-        writeln!(
-            out,
-            "convergence: not computed: the run scheduled {} blocks, more than the {} trace rows kept (--trace-limit N raises the limit)",
-            machine.steps, trace_output.limit
-        )?;
-    } else if reports.convergence {
-        use pllvm_interp::convergence;
-        let threads = convergence::Threads::from_trace(machine.state.width(), &machine.trace);
-        let func = machine.program.func;
-        let init = convergence::init_from_config(module, func, config);
-        writeln!(
-            out,
-            "{}",
-            convergence::report(module, func, body, &threads, &init)
-        )?;
+    if let Some(c) = &convergence {
+        writeln!(out, "{c}")?;
     }
     Ok(outcome)
 }

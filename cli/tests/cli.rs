@@ -175,10 +175,13 @@ fn json_input_and_json_trace() {
     );
     let o = pllvm(&["run", &f, "--input", &input, "--trace", "json"]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let out = stdout(&o);
-    let json_end = out.find("\noutcome:").expect("outcome line");
-    let trace: serde_json::Value =
-        serde_json::from_str(&out[..json_end]).expect("valid JSON trace");
+    // One JSON document on stdout (nothing before or after it), with a schema.
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(doc["schema"], "pllvm-run/1");
+    assert_eq!(doc["outcome"], "returned");
+    assert_eq!(doc["result"], serde_json::json!(["1", "3"]));
+    assert_eq!(doc["greedy"]["greedy"], true);
+    let trace = &doc["trace"];
     assert_eq!(trace.as_array().map(Vec::len), Some(5));
     assert_eq!(trace[1]["cmask"], serde_json::json!([true, false]));
     assert_eq!(trace[4]["i"], serde_json::json!(["□", "□"]));

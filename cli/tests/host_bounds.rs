@@ -180,8 +180,8 @@ fn traces_are_bounded_by_the_trace_limit() {
         "--trace-limit",
         "3",
     ]);
-    let json: serde_json::Value =
-        serde_json::from_str(stdout(&o).split("\noutcome:").next().unwrap_or("")).expect("json");
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    let json = &doc["trace"];
     let rows = json.as_array().expect("array");
     assert_eq!(rows.len(), 5, "{json}");
     assert_eq!(rows[3], serde_json::json!({ "omitted": 96 }));

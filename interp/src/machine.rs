@@ -499,18 +499,27 @@ impl<'m> Machine<'m> {
     /// `[r0, r1, …]`: every lane's return value (signed decimal for `iN`, ⊤ for
     /// undef), `-` for a lane that has not terminated.
     pub fn result_text(&self) -> String {
-        let ret_ty = self.program.module.functions[self.program.func].ret_ty;
-        let width = self.program.types().int_width(ret_ty);
         let lanes: Vec<String> = self
-            .results()
-            .iter()
-            .map(|r| match (r, width) {
-                (None, _) => "-".to_string(),
-                (Some(v), Some(w)) => display_signed(v, w),
-                (Some(v), None) => v.to_string(),
-            })
+            .result_lanes()
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| "-".to_string()))
             .collect();
         format!("[{}]", lanes.join(", "))
+    }
+
+    /// Every lane's return value as [`Machine::result_text`] writes it, `None`
+    /// for a lane that has not terminated.
+    pub fn result_lanes(&self) -> Vec<Option<String>> {
+        let ret_ty = self.program.module.functions[self.program.func].ret_ty;
+        let width = self.program.types().int_width(ret_ty);
+        self.results()
+            .iter()
+            .map(|r| match (r, width) {
+                (None, _) => None,
+                (Some(v), Some(w)) => Some(display_signed(v, w)),
+                (Some(v), None) => Some(v.to_string()),
+            })
+            .collect()
     }
 
     /// Whether the function returns a value (a `void` function's lanes return
