@@ -234,6 +234,13 @@ a:
     );
     assert!(err.contains("warning: global @E is external"), "{err}");
     assert!(!err.contains("argument %x"), "{err}");
+    // The REPL says the same when it starts.
+    let o = pllvm_with_stdin(&["repl", &f, "--arg", "x=1"], "quit\n");
+    assert!(
+        stdout(&o).contains("warning: argument %n has no value"),
+        "{}",
+        stdout(&o)
+    );
     // Given, nothing is said.
     let o = pllvm(&["run", &f, "--arg", "x=1", "--arg", "n=2", "--mem", "@E=5"]);
     assert_eq!(stderr(&o), "");

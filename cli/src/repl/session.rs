@@ -325,6 +325,14 @@ impl Session {
                     );
                 }
             }
+            // Inputs the run lacks start as ⊤: say so now, not as "branches on ⊤"
+            // many steps later (issue 14).
+            for w in &m.warnings {
+                push_line(
+                    &mut out,
+                    self.style.paint(Role::Note, &format!("warning: {w}")),
+                );
+            }
         }
         push_line(&mut out, "type help for the commands, quit to leave");
         out
