@@ -129,18 +129,33 @@ impl Level<'_> {
             };
             child.map_or(b, |c| self.loops.header(c))
         };
+        // The blocks of the level: a loop's own blocks, or every block (so each
+        // level costs its size, not the size of the function).
+        let members: Vec<Block> = match region {
+            Some(l) => self
+                .loops
+                .blocks(l)
+                .iter()
+                .copied()
+                .filter(|&b| in_region(b))
+                .collect(),
+            None => (0..self.cfg.len() as u32)
+                .map(Block)
+                .filter(|&b| in_region(b))
+                .collect(),
+        };
         // Level nodes in reverse postorder; local node numbers index `nodes`.
-        let mut nodes: Vec<Block> = (0..self.cfg.len() as u32)
-            .map(Block)
-            .filter(|&b| in_region(b) && representative(b) == b)
+        let mut nodes: Vec<Block> = members
+            .iter()
+            .copied()
+            .filter(|&b| representative(b) == b)
             .collect();
         nodes.sort_unstable_by_key(|b| self.rpo_number[b.0 as usize]);
-        let local = |b: Block| nodes.iter().position(|&n| n == b);
+        let positions: std::collections::HashMap<Block, usize> =
+            nodes.iter().enumerate().map(|(k, &b)| (b, k)).collect();
+        let local = |b: Block| positions.get(&b).copied();
         let mut succs: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
-        for x in (0..self.cfg.len() as u32)
-            .map(Block)
-            .filter(|&b| in_region(b))
-        {
+        for &x in &members {
             for &y in self.cfg.succs(x) {
                 // Exit edges of the level and back edges to its header are dropped.
                 if !in_region(y) || (region.is_some() && y == root) {
@@ -188,15 +203,9 @@ impl Level<'_> {
                 if pred == node || !tree.is_reachable(pred) {
                     continue;
                 }
-                // The child of `node` whose subtree holds `pred`.
-                let mut up = pred;
-                while let Some(parent) = tree.idom(up) {
-                    if parent == node {
-                        break;
-                    }
-                    up = parent;
-                }
-                if let Some(from) = children.iter().position(|&c| c == up)
+                // The child of `node` whose subtree holds `pred` (dominance is an
+                // interval test, so this costs the children, not the tree depth).
+                if let Some(from) = children.iter().position(|&c| tree.dominates(c, pred))
                     && from != to
                 {
                     edges.push((from, to));

@@ -84,8 +84,6 @@ pub struct LoopInfo {
     loops: Vec<LoopData>,
     /// Innermost loop per block (arena index).
     innermost: Vec<Option<LoopId>>,
-    /// Membership bit per (loop, block).
-    member: Vec<Vec<bool>>,
     back_edges: Vec<(Block, Block)>,
 }
 
@@ -126,9 +124,16 @@ impl LoopInfo {
         // One loop per header, headers in reverse postorder.
         let mut headers: Vec<Block> = back_edges.iter().map(|&(_, y)| y).collect();
         by_rpo(&mut headers);
-        let mut loops = Vec::new();
-        let mut member = Vec::new();
+        // Loops are built outer first (an outer header dominates an inner one, so
+        // it comes first in reverse postorder), and the natural loops of a reducible
+        // CFG nest: the last loop built that contains a block is its innermost
+        // loop so far. One stamp per block marks the loop being built, so the
+        // whole construction costs the sum of the loop sizes, not loops × blocks.
+        let mut loops: Vec<LoopData> = Vec::new();
+        let mut innermost: Vec<Option<LoopId>> = vec![None; len];
+        let mut stamp: Vec<u32> = vec![u32::MAX; len];
         for &header in &headers {
+            let id = loops.len() as u32;
             let mut latches: Vec<Block> = back_edges
                 .iter()
                 .filter(|&&(_, y)| y == header)
@@ -137,26 +142,25 @@ impl LoopInfo {
             by_rpo(&mut latches);
             // Natural loop: walk predecessors back from the latches, stopping at the
             // header; unreachable predecessors are not part of any loop.
-            let mut inside = vec![false; len];
-            inside[header.0 as usize] = true;
+            let parent = innermost[header.0 as usize];
+            stamp[header.0 as usize] = id;
+            let mut blocks: Vec<Block> = vec![header];
             let mut work: Vec<Block> = latches.clone();
             while let Some(b) = work.pop() {
-                if inside[b.0 as usize] || !cfg.reachable(b) {
+                if stamp[b.0 as usize] == id || !cfg.reachable(b) {
                     continue;
                 }
-                inside[b.0 as usize] = true;
+                stamp[b.0 as usize] = id;
+                blocks.push(b);
                 work.extend(cfg.preds(b).iter().copied());
             }
-            let mut blocks: Vec<Block> = (0..len as u32)
-                .map(Block)
-                .filter(|b| inside[b.0 as usize])
-                .collect();
             by_rpo(&mut blocks);
+            let inside = |b: Block| stamp[b.0 as usize] == id;
             let mut exits = Vec::new();
             let mut exiting = Vec::new();
             for &b in &blocks {
                 for &s in cfg.succs(b) {
-                    if !inside[s.0 as usize] {
+                    if !inside(s) {
                         exits.push(s);
                         exiting.push(b);
                     }
@@ -168,7 +172,7 @@ impl LoopInfo {
                 .preds(header)
                 .iter()
                 .copied()
-                .filter(|p| !inside[p.0 as usize] && cfg.reachable(*p))
+                .filter(|p| !inside(*p) && cfg.reachable(*p))
                 .collect();
             outside_preds.sort_unstable();
             outside_preds.dedup();
@@ -176,6 +180,13 @@ impl LoopInfo {
                 [only] => Some(*only),
                 _ => None,
             };
+            for &b in &blocks {
+                innermost[b.0 as usize] = Some(LoopId(id));
+            }
+            let depth = parent.map_or(1, |p| loops[p.0 as usize].depth + 1);
+            if let Some(p) = parent {
+                loops[p.0 as usize].children.push(LoopId(id));
+            }
             loops.push(LoopData {
                 header,
                 latches,
@@ -183,41 +194,14 @@ impl LoopInfo {
                 exits,
                 exiting,
                 preheader,
-                parent: None,
+                parent,
                 children: Vec::new(),
-                depth: 0,
+                depth,
             });
-            member.push(inside);
-        }
-        // Loop tree: the parent is the smallest other loop containing the header.
-        for l in 0..loops.len() {
-            let header = loops[l].header;
-            let parent = (0..loops.len())
-                .filter(|&o| o != l && member[o][header.0 as usize])
-                .min_by_key(|&o| loops[o].blocks.len());
-            loops[l].parent = parent.map(|p| LoopId(p as u32));
-            if let Some(p) = parent {
-                loops[p].children.push(LoopId(l as u32));
-            }
-        }
-        // Depth: headers come in reverse postorder, so parents are done first.
-        for l in 0..loops.len() {
-            loops[l].depth = match loops[l].parent {
-                Some(p) => loops[p.0 as usize].depth + 1,
-                None => 1,
-            };
-        }
-        let mut innermost = vec![None; len];
-        for b in 0..len {
-            innermost[b] = (0..loops.len())
-                .filter(|&l| member[l][b])
-                .max_by_key(|&l| loops[l].depth)
-                .map(|l| LoopId(l as u32));
         }
         Ok(LoopInfo {
             loops,
             innermost,
-            member,
             back_edges,
         })
     }
@@ -252,11 +236,22 @@ impl LoopInfo {
 
     /// Whether `block` belongs to loop `l`.
     pub fn contains(&self, l: LoopId, block: Block) -> bool {
-        self.member
-            .get(l.0 as usize)
-            .and_then(|m| m.get(block.0 as usize))
-            .copied()
-            .unwrap_or(false)
+        // `l` is `block`'s innermost loop or one of its ancestors (loops nest).
+        let Some(target) = self.loops.get(l.0 as usize) else {
+            return false;
+        };
+        let mut current = self.loop_of(block);
+        while let Some(m) = current {
+            if m == l {
+                return true;
+            }
+            let data = self.data(m);
+            if data.depth <= target.depth {
+                return false;
+            }
+            current = data.parent;
+        }
+        false
     }
 
     /// `lp exits L`: the blocks outside `l` with a predecessor in `l`.

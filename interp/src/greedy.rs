@@ -50,6 +50,7 @@ use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::masks::cmask;
 use pllvm_semantics::rules::step::lss_w_step;
 use pllvm_semantics::rules::{Interp, Next, Program, State, StepError};
+use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -97,6 +98,30 @@ pub struct GreedyFacts {
     pub termination_budget: usize,
     /// `fwdreaching` (Def. 16).
     forward: ForwardReach,
+    /// Per block (arena index): whether a forward path from it (Def. 15, the
+    /// empty path included) reaches the source of a back edge or a block with a
+    /// predicate (Def. 7). From a state whose lanes all wait at blocks without
+    /// this mark, no state repeats and no lane gets ℓ_next = ⊤, so the §5.3
+    /// search cannot answer "never terminates" ([`GreedyFacts::may_spin`]).
+    spin_prone: Vec<bool>,
+    /// Work done so far with these facts (see [`GreedyWork`]).
+    work: GreedyWork,
+}
+
+/// Counters of the work the greedy checks did (for tests and benchmarks that
+/// measure work instead of time).
+#[derive(Clone, Debug, Default)]
+pub struct GreedyWork {
+    /// Blocks checked for progress and synchronization (Def. 14, 17).
+    pub checks: Cell<u64>,
+    /// States the §5.3 search expanded ([`can_terminate`]).
+    pub search_states: Cell<u64>,
+}
+
+impl GreedyWork {
+    fn add(counter: &Cell<u64>, n: u64) {
+        counter.set(counter.get().saturating_add(n));
+    }
 }
 
 impl GreedyFacts {
@@ -132,6 +157,7 @@ impl GreedyFacts {
         let ipdom = (0..cfg.len() as u32)
             .map(|b| postdom.ipdom(Block(b)))
             .collect();
+        let spin_prone = spin_prone(program, &forward);
         GreedyFacts {
             back_edges,
             block_index,
@@ -141,7 +167,27 @@ impl GreedyFacts {
             interp: Interp::Freezing,
             termination_budget: 256,
             forward,
+            spin_prone,
+            work: GreedyWork::default(),
         }
+    }
+
+    /// The work the checks did with these facts so far.
+    pub fn work(&self) -> &GreedyWork {
+        &self.work
+    }
+
+    /// Whether the §5.3 search may answer "no schedule terminates" for a step
+    /// from `state`: some lane has ℓ_next = ⊤, or waits at a block from which a
+    /// forward path reaches a back edge or a predicated block. Otherwise (see
+    /// [`termination_preserving`]) every step leaves the states that follow
+    /// acyclic, without ⊤ lanes and never blocked, so the search cannot say "no".
+    pub fn may_spin(&self, state: &State) -> bool {
+        state.next.iter().any(|n| match n {
+            Next::Block(b) => self.spin_prone.get(b.0 as usize).copied().unwrap_or(true),
+            Next::Any => true,
+            Next::Done(_) => false,
+        })
     }
 
     /// The same facts for runs under `interp` (the §5.3 search steps states).
@@ -162,8 +208,9 @@ impl GreedyFacts {
         self.forward.reaches(a, z)
     }
 
-    /// `fwdreaching(z)` (Def. 16), in arena order.
-    pub fn fwdreaching(&self, z: Block) -> &[Block] {
+    /// `fwdreaching(z)` (Def. 16), in arena order (computed on demand: linear in
+    /// the CFG).
+    pub fn fwdreaching(&self, z: Block) -> Vec<Block> {
         self.forward.fwd_reaching(z)
     }
 
@@ -184,6 +231,34 @@ impl GreedyFacts {
     pub fn loop_of_header(&self, h: Block) -> Option<&NaturalLoop> {
         self.loops.iter().find(|l| l.header == h)
     }
+}
+
+/// [`GreedyFacts::may_spin`] per block: the blocks from which a forward path
+/// (Def. 15), the empty one included, reaches the source of a back edge or a block
+/// with a predicate (Def. 7), by a backward search over the forward edges from
+/// those blocks. Linear in the CFG.
+fn spin_prone(program: &Program<'_>, forward: &ForwardReach) -> Vec<bool> {
+    let len = program.body.blocks.len();
+    let mut prone = vec![false; len];
+    let mut stack: Vec<Block> = forward.back_edges().iter().map(|&(from, _)| from).collect();
+    stack.extend(
+        program
+            .body
+            .blocks
+            .iter()
+            .filter(|(_, data)| data.predicate.is_some())
+            .map(|(b, _)| b),
+    );
+    while let Some(b) = stack.pop() {
+        match prone.get_mut(b.0 as usize) {
+            Some(mark) if !*mark => {
+                *mark = true;
+                stack.extend(forward.forward_preds(b).iter().copied());
+            }
+            _ => {}
+        }
+    }
+    prone
 }
 
 /// The natural loops (§2.4) of an irreducible CFG, which `LoopInfo` refuses: for
@@ -442,8 +517,25 @@ pub fn progress_and_sync(
     state: &State,
     sc: Block,
 ) -> Result<(), Violation> {
+    GreedyWork::add(&facts.work.checks, 1);
     progress(program, state, sc)?;
     synchronizing(program, facts, state, sc)
+}
+
+/// The blocks some lane has its control mask set for (Def. 6), in layout order
+/// (blocks outside the layout left out): the only blocks that can make progress
+/// (Def. 14). Costs O(W log W), whatever the size of the CFG.
+pub fn pending_blocks(program: &Program<'_>, state: &State) -> Vec<Block> {
+    let mut pending: Vec<(usize, Block)> = (0..state.width())
+        .flat_map(|t| lane_targets(program, state, t))
+        .filter_map(|b| {
+            let pos = *program.layout_pos.get(b);
+            pos.map(|pos| (pos, b))
+        })
+        .collect();
+    pending.sort_unstable();
+    pending.dedup();
+    pending.into_iter().map(|(_, b)| b).collect()
 }
 
 /// The blocks that make progress and synchronize in `state` (Def. 14, 17), in
@@ -451,17 +543,8 @@ pub fn progress_and_sync(
 pub fn candidates(program: &Program<'_>, facts: &GreedyFacts, state: &State) -> Vec<Block> {
     // Only a block some lane has its control mask set for can make progress, so
     // the lanes' targets are the only blocks worth checking.
-    let mut pending: Vec<Block> = (0..state.width())
-        .flat_map(|t| lane_targets(program, state, t))
-        .collect();
-    pending.sort_unstable();
-    pending.dedup();
-    program
-        .body
-        .layout
-        .iter()
-        .copied()
-        .filter(|b| pending.binary_search(b).is_ok())
+    pending_blocks(program, state)
+        .into_iter()
         .filter(|&b| progress_and_sync(program, facts, state, b).is_ok())
         .collect()
 }
@@ -504,8 +587,79 @@ pub enum CanTerminate {
 /// from `state` to its end: every lane terminated, or an outcome that ends the run
 /// (undefined behaviour, a limit). A depth-first search over distinct states (states
 /// are compared whole, so a repeated state is a cycle), lowest block index first,
-/// visiting at most `budget` states.
+/// visiting at most `budget` states: [`can_terminate_reference`], hashing each
+/// state once (the seen states are kept by their hash, compared whole on a match).
 pub fn can_terminate(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    budget: usize,
+) -> CanTerminate {
+    let mut seen = SeenStates::default();
+    let mut stack = vec![state.clone()];
+    while let Some(s) = stack.pop() {
+        if s.all_done() {
+            return CanTerminate::Yes;
+        }
+        let hash = SeenStates::hash(&s);
+        if seen.contains(hash, &s) {
+            continue;
+        }
+        if seen.len >= budget {
+            return CanTerminate::Unknown;
+        }
+        GreedyWork::add(&facts.work.search_states, 1);
+        let mut next = candidates(program, facts, &s);
+        // Highest index pushed first, so the lowest index is explored first.
+        next.sort_by_key(|&b| std::cmp::Reverse(facts.index_of(b)));
+        let mut children = Vec::with_capacity(next.len());
+        for b in next {
+            match step_copy(program, facts.interp, &s, b) {
+                Stepped::Ended(_) | Stepped::Stuck(_) => return CanTerminate::Yes,
+                Stepped::State(n) => children.push(*n),
+            }
+        }
+        seen.insert(hash, s);
+        // A child seen already is skipped when it is popped.
+        stack.extend(children);
+    }
+    CanTerminate::No
+}
+
+/// The states a search has seen, by hash (each state hashed once per visit).
+#[derive(Default)]
+struct SeenStates {
+    by_hash: std::collections::HashMap<u64, Vec<State>>,
+    len: usize,
+}
+
+impl SeenStates {
+    fn hash(state: &State) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        state.hash(&mut h);
+        h.finish()
+    }
+
+    fn contains(&self, hash: u64, state: &State) -> bool {
+        self.by_hash
+            .get(&hash)
+            .is_some_and(|states| states.contains(state))
+    }
+
+    fn insert(&mut self, hash: u64, state: State) {
+        self.by_hash.entry(hash).or_default().push(state);
+        self.len += 1;
+    }
+}
+
+/// Whether some schedule of progressing and synchronizing steps (Def. 14, 17) leads
+/// from `state` to its end: every lane terminated, or an outcome that ends the run
+/// (undefined behaviour, a limit). A depth-first search over distinct states (states
+/// are compared whole, so a repeated state is a cycle), lowest block index first,
+/// visiting at most `budget` states. The definition as first written, kept as the
+/// reference that [`can_terminate`] is checked against.
+pub fn can_terminate_reference(
     program: &Program<'_>,
     facts: &GreedyFacts,
     state: &State,
@@ -543,7 +697,83 @@ pub fn can_terminate(
 /// and synchronize): the candidates after which no schedule ends, when another
 /// candidate can still end the run, each with its violation. Empty when there are
 /// fewer than two candidates or the budget is 0.
+///
+/// Equal to [`termination_preserving_reference`] (`proofs/tests/greedy_fast_checks.rs`
+/// checks it on generated programs), without a search where none can say "no":
+/// when no lane has ℓ_next = ⊤ and every lane waits at a block from which no
+/// forward path reaches a back edge or a predicated block
+/// ([`GreedyFacts::may_spin`] is false), then in every state a step leads to
+/// (1) the same holds: a scheduled block is some lane's ℓ_next, so it has no
+/// predicate (every active lane gets a successor index, not ⊤) and is not the
+/// source of a back edge (its lanes move along forward edges); (2) a state whose
+/// lanes have not all terminated has a block that makes progress and
+/// synchronizes: the ℓ_next latest in a topological order of the forward edges
+/// (some lane waits there, Def. 14 clause 1, and no other lane's ℓ_next reaches
+/// it, Def. 17); (3) each step moves some lane forward and no lane back, so no
+/// state repeats and every schedule ends. So every search finds an end or runs
+/// out of budget, and none answers [`CanTerminate::No`]: nothing is ruled out.
 pub fn termination_preserving(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    candidates: &[Block],
+) -> Vec<(Block, Violation)> {
+    if candidates.len() < 2 || facts.termination_budget == 0 || !facts.may_spin(state) {
+        return Vec::new();
+    }
+    let answers: Vec<(Block, CanTerminate)> = candidates
+        .iter()
+        .map(|&b| {
+            let answer = match step_copy(program, facts.interp, state, b) {
+                Stepped::Ended(_) | Stepped::Stuck(_) => CanTerminate::Yes,
+                Stepped::State(next) => {
+                    can_terminate(program, facts, &next, facts.termination_budget)
+                }
+            };
+            (b, answer)
+        })
+        .collect();
+    spin_violations(program, state, &answers)
+}
+
+/// The violations of §5.3 given each candidate's answer: none unless some
+/// candidate can end the run; then every candidate after which nothing ends.
+fn spin_violations(
+    program: &Program<'_>,
+    state: &State,
+    answers: &[(Block, CanTerminate)],
+) -> Vec<(Block, Violation)> {
+    let Some(&(good, _)) = answers.iter().find(|(_, a)| *a == CanTerminate::Yes) else {
+        return Vec::new();
+    };
+    answers
+        .iter()
+        .filter(|(_, a)| *a == CanTerminate::No)
+        .map(|&(b, _)| {
+            let lane = (0..state.width()).find(|&t| !state.next[t].is_done());
+            (
+                b,
+                Violation {
+                    definition: "§5.3",
+                    lane,
+                    why: format!(
+                        "after {} no schedule ever terminates every lane (the states repeat), while after {} one does",
+                        program.block_name(b),
+                        program.block_name(good)
+                    ),
+                },
+            )
+        })
+        .collect()
+}
+
+/// Termination preservation (§5.3) among `candidates` (blocks that make progress
+/// and synchronize): the candidates after which no schedule ends, when another
+/// candidate can still end the run, each with its violation. Empty when there are
+/// fewer than two candidates or the budget is 0. The definition as first written
+/// (every candidate searched), kept as the reference that
+/// [`termination_preserving`] is checked against.
+pub fn termination_preserving_reference(
     program: &Program<'_>,
     facts: &GreedyFacts,
     state: &State,
@@ -558,7 +788,7 @@ pub fn termination_preserving(
             let answer = match step_copy(program, facts.interp, state, b) {
                 Stepped::Ended(_) | Stepped::Stuck(_) => CanTerminate::Yes,
                 Stepped::State(next) => {
-                    can_terminate(program, facts, &next, facts.termination_budget)
+                    can_terminate_reference(program, facts, &next, facts.termination_budget)
                 }
             };
             (b, answer)
@@ -592,31 +822,58 @@ pub fn termination_preserving(
 /// layout order, whether scheduling it next in `state` keeps the schedule greedy,
 /// and if not, the first definition it violates (progress, Def. 14; then
 /// synchronization, Def. 17; then termination preservation, §5.3) with its
-/// witness lane.
+/// witness lane. Linear in the CFG (a display of every block); a run uses
+/// [`pending_legality`].
 pub fn legality(program: &Program<'_>, facts: &GreedyFacts, state: &State) -> Vec<Legality> {
-    let mut out: Vec<Legality> = program
+    let pending = pending_legality(program, facts, state);
+    program
         .body
         .layout
         .iter()
-        .map(|&block| Legality {
-            block,
-            verdict: match progress_and_sync(program, facts, state, block) {
-                Ok(()) => Verdict::Legal,
-                Err(v) => v.into_verdict(),
-            },
+        .map(|&block| match pending.iter().find(|l| l.block == block) {
+            Some(l) => l.clone(),
+            None => verdict_of(program, facts, state, block),
         })
+        .collect()
+}
+
+/// [`legality`] of the pending blocks only ([`pending_blocks`]: the blocks some
+/// lane has its control mask set for), in layout order; every other block is
+/// illegal by Def. 14 (no lane's control mask is set for it, [`verdict_of`]).
+/// Costs what the lanes' targets cost, whatever the size of the CFG.
+pub fn pending_legality(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+) -> Vec<Legality> {
+    let mut out: Vec<Legality> = pending_blocks(program, state)
+        .into_iter()
+        .map(|block| verdict_of(program, facts, state, block))
         .collect();
-    let legal: Vec<Block> = out
-        .iter()
-        .filter(|l| l.is_legal())
-        .map(|l| l.block)
-        .collect();
+    let legal = legal_blocks(&out);
     for (block, violation) in termination_preserving(program, facts, state, &legal) {
         if let Some(l) = out.iter_mut().find(|l| l.block == block) {
             l.verdict = violation.into_verdict();
         }
     }
     out
+}
+
+/// The verdict of progress and synchronization (Def. 14, 17) on one block, before
+/// termination preservation (§5.3), which compares the legal blocks.
+pub fn verdict_of(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    block: Block,
+) -> Legality {
+    Legality {
+        block,
+        verdict: match progress_and_sync(program, facts, state, block) {
+            Ok(()) => Verdict::Legal,
+            Err(v) => v.into_verdict(),
+        },
+    }
 }
 
 /// The legal blocks of a [`legality`] list.

@@ -52,7 +52,9 @@
 //! assert_eq!(machine.result_text(), "[1, 2]");
 //! ```
 
-use crate::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legality};
+use crate::greedy::{
+    GreedyFacts, Legality, Verdict, legal_blocks, pending_blocks, pending_legality, verdict_of,
+};
 use crate::machine::{Machine, Outcome, RunError};
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::masks::cmask;
@@ -64,19 +66,9 @@ use std::hash::{Hash, Hasher};
 /// layout order: the ℓ_next of every lane that waits at a block, and every
 /// successor of ℓ_in for lanes whose ℓ_next is ⊤.
 pub fn pending(program: &Program<'_>, state: &State) -> Vec<Block> {
-    program
-        .body
-        .layout
-        .iter()
-        .copied()
-        .filter(|&b| {
-            state
-                .incoming
-                .iter()
-                .zip(&state.next)
-                .any(|(i, n)| !matches!(n, Next::Done(_)) && cmask(program, *i, n, b))
-        })
-        .collect()
+    // The lanes' targets (`crate::greedy::lane_targets`), not a scan of the layout:
+    // a step costs the same in a CFG of 10 blocks and of 100k.
+    pending_blocks(program, state)
 }
 
 /// The pending block earliest in layout order, `None` when no lane can move.
@@ -652,7 +644,7 @@ impl SpinGuard {
 }
 
 /// Runs `machine` to the end with `scheduler`: at every step the scheduler is
-/// offered the legal blocks of [`legality`] (minus, in a state seen before, the
+/// offered the legal blocks of [`crate::greedy::legality`] (minus, in a state seen before, the
 /// blocks already chosen there more often than others: spin detection, §5.3).
 /// Whatever it picks is executed; a pick outside the offer is recorded as a
 /// violation. Ends when every lane terminated, when the scheduler answers `None`
@@ -673,7 +665,8 @@ pub fn run_with(
             run.outcome = Outcome::Returned;
             return Ok(run);
         }
-        let verdicts = legality(&machine.program, facts, &machine.state);
+        // The pending blocks' verdicts; every other block stalls (Def. 14).
+        let verdicts = pending_legality(&machine.program, facts, &machine.state);
         let legal = legal_blocks(&verdicts);
         let key = (legal.len() >= 2).then(|| SpinGuard::key(&machine.state));
         let offered = spin.offer(key, &legal);
@@ -686,8 +679,12 @@ pub fn run_with(
             let legality = verdicts
                 .iter()
                 .find(|l| l.block == b)
-                .filter(|l| !l.is_legal())
                 .cloned()
+                .or_else(|| {
+                    let l = verdict_of(&machine.program, facts, &machine.state, b);
+                    (machine.program.layout_pos[b].is_some()).then_some(l)
+                })
+                .filter(|l| !l.is_legal())
                 .unwrap_or_else(|| spin_violation(&machine.program, b, &offered));
             run.violations.push(StepViolation { step, legality });
         }
@@ -718,7 +715,7 @@ fn spin_violation(program: &Program<'_>, b: Block, offered: &[Block]) -> Legalit
 }
 
 /// Executes a given runtime schedule (Def. 5) and checks every step against
-/// [`legality`]: the run executes every listed block (a runtime schedule may be
+/// [`crate::greedy::legality`]: the run executes every listed block (a runtime schedule may be
 /// any block list) and records each step that is not greedy.
 pub fn run_checked(
     machine: &mut Machine<'_>,
@@ -731,8 +728,15 @@ pub fn run_checked(
         violations: Vec::new(),
     };
     for &b in schedule {
-        let verdicts = legality(&machine.program, facts, &machine.state);
-        if let Some(l) = verdicts.into_iter().find(|l| l.block == b && !l.is_legal()) {
+        let verdicts = pending_legality(&machine.program, facts, &machine.state);
+        let verdict = match verdicts.into_iter().find(|l| l.block == b) {
+            Some(l) => Some(l),
+            // Not pending: Def. 14 rules it out (a block outside the layout has
+            // no verdict, as in `legality`).
+            None => (machine.program.layout_pos[b].is_some())
+                .then(|| verdict_of(&machine.program, facts, &machine.state, b)),
+        };
+        if let Some(l) = verdict.filter(|l| !l.is_legal()) {
             run.violations.push(StepViolation {
                 step: run.schedule.len() + 1,
                 legality: l,
