@@ -227,7 +227,10 @@ fn main() -> ExitCode {
     match dispatch(command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            match e.downcast_ref::<Rendered>() {
+                Some(diagnostics) => eprintln!("{diagnostics}"),
+                None => eprintln!("error: {e:#}"),
+            }
             ExitCode::from(1)
         }
     }
@@ -310,14 +313,30 @@ fn dispatch(command: Command) -> Result<ExitCode> {
     }
 }
 
+/// Diagnostics rendered as `file:line:col: error: ...` with their source lines:
+/// `main` prints them as they are, without a second `error:` prefix.
+#[derive(Debug)]
+struct Rendered(String);
+
+impl std::fmt::Display for Rendered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Rendered {}
+
 /// Reads, parses and verifies a file (or the embedded default), rendering every
 /// diagnostic with file:line:col.
 fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
     let (name, src) = match file {
-        Some(p) => (
-            p.display().to_string(),
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
-        ),
+        Some(p) => {
+            let name = p.display().to_string();
+            let bytes = std::fs::read(p).with_context(|| format!("cannot read {name}"))?;
+            let src = text::decode_source(bytes)
+                .map_err(|e| Rendered(e.error.to_diagnostic().render(&name, &e.text)))?;
+            (name, src)
+        }
         None => (
             default_program::CHECK_NAME.to_string(),
             default_program::CHECK_SOURCE.to_string(),
@@ -325,11 +344,11 @@ fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
     };
     let (module, spans) = text::parse_module(&src).map_err(|errors| {
         let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-        anyhow!("{}", render_all(&diags, &name, &src))
+        Rendered(render_all(&diags, &name, &src))
     })?;
     let report = verify_module(&module, &spans);
     if !report.errors.is_empty() {
-        return Err(anyhow!("{}", render_all(&report.errors, &name, &src)));
+        return Err(Rendered(render_all(&report.errors, &name, &src)).into());
     }
     Ok((module, spans, name, src))
 }
