@@ -261,16 +261,17 @@ fn main() -> ExitCode {
     let command = cli.command.unwrap_or(Command::Run(RunArgs::default_run()));
     match dispatch(command) {
         Ok(code) => code,
-        Err(e) => match e.downcast_ref::<Usage>() {
-            Some(usage) => {
+        Err(e) => {
+            if let Some(usage) = e.downcast_ref::<Usage>() {
                 eprintln!("error: {usage}\n\nFor more information, try '--help'.");
-                ExitCode::from(2)
+                return ExitCode::from(2);
             }
-            None => {
-                eprintln!("error: {e:#}");
-                ExitCode::from(1)
+            match e.downcast_ref::<Rendered>() {
+                Some(diagnostics) => eprintln!("{diagnostics}"),
+                None => eprintln!("error: {e:#}"),
             }
-        },
+            ExitCode::from(1)
+        }
     }
 }
 
@@ -475,20 +476,38 @@ fn dispatch(command: Command) -> Result<ExitCode> {
     }
 }
 
+/// Diagnostics rendered as `file:line:col: error: ...` with their source lines:
+/// `main` prints them as they are, without a second `error:` prefix.
+#[derive(Debug)]
+struct Rendered(String);
+
+impl std::fmt::Display for Rendered {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Rendered {}
+
 /// Reads, parses and verifies a file (or the embedded default), rendering every
 /// diagnostic with file:line:col.
 fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
     let (name, src) = match file {
-        Some(p) if p.as_os_str() == "-" => {
-            let mut src = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin(), &mut src)
-                .context("cannot read the program from standard input")?;
-            ("<stdin>".to_string(), src)
+        Some(p) => {
+            let (name, bytes) = if p.as_os_str() == "-" {
+                let mut bytes = Vec::new();
+                std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+                    .context("cannot read the program from standard input")?;
+                ("<stdin>".to_string(), bytes)
+            } else {
+                let name = p.display().to_string();
+                let bytes = std::fs::read(p).with_context(|| format!("cannot read {name}"))?;
+                (name, bytes)
+            };
+            let src = text::decode_source(bytes)
+                .map_err(|e| Rendered(e.error.to_diagnostic().render(&name, &e.text)))?;
+            (name, src)
         }
-        Some(p) => (
-            p.display().to_string(),
-            std::fs::read_to_string(p).with_context(|| format!("cannot read {}", p.display()))?,
-        ),
         None => (
             default_program::CHECK_NAME.to_string(),
             default_program::CHECK_SOURCE.to_string(),
@@ -496,11 +515,11 @@ fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
     };
     let (module, spans) = text::parse_module(&src).map_err(|errors| {
         let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
-        anyhow!("{}", render_all(&diags, &name, &src))
+        Rendered(render_all(&diags, &name, &src))
     })?;
     let report = verify_module(&module, &spans);
     if !report.errors.is_empty() {
-        return Err(anyhow!("{}", render_all(&report.errors, &name, &src)));
+        return Err(Rendered(render_all(&report.errors, &name, &src)).into());
     }
     Ok((module, spans, name, src))
 }

@@ -7,6 +7,7 @@
 
 use crate::entity::SecondaryMap;
 use crate::ir::{Block, FuncId, Inst, Value};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
@@ -113,9 +114,13 @@ impl Diagnostic {
             message: message.into(),
         }
     }
-    /// `file:line:col: error: message`, the source line and a caret under the span.
+    /// `file:line:col: error: message`, the source line and a caret under the span
+    /// (a long line cut to a window around the caret, see [`excerpt`]).
     pub fn render(&self, file: &str, src: &str) -> String {
-        let index = LineIndex::new(src);
+        self.render_indexed(&LineIndex::new(src), file, src)
+    }
+    /// [`Diagnostic::render`] with the line index of `src` built once by the caller.
+    fn render_indexed(&self, index: &LineIndex, file: &str, src: &str) -> String {
         let (line, col) = index.line_col(src, self.span.lo);
         let text = index.line_text(src, line);
         let kind = match self.severity {
@@ -126,15 +131,11 @@ impl Diagnostic {
             let (hl, hc) = index.line_col(src, self.span.hi);
             if hl == line && hc > col { hc - col } else { 1 }
         };
-        let pad: String = text
-            .chars()
-            .take(col - 1)
-            .map(|c| if c == '\t' { '\t' } else { ' ' })
-            .collect();
+        let (shown, pad, carets) = excerpt(text, col - 1, width);
         format!(
-            "{file}:{line}:{col}: {kind}: {}\n{text}\n{pad}{}",
+            "{file}:{line}:{col}: {kind}: {}\n{shown}\n{pad}{}",
             self.message,
-            "^".repeat(width)
+            "^".repeat(carets)
         )
     }
     /// `file:line:col` of this diagnostic.
@@ -148,11 +149,54 @@ impl Diagnostic {
 pub fn render_all(diags: &[Diagnostic], file: &str, src: &str) -> String {
     let mut sorted: Vec<&Diagnostic> = diags.iter().collect();
     sorted.sort_by_key(|d| (d.span.lo, d.severity));
+    let index = LineIndex::new(src);
     sorted
         .iter()
-        .map(|d| d.render(file, src))
+        .map(|d| d.render_indexed(&index, file, src))
         .collect::<Vec<_>>()
         .join("\n")
+}
+
+/// How many characters of a source line a diagnostic shows at most.
+pub const MAX_SHOWN_CHARS: usize = 100;
+
+/// How many characters a cut line shows before the caret.
+const SHOWN_BEFORE_CARET: usize = 40;
+
+/// The part of the source line `text` a diagnostic shows, the padding that puts the
+/// caret under character `col` (0-based) and the number of carets for a span of
+/// `width` characters. A line of at most [`MAX_SHOWN_CHARS`] characters is shown
+/// whole; a longer one is cut to a window of that many characters around the
+/// caret, with `…` where it was cut (the location printed before it keeps the real
+/// column). Tabs in the padding stay tabs, so the caret lines up in a terminal.
+fn excerpt(text: &str, col: usize, width: usize) -> (Cow<'_, str>, String, usize) {
+    let total = text.chars().count();
+    let (start, end) = if total <= MAX_SHOWN_CHARS {
+        (0, total)
+    } else {
+        let start = col
+            .saturating_sub(SHOWN_BEFORE_CARET)
+            .min(total - MAX_SHOWN_CHARS);
+        (start, start + MAX_SHOWN_CHARS)
+    };
+    let byte = |c: usize| text.char_indices().nth(c).map_or(text.len(), |(b, _)| b);
+    let (lo, hi) = (byte(start), byte(end));
+    let shown = if (start, end) == (0, total) {
+        Cow::Borrowed(text)
+    } else {
+        let before = if start > 0 { "…" } else { "" };
+        let after = if end < total { "…" } else { "" };
+        Cow::Owned(format!("{before}{}{after}", &text[lo..hi]))
+    };
+    let mut pad = String::from(if start > 0 { " " } else { "" });
+    pad.extend(
+        text[lo..]
+            .chars()
+            .take(col.saturating_sub(start))
+            .map(|c| if c == '\t' { '\t' } else { ' ' }),
+    );
+    let carets = width.min(end.saturating_sub(col)).max(1);
+    (shown, pad, carets)
 }
 
 /// Where each IR entity of one function came from in the source.
@@ -270,5 +314,50 @@ mod tests {
             Span::new(1, 1),
             "a.ll:1:2: error: use of undefined value %t\nx\n ^",
         );
+    }
+
+    /// The character above the first caret of a rendered diagnostic, and the
+    /// number of carets (a rendering is location, shown line, caret line).
+    fn under_caret(rendered: &str) -> (Option<char>, usize) {
+        let lines: Vec<&str> = rendered.lines().collect();
+        let caret_at = lines[2].chars().take_while(|&c| c != '^').count();
+        let carets = lines[2].chars().filter(|&c| c == '^').count();
+        (lines[1].chars().nth(caret_at), carets)
+    }
+
+    #[test]
+    fn a_long_line_is_cut_around_the_caret_and_keeps_its_column() {
+        // A 10k-character line with `%t` at character 6001 (column 6002).
+        let line = format!("{}%t{}", "a".repeat(6000), "b".repeat(4000));
+        let lo = 6000;
+        let d = Diagnostic::error(Span::new(lo, lo + 2), "use of undefined value %t");
+        let rendered = d.render("a.ll", &line);
+        let lines: Vec<&str> = rendered.lines().collect();
+        assert_eq!(lines[0], "a.ll:1:6001: error: use of undefined value %t");
+        let shown = lines[1].chars().count();
+        assert!(shown <= MAX_SHOWN_CHARS + 2, "shows {shown} characters");
+        assert!(
+            lines[1].starts_with('…') && lines[1].ends_with('…'),
+            "{}",
+            lines[1]
+        );
+        assert_eq!(under_caret(&rendered), (Some('%'), 2));
+    }
+
+    #[test]
+    fn cuts_at_either_end_of_a_long_line_keep_the_caret_in_place() {
+        let line = format!("%t{}%u", "é".repeat(10_000));
+        let at_start = Diagnostic::error(Span::new(0, 2), "e").render("a.ll", &line);
+        assert!(at_start.starts_with("a.ll:1:1: error: e\n%t"), "{at_start}");
+        assert!(at_start.lines().nth(1).is_some_and(|l| l.ends_with('…')));
+        assert_eq!(under_caret(&at_start), (Some('%'), 2));
+        let lo = line.len() - 2;
+        let at_end = Diagnostic::error(Span::new(lo, lo + 2), "e").render("a.ll", &line);
+        assert!(at_end.starts_with("a.ll:1:10003: error: e\n…"), "{at_end}");
+        assert!(at_end.lines().nth(1).is_some_and(|l| l.ends_with("%u")));
+        assert_eq!(under_caret(&at_end), (Some('%'), 2));
+        // A span longer than the window gets carets to the window's end only.
+        let all = Diagnostic::error(Span::new(0, line.len()), "e").render("a.ll", &line);
+        assert_eq!(under_caret(&all), (Some('%'), MAX_SHOWN_CHARS));
     }
 }

@@ -3,13 +3,18 @@
 //! interesting tokens, token swaps, line splices). Whatever it accepts also prints,
 //! reparses to the same module, and exports.
 //!
+//! Errors render with one `error:` prefix, a long source line cut around the caret
+//! and a position for a byte that is not UTF-8; names that differ only in their
+//! last digits parse like any others (issue 14).
+//!
 //! The default run checks 10^5 mutants; `PLLVM_FUZZ_CASES=N` sets the count for a
 //! long run by hand.
 
 #[path = "common/examples.rs"]
 mod examples;
 
-use pllvm_semantics::text::{export_llvm, parse_module, print_module};
+use pllvm_semantics::diag::{Diagnostic, MAX_SHOWN_CHARS, render_all};
+use pllvm_semantics::text::{decode_source, export_llvm, parse_module, print_module};
 use proptest::prelude::*;
 use std::path::Path;
 
@@ -287,4 +292,113 @@ proptest! {
         let text: Vec<&str> = picks.iter().map(|&i| INTERESTING[i]).collect();
         check_input(&format!("define void @f() {{\n{}\n}}", text.join(" ")));
     }
+}
+
+/// Renders the errors `src` gets from the parser as the CLI does.
+fn rendered_errors(src: &str) -> Option<String> {
+    let errors = parse_module(src).err()?;
+    let diags: Vec<Diagnostic> = errors.iter().map(|e| e.to_diagnostic()).collect();
+    Some(render_all(&diags, "m.ll", src))
+}
+
+#[test]
+fn every_rendered_parse_error_has_one_error_prefix() {
+    let mut rejected = 0;
+    for k in 0..3000u64 {
+        let src = mutant(k.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let Some(rendered) = rendered_errors(&src) else {
+            continue;
+        };
+        rejected += 1;
+        let n = parse_module(&src).err().map_or(0, |e| e.len());
+        let headers: Vec<&str> = rendered
+            .lines()
+            .filter(|l| l.starts_with("m.ll:"))
+            .collect();
+        assert_eq!(headers.len(), n, "one header per error:\n{rendered}");
+        for h in headers {
+            let message = h.split_once(": error: ").map(|(_, m)| m);
+            assert!(
+                message.is_some_and(|m| !m.to_lowercase().starts_with("error")),
+                "{h}"
+            );
+        }
+    }
+    assert!(rejected > 1000, "only {rejected} mutants rejected");
+}
+
+#[test]
+fn a_long_line_is_shown_cut_around_the_caret() {
+    // A 10k-character line whose undefined operand sits in its middle.
+    let long = "v".repeat(5000);
+    let src = format!(
+        "define i32 @f(i32 %a) {{\n  %{long} = add i32 %a, 1\n  %x = add i32 %{long}, %t ; {}\n  ret i32 %x\n}}\n",
+        "c".repeat(5000)
+    );
+    let rendered = rendered_errors(&src).expect("undefined %t is an error");
+    let lines: Vec<&str> = rendered.lines().collect();
+    assert_eq!(lines[0], "m.ll:3:5019: error: use of undefined value %t");
+    assert!(
+        lines[1].chars().count() <= MAX_SHOWN_CHARS + 2,
+        "{}",
+        lines[1]
+    );
+    assert!(lines[1].starts_with('…') && lines[1].ends_with('…'));
+    let caret = lines[2].chars().take_while(|&c| c != '^').count();
+    let under: String = lines[1].chars().skip(caret).take(2).collect();
+    assert_eq!(under, "%t", "{rendered}");
+}
+
+#[test]
+fn a_byte_that_is_not_utf8_is_an_error_at_its_position() {
+    let mut bytes = b"define i32 @f() {\n  ret i32 0 ".to_vec();
+    bytes.push(0xff);
+    bytes.extend_from_slice(b"\n}\n");
+    let e = decode_source(bytes).expect_err("0xff is not UTF-8");
+    assert_eq!(e.error.message, "invalid UTF-8 byte 0xff");
+    let rendered = e.error.to_diagnostic().render("m.ll", &e.text);
+    assert_eq!(
+        rendered,
+        "m.ll:2:13: error: invalid UTF-8 byte 0xff\n  ret i32 0 \u{fffd}\n            ^"
+    );
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+    #[test]
+    fn arbitrary_bytes_decode_or_name_their_first_bad_byte(bytes in proptest::collection::vec(any::<u8>(), 0..200)) {
+        match (decode_source(bytes.clone()), std::str::from_utf8(&bytes)) {
+            (Ok(text), Ok(s)) => prop_assert_eq!(text, s),
+            (Err(e), Err(u)) => {
+                let at = u.valid_up_to();
+                prop_assert_eq!(e.error.span.lo as usize, at);
+                prop_assert_eq!(&e.error.message, &format!("invalid UTF-8 byte 0x{:02x}", bytes[at]));
+                let line = 1 + bytes[..at].iter().filter(|&&b| b == b'\n').count();
+                let rendered = e.error.to_diagnostic().render("m.ll", &e.text);
+                let expected = format!("m.ll:{line}:");
+                prop_assert!(rendered.starts_with(&expected), "{}", rendered);
+            }
+            (got, want) => prop_assert!(false, "decode {:?} vs from_utf8 {:?}", got, want),
+        }
+    }
+}
+
+#[test]
+fn names_differing_in_their_last_digits_parse() {
+    // 200k values `%x1000000`..: the multiply-only hasher put them in a few buckets
+    // (the spread itself is checked in the parser's unit tests).
+    let n = 200_000;
+    let mut src = String::from("define i32 @f(i32 %a) {\nentry:\n  %x1000000 = add i32 %a, 1\n");
+    for i in 1_000_001..1_000_000 + n {
+        src.push_str(&format!("  %x{i} = add i32 %x{}, 1\n", i - 1));
+    }
+    src.push_str(&format!("  ret i32 %x{}\n}}\n", 1_000_000 + n - 1));
+    let (m, _) = parse_module(&src).expect("parses");
+    let body = m
+        .functions
+        .values()
+        .find_map(|f| f.body.as_ref())
+        .expect("a body");
+    let named = body.values.values().filter(|v| v.name.is_some()).count();
+    assert_eq!(named, n + 1, "one value per name and %a");
 }

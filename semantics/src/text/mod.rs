@@ -63,6 +63,34 @@ impl fmt::Display for ParseError {
 
 impl std::error::Error for ParseError {}
 
+/// A source file that is not UTF-8: the error at its first bad byte, and the file
+/// decoded with each bad sequence replaced by `�` (the bytes before the error are
+/// unchanged, so the error's span is right in it) to render the error against.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NotUtf8 {
+    /// `invalid UTF-8 byte 0x..` at the first byte that is not UTF-8.
+    pub error: ParseError,
+    /// The file with bad sequences replaced, for [`Diagnostic::render`].
+    pub text: String,
+}
+
+/// Decodes the bytes of a `.ll` file. The text format is UTF-8, as LLVM IR's is
+/// (names and string constants may hold any character); a byte that is not UTF-8
+/// is an error at its own position, not a failure to read the file.
+pub fn decode_source(bytes: Vec<u8>) -> Result<String, NotUtf8> {
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let byte = e.as_bytes().get(at).copied().unwrap_or_default();
+        let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+        // The replacement character `�` stands for the bad sequence in `text`.
+        let span = Span::new(at, at + char::REPLACEMENT_CHARACTER.len_utf8());
+        NotUtf8 {
+            error: ParseError::new(span, format!("invalid UTF-8 byte 0x{byte:02x}")),
+            text,
+        }
+    })
+}
+
 /// Parses a whole `.ll` file. On failure, returns every error found (at most one
 /// per top-level entity: the parser resumes at the next `define`, global, ...),
 /// sorted by position.
