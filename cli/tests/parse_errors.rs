@@ -78,3 +78,22 @@ fn a_byte_that_is_not_utf8_is_named_at_its_position() {
         );
     }
 }
+
+#[test]
+fn the_repl_names_a_byte_that_is_not_utf8_at_its_position() {
+    let file = temp_file(
+        "latin1-repl.ll",
+        b"define i32 @f() {\n  ret i32 0 \xe9\n}\n",
+    );
+    let o = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(["repl", &file])
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run pllvm repl");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(&format!("{file}:2:13: invalid UTF-8 byte 0xe9")),
+        "{err}"
+    );
+}

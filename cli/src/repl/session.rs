@@ -153,11 +153,15 @@ pub struct Session {
 /// Errors are one line: the first diagnostic with its position, and how many more.
 pub fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
     let (name, src) = match file {
-        Some(p) => (
-            p.display().to_string(),
-            std::fs::read_to_string(p)
-                .map_err(|e| format!("cannot read {}: {}", p.display(), io_message(&e)))?,
-        ),
+        Some(p) => {
+            let name = p.display().to_string();
+            let bytes =
+                std::fs::read(p).map_err(|e| format!("cannot read {name}: {}", io_message(&e)))?;
+            // A byte that is not UTF-8 is an error at its position, as in `pllvm check`.
+            let src = text::decode_source(bytes)
+                .map_err(|e| one_line(&[e.error.to_diagnostic()], &name, &e.text))?;
+            (name, src)
+        }
         None => (
             default_program::CHECK_NAME.to_string(),
             default_program::CHECK_SOURCE.to_string(),
