@@ -18,7 +18,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
-use pllvm_interp::config::parse_interp;
+use pllvm_interp::config::{parse_byte_size, parse_interp};
 use pllvm_interp::explore::{Bounds, Order};
 use pllvm_interp::greedy::{self, GreedyFacts};
 use pllvm_interp::sched::{self, Interactive, Replay, Scheduler};
@@ -88,6 +88,11 @@ struct ExploreArgs {
     /// Longest schedule to explore.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_steps: usize,
+    /// Most bytes of guest memory live at once (globals, inputs, allocas); beyond it
+    /// the run ends with a limit outcome (exit 1). Suffixes K, M, G, T (powers of
+    /// 1024); default 1G.
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size)]
+    memory_limit: Option<u64>,
     /// Successor order: lowest, highest or random:SEED (changes witnesses, not outcomes).
     #[arg(long, value_name = "ORDER", default_value = "lowest")]
     order: String,
@@ -184,6 +189,11 @@ struct RunArgs {
     /// Stop after this many scheduled blocks.
     #[arg(long, value_name = "N", requires = "file")]
     max_steps: Option<u64>,
+    /// Most bytes of guest memory live at once (globals, inputs, allocas); beyond it
+    /// the run ends with a limit outcome (exit 1). Suffixes K, M, G, T (powers of
+    /// 1024); default 1G.
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, requires = "file")]
+    memory_limit: Option<u64>,
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
@@ -222,6 +232,7 @@ impl RunArgs {
             convergence: false,
             function: None,
             max_steps: None,
+            memory_limit: None,
         }
     }
 }
@@ -367,6 +378,9 @@ fn run(r: RunArgs) -> Result<ExitCode> {
     }
     if let Some(n) = r.max_steps {
         config.max_steps = n;
+    }
+    if let Some(n) = r.memory_limit {
+        config.memory_limit = n;
     }
     let mut out = std::io::stdout();
     let outcome = execute(
@@ -557,6 +571,9 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
     config.strict |= e.strict;
     if e.function.is_some() {
         config.function.clone_from(&e.function);
+    }
+    if let Some(n) = e.memory_limit {
+        config.memory_limit = n;
     }
     let order = match e.order.as_str() {
         "lowest" => Order::Lowest,

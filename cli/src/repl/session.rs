@@ -104,6 +104,8 @@ pub struct StartOptions {
     pub function: Option<String>,
     /// Strict mode (Def. 10-11).
     pub strict: bool,
+    /// `--memory-limit` in bytes.
+    pub memory_limit: Option<u64>,
 }
 
 /// One REPL session.
@@ -244,6 +246,9 @@ impl Session {
         config.strict |= options.strict;
         if options.function.is_some() {
             config.function.clone_from(&options.function);
+        }
+        if let Some(n) = options.memory_limit {
+            config.memory_limit = n;
         }
         let schedule = config.schedule.take();
         let (policy, facts) = {
@@ -1357,8 +1362,9 @@ fn bytes_at(
     let len = (size - p.offset).min(limit);
     let bytes = mem.read_bytes(p, len).map_err(|e| e.to_string())?;
     Ok(format!(
-        "object #{}, {size} bytes, from offset {}:\n{}",
+        "object #{} ({}), {size} bytes, from offset {}:\n{}",
         id.0,
+        object.kind,
         p.offset,
         show::hex_dump(&bytes, p.offset)
     ))
