@@ -136,3 +136,44 @@ fn exceeding_the_memory_limit_is_a_limit_outcome() {
             .contains("'lots' is not a byte count (an integer, optionally with K, M, G or T)")
     );
 }
+
+/// Undefined-behaviour outcomes name the object: a global by `@Y`, an `alloca`'s
+/// object by its instruction, block and lane (issue 14, item 14).
+#[test]
+fn memory_errors_name_globals_and_allocas() {
+    let file = temp_file(
+        "names.ll",
+        "@Y = global i32 1
+define i32 @f(i1 %c) {
+a:
+  %p = alloca i32
+  br i1 %c, label %g, label %s
+g:
+  %v = load i64, ptr @Y
+  ret i32 0
+s:
+  %w = load i64, ptr %p
+  ret i32 0
+}
+",
+    );
+    let first_line = |c: &str| {
+        let out = pllvm(&["run", "-w", "2", "--arg", &format!("c={c}"), &file]);
+        assert_eq!(out.status.code(), Some(1));
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    assert_eq!(
+        first_line("1"),
+        "outcome: undefined: [W-INST-LOAD] lane 0: access of 8 bytes at offset 0 is out of \
+         bounds of @Y of 4 bytes (§4.9.1)"
+    );
+    assert_eq!(
+        first_line("0"),
+        "outcome: undefined: [W-INST-LOAD] lane 0: access of 8 bytes at offset 0 is out of \
+         bounds of %p in a (alloca of lane 0) of 4 bytes (§4.9.1)"
+    );
+}

@@ -1350,13 +1350,13 @@ fn bytes_at(
         .object(id)
         .ok_or_else(|| format!("no object #{} (mem lists them)", id.0))?;
     if !object.live {
-        return Err(format!("object #{} is dead", id.0));
+        return Err(format!("object #{} ({}) is dead", id.0, object.kind));
     }
     let size = object.size();
     if p.offset > size {
         return Err(format!(
-            "offset {} is past the end of object #{} ({size} bytes)",
-            p.offset, id.0
+            "offset {} is past the end of object #{} ({}, {size} bytes)",
+            p.offset, id.0, object.kind
         ));
     }
     let len = (size - p.offset).min(limit);
