@@ -20,7 +20,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
-use pllvm_interp::config::{parse_interp, parse_width};
+use pllvm_interp::config::{parse_byte_size, parse_interp, parse_width};
 use pllvm_interp::explore::ExploreError;
 use pllvm_interp::explore::{Bounds, Order};
 use pllvm_interp::greedy::{self, GreedyFacts};
@@ -92,6 +92,11 @@ struct ExploreArgs {
     /// Longest schedule to explore.
     #[arg(long, value_name = "N", default_value_t = 10_000)]
     max_steps: usize,
+    /// Most bytes of guest memory live at once (globals, inputs, allocas); beyond it
+    /// the run ends with a limit outcome (exit 1). Suffixes K, M, G, T (powers of
+    /// 1024); default 1G.
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size)]
+    memory_limit: Option<u64>,
     /// Successor order: lowest, highest or random:SEED (changes witnesses, not outcomes).
     #[arg(long, value_name = "ORDER", default_value = "lowest")]
     order: String,
@@ -216,6 +221,11 @@ struct RunArgs {
     /// Stop after this many scheduled blocks.
     #[arg(long, value_name = "N", requires = "file")]
     max_steps: Option<u64>,
+    /// Most bytes of guest memory live at once (globals, inputs, allocas); beyond it
+    /// the run ends with a limit outcome (exit 1). Suffixes K, M, G, T (powers of
+    /// 1024); default 1G.
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, requires = "file")]
+    memory_limit: Option<u64>,
 }
 
 /// The version of `pllvm run --trace json`'s document: it changes when a field is
@@ -417,6 +427,7 @@ impl RunArgs {
             convergence: false,
             function: None,
             max_steps: None,
+            memory_limit: None,
         }
     }
 }
@@ -582,6 +593,9 @@ fn run(r: RunArgs) -> Result<ExitCode> {
     }
     if let Some(n) = r.max_steps {
         config.max_steps = n;
+    }
+    if let Some(n) = r.memory_limit {
+        config.memory_limit = n;
     }
     let mut out = stdout();
     let outcome = execute(
@@ -847,7 +861,10 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
         schedule: false,
         sched: None,
     };
-    let config = flags.config()?;
+    let mut config = flags.config()?;
+    if let Some(n) = e.memory_limit {
+        config.memory_limit = n;
+    }
     let order = match e.order.as_str() {
         "lowest" => Order::Lowest,
         "highest" => Order::Highest,

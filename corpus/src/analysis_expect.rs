@@ -764,8 +764,8 @@ fn copies_differ(
                 .iter()
                 .map(|b| match b {
                     Byte::Uninit => (None, None, 0),
-                    Byte::Data(d) => (None, Some(*d), 0),
-                    Byte::PtrFrag { ptr, index } => (Some(norm_ptr(class, ptr)), None, *index),
+                    Byte::Data(d) => (None, Some(d), 0),
+                    Byte::PtrFrag { ptr, index } => (Some(norm_ptr(class, &ptr)), None, index),
                 })
                 .collect(),
         )

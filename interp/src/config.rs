@@ -125,7 +125,9 @@ pub struct RunConfig {
     pub function: Option<String>,
     /// Most blocks scheduled before the run ends with `out of fuel`.
     pub max_steps: u64,
-    /// Most bytes of memory the program may allocate.
+    /// Most bytes of guest memory live at once (`--memory-limit`, JSON
+    /// `memory_limit`); an allocation beyond it ends the run with
+    /// [`crate::Outcome::Limit`].
     pub memory_limit: u64,
     /// Whether the dynamic divergence observer watches the run (it tracks
     /// definition masks, Def. 10, to know which lanes define each value).
@@ -143,7 +145,7 @@ impl Default for RunConfig {
             schedule: None,
             function: None,
             max_steps: 1_000_000,
-            memory_limit: 1 << 30,
+            memory_limit: DEFAULT_MEMORY_LIMIT,
             observe: true,
         }
     }
@@ -168,6 +170,37 @@ pub fn parse_interp(s: &str) -> Result<Interp, String> {
             "unknown interpretation '{other}' (expected fr or obl)"
         )),
     }
+}
+
+/// The default of [`RunConfig::memory_limit`]: 1 GiB of live guest memory.
+pub const DEFAULT_MEMORY_LIMIT: u64 = 1 << 30;
+
+/// A byte count as `--memory-limit` takes it: a decimal integer with an optional
+/// binary suffix `K`, `M`, `G` or `T` (any case, with or without `iB`/`B`), so
+/// `64M` is 64 × 2^20 bytes and `1G` the default.
+pub fn parse_byte_size(text: &str) -> Result<u64, String> {
+    let bad = || format!("'{text}' is not a byte count (an integer, optionally with K, M, G or T)");
+    let lower = text.trim().to_ascii_lowercase();
+    let (digits, shift) = match lower.find(|c: char| !c.is_ascii_digit()) {
+        None => (lower.as_str(), 0),
+        Some(i) => {
+            let shift = match &lower[i..] {
+                "b" => 0,
+                "k" | "kb" | "kib" => 10,
+                "m" | "mb" | "mib" => 20,
+                "g" | "gb" | "gib" => 30,
+                "t" | "tb" | "tib" => 40,
+                _ => return Err(bad()),
+            };
+            (&lower[..i], shift)
+        }
+    };
+    if digits.is_empty() {
+        return Err(bad());
+    }
+    let n: u64 = digits.parse().map_err(|_| bad())?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{text}' is more bytes than 2^64"))
 }
 
 impl RunConfig {
@@ -226,6 +259,34 @@ impl RunConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn byte_sizes_take_binary_suffixes() {
+        let got: Vec<String> = ["4096", "64M", "1G", "1g", "2KiB", "3kb", "1T", "0"]
+            .iter()
+            .map(|t| parse_byte_size(t).map_or_else(|e| e, |n| n.to_string()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                "4096",
+                "67108864",
+                "1073741824",
+                "1073741824",
+                "2048",
+                "3072",
+                "1099511627776",
+                "0"
+            ]
+        );
+        for bad in ["", "M", "-1", "1.5G", "1X", "1 G G", "0x10"] {
+            assert!(parse_byte_size(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            parse_byte_size("99999999999T").unwrap_err(),
+            "'99999999999T' is more bytes than 2^64"
+        );
+    }
 
     #[test]
     fn json_and_cli_agree() {

@@ -31,7 +31,7 @@ use crate::config::RunConfig;
 use crate::greedy::{GreedyFacts, NaturalLoop, candidates, lane_targets, progress};
 use crate::machine::{Machine, SetupError};
 use pllvm_semantics::ir::{Block, Module};
-use pllvm_semantics::memory::Byte;
+use pllvm_semantics::memory::ByteStore;
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
 use pllvm_semantics::rules::{Interp, Next, Program, State, StepError};
 use pllvm_semantics::value::{Val, display_signed};
@@ -349,7 +349,7 @@ struct Node {
 }
 
 /// Distinct outcomes: how the run ended, the results, the globals' bytes.
-type OutcomeKey = (String, Vec<Option<Val>>, Vec<Vec<Byte>>);
+type OutcomeKey = (String, Vec<Option<Val>>, Vec<ByteStore>);
 
 /// One transition the exploration follows: block `step.scheduled` scheduled in
 /// the state `before` gives the state `after` ([LSS-W-STEP], Fig. 4.3).
@@ -517,11 +517,11 @@ pub fn explore_watched(
                     _ => None,
                 })
                 .collect();
-            let bytes: Vec<Vec<Byte>> = globals
+            let bytes: Vec<ByteStore> = globals
                 .iter()
                 .map(|(_, o, _)| {
                     o.and_then(|o| state.mem.object(o))
-                        .map_or(Vec::new(), |obj| obj.bytes.clone())
+                        .map_or(ByteStore::default(), |obj| obj.bytes.clone())
                 })
                 .collect();
             let key = (ending.clone(), results.clone(), bytes);

@@ -96,8 +96,8 @@ fn norm_bytes(mem: &Memory, classes: &Classes, o: ObjectId) -> Option<Vec<NormBy
             .iter()
             .map(|b| match b {
                 Byte::Uninit => (None, None, 0),
-                Byte::Data(d) => (None, Some(*d), 0),
-                Byte::PtrFrag { ptr, index } => (Some(norm_ptr(classes, ptr)), None, *index),
+                Byte::Data(d) => (None, Some(d), 0),
+                Byte::PtrFrag { ptr, index } => (Some(norm_ptr(classes, &ptr)), None, index),
             })
             .collect(),
     )

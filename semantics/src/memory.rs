@@ -28,9 +28,17 @@
 //!   access is defined. Every object base is a multiple of 2^40 as an address
 //!   ([`Pointer::address`]), which satisfies every alignment an object can ask for.
 //!
+//! - An object keeps its bytes in a [`ByteStore`] (`memory/store.rs`): a `u8` and
+//!   a ⊤ bit per byte and runs of pointer fragments, in 4 KiB chunks materialized
+//!   only when written, so memory that is never written, or is zero-initialized,
+//!   costs the host almost nothing and the memory limit bounds the host's cost.
+//!   [`Byte`] is the value of one byte at this module's interface.
+//! - Messages name an object by its [`ObjectKind`]: a global as `@G`, an
+//!   `alloca`'s object by its instruction, block and lane.
+//!
 //! [`Memory`] is `Clone + Eq + Hash` for the model-checking schedulers. Objects sit
 //! behind `Arc`, so a clone copies one pointer per object, and a write copies only
-//! the object it changes.
+//! the object it changes, and of it only the chunk it changes.
 
 use crate::ir::{ConstData, GlobalId, GlobalInit};
 use crate::types::{Ty, TypeData, TypeTable};
@@ -39,6 +47,9 @@ use num_bigint::BigUint;
 use std::cell::Cell;
 use std::fmt;
 use std::sync::Arc;
+
+mod store;
+pub use store::{ByteStore, CHUNK_BYTES};
 
 /// The memory limit of [`Memory::default`]: 1 GiB of live bytes.
 pub const DEFAULT_LIMIT_BYTES: u64 = 1 << 30;
@@ -96,7 +107,25 @@ pub enum ObjectKind {
     Alloca {
         /// The lane that owns it.
         lane: usize,
+        /// The `alloca` that made it, for messages: `%p in a` (its result and
+        /// block), or empty when unknown.
+        site: String,
     },
+}
+
+impl fmt::Display for ObjectKind {
+    /// How messages name an object: a global by its name (`@G`), an input by the
+    /// name the run gave it, and an `alloca`'s object by its instruction and lane.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ObjectKind::Global { name } => write!(f, "@{name}"),
+            ObjectKind::Input { name } => write!(f, "input {name}"),
+            ObjectKind::Alloca { lane, site } if site.is_empty() => {
+                write!(f, "the alloca of lane {lane}")
+            }
+            ObjectKind::Alloca { lane, site } => write!(f, "{site} (alloca of lane {lane})"),
+        }
+    }
 }
 
 /// One object of 𝕄: a byte buffer and what may be done with it.
@@ -105,7 +134,7 @@ pub struct Object {
     /// Where the object comes from.
     pub kind: ObjectKind,
     /// Its contents; the length is its size. Empty once the object is dead.
-    pub bytes: Vec<Byte>,
+    pub bytes: ByteStore,
     /// Whether its lifetime has not ended ([`Memory::kill`]).
     pub live: bool,
     /// Whether stores to it are undefined behaviour (`constant` globals).
@@ -117,25 +146,37 @@ pub struct Object {
 impl Object {
     /// The size in bytes (0 once dead).
     pub fn size(&self) -> u64 {
-        self.bytes.len() as u64
+        self.bytes.len()
     }
 }
 
 /// What [`MemError::LimitExceeded`] ran out of.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Resource {
-    /// Live bytes, or the size of one object.
+    /// Live bytes: the configured memory limit (`--memory-limit`).
     Bytes,
+    /// The size of one object (2^40 bytes, [`MAX_OBJECT_BYTES`]).
+    ObjectSize,
     /// Object ids.
     Objects,
 }
 
-impl fmt::Display for Resource {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Resource::Bytes => write!(f, "bytes"),
-            Resource::Objects => write!(f, "objects"),
-        }
+/// The message of [`MemError::LimitExceeded`]: what ran out, and for the
+/// configured limit the flag that sets it.
+fn limit_message(resource: Resource, requested: u64, in_use: u64, limit: u64) -> String {
+    match resource {
+        Resource::Bytes => format!(
+            "memory limit exceeded: {requested} more bytes requested with {in_use} in use, \
+             limit {limit} bytes (newptr, §4.9.1; --memory-limit sets it)"
+        ),
+        Resource::ObjectSize => format!(
+            "an object of {requested} bytes exceeds the largest object size, {limit} bytes \
+             (newptr, §4.9.1)"
+        ),
+        Resource::Objects => format!(
+            "memory limit exceeded: {requested} more objects requested with {in_use} in use, \
+             limit {limit} objects (newptr, §4.9.1)"
+        ),
     }
 }
 
@@ -156,20 +197,23 @@ pub enum MemError {
     #[error("active lane accesses memory through an undefined pointer ⊤ (§4.9.1)")]
     Undef,
     /// Access to an object whose lifetime has ended.
-    #[error("access to object {} after its lifetime ended (§4.9.1)", object.0)]
+    #[error("access to {name} after its lifetime ended (§4.9.1)")]
     Dangling {
         /// The dead object.
         object: ObjectId,
+        /// How messages name it ([`ObjectKind`]'s `Display`).
+        name: String,
     },
     /// Access to bytes outside the object (offsets wrap, so a negative offset is huge).
     #[error(
-        "access of {len} bytes at offset {} is out of bounds of object {} of {size} bytes (§4.9.1)",
-        *offset as i64,
-        object.0
+        "access of {len} bytes at offset {} is out of bounds of {name} of {size} bytes (§4.9.1)",
+        *offset as i64
     )]
     OutOfBounds {
         /// The object.
         object: ObjectId,
+        /// How messages name it.
+        name: String,
         /// The first byte accessed.
         offset: u64,
         /// The number of bytes accessed.
@@ -178,15 +222,15 @@ pub enum MemError {
         size: u64,
     },
     /// A store to a read-only object.
-    #[error("store to read-only object {} (§4.9.1)", object.0)]
+    #[error("store to read-only {name} (§4.9.1)")]
     ReadOnly {
         /// The object.
         object: ObjectId,
+        /// How messages name it.
+        name: String,
     },
     /// An allocation beyond the configured limit: a resource limit, not undefined behaviour.
-    #[error(
-        "memory limit exceeded: {requested} more {resource} requested with {in_use} in use, limit {limit} (newptr, §4.9.1)"
-    )]
+    #[error("{}", limit_message(*resource, *requested, *in_use, *limit))]
     LimitExceeded {
         /// What ran out.
         resource: Resource,
@@ -200,16 +244,17 @@ pub enum MemError {
     /// Two active lanes of one write^W store different bytes to one address
     /// (§4.9.1: "not further specified"; pllvm reports it).
     #[error(
-        "lanes {} and {} scatter different values to byte {offset} of object {} (write^W, §4.9.1)",
+        "lanes {} and {} scatter different values to byte {offset} of {name} (write^W, §4.9.1)",
         lanes.0,
-        lanes.1,
-        object.0
+        lanes.1
     )]
     ConflictingScatter {
         /// The two lanes, in lane order.
         lanes: (usize, usize),
         /// The object.
         object: ObjectId,
+        /// How messages name it.
+        name: String,
         /// The first byte on which they differ.
         offset: u64,
     },
@@ -291,16 +336,15 @@ impl Memory {
         }
         self.check_room(1, size)?;
         // The host may refuse what the limit allows: that is the same resource limit.
-        let mut bytes = Vec::new();
-        if bytes.try_reserve_exact(size as usize).is_err() {
+        // Chunks are materialized only when written (see `store.rs`).
+        let Some(bytes) = ByteStore::uninit(size) else {
             return Err(MemError::LimitExceeded {
                 resource: Resource::Bytes,
                 requested: size,
                 in_use: self.live_bytes,
                 limit: self.limit_bytes,
             });
-        }
-        bytes.resize(size as usize, Byte::Uninit);
+        };
         let id = ObjectId(self.objects.len() as u32);
         self.objects.push(Arc::new(Object {
             kind,
@@ -330,7 +374,7 @@ impl Memory {
         // One object must fit the 40 offset bits of an address.
         if size > MAX_OBJECT_BYTES {
             return Err(MemError::LimitExceeded {
-                resource: Resource::Bytes,
+                resource: Resource::ObjectSize,
                 requested: size,
                 in_use: 0,
                 limit: MAX_OBJECT_BYTES,
@@ -374,7 +418,7 @@ impl Memory {
         let object = Arc::make_mut(object);
         self.live_bytes -= object.size();
         object.live = false;
-        object.bytes = Vec::new();
+        object.bytes = ByteStore::default();
     }
 
     /// Marks object `id` read-only or writable (the interpreter marks `constant`
@@ -387,7 +431,7 @@ impl Memory {
 
     /// The index of the object holding `len` bytes at `ptr`, and the offset there.
     /// The checks run in the order the errors are listed: provenance, liveness, bounds.
-    fn locate(&self, ptr: Pointer, len: u64) -> Result<(usize, usize), MemError> {
+    fn locate(&self, ptr: Pointer, len: u64) -> Result<(usize, u64), MemError> {
         let wild = MemError::NullOrWild {
             address: ptr.address(),
         };
@@ -398,35 +442,40 @@ impl Memory {
             return Err(wild);
         };
         if !object.live {
-            return Err(MemError::Dangling { object: id });
+            return Err(MemError::Dangling {
+                object: id,
+                name: object.kind.to_string(),
+            });
         }
         let size = object.size();
         if ptr.offset.checked_add(len).is_none_or(|end| end > size) {
             return Err(MemError::OutOfBounds {
                 object: id,
+                name: object.kind.to_string(),
                 offset: ptr.offset,
                 len,
                 size,
             });
         }
-        Ok((id.0 as usize, ptr.offset as usize))
+        Ok((id.0 as usize, ptr.offset))
     }
 
     /// Like [`Memory::locate`], and the object must be writable.
-    fn locate_writable(&self, ptr: Pointer, len: u64) -> Result<(usize, usize), MemError> {
+    fn locate_writable(&self, ptr: Pointer, len: u64) -> Result<(usize, u64), MemError> {
         let (index, offset) = self.locate(ptr, len)?;
         if self.objects[index].read_only {
             return Err(MemError::ReadOnly {
                 object: ObjectId(index as u32),
+                name: self.objects[index].kind.to_string(),
             });
         }
         Ok((index, offset))
     }
 
     /// Writes `bytes` at a place [`Memory::locate`] has checked.
-    fn put(&mut self, (index, offset): (usize, usize), bytes: &[Byte]) {
+    fn put(&mut self, (index, offset): (usize, u64), bytes: &[Byte]) {
         let object = Arc::make_mut(&mut self.objects[index]);
-        object.bytes[offset..offset + bytes.len()].copy_from_slice(bytes);
+        object.bytes.write(offset, bytes);
     }
 
     /// The `len` bytes at `ptr`. Reading nothing is always defined (like a
@@ -436,7 +485,37 @@ impl Memory {
             return Ok(Vec::new());
         }
         let (index, offset) = self.locate(ptr, len)?;
-        Ok(self.objects[index].bytes[offset..offset + len as usize].to_vec())
+        Ok(self.objects[index].bytes.read(offset, len))
+    }
+
+    /// Sets the `len` bytes at `ptr` to `byte` (`memset`) without spelling them
+    /// out: whole chunks set to ⊤ or zero cost no host memory. Filling nothing is
+    /// always defined, whatever `ptr` is.
+    pub fn fill_bytes(&mut self, ptr: Pointer, len: u64, byte: Byte) -> Result<(), MemError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let (index, offset) = self.locate_writable(ptr, len)?;
+        Arc::make_mut(&mut self.objects[index])
+            .bytes
+            .fill(offset, len, byte);
+        Ok(())
+    }
+
+    /// Copies the `len` bytes at `src` to `dst` (`memcpy`, `memmove`: the bytes
+    /// are read before any is written, so overlapping ranges are fine), keeping
+    /// pointer provenance. Copying nothing is always defined, whatever the pointers are.
+    pub fn copy_bytes(&mut self, dst: Pointer, src: Pointer, len: u64) -> Result<(), MemError> {
+        if len == 0 {
+            return Ok(());
+        }
+        let (from_index, from) = self.locate(src, len)?;
+        let (index, at) = self.locate_writable(dst, len)?;
+        let source = self.objects[from_index].bytes.slice(from, len);
+        Arc::make_mut(&mut self.objects[index])
+            .bytes
+            .copy_from(at, &source, 0, len);
+        Ok(())
     }
 
     /// Writes `bytes` at `ptr` (for `memset`, `memcpy` and run inputs). Writing
@@ -456,8 +535,16 @@ impl Memory {
         let scalar = Scalar::of(types, ty)?;
         let pointer = pointer_operand(ptr)?;
         let (index, offset) = self.locate(pointer, scalar.size())?;
-        let bytes = &self.objects[index].bytes[offset..offset + scalar.size() as usize];
-        Ok(scalar.decode(bytes))
+        let store = &self.objects[index].bytes;
+        // Scalars up to 16 bytes (all but wide integers) are read on the stack.
+        let mut small = [Byte::Uninit; 16];
+        let size = scalar.size() as usize;
+        if size <= small.len() {
+            store.read_into(offset, &mut small[..size]);
+            Ok(scalar.decode(&small[..size]))
+        } else {
+            Ok(scalar.decode(&store.read(offset, scalar.size())))
+        }
     }
 
     /// `store ty value, ptr` of one lane.
@@ -516,10 +603,19 @@ impl Memory {
         if size == 0 {
             return Ok(());
         }
-        let place = self.locate(ptr, size)?;
-        let mut image = vec![Byte::Uninit; size as usize];
-        fill_image(types, ty, init, global_ptr, &mut image)?;
-        self.put(place, &image);
+        let (index, offset) = self.locate(ptr, size)?;
+        // The image is built apart, so a failing initializer writes nothing, and
+        // lazily, so a `zeroinitializer` costs one slot per chunk.
+        let mut image = ByteStore::uninit(size).ok_or(MemError::LimitExceeded {
+            resource: Resource::Bytes,
+            requested: size,
+            in_use: self.live_bytes,
+            limit: self.limit_bytes,
+        })?;
+        fill_image(types, ty, init, global_ptr, &mut image, 0)?;
+        Arc::make_mut(&mut self.objects[index])
+            .bytes
+            .copy_from(offset, &image, 0, size);
         Ok(())
     }
 
@@ -532,16 +628,14 @@ impl Memory {
             return format!("<no object {}>", id.0);
         };
         if !object.live {
-            return format!("<dead object {}>", id.0);
+            return format!("<dead {}>", object.kind);
         }
         let elem_size = types.size_of(elem_ty);
         if elem_size == 0 {
             return "[]".into();
         }
-        let elems: Vec<String> = object
-            .bytes
-            .chunks_exact(elem_size as usize)
-            .map(|chunk| render(types, elem_ty, chunk))
+        let elems: Vec<String> = (0..object.size() / elem_size)
+            .map(|k| render(types, elem_ty, &object.bytes.read(k * elem_size, elem_size)))
             .collect();
         format!("[{}]", elems.join(", "))
     }
@@ -549,23 +643,25 @@ impl Memory {
 
 /// newptr^W 𝕄 s amsk^W (§4.9.1, [W-INST-ALLOCA]): one private object of `size`
 /// bytes per active lane, in lane order, and ⊤ for passive lanes. Either every
-/// active lane gets its object or none does.
+/// active lane gets its object or none does. `site` names the `alloca` in
+/// messages (`%p in a`; empty when unknown).
 pub fn newptr_w(
     mem: &mut Memory,
     size: u64,
     align: u64,
     active: &[bool],
+    site: &str,
 ) -> Result<Vec<Val>, MemError> {
     let n_active = active.iter().filter(|&&a| a).count() as u64;
     mem.check_room(n_active, size)?;
     let mut ptrs = Vec::with_capacity(active.len());
     for (lane, &is_active) in active.iter().enumerate() {
         if is_active {
-            ptrs.push(Val::Ptr(mem.allocate(
-                ObjectKind::Alloca { lane },
-                size,
-                align,
-            )?));
+            let kind = ObjectKind::Alloca {
+                lane,
+                site: site.to_string(),
+            };
+            ptrs.push(Val::Ptr(mem.allocate(kind, size, align)?));
         } else {
             ptrs.push(Val::Undef);
         }
@@ -616,7 +712,7 @@ pub fn write_w(
     check_width(active, data.len())?;
     let scalar = Scalar::of(types, ty).map_err(|error| LaneMemError { lane: 0, error })?;
     // Every active lane's store must be defined on its own.
-    let mut writes: Vec<(usize, (usize, usize), Vec<Byte>)> = Vec::new();
+    let mut writes: Vec<(usize, (usize, u64), Vec<Byte>)> = Vec::new();
     for lane in (0..active.len()).filter(|&lane| active[lane]) {
         let at_lane = |error| LaneMemError { lane, error };
         let pointer = pointer_operand(&ptrs[lane]).map_err(at_lane)?;
@@ -633,16 +729,17 @@ pub fn write_w(
                 continue;
             }
             let start = (*offset_a).max(*offset_b);
-            let end = (offset_a + bytes_a.len()).min(offset_b + bytes_b.len());
-            if let Some(offset) =
-                (start..end).find(|&at| bytes_a[at - offset_a] != bytes_b[at - offset_b])
+            let end = (offset_a + bytes_a.len() as u64).min(offset_b + bytes_b.len() as u64);
+            if let Some(offset) = (start..end)
+                .find(|&at| bytes_a[(at - offset_a) as usize] != bytes_b[(at - offset_b) as usize])
             {
                 return Err(LaneMemError {
                     lane: *lane_b,
                     error: MemError::ConflictingScatter {
                         lanes: (*lane_a, *lane_b),
                         object: ObjectId(*object_b as u32),
-                        offset: offset as u64,
+                        name: mem.objects[*object_b].kind.to_string(),
+                        offset,
                     },
                 });
             }
@@ -781,18 +878,22 @@ impl Scalar {
     }
 }
 
-/// Writes initializer `init` of type `ty` into `image` (exactly `size_of(ty)` bytes).
+/// Writes initializer `init` of type `ty` into bytes `at..at + size_of(ty)` of `image`.
 fn fill_image(
     types: &TypeTable,
     ty: Ty,
     init: &GlobalInit,
     global_ptr: &dyn Fn(GlobalId) -> Option<Pointer>,
-    image: &mut [Byte],
+    image: &mut ByteStore,
+    at: u64,
 ) -> Result<(), MemError> {
+    let size = types.size_of(ty);
     match init {
-        GlobalInit::Zero | GlobalInit::Scalar(ConstData::Zero) => image.fill(Byte::Data(0)),
+        GlobalInit::Zero | GlobalInit::Scalar(ConstData::Zero) => {
+            image.fill(at, size, Byte::Data(0))
+        }
         GlobalInit::Undef | GlobalInit::Scalar(ConstData::Undef | ConstData::Poison) => {
-            image.fill(Byte::Uninit)
+            image.fill(at, size, Byte::Uninit)
         }
         GlobalInit::Scalar(c) => {
             let scalar = Scalar::of(types, ty)?;
@@ -810,7 +911,7 @@ fn fill_image(
                 )));
             }
             let bytes = scalar.encode(types, ty, &value)?;
-            image[..bytes.len()].copy_from_slice(&bytes);
+            image.write(at, &bytes);
         }
         GlobalInit::Aggregate(items) => {
             let (elem_tys, offsets): (Vec<Ty>, Vec<u64>) = match types.get(ty) {
@@ -833,9 +934,7 @@ fn fill_image(
                 }
             };
             for ((item, elem_ty), offset) in items.iter().zip(elem_tys).zip(offsets) {
-                let start = offset as usize;
-                let end = start + types.size_of(elem_ty) as usize;
-                fill_image(types, elem_ty, item, global_ptr, &mut image[start..end])?;
+                fill_image(types, elem_ty, item, global_ptr, image, at + offset)?;
             }
         }
     }
@@ -1028,7 +1127,7 @@ mod tests {
                 mem.store(t, TypeTable::I8, &at(p, 0), &Val::Int(1))?;
                 Ok(String::new())
             },
-            "error: access to object 0 after its lifetime ended (§4.9.1)",
+            "error: access to input buf after its lifetime ended (§4.9.1)",
         );
         check(
             |mem, t, p| {
@@ -1036,11 +1135,11 @@ mod tests {
                 mem.store(t, TypeTable::I32, &at(p, 13), &Val::Int(1))?;
                 Ok(String::new())
             },
-            "error: access of 4 bytes at offset 13 is out of bounds of object 0 of 16 bytes (§4.9.1)",
+            "error: access of 4 bytes at offset 13 is out of bounds of input buf of 16 bytes (§4.9.1)",
         );
         check(
             |mem, t, p| Ok(mem.load(t, TypeTable::I8, &at(p, u64::MAX))?.to_string()),
-            "error: access of 1 bytes at offset -1 is out of bounds of object 0 of 16 bytes (§4.9.1)",
+            "error: access of 1 bytes at offset -1 is out of bounds of input buf of 16 bytes (§4.9.1)",
         );
         check(
             |mem, t, p| {
@@ -1049,7 +1148,7 @@ mod tests {
                 mem.write_bytes(p, &[Byte::Data(1)])?;
                 Ok(String::new())
             },
-            "error: store to read-only object 0 (§4.9.1)",
+            "error: store to read-only input buf (§4.9.1)",
         );
         check(
             |mem, t, p| {
@@ -1068,6 +1167,48 @@ mod tests {
     }
 
     #[test]
+    fn messages_name_globals_and_allocas() {
+        check(
+            |mem, t, _| {
+                let g = mem.allocate(ObjectKind::Global { name: "Y".into() }, 4, 4)?;
+                mem.set_read_only(g.object.unwrap(), true);
+                Ok(mem
+                    .store(t, TypeTable::I32, &at(g, 0), &Val::Int(1))
+                    .unwrap_err()
+                    .to_string())
+            },
+            "store to read-only @Y (§4.9.1)",
+        );
+        check(
+            |mem, t, _| {
+                let p = newptr_w(mem, 4, 4, &[false, true], "%p in a")?;
+                Ok(mem.load(t, TypeTable::I64, &p[1]).unwrap_err().to_string())
+            },
+            "access of 8 bytes at offset 0 is out of bounds of %p in a (alloca of lane 1) of 4 bytes (§4.9.1)",
+        );
+    }
+
+    #[test]
+    fn memset_and_memcpy_keep_bytes_and_provenance() {
+        check(
+            |mem, t, p| {
+                mem.store(t, TypeTable::PTR, &at(p, 0), &at(p, 4))?;
+                // memmove of 12 bytes two bytes up: the source is read before the write.
+                mem.copy_bytes(Pointer { offset: 2, ..p }, p, 12)?;
+                mem.fill_bytes(p, 2, Byte::Data(7))?;
+                mem.fill_bytes(Pointer { offset: 14, ..p }, 2, Byte::Uninit)?;
+                Ok(format!(
+                    "{} {} {}",
+                    mem.load(t, TypeTable::PTR, &at(p, 2))?,
+                    mem.load(t, TypeTable::I8, &at(p, 1))?,
+                    mem.load(t, TypeTable::I8, &at(p, 14))?
+                ))
+            },
+            "&0+4 7 ⊤",
+        );
+    }
+
+    #[test]
     fn misaligned_access_is_defined() {
         check(
             |mem, t, p| {
@@ -1082,17 +1223,38 @@ mod tests {
     fn limits_and_lifetimes() {
         check(
             |mem, _, _| {
-                mem.allocate(ObjectKind::Alloca { lane: 0 }, 48, 4)?;
-                mem.allocate(ObjectKind::Alloca { lane: 1 }, 1, 4)?;
+                mem.allocate(
+                    ObjectKind::Alloca {
+                        lane: 0,
+                        site: String::new(),
+                    },
+                    48,
+                    4,
+                )?;
+                mem.allocate(
+                    ObjectKind::Alloca {
+                        lane: 1,
+                        site: String::new(),
+                    },
+                    1,
+                    4,
+                )?;
                 Ok(String::new())
             },
-            "error: memory limit exceeded: 1 more bytes requested with 64 in use, limit 64 (newptr, §4.9.1)",
+            "error: memory limit exceeded: 1 more bytes requested with 64 in use, limit 64 bytes (newptr, §4.9.1; --memory-limit sets it)",
         );
         check(
             |mem, _, p| {
                 mem.kill(p.object.unwrap());
                 mem.kill(p.object.unwrap());
-                let q = mem.allocate(ObjectKind::Alloca { lane: 0 }, 64, 4)?;
+                let q = mem.allocate(
+                    ObjectKind::Alloca {
+                        lane: 0,
+                        site: String::new(),
+                    },
+                    64,
+                    4,
+                )?;
                 Ok(format!("{} {:?}", mem.live_bytes(), q.object))
             },
             "64 Some(ObjectId(1))",
@@ -1101,14 +1263,28 @@ mod tests {
             |mem, _, _| {
                 Ok(format!(
                     "{:?}",
-                    mem.allocate(ObjectKind::Alloca { lane: 0 }, 1, 3)?
+                    mem.allocate(
+                        ObjectKind::Alloca {
+                            lane: 0,
+                            site: String::new()
+                        },
+                        1,
+                        3
+                    )?
                 ))
             },
             "error: unsupported memory access: alignment 3 is not a power of two up to 2^40",
         );
         check(
             |mem, t, p| {
-                let q = mem.allocate(ObjectKind::Alloca { lane: 0 }, 4, 4)?;
+                let q = mem.allocate(
+                    ObjectKind::Alloca {
+                        lane: 0,
+                        site: String::new(),
+                    },
+                    4,
+                    4,
+                )?;
                 mem.kill(p.object.unwrap());
                 Ok(format!(
                     "{} {}",
@@ -1116,7 +1292,7 @@ mod tests {
                     dump(mem, t, q, TypeTable::I8)
                 ))
             },
-            "<dead object 0> [⊤, ⊤, ⊤, ⊤]",
+            "<dead input buf> [⊤, ⊤, ⊤, ⊤]",
         );
     }
 
@@ -1124,22 +1300,22 @@ mod tests {
     fn newptr_gives_private_objects_to_active_lanes() {
         check(
             |mem, _, _| {
-                let ptrs = newptr_w(mem, 4, 4, &[true, false, true])?;
+                let ptrs = newptr_w(mem, 4, 4, &[true, false, true], "%p in a")?;
                 let kinds: Vec<String> = mem
                     .objects()
-                    .map(|(id, o)| format!("{}:{:?}", id.0, o.kind))
+                    .map(|(id, o)| format!("{}:{}", id.0, o.kind))
                     .collect();
                 let ptrs: Vec<String> = ptrs.iter().map(Val::to_string).collect();
                 Ok(format!("{} | {}", ptrs.join(" "), kinds.join(" ")))
             },
-            "&1+0 ⊤ &2+0 | 0:Input { name: \"buf\" } 1:Alloca { lane: 0 } 2:Alloca { lane: 2 }",
+            "&1+0 ⊤ &2+0 | 0:input buf 1:%p in a (alloca of lane 0) 2:%p in a (alloca of lane 2)",
         );
         check(
             |mem, _, _| {
-                newptr_w(mem, 20, 4, &[true, true, true])?;
+                newptr_w(mem, 20, 4, &[true, true, true], "")?;
                 Ok(String::new())
             },
-            "error: memory limit exceeded: 60 more bytes requested with 16 in use, limit 64 (newptr, §4.9.1)",
+            "error: memory limit exceeded: 60 more bytes requested with 16 in use, limit 64 bytes (newptr, §4.9.1; --memory-limit sets it)",
         );
     }
 
@@ -1177,7 +1353,7 @@ mod tests {
                 write_w(mem, t, TypeTable::I32, &[true; 3], &ptrs, &data).map_err(lanes)?;
                 Ok(String::new())
             },
-            "error: unsupported memory access: lane 2: lanes 1 and 2 scatter different values to byte 10 of object 0 (write^W, §4.9.1)",
+            "error: unsupported memory access: lane 2: lanes 1 and 2 scatter different values to byte 10 of input buf (write^W, §4.9.1)",
         );
         check(
             |mem, t, p| {
@@ -1191,7 +1367,7 @@ mod tests {
                 ))
             },
             // Nothing is written when one lane's store is undefined.
-            "unsupported memory access: lane 2: access of 4 bytes at offset 14 is out of bounds of object 0 of 16 bytes (§4.9.1) [⊤, ⊤, ⊤, ⊤]",
+            "unsupported memory access: lane 2: access of 4 bytes at offset 14 is out of bounds of input buf of 16 bytes (§4.9.1) [⊤, ⊤, ⊤, ⊤]",
         );
         check(
             |mem, t, p| {

@@ -276,7 +276,7 @@ proptest! {
                 let last = Pointer { object: Some(ObjectId(mem.objects().count() as u32 - 1)), offset: slot };
                 match op {
                     0 | 1 => { let _ = mem.store(&types, TypeTable::I8, &Val::Ptr(last), &Val::Int(u128::from(v))); }
-                    2 => { let _ = newptr_w(&mut mem, 4, 1, &[v % 2 == 0, v % 3 == 0]); }
+                    2 => { let _ = newptr_w(&mut mem, 4, 1, &[v % 2 == 0, v % 3 == 0], ""); }
                     _ => mem.kill(ObjectId(u32::from(v) % 3)),
                 }
             }

@@ -63,6 +63,10 @@ pub struct ReplArgs {
     /// Track definition masks and report uses they do not cover (Def. 10-11).
     #[arg(long)]
     strict: bool,
+    /// Most bytes of guest memory live at once; beyond it a run ends with a limit
+    /// outcome. Suffixes K, M, G, T (powers of 1024); default 1G.
+    #[arg(long, value_name = "BYTES", value_parser = pllvm_interp::config::parse_byte_size)]
+    memory_limit: Option<u64>,
 }
 
 /// Runs the REPL until `quit` or the end of the input.
@@ -76,6 +80,7 @@ pub fn main(args: ReplArgs) -> Result<ExitCode> {
         args: args.args,
         function: args.function,
         strict: args.strict,
+        memory_limit: args.memory_limit,
     };
     let mut session =
         Session::new(args.file.as_deref(), &options, style).map_err(|e| anyhow!(e))?;

@@ -128,6 +128,8 @@ pub struct StartOptions {
     pub function: Option<String>,
     /// Strict mode (Def. 10-11).
     pub strict: bool,
+    /// `--memory-limit` in bytes.
+    pub memory_limit: Option<u64>,
 }
 
 /// One REPL session.
@@ -275,6 +277,9 @@ impl Session {
         config.strict |= options.strict;
         if options.function.is_some() {
             config.function.clone_from(&options.function);
+        }
+        if let Some(n) = options.memory_limit {
+            config.memory_limit = n;
         }
         let schedule = config.schedule.take();
         let (policy, facts) = {
@@ -1496,20 +1501,21 @@ fn bytes_at(
         .object(id)
         .ok_or_else(|| format!("no object #{} (mem lists them)", id.0))?;
     if !object.live {
-        return Err(format!("object #{} is dead", id.0));
+        return Err(format!("object #{} ({}) is dead", id.0, object.kind));
     }
     let size = object.size();
     if p.offset > size {
         return Err(format!(
-            "offset {} is past the end of object #{} ({size} bytes)",
-            p.offset, id.0
+            "offset {} is past the end of object #{} ({}, {size} bytes)",
+            p.offset, id.0, object.kind
         ));
     }
     let len = (size - p.offset).min(limit);
     let bytes = mem.read_bytes(p, len).map_err(|e| e.to_string())?;
     Ok(format!(
-        "object #{}, {size} bytes, from offset {}:\n{}",
+        "object #{} ({}), {size} bytes, from offset {}:\n{}",
         id.0,
+        object.kind,
         p.offset,
         show::hex_dump(&bytes, p.offset)
     ))

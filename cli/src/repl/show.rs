@@ -245,7 +245,7 @@ pub fn objects_table(machine: &Machine<'_>, style: &Style) -> String {
         let kind = match &object.kind {
             ObjectKind::Global { name } => format!("global @{name}"),
             ObjectKind::Input { name } => format!("input {name}"),
-            ObjectKind::Alloca { lane } => format!("alloca of lane {lane}"),
+            ObjectKind::Alloca { lane, site } => format!("alloca {site} of lane {lane}"),
         };
         let status = match (object.live, object.read_only) {
             (false, _) => "dead",

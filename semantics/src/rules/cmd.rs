@@ -274,7 +274,16 @@ pub fn w_inst_alloca(
             }
         }
     }
-    // Premise: p^W, 𝕄' = newptr^W 𝕄 s amsk^W, once per distinct size.
+    // Premise: p^W, 𝕄' = newptr^W 𝕄 s amsk^W, once per distinct size. Messages
+    // name the objects by this alloca and its block.
+    let site = match ctx.program.body.insts[c].result {
+        Some(v) => format!(
+            "{} in {}",
+            ctx.program.value_name(v),
+            ctx.program.block_name(ctx.block)
+        ),
+        None => String::new(),
+    };
     let mut result = vec![Val::Undef; active.len()];
     let mut distinct: Vec<u64> = sizes.iter().flatten().copied().collect();
     distinct.sort_unstable();
@@ -285,8 +294,8 @@ pub fn w_inst_alloca(
             .zip(&sizes)
             .map(|(&a, s)| a && *s == Some(size))
             .collect();
-        let ptrs =
-            memory::newptr_w(mem, size, align, &lanes).map_err(|e| mem_error(ctx, None, c, e))?;
+        let ptrs = memory::newptr_w(mem, size, align, &lanes, &site)
+            .map_err(|e| mem_error(ctx, None, c, e))?;
         for (lane, p) in ptrs.into_iter().enumerate() {
             if lanes[lane] {
                 result[lane] = p;
@@ -415,17 +424,14 @@ fn memory_intrinsic(
                     Some(b) => memory::Byte::Data(b as u8),
                     None => memory::Byte::Uninit,
                 };
-                mem.write_bytes(dst, &vec![fill; len as usize])
+                mem.fill_bytes(dst, len, fill)
                     .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
             }
             Builtin::Memcpy | Builtin::Memmove => {
                 let dst = pointer(ctx, c, lane, arg(0, lane)?)?;
                 let src = pointer(ctx, c, lane, arg(1, lane)?)?;
                 let len = length(ctx, c, lane, arg(2, lane)?)?;
-                let bytes = mem
-                    .read_bytes(src, len)
-                    .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
-                mem.write_bytes(dst, &bytes)
+                mem.copy_bytes(dst, src, len)
                     .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
             }
             Builtin::LifetimeEnd => {
@@ -691,7 +697,7 @@ pub fn gep(
             return Val::Undef;
         }
         if let Some(o) = ptr.object {
-            let size = mem.object(o).map_or(0, |obj| obj.bytes.len() as i128);
+            let size = mem.object(o).map_or(0, |obj| i128::from(obj.size()));
             if end < 0 || end > size {
                 return Val::Undef;
             }
