@@ -2,7 +2,10 @@
 //! head -1`) ends `pllvm` quietly with status 0, as it ends a Unix filter: no panic
 //! (status 101, "failed printing to stdout") and no error message (issue 14).
 
-use std::io::{BufRead, BufReader, Read, Write};
+mod common;
+use common::temp_file;
+
+use std::io::{BufRead, BufReader, Read};
 use std::process::{Command, Stdio};
 
 /// A straight-line function of `n` named adds: its printed form is far larger
@@ -32,15 +35,6 @@ x:
 }
 ";
 
-fn temp_file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("pllvm-pipe-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    let mut f = std::fs::File::create(&path).expect("create");
-    f.write_all(text.as_bytes()).expect("write");
-    path.display().to_string()
-}
-
 /// Runs `pllvm args`, reads one line of its standard output and closes the pipe;
 /// returns the first line, the exit status and what it printed on stderr.
 fn read_one_line_then_close(args: &[&str]) -> (String, Option<i32>, String) {
@@ -68,7 +62,7 @@ fn read_one_line_then_close(args: &[&str]) -> (String, Option<i32>, String) {
 
 #[test]
 fn a_closed_stdout_pipe_ends_every_printing_subcommand_quietly() {
-    let big = temp_file("big.ll", &big_module(100_000));
+    let big = temp_file("big.ll", big_module(100_000));
     let looping = temp_file("loop.ll", LONG_LOOP);
     let cases: [&[&str]; 5] = [
         &["print", &big],

@@ -2,41 +2,8 @@
 //! exit codes (0 ok, 1 program or input error, 2 usage), file:line:col errors, JSON
 //! inputs and traces, and bad input that must never panic.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn pllvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .output()
-        .expect("run pllvm")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-fn corpus(path: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus")
-        .join(path)
-        .display()
-        .to_string()
-}
-
-fn temp_file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("pllvm-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    let mut f = std::fs::File::create(&path).expect("create");
-    f.write_all(text.as_bytes()).expect("write");
-    path.display().to_string()
-}
+mod common;
+use common::{corpus, pllvm, stderr, stdout, temp_file};
 
 #[test]
 fn no_arguments_runs_the_logstar_walk_through() {

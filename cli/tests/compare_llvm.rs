@@ -2,16 +2,10 @@
 //! says how to get it when it is not), the table is printed, and the `llvm`
 //! analysis and LLVM's agree on the document's irreducible examples.
 
-use std::path::PathBuf;
-use std::process::Command;
+mod common;
+use common::corpus;
 
-fn corpus(path: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus")
-        .join(path)
-        .display()
-        .to_string()
-}
+use std::process::Command;
 
 #[test]
 fn opt_22_is_installed() {

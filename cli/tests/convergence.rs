@@ -2,24 +2,10 @@
 //! maximal converged-with relation, the lock-step table beside it, and the
 //! disagreements marked `!`.
 
+mod common;
+use common::{corpus, pllvm};
+
 use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output};
-
-fn pllvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .output()
-        .expect("run pllvm")
-}
-
-fn corpus(path: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus")
-        .join(path)
-        .display()
-        .to_string()
-}
 
 /// The rows of the block table whose first word (after a possible `!`) is `block`.
 fn row<'a>(out: &'a str, block: &str) -> &'a str {

@@ -4,61 +4,8 @@
 //! the `--input` file, one meaning of `replay:` everywhere, and the program from
 //! standard input.
 
-use std::io::Write;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
-
-fn pllvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .output()
-        .expect("run pllvm")
-}
-
-/// `pllvm ARGS` with `input` on its standard input.
-fn pllvm_with_stdin(args: &[&str], input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn pllvm");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(input.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("pllvm")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-/// A fresh file: tests run in parallel, so no two calls share a name.
-fn temp_file(name: &str, text: &str) -> String {
-    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
-    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let dir = std::env::temp_dir().join(format!("pllvm-honest-{}-{n}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    std::fs::write(&path, text).expect("write");
-    path.display().to_string()
-}
-
-fn corpus(path: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus")
-        .join(path)
-        .display()
-        .to_string()
-}
+mod common;
+use common::{code, corpus, pllvm, pllvm_with_stdin, stderr, stdout, temp_file};
 
 /// A function of an `i32` and a pointer into a 16-byte global.
 const ARGS: &str = "@Y = global [4 x i32] [i32 10, i32 20, i32 30, i32 40]
@@ -72,10 +19,6 @@ a:
 
 fn args_file() -> String {
     temp_file("args.ll", ARGS)
-}
-
-fn code(o: &Output) -> i32 {
-    o.status.code().expect("exited, not killed")
 }
 
 #[test]
@@ -282,7 +225,7 @@ fn replay_reads_lists_tables_and_json_traces_alike() {
     let recorded = pllvm(&[
         "run", &f, "--sched", "lowest", "--trace", "table", "--values",
     ]);
-    let table = temp_file("trace.txt", &stdout(&recorded));
+    let table = temp_file("trace.txt", stdout(&recorded));
     let list = temp_file("list.txt", "; a comment\nA, C\nB D\n");
     let repl_json = {
         let json = temp_file("saved.json", "");

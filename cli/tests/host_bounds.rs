@@ -5,44 +5,14 @@
 //! per test binary at a time: each memory test runs its child alone in a fresh
 //! process of this binary, see [`peak_rss_kib`]).
 
+mod common;
+use common::{children_peak_rss, corpus, pllvm, stderr, stdout, temp_file};
+
 use std::io::Write;
-use std::path::PathBuf;
 use std::process::{Command, Output};
-
-fn pllvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .output()
-        .expect("run pllvm")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).to_string()
-}
-
-fn stderr(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stderr).to_string()
-}
-
-fn temp_file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("pllvm-host-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    let mut f = std::fs::File::create(&path).expect("create");
-    f.write_all(text.as_bytes()).expect("write");
-    path.display().to_string()
-}
 
 /// A loop no lane leaves: every run of it ends at the step limit.
 const INFINITE: &str = "define void @f() {\na:\n  br label %b\nb:\n  br label %b\n}\n";
-
-fn corpus(path: &str) -> String {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../corpus")
-        .join(path)
-        .display()
-        .to_string()
-}
 
 /// Item 3: W above the documented maximum (4096), zero or not a number is a bad
 /// command line (exit 2) in `run`, `explore` and `repl`, not a panic or an
@@ -123,9 +93,7 @@ fn repl_set_threads_too_wide_keeps_the_session() {
 /// bound of this child's peak, as the other children of the test binary are small.
 fn with_peak_rss(args: &[&str]) -> (Output, i64) {
     let o = pllvm(args);
-    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
-        .expect("getrusage");
-    (o, usage.max_rss())
+    (o, (children_peak_rss() / 1024) as i64)
 }
 
 /// Item 2: `run` keeps no trace when nothing asks for it. An infinite loop at

@@ -10,31 +10,10 @@
 //! child) runs under a 4 GB address-space limit, so a regression fails the test
 //! instead of exhausting the shared machine.
 
-use nix::sys::resource::{Resource, UsageWho, getrusage, setrlimit};
-use std::io::Write;
-use std::process::{Command, Output};
+mod common;
+use common::{children_peak_rss, pllvm, temp_file};
 
-fn pllvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .output()
-        .expect("run pllvm")
-}
-
-fn temp_file(name: &str, text: &str) -> String {
-    let dir = std::env::temp_dir().join(format!("pllvm-memory-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    let mut f = std::fs::File::create(&path).expect("create");
-    f.write_all(text.as_bytes()).expect("write");
-    path.display().to_string()
-}
-
-/// The largest peak resident set of any child so far, in bytes (Linux reports KiB).
-fn children_peak_rss() -> u64 {
-    let usage = getrusage(UsageWho::RUSAGE_CHILDREN).expect("getrusage");
-    usage.max_rss() as u64 * 1024
-}
+use nix::sys::resource::{Resource, setrlimit};
 
 const MIB: u64 = 1 << 20;
 

@@ -3,24 +3,10 @@
 //! a long source line cut around the caret, and a byte that is not UTF-8 named at
 //! its position instead of a generic read failure.
 
-use std::io::Write;
-use std::process::{Command, Output};
+mod common;
+use common::{pllvm, temp_file};
 
-fn pllvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .output()
-        .expect("run pllvm")
-}
-
-fn temp_file(name: &str, bytes: &[u8]) -> String {
-    let dir = std::env::temp_dir().join(format!("pllvm-parse-errors-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("temp dir");
-    let path = dir.join(name);
-    let mut f = std::fs::File::create(&path).expect("create");
-    f.write_all(bytes).expect("write");
-    path.display().to_string()
-}
+use std::process::Command;
 
 #[test]
 fn parse_and_verify_errors_have_one_error_prefix() {

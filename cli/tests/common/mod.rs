@@ -1,0 +1,86 @@
+//! What the `pllvm` end-to-end tests share: running the binary (with or without
+//! standard input), reading its output, fresh files, corpus paths, and the peak
+//! resident set of the children a test has run.
+//!
+//! Each test binary uses part of it.
+#![allow(
+    dead_code,
+    reason = "each test binary uses a different part of the module"
+)]
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// `pllvm ARGS` with nothing on its standard input.
+pub fn pllvm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("run pllvm")
+}
+
+/// `pllvm ARGS` with `input` on its standard input.
+pub fn pllvm_with_stdin(args: &[&str], input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pllvm");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(input.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("pllvm")
+}
+
+/// Standard output, lossily decoded.
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).to_string()
+}
+
+/// Standard error, lossily decoded.
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).to_string()
+}
+
+/// The exit code (a test fails if a signal killed the process).
+pub fn code(o: &Output) -> i32 {
+    o.status.code().expect("exited, not killed by a signal")
+}
+
+/// The path of a file of the corpus, as `semantics/fig4.5-control-mechanics.ll`.
+pub fn corpus(path: &str) -> String {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus")
+        .join(path)
+        .display()
+        .to_string()
+}
+
+/// A fresh file holding `contents`, named `name` in a folder of its own: tests run
+/// in parallel threads, so no two calls share a path.
+pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> String {
+    static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = std::env::temp_dir().join(format!("pllvm-test-{}-{n}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let path = dir.join(name);
+    std::fs::write(&path, contents).expect("write temp file");
+    path.display().to_string()
+}
+
+/// The largest peak resident set of any child this process has waited for, in
+/// bytes (`getrusage(RUSAGE_CHILDREN)`'s `ru_maxrss`; Linux counts KiB). It bounds
+/// the peak of the child just waited for from above, so a test may assert that a
+/// child stayed below a bound, never that it reached one.
+pub fn children_peak_rss() -> u64 {
+    let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
+        .expect("getrusage");
+    u64::try_from(usage.max_rss()).unwrap_or(0) * 1024
+}
