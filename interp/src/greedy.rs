@@ -712,6 +712,8 @@ pub fn can_terminate_reference(
 /// it, Def. 17); (3) each step moves some lane forward and no lane back, so no
 /// state repeats and every schedule ends. So every search finds an end or runs
 /// out of budget, and none answers [`CanTerminate::No`]: nothing is ruled out.
+/// Elsewhere one path per candidate, stepped in place, usually shows the same
+/// (`lowest_path_escapes`); only where it does not do the searches run.
 pub fn termination_preserving(
     program: &Program<'_>,
     facts: &GreedyFacts,
@@ -719,6 +721,14 @@ pub fn termination_preserving(
     candidates: &[Block],
 ) -> Vec<(Block, Violation)> {
     if candidates.len() < 2 || facts.termination_budget == 0 || !facts.may_spin(state) {
+        return Vec::new();
+    }
+    // No candidate can answer "no" if each one's lowest-index path ends or
+    // passes more states than the budget: then no search is needed either.
+    if candidates
+        .iter()
+        .all(|&b| lowest_path_escapes(program, facts, state, b))
+    {
         return Vec::new();
     }
     let answers: Vec<(Block, CanTerminate)> = candidates
@@ -734,6 +744,47 @@ pub fn termination_preserving(
         })
         .collect();
     spin_violations(program, state, &answers)
+}
+
+/// Whether the search after scheduling `b` surely does not answer
+/// [`CanTerminate::No`], shown by one path: from the state after `b`, always the
+/// candidate with the lowest block index, stepped in place (one copy of the
+/// state, not one per visited state). The search answers "no" exactly when the
+/// states reachable after `b` include no end and number at most the budget; so
+/// an end on the path (every lane terminated, or a step that ends the run), or
+/// more distinct states on it than the budget (distinct hashes are distinct
+/// states), rules "no" out. `false` (a hash met again, or a state where nothing
+/// can be scheduled) decides nothing: then the search runs.
+fn lowest_path_escapes(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    b: Block,
+) -> bool {
+    let mut s = state.clone();
+    let mut seen: HashSet<u64> = HashSet::new();
+    let mut at = b;
+    loop {
+        if lss_w_step(program, facts.interp, at, &mut s, false).is_err() {
+            // Undefined behaviour, a limit or a stuck step: the search's "yes".
+            return true;
+        }
+        if s.all_done() {
+            return true;
+        }
+        GreedyWork::add(&facts.work.search_states, 1);
+        if !seen.insert(SeenStates::hash(&s)) {
+            return false;
+        }
+        if seen.len() > facts.termination_budget {
+            return true;
+        }
+        let next = candidates(program, facts, &s);
+        match next.into_iter().min_by_key(|&n| facts.index_of(n)) {
+            Some(n) => at = n,
+            None => return false,
+        }
+    }
 }
 
 /// The violations of §5.3 given each candidate's answer: none unless some

@@ -668,7 +668,12 @@ pub fn run_with(
         // The pending blocks' verdicts; every other block stalls (Def. 14).
         let verdicts = pending_legality(&machine.program, facts, &machine.state);
         let legal = legal_blocks(&verdicts);
-        let key = (legal.len() >= 2).then(|| SpinGuard::key(&machine.state));
+        // Only a state from which a lane can still reach a back edge or a
+        // predicated block can come round again (see
+        // `crate::greedy::termination_preserving`): elsewhere no key is kept,
+        // which spares hashing the whole state at every choice.
+        let key = (legal.len() >= 2 && facts.may_spin(&machine.state))
+            .then(|| SpinGuard::key(&machine.state));
         let offered = spin.offer(key, &legal);
         let Some(b) = scheduler.pick(&machine.program, facts, &machine.state, &offered) else {
             run.outcome = Outcome::Incomplete;

@@ -130,15 +130,15 @@ fn o0_loop_search_per_step_is_bounded_by_the_budget() {
     // Lanes leave the loop after 1, 2, 3 and n iterations; while the last lane
     // loops, the others wait at the exit and both blocks are candidates, so §5.3
     // searches (a state may repeat in the loop). The search is bounded per step:
-    // at most its budget (256 states) per candidate, whatever the length of the
-    // run; it grows with n only until the budget is reached.
+    // at most its budget (256 states) and one more per candidate, whatever the
+    // length of the run; it grows with n only until the budget is reached.
     let m = module(O0_LOOP);
     let (steps_100, _, searched_100) = work(&m, vec![1, 2, 3, 100]);
     let (steps_400, _, searched_400) = work(&m, vec![1, 2, 3, 400]);
     assert!(steps_400 > 3 * steps_100);
     let per_step_100 = searched_100 / steps_100 as u64;
     let per_step_400 = searched_400 / steps_400 as u64;
-    assert!(per_step_400 <= 2 * 256, "{per_step_400} states per step");
+    assert!(per_step_400 <= 2 * 257, "{per_step_400} states per step");
     assert!(
         per_step_400 <= 2 * per_step_100,
         "{per_step_100} states per step at n = 100, {per_step_400} at n = 400"
