@@ -115,7 +115,7 @@ impl Diagnostic {
         }
     }
     /// `file:line:col: error: message`, the source line and a caret under the span
-    /// (a long line cut to a window around the caret, see [`excerpt`]).
+    /// (a long line cut to a window around the caret, see `excerpt`).
     pub fn render(&self, file: &str, src: &str) -> String {
         self.render_indexed(&LineIndex::new(src), file, src)
     }
