@@ -1,0 +1,157 @@
+//! Scalar constants as operands.
+
+use super::{Parser, f64_bits_to_f32, is_statement_word, parse_int_literal};
+use crate::ir::ConstData;
+use crate::text::ParseError;
+use crate::text::lexer::{self, Tok};
+use crate::types::{Ty, TypeData};
+use num_bigint::BigUint;
+
+impl<'s> Parser<'s> {
+    /// A scalar constant of type `ty`.
+    pub(super) fn parse_const(&mut self, ty: Ty) -> Result<ConstData, ParseError> {
+        let t = self.cur();
+        let text = self.text();
+        let types = &self.module.types;
+        let c = match t.kind {
+            Tok::Int => {
+                let Some(width) = types.int_width(ty) else {
+                    return Err(ParseError::new(
+                        t.span,
+                        format!(
+                            "integer constant used with non-integer type {}",
+                            types.display(ty)
+                        ),
+                    ));
+                };
+                ConstData::Int(parse_int_literal(text, width))
+            }
+            Tok::Float | Tok::Hex => {
+                let bits = if t.kind == Tok::Hex {
+                    u64::from_str_radix(text.get(2..).unwrap_or(""), 16).map_err(|_| {
+                        ParseError::new(t.span, "hexadecimal constant longer than 64 bits")
+                    })?
+                } else {
+                    text.parse::<f64>()
+                        .map_err(|_| ParseError::new(t.span, "invalid floating-point constant"))?
+                        .to_bits()
+                };
+                match types.get(ty) {
+                    TypeData::F64 => ConstData::Float(bits),
+                    TypeData::F32 => match f64_bits_to_f32(bits) {
+                        Some(b) => ConstData::Float(u64::from(b)),
+                        None => {
+                            return Err(ParseError::new(
+                                t.span,
+                                "floating-point constant is not exactly representable as float",
+                            ));
+                        }
+                    },
+                    _ => {
+                        return Err(ParseError::new(
+                            t.span,
+                            format!(
+                                "floating-point constant used with non-floating-point type {}",
+                                types.display(ty)
+                            ),
+                        ));
+                    }
+                }
+            }
+            Tok::HexOther => {
+                return Err(ParseError::new(
+                    t.span,
+                    "unsupported construct: constant of type half, bfloat, x86_fp80 or fp128",
+                ));
+            }
+            Tok::Word => match text {
+                "true" | "false" => {
+                    if types.int_width(ty) != Some(1) {
+                        return Err(ParseError::new(
+                            t.span,
+                            format!("'{text}' used with type {}, expected i1", types.display(ty)),
+                        ));
+                    }
+                    ConstData::Int(BigUint::from(u8::from(text == "true")))
+                }
+                "null" => {
+                    if !types.is_ptr(ty) {
+                        return Err(ParseError::new(
+                            t.span,
+                            format!("'null' used with non-pointer type {}", types.display(ty)),
+                        ));
+                    }
+                    ConstData::Null
+                }
+                "undef" => ConstData::Undef,
+                "poison" => ConstData::Poison,
+                "zeroinitializer" => ConstData::Zero,
+                "none" => {
+                    return Err(ParseError::new(
+                        t.span,
+                        "unsupported construct: token constant none",
+                    ));
+                }
+                "blockaddress" | "dso_local_equivalent" | "no_cfi" | "asm" => {
+                    return Err(ParseError::new(
+                        t.span,
+                        format!("unsupported construct: {text}"),
+                    ));
+                }
+                "splat" => {
+                    return Err(ParseError::new(
+                        t.span,
+                        "unsupported construct: vector constant splat",
+                    ));
+                }
+                _ if is_statement_word(text) => {
+                    return Err(ParseError::new(
+                        t.span,
+                        format!("unsupported construct: constant expression {text}"),
+                    ));
+                }
+                _ => return Err(self.expected("a value")),
+            },
+            Tok::Global => {
+                let name = lexer::name(self.src, &t);
+                if !types.is_ptr(ty) {
+                    return Err(ParseError::new(
+                        t.span,
+                        format!("@{name} used with non-pointer type {}", types.display(ty)),
+                    ));
+                }
+                if let Some(&g) = self.globals.get(name.as_ref()) {
+                    ConstData::Global(g)
+                } else if let Some(&f) = self.funcs.get(name.as_ref()) {
+                    ConstData::Function(f)
+                } else {
+                    return Err(ParseError::new(
+                        t.span,
+                        format!("use of undefined global @{name}"),
+                    ));
+                }
+            }
+            Tok::LBracket | Tok::LBrace | Tok::CStr => {
+                return Err(ParseError::new(
+                    t.span,
+                    "unsupported construct: aggregate constant as an operand",
+                ));
+            }
+            Tok::Lt => {
+                return Err(ParseError::new(
+                    t.span,
+                    "unsupported construct: vector constant",
+                ));
+            }
+            Tok::Meta | Tok::Exclaim => {
+                return Err(ParseError::new(
+                    t.span,
+                    "unsupported construct: metadata operand",
+                ));
+            }
+            _ => return Err(self.expected("a value")),
+        };
+        self.bump();
+        Ok(c)
+    }
+}

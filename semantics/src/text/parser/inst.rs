@@ -1,0 +1,512 @@
+//! Instruction parsing: one opcode at a time, calls, and the integer flags the
+//! text can express.
+
+use super::{
+    FAST_MATH_FLAGS, FnState, MASK_FN, PREDICATE_FN, Parsed, Parser, SHADOW_FN_PREFIX,
+    is_statement_word,
+};
+use crate::ir::{
+    BinOp, CastOp, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind, IntFlags, Param,
+    Value,
+};
+use crate::text::ParseError;
+use crate::text::lexer::{self, Tok};
+use crate::types::{TypeData, TypeTable};
+
+impl<'s> Parser<'s> {
+    /// Skips fast-math flags.
+    pub(super) fn skip_fast_math(&mut self) {
+        while self.peek() == Tok::Word && FAST_MATH_FLAGS.contains(&self.text()) {
+            self.bump();
+        }
+    }
+
+    pub(super) fn parse_inst(&mut self, fs: &mut FnState<'s>) -> Result<Parsed, ParseError> {
+        let op_tok = self.cur();
+        let op = self.text();
+        if let Some(&bin) = BinOp::ALL.iter().find(|b| b.name() == op) {
+            self.bump();
+            let mut flags = IntFlags::default();
+            loop {
+                match self.text() {
+                    "nuw" if allows_wrap_flags(bin) => flags.nuw = true,
+                    "nsw" if allows_wrap_flags(bin) => flags.nsw = true,
+                    "exact" if allows_exact(bin) => flags.exact = true,
+                    "disjoint" if bin == BinOp::Or => flags.disjoint = true,
+                    w if bin.is_float() && FAST_MATH_FLAGS.contains(&w) => {}
+                    _ => break,
+                }
+                self.bump();
+            }
+            let ty = self.parse_type()?;
+            let (lhs, _) = self.parse_value(fs, ty)?;
+            self.expect(Tok::Comma, "','")?;
+            let (rhs, _) = self.parse_value(fs, ty)?;
+            return Ok(Parsed::Inst {
+                kind: InstKind::Binary {
+                    op: bin,
+                    flags,
+                    ty,
+                    lhs,
+                    rhs,
+                },
+                ty,
+            });
+        }
+        if let Some(&cast) = CastOp::ALL.iter().find(|c| c.name() == op) {
+            self.bump();
+            let mut flags = IntFlags::default();
+            loop {
+                match (cast, self.text()) {
+                    (CastOp::Trunc, "nuw") => flags.nuw = true,
+                    (CastOp::Trunc, "nsw") => flags.nsw = true,
+                    (CastOp::ZExt | CastOp::UiToFp, "nneg") => flags.nsw = true,
+                    (_, w) if FAST_MATH_FLAGS.contains(&w) => {}
+                    _ => break,
+                }
+                self.bump();
+            }
+            let from = self.parse_type()?;
+            let (arg, _) = self.parse_value(fs, from)?;
+            self.expect_word("to")?;
+            let to = self.parse_type()?;
+            return Ok(Parsed::Inst {
+                kind: InstKind::Cast {
+                    op: cast,
+                    flags,
+                    from,
+                    arg,
+                    to,
+                },
+                ty: to,
+            });
+        }
+        match op {
+            "phi" => {
+                self.bump();
+                self.skip_fast_math();
+                let ty = self.parse_type()?;
+                let mut incoming = Vec::new();
+                loop {
+                    self.expect(Tok::LBracket, "'['")?;
+                    let (v, _) = self.parse_value(fs, ty)?;
+                    self.expect(Tok::Comma, "','")?;
+                    let b = self.use_block(fs)?;
+                    self.expect(Tok::RBracket, "']'")?;
+                    incoming.push((v, b));
+                    if !(self.peek() == Tok::Comma && self.peek_at(1) == Tok::LBracket) {
+                        break;
+                    }
+                    self.bump();
+                }
+                let shadow = if self.eat_word("shadow") {
+                    self.expect(Tok::LParen, "'('")?;
+                    let (v, _) = self.parse_value(fs, ty)?;
+                    self.expect(Tok::RParen, "')'")?;
+                    Some(v)
+                } else {
+                    None
+                };
+                Ok(Parsed::Inst {
+                    kind: InstKind::Phi {
+                        ty,
+                        incoming,
+                        shadow,
+                    },
+                    ty,
+                })
+            }
+            "fneg" => {
+                self.bump();
+                self.skip_fast_math();
+                let ty = self.parse_type()?;
+                let (arg, _) = self.parse_value(fs, ty)?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::FNeg { ty, arg },
+                    ty,
+                })
+            }
+            "icmp" => {
+                self.bump();
+                self.eat_word("samesign");
+                let w = self.text();
+                let Some(&pred) = ICmpPred::ALL.iter().find(|p| p.name() == w) else {
+                    return Err(self.expected("an icmp predicate"));
+                };
+                self.bump();
+                let ty = self.parse_type()?;
+                let (lhs, _) = self.parse_value(fs, ty)?;
+                self.expect(Tok::Comma, "','")?;
+                let (rhs, _) = self.parse_value(fs, ty)?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::ICmp { pred, ty, lhs, rhs },
+                    ty: TypeTable::I1,
+                })
+            }
+            "fcmp" => {
+                self.bump();
+                self.skip_fast_math();
+                let w = self.text();
+                let Some(&pred) = FCmpPred::ALL.iter().find(|p| p.name() == w) else {
+                    return Err(self.expected("an fcmp predicate"));
+                };
+                self.bump();
+                let ty = self.parse_type()?;
+                let (lhs, _) = self.parse_value(fs, ty)?;
+                self.expect(Tok::Comma, "','")?;
+                let (rhs, _) = self.parse_value(fs, ty)?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::FCmp { pred, ty, lhs, rhs },
+                    ty: TypeTable::I1,
+                })
+            }
+            "select" => {
+                self.bump();
+                self.skip_fast_math();
+                let cond_ty = self.parse_type()?;
+                let (cond, _) = self.parse_value(fs, cond_ty)?;
+                self.expect(Tok::Comma, "','")?;
+                let ty = self.parse_type()?;
+                let (if_true, _) = self.parse_value(fs, ty)?;
+                self.expect(Tok::Comma, "','")?;
+                let t = self.cur();
+                let ty2 = self.parse_type()?;
+                if ty2 != ty {
+                    return Err(ParseError::new(
+                        t.span,
+                        "select operands have different types",
+                    ));
+                }
+                let (if_false, _) = self.parse_value(fs, ty)?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::Select {
+                        ty,
+                        cond,
+                        if_true,
+                        if_false,
+                    },
+                    ty,
+                })
+            }
+            "freeze" => {
+                self.bump();
+                let ty = self.parse_type()?;
+                let (arg, _) = self.parse_value(fs, ty)?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::Freeze { ty, arg },
+                    ty,
+                })
+            }
+            "alloca" => {
+                self.bump();
+                self.eat_word("inalloca");
+                let ty = self.parse_type()?;
+                let mut count = None;
+                let mut align = None;
+                let mut space = 0;
+                while self.peek() == Tok::Comma && self.peek_at(1) != Tok::Meta {
+                    self.bump();
+                    if self.eat_word("align") {
+                        align = Some(self.expect_u64("an alignment")?);
+                    } else if self.is_word("addrspace") {
+                        space = self.parse_addrspace()?;
+                    } else if count.is_none() && align.is_none() {
+                        let count_ty = self.parse_type()?;
+                        count = Some(self.parse_value(fs, count_ty)?.0);
+                    } else {
+                        return Err(self.expected("'align' or 'addrspace'"));
+                    }
+                }
+                let ptr = self.module.types.intern(TypeData::Ptr(space));
+                Ok(Parsed::Inst {
+                    kind: InstKind::Alloca { ty, count, align },
+                    ty: ptr,
+                })
+            }
+            "load" => {
+                self.bump();
+                if self.is_word("atomic") {
+                    return Err(self.err("unsupported construct: atomic load"));
+                }
+                let volatile = self.eat_word("volatile");
+                let ty = self.parse_type()?;
+                self.expect(Tok::Comma, "','")?;
+                let ptr_ty = self.parse_type()?;
+                let (ptr, _) = self.parse_value(fs, ptr_ty)?;
+                let align = self.parse_mem_align()?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::Load {
+                        ty,
+                        ptr,
+                        align,
+                        volatile,
+                    },
+                    ty,
+                })
+            }
+            "store" => {
+                self.bump();
+                if self.is_word("atomic") {
+                    return Err(self.err("unsupported construct: atomic store"));
+                }
+                let volatile = self.eat_word("volatile");
+                let ty = self.parse_type()?;
+                let (value, _) = self.parse_value(fs, ty)?;
+                self.expect(Tok::Comma, "','")?;
+                let ptr_ty = self.parse_type()?;
+                let (ptr, _) = self.parse_value(fs, ptr_ty)?;
+                let align = self.parse_mem_align()?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::Store {
+                        ty,
+                        value,
+                        ptr,
+                        align,
+                        volatile,
+                    },
+                    ty: TypeTable::VOID,
+                })
+            }
+            "getelementptr" => {
+                self.bump();
+                let mut inbounds = false;
+                loop {
+                    match self.text() {
+                        "inbounds" | "nuw" | "nusw" => inbounds = true,
+                        "inrange" => {
+                            return Err(self.err("unsupported construct: getelementptr inrange"));
+                        }
+                        _ => break,
+                    }
+                    self.bump();
+                }
+                let source_ty = self.parse_type()?;
+                self.expect(Tok::Comma, "','")?;
+                let ptr_ty = self.parse_type()?;
+                let (base, _) = self.parse_value(fs, ptr_ty)?;
+                let mut indices = Vec::new();
+                while self.peek() == Tok::Comma && self.peek_at(1) != Tok::Meta {
+                    self.bump();
+                    if self.is_word("inrange") {
+                        return Err(self.err("unsupported construct: getelementptr inrange"));
+                    }
+                    let index_ty = self.parse_type()?;
+                    let (value, _) = self.parse_value(fs, index_ty)?;
+                    indices.push(GepIndex { value });
+                }
+                Ok(Parsed::Inst {
+                    kind: InstKind::Gep {
+                        inbounds,
+                        source_ty,
+                        base,
+                        indices,
+                    },
+                    ty: ptr_ty,
+                })
+            }
+            "call" | "tail" | "musttail" | "notail" => self.parse_call(fs),
+            "mask" => {
+                self.bump();
+                self.expect(Tok::LParen, "'('")?;
+                self.expect(Tok::RParen, "')'")?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::Mask,
+                    ty: TypeTable::I1,
+                })
+            }
+            _ => Err(ParseError::new(
+                op_tok.span,
+                format!("unknown instruction '{op}'"),
+            )),
+        }
+    }
+
+    /// `[, align N]` after a load or store (metadata attachments are left).
+    pub(super) fn parse_mem_align(&mut self) -> Result<Option<u64>, ParseError> {
+        if self.peek() == Tok::Comma && self.peek_at(1) == Tok::Word && self.text_at(1) == "align" {
+            self.bump();
+            self.bump();
+            return Ok(Some(self.expect_u64("an alignment")?));
+        }
+        Ok(None)
+    }
+
+    /// `[tail] call [flags] [cc] [attrs] T [(fnty)] @f(args) [fn attrs]`, and the
+    /// reserved `@pllvm.*` calls of the export lowering.
+    pub(super) fn parse_call(&mut self, fs: &mut FnState<'s>) -> Result<Parsed, ParseError> {
+        if !self.is_word("call") {
+            self.bump();
+        }
+        self.expect_word("call")?;
+        self.skip_attrs_until_type()?;
+        let ret_ty = self.parse_type()?;
+        if self.peek() == Tok::LParen {
+            // The function type of a variadic callee: implied by the declaration.
+            self.bump();
+            if !self.eat(Tok::RParen) {
+                loop {
+                    if self.eat(Tok::Ellipsis) {
+                        break;
+                    }
+                    self.parse_type()?;
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(Tok::RParen, "')'")?;
+            }
+        }
+        let callee_tok = self.cur();
+        match callee_tok.kind {
+            Tok::Global => {}
+            Tok::Local => {
+                return Err(self.err("unsupported construct: indirect call"));
+            }
+            Tok::Word if self.text() == "asm" => {
+                return Err(self.err("unsupported construct: inline asm"));
+            }
+            _ => return Err(self.expected("a function name")),
+        }
+        self.bump();
+        let name = lexer::name(self.src, &callee_tok).into_owned();
+        self.expect(Tok::LParen, "'('")?;
+        let mut args = Vec::new();
+        let mut arg_tys = Vec::new();
+        if !self.eat(Tok::RParen) {
+            loop {
+                let ty = self.parse_type()?;
+                self.parse_param_attrs()?;
+                let (v, _) = self.parse_value(fs, ty)?;
+                args.push(v);
+                arg_tys.push(ty);
+                if !self.eat(Tok::Comma) {
+                    break;
+                }
+            }
+            self.expect(Tok::RParen, "')'")?;
+        }
+        loop {
+            match self.peek() {
+                Tok::AttrRef => {
+                    self.bump();
+                }
+                Tok::Word if !is_statement_word(self.text()) => {
+                    self.bump();
+                    if self.peek() == Tok::LParen {
+                        self.skip_balanced()?;
+                    }
+                }
+                Tok::LBracket => {
+                    return Err(self.err("unsupported construct: operand bundle"));
+                }
+                _ => break,
+            }
+        }
+        let sig_error = |what: &str| {
+            ParseError::new(
+                callee_tok.span,
+                format!("@{name} must have the signature {what}"),
+            )
+        };
+        if name == MASK_FN {
+            if !args.is_empty() || ret_ty != TypeTable::I1 {
+                return Err(sig_error("i1 ()"));
+            }
+            return Ok(Parsed::Inst {
+                kind: InstKind::Mask,
+                ty: TypeTable::I1,
+            });
+        }
+        if name == PREDICATE_FN {
+            if args.len() != 1 || arg_tys[0] != TypeTable::I1 || ret_ty != TypeTable::VOID {
+                return Err(sig_error("void (i1)"));
+            }
+            return Ok(Parsed::Predicate(args[0]));
+        }
+        if name.starts_with(SHADOW_FN_PREFIX) {
+            if args.len() != 2 || arg_tys.iter().any(|&t| t != ret_ty) {
+                return Err(sig_error("T (T, T)"));
+            }
+            return Ok(Parsed::Shadow {
+                phi: args[0],
+                shadow: args[1],
+                ty: ret_ty,
+            });
+        }
+        let callee = match self.funcs.get(&name) {
+            Some(&f) => f,
+            None if name.starts_with("pllvm.") => {
+                let f = self.module.functions.push(FunctionData {
+                    name: name.clone(),
+                    ret_ty,
+                    params: arg_tys
+                        .iter()
+                        .enumerate()
+                        .map(|(i, &ty)| Param {
+                            ty,
+                            attrs: Vec::new(),
+                            value: Value(i as u32),
+                        })
+                        .collect(),
+                    cconv: None,
+                    variadic: false,
+                    body: None,
+                });
+                self.funcs.insert(name, f);
+                f
+            }
+            None => {
+                let message = if self.globals.contains_key(&name) {
+                    format!("unsupported construct: call of global variable @{name}")
+                } else {
+                    format!("call to undeclared function @{name}")
+                };
+                return Err(ParseError::new(callee_tok.span, message));
+            }
+        };
+        Ok(Parsed::Inst {
+            kind: InstKind::Call {
+                callee,
+                ret_ty,
+                args,
+            },
+            ty: ret_ty,
+        })
+    }
+}
+
+/// Whether `nuw`/`nsw` are allowed on `op`.
+pub(crate) fn allows_wrap_flags(op: BinOp) -> bool {
+    matches!(op, BinOp::Add | BinOp::Sub | BinOp::Mul | BinOp::Shl)
+}
+
+/// Whether `exact` is allowed on `op`.
+pub(crate) fn allows_exact(op: BinOp) -> bool {
+    matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::LShr | BinOp::AShr)
+}
+
+/// The flags of a binary operator that the text can express.
+pub(crate) fn binary_flags(op: BinOp, flags: IntFlags) -> IntFlags {
+    IntFlags {
+        nuw: flags.nuw && allows_wrap_flags(op),
+        nsw: flags.nsw && allows_wrap_flags(op),
+        exact: flags.exact && allows_exact(op),
+        disjoint: flags.disjoint && op == BinOp::Or,
+    }
+}
+
+/// The flags of a cast that the text can express (`nneg` is `nsw`).
+pub(crate) fn cast_flags(op: CastOp, flags: IntFlags) -> IntFlags {
+    match op {
+        CastOp::Trunc => IntFlags {
+            nuw: flags.nuw,
+            nsw: flags.nsw,
+            ..IntFlags::default()
+        },
+        CastOp::ZExt | CastOp::UiToFp => IntFlags {
+            nsw: flags.nsw,
+            ..IntFlags::default()
+        },
+        _ => IntFlags::default(),
+    }
+}

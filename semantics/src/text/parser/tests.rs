@@ -1,0 +1,345 @@
+use super::*;
+
+/// How a hasher spreads `names` over the buckets of a power-of-two table of
+/// `2^bits` slots (the low bits pick the slot, as in `std`'s `HashMap`): the
+/// number of distinct slots used and the largest number of names in one slot.
+fn bucket_spread<S: std::hash::BuildHasher>(
+    hasher: &S,
+    names: impl Iterator<Item = String>,
+    bits: u32,
+) -> (usize, u32) {
+    let mask = (1u64 << bits) - 1;
+    let mut load = vec![0u32; 1 << bits];
+    for name in names {
+        let slot = (hasher.hash_one(Cow::<str>::Owned(name)) & mask) as usize;
+        load[slot] += 1;
+    }
+    let used = load.iter().filter(|&&n| n > 0).count();
+    (used, load.iter().copied().max().unwrap_or(0))
+}
+
+/// The symbol tables' hasher spreads structured names like a random function:
+/// 800k names in 2^20 slots use about `2^20 (1 - e^(-800k/2^20))` ≈ 560k slots
+/// with at most a handful per slot. The multiply-only hasher it replaced put
+/// `x1000000`..`x1799999` (which differ only in a word's high bytes) in a few
+/// slots, and `check` on such a file took 40 s instead of half a second.
+#[test]
+fn name_hasher_spreads_structured_names() {
+    let reversed = |i: u32| {
+        (1_000_000 + i)
+            .to_string()
+            .chars()
+            .rev()
+            .collect::<String>()
+    };
+    let families = [
+        (
+            "%x1000000..",
+            (0..800_000)
+                .map(|i| format!("x{}", 1_000_000 + i))
+                .collect::<Vec<_>>(),
+        ),
+        ("%vN", (0..800_000).map(|i| format!("v{i}")).collect()),
+        (
+            "reversed digits",
+            (0..800_000).map(|i| format!("x{}", reversed(i))).collect(),
+        ),
+        (
+            "long common prefix",
+            (0..800_000)
+                .map(|i| format!("a.very.long.prefix.{i:08}"))
+                .collect(),
+        ),
+    ];
+    for (family, names) in families {
+        let (used, max) = bucket_spread(&NameHasher::default(), names.into_iter(), 20);
+        assert!(used > 500_000, "{family}: only {used} of 2^20 slots used");
+        assert!(max <= 16, "{family}: {max} names share one slot");
+    }
+}
+
+/// Parses `src`, expecting failure; checks the first error's message and that
+/// its span covers exactly `at`, found inside the first occurrence of `context`.
+fn check(src: &str, message: &str, context: &str, at: &str) {
+    let errors = match parse(src) {
+        Ok(_) => panic!("expected an error for:\n{src}"),
+        Err(e) => e,
+    };
+    let e = &errors[0];
+    assert_eq!(e.message, message, "message for:\n{src}");
+    let base = src.find(context).unwrap_or(usize::MAX / 2);
+    let lo = base + context.find(at).unwrap_or(usize::MAX / 4);
+    assert_eq!(
+        (e.span.lo as usize, e.span.hi as usize),
+        (lo, lo + at.len()),
+        "span of '{}' for:\n{src}",
+        e.message
+    );
+}
+
+#[test]
+fn undefined_value() {
+    check(
+        "define i32 @f(i32 %a) {\n  %x = add i32 %a, %t\n  ret i32 %x\n}\n",
+        "use of undefined value %t",
+        "%t",
+        "%t",
+    );
+}
+
+#[test]
+fn undefined_label() {
+    check(
+        "define void @f() {\nentry:\n  br label %nowhere\n}\n",
+        "use of undefined label %nowhere",
+        "%nowhere",
+        "%nowhere",
+    );
+}
+
+#[test]
+fn redefinition() {
+    check(
+        "define i32 @f(i32 %a) {\n  %a = add i32 %a, 1\n  ret i32 %a\n}\n",
+        "redefinition of %a",
+        "%a = ",
+        "%a",
+    );
+}
+
+#[test]
+fn type_mismatch() {
+    check(
+        "define i32 @f(i64 %a) {\n  %x = add i32 %a, 1\n  ret i32 %x\n}\n",
+        "%a has type i64, used here as i32",
+        "%a, 1",
+        "%a",
+    );
+}
+
+#[test]
+fn unsupported_constructs() {
+    check(
+        "define void @f() {\n  %v = add <4 x i32> zeroinitializer, zeroinitializer\n  ret void\n}\n",
+        "unsupported construct: vector type <4 x i32>",
+        "<4 x i32>",
+        "<4 x i32>",
+    );
+    check(
+        "define void @f() {\n  fence seq_cst\n  ret void\n}\n",
+        "unsupported construct: fence",
+        "fence",
+        "fence",
+    );
+    check(
+        "define void @f(ptr %p) {\n  %v = atomicrmw add ptr %p, i32 1 seq_cst\n  ret void\n}\n",
+        "unsupported construct: atomicrmw",
+        "atomicrmw",
+        "atomicrmw",
+    );
+    check(
+        "define half @f() {\nentry:\n  ret half 0xH0000\n}\n",
+        "unsupported construct: half type",
+        "half",
+        "half",
+    );
+    check(
+        "@g = global i32 0\ndefine i64 @f() {\n  ret i64 ptrtoint (ptr @g to i64)\n}\n",
+        "unsupported construct: constant expression ptrtoint",
+        "ptrtoint",
+        "ptrtoint",
+    );
+    check(
+        "define void @f(ptr %fp) {\n  call void %fp()\n  ret void\n}\n",
+        "unsupported construct: indirect call",
+        "%fp()",
+        "%fp",
+    );
+}
+
+#[test]
+fn calls() {
+    check(
+        "define void @f() {\n  call void @g()\n  ret void\n}\n",
+        "call to undeclared function @g",
+        "@g",
+        "@g",
+    );
+    assert!(
+        parse("define void @f() {\n  %t = call i32 @pllvm.thread_id()\n  ret void\n}\n").is_ok()
+    );
+}
+
+#[test]
+fn constants() {
+    check(
+        "define float @f() {\n  ret float 0.1\n}\n",
+        "floating-point constant is not exactly representable as float",
+        "0.1",
+        "0.1",
+    );
+    check(
+        "define i32 @f() {\n  ret i32 1.5\n}\n",
+        "floating-point constant used with non-floating-point type i32",
+        "1.5",
+        "1.5",
+    );
+    check(
+        "define i8 @f() {\n  ret i8 true\n}\n",
+        "'true' used with type i8, expected i1",
+        "true",
+        "true",
+    );
+}
+
+#[test]
+fn structure() {
+    check(
+        "define void @f() {\nentry:\n  %x = add i32 1, 2\n}\n",
+        "block does not end in a terminator",
+        "}",
+        "}",
+    );
+    check(
+        "define void @f() {\na:\n  %x = add i32 1, 2\n  %p = phi i32 [ 1, %a ]\n  ret void\n}\n",
+        "phi must come before the commands of its block",
+        "%p",
+        "%p",
+    );
+    check(
+        "define void @f() {\na:\n  ret void\na:\n  ret void\n}\n",
+        "redefinition of label %a",
+        "a:\n  ret void\n}",
+        "a:",
+    );
+}
+
+#[test]
+fn errors_resume_at_next_item() {
+    let src = "define void @f() {\n  fence seq_cst\n  ret void\n}\ndefine void @g() {\n  ret i32 1.5\n}\n";
+    let errors = parse(src).err().unwrap_or_default();
+    assert_eq!(errors.len(), 2);
+}
+
+/// The text of `span` in `src`.
+fn at(src: &str, span: Span) -> &str {
+    &src[span.lo as usize..span.hi as usize]
+}
+
+#[test]
+fn source_map_spans() {
+    let src = "define i32 @f(i32 %a, i1 %p) {\nentry:\n  br label %b\nb:\n  predicate %p\n  %x = phi i32 [ %a, %entry ] shadow(7)\n  %y = add i32 %x, 1 total\n  ret i32 %y\n}\n";
+    let Ok((m, map)) = parse(src) else {
+        panic!("does not parse");
+    };
+    let f = FuncId(0);
+    let spans = map.function(f);
+    let Some(body) = &m.functions[f].body else {
+        panic!("no body");
+    };
+    assert_eq!(at(src, spans.header), "@f");
+    let b = Block(1);
+    assert_eq!(at(src, spans.blocks[b]), "b:");
+    assert_eq!(at(src, spans.predicates[b]), "predicate %p");
+    assert_eq!(at(src, spans.terms[b]), "ret i32 %y");
+    let phi = body.blocks[b].phis[0];
+    let add = body.blocks[b].body[0];
+    assert_eq!(
+        at(src, spans.insts[phi]),
+        "%x = phi i32 [ %a, %entry ] shadow(7)"
+    );
+    assert_eq!(at(src, spans.insts[add]), "%y = add i32 %x, 1 total");
+    assert_eq!(
+        at(
+            src,
+            spans
+                .operand_uses
+                .get(&(phi, 0))
+                .copied()
+                .unwrap_or_default()
+        ),
+        "%a"
+    );
+    assert_eq!(
+        at(
+            src,
+            spans
+                .operand_uses
+                .get(&(phi, 1))
+                .copied()
+                .unwrap_or_default()
+        ),
+        "7"
+    );
+    assert_eq!(
+        at(
+            src,
+            spans
+                .operand_uses
+                .get(&(add, 0))
+                .copied()
+                .unwrap_or_default()
+        ),
+        "%x"
+    );
+    assert_eq!(
+        at(
+            src,
+            spans
+                .operand_uses
+                .get(&(add, 1))
+                .copied()
+                .unwrap_or_default()
+        ),
+        "1"
+    );
+    let y = body.insts[add].result.unwrap_or(Value(u32::MAX));
+    assert_eq!(at(src, spans.values[y]), "%y");
+    assert_eq!(at(src, spans.values[Value(1)]), "%p");
+}
+
+#[test]
+fn lifted_spans() {
+    let src = "define i32 @f(i1 %p, i32 %a) {\nentry:\n  br label %h\nh:\n  %x.phi = phi i32 [ %a, %entry ], [ %x, %h ]\n  %x = call i32 @pllvm.shadow.i32(i32 %x.phi, i32 %a)\n  call void @pllvm.predicate(i1 %p)\n  br label %h\n}\n";
+    let Ok((m, map)) = parse(src) else {
+        panic!("does not parse");
+    };
+    let spans = map.function(FuncId(0));
+    let Some(body) = &m.functions[FuncId(0)].body else {
+        panic!("no body");
+    };
+    let h = Block(1);
+    let phi = body.blocks[h].phis[0];
+    assert_eq!(
+        at(src, spans.predicates[h]),
+        "call void @pllvm.predicate(i1 %p)"
+    );
+    assert_eq!(
+        at(
+            src,
+            spans
+                .operand_uses
+                .get(&(phi, 2))
+                .copied()
+                .unwrap_or_default()
+        ),
+        "%a"
+    );
+    let x = body.insts[phi].result.unwrap_or(Value(u32::MAX));
+    assert_eq!(body.values[x].name.as_deref(), Some("x"));
+    assert_eq!(at(src, spans.values[x]), "%x");
+}
+
+#[test]
+fn literals_wrap() {
+    assert_eq!(parse_int_literal("-1", 8), BigUint::from(255u32));
+    assert_eq!(parse_int_literal("256", 8), BigUint::from(0u32));
+    assert_eq!(parse_int_literal("-256", 8), BigUint::from(0u32));
+    assert_eq!(
+        parse_int_literal("-1", 200),
+        (BigUint::one() << 200u32) - BigUint::one()
+    );
+    assert_eq!(f64_bits_to_f32(0x3FF0000000000000), Some(0x3F80_0000));
+    assert_eq!(f64_bits_to_f32(0.1f64.to_bits()), None);
+    assert_eq!(f32_bits_to_f64(0x7FC0_0000), 0x7FF8_0000_0000_0000);
+}
