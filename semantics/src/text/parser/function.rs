@@ -9,8 +9,7 @@ use super::{
 };
 use crate::diag::Span;
 use crate::ir::{
-    Block, ConstData, FuncId, InstData, InstKind, Param, Terminator, Value, ValueData,
-    ValueDef,
+    Block, ConstData, FuncId, InstData, InstKind, Param, Terminator, Value, ValueData, ValueDef,
 };
 use crate::text::ParseError;
 use crate::text::lexer::{self, Tok, Token};

@@ -6,8 +6,7 @@ use super::{
     is_statement_word,
 };
 use crate::ir::{
-    BinOp, CastOp, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind, IntFlags, Param,
-    Value,
+    BinOp, CastOp, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind, IntFlags, Param, Value,
 };
 use crate::text::ParseError;
 use crate::text::lexer::{self, Tok};

@@ -34,8 +34,8 @@ use super::lexer::{self, Tok, Token};
 use crate::diag::{FunctionSpans, SourceMap, Span};
 use crate::entity::PrimaryMap;
 use crate::ir::{
-    BinOp, Block, BlockData, Body, CastOp, FuncId, GlobalId, Inst, InstKind, Module,
-    Terminator, Value,
+    BinOp, Block, BlockData, Body, CastOp, FuncId, GlobalId, Inst, InstKind, Module, Terminator,
+    Value,
 };
 use crate::types::Ty;
 pub(crate) use inst::{binary_flags, cast_flags};

@@ -6,7 +6,8 @@ use super::{OperandUse, is_invented_name, wrap_to_width};
 use crate::diag::{FunctionSpans, OperandUses, Span};
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
-    Block, BlockData, Body, ConstData, GepIndex, GlobalInit, Inst, InstData, InstKind, Module, Terminator, Value, ValueData, ValueDef,
+    Block, BlockData, Body, ConstData, GepIndex, GlobalInit, Inst, InstData, InstKind, Module,
+    Terminator, Value, ValueData, ValueDef,
 };
 use crate::types::{Ty, TypeData, TypeTable};
 use std::collections::HashMap;
