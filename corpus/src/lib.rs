@@ -7,7 +7,7 @@
 
 use pllvm_interp::directives::{self, ExpectKind, RunDirective, RunMode, normalize};
 use pllvm_interp::greedy::{self, GreedyFacts, Verdict};
-use pllvm_interp::sched::ScheduledRun;
+use pllvm_interp::run::ScheduledRun;
 use pllvm_interp::{Machine, Outcome, convergence, trace};
 use pllvm_semantics::diag::{Diagnostic, LineIndex};
 use pllvm_semantics::ir::Module;

@@ -30,7 +30,7 @@
 //!   [`legality`] decides this by a bounded search ([`GreedyFacts::termination_budget`]
 //!   states per candidate; an exhausted budget counts as "may terminate"). The rest
 //!   of §5.3, a schedule that could leave a spin at every step but never does, is
-//!   the scheduler's business: `crate::sched::run_with` detects the spin by state
+//!   the scheduler's business: the scheduler loop (`run_with`) detects the spin by state
 //!   repetition and chooses differently.
 //!
 //! # CFG facts

@@ -3,7 +3,8 @@
 //! Drives the rules of `pllvm_semantics::rules` over runtime schedules (thesis
 //! Def. 5): run inputs ([`config`]), the machine ([`machine`]), traces ([`trace`]),
 //! the dynamic divergence observer ([`observe`]), the greedy-schedule constraints
-//! of Ch. 5 ([`greedy`]), schedulers ([`sched`]) and exhaustive exploration of
+//! of Ch. 5 ([`greedy`]), schedulers ([`sched`]), the scheduler loop and the
+//! machine's run wrappers ([`run`]) and exhaustive exploration of
 //! every greedy schedule ([`explore`]), and dynamic convergence as LLVM's "Convergence
 //! and Uniformity" defines it ([`convergence`]).
 #![deny(missing_docs)]
@@ -14,6 +15,7 @@ pub mod explore;
 pub mod greedy;
 pub mod machine;
 pub mod observe;
+pub mod run;
 pub mod sched;
 pub mod trace;
 

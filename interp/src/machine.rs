@@ -438,64 +438,6 @@ impl<'m> Machine<'m> {
         }
     }
 
-    /// Runs until every lane terminates with the greedy `lowest` policy (lowest
-    /// block index among the legal blocks of Ch. 5, with spin detection, §5.3): the
-    /// order partial linearization realizes, and a greedy schedule, so every lane
-    /// whose own run terminates terminates here.
-    pub fn run_to_end(&mut self) -> Result<Outcome, RunError> {
-        Ok(self.run_with(&mut crate::sched::Lowest)?.outcome)
-    }
-
-    /// Runs until every lane terminates, always scheduling the pending block that
-    /// comes first in layout order ([`crate::sched::earliest_pending`]) and checking
-    /// no greedy constraint. Fast, for benchmarks of the rules themselves; it can
-    /// spin where the layout is not a block index (a lane waiting at the exit of a
-    /// loop whose predicate masks the other lanes off), which `max_steps` ends.
-    pub fn run_earliest_pending(&mut self) -> Result<Outcome, RunError> {
-        loop {
-            if self.state.all_done() {
-                return Ok(Outcome::Returned);
-            }
-            let Some(b) = crate::sched::earliest_pending(&self.program, &self.state) else {
-                return Ok(Outcome::Incomplete);
-            };
-            if let Some(outcome) = self.checked_step(b)? {
-                return Ok(outcome);
-            }
-        }
-    }
-
-    /// Runs to the end with `scheduler`, checking every step against the greedy
-    /// constraints of Ch. 5 (see [`crate::sched::run_with`]; the facts are computed
-    /// for this machine's interpretation).
-    pub fn run_with(
-        &mut self,
-        scheduler: &mut dyn crate::sched::Scheduler,
-    ) -> Result<crate::sched::ScheduledRun, RunError> {
-        let facts = crate::greedy::GreedyFacts::compute(&self.program).with_interp(self.interp);
-        crate::sched::run_with(self, &facts, scheduler)
-    }
-
-    /// Executes a runtime schedule (Def. 5) of block names like
-    /// [`Machine::run_schedule`], and reports every step that is not greedy
-    /// (Def. 12-18, see [`crate::sched::run_checked`]).
-    pub fn run_schedule_checked(
-        &mut self,
-        schedule: &[String],
-    ) -> Result<crate::sched::ScheduledRun, RunError> {
-        let mut blocks = Vec::with_capacity(schedule.len());
-        for name in schedule {
-            let b = self
-                .program
-                .body
-                .block_by_name(name)
-                .ok_or_else(|| RunError::BadSchedule(format!("no block named {name}")))?;
-            blocks.push(b);
-        }
-        let facts = crate::greedy::GreedyFacts::compute(&self.program).with_interp(self.interp);
-        crate::sched::run_checked(self, &facts, &blocks)
-    }
-
     /// `[r0, r1, …]`: every lane's return value (signed decimal for `iN`, ⊤ for
     /// undef), `-` for a lane that has not terminated.
     pub fn result_text(&self) -> String {

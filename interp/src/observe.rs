@@ -91,11 +91,10 @@ impl DivergenceRecord {
     }
 }
 
-/// A text report of a run's divergence record: every instruction and branch that
-/// executed, marked `diverged` or `uniform`, in program order.
-pub fn report(machine: &crate::Machine<'_>) -> String {
-    let body = machine.program.body;
-    let rec = &machine.divergence;
+/// A text report of a run's divergence record `rec` over `body` (a machine's
+/// `divergence` and `program.body`): every instruction and branch that executed,
+/// marked `diverged` or `uniform`, in program order.
+pub fn report(body: &Body, rec: &DivergenceRecord) -> String {
     let mut lines = vec!["observed divergence:".to_string()];
     for &b in &body.layout {
         let block = &body.blocks[b];

@@ -1,6 +1,7 @@
-//! Schedulers (thesis Ch. 5): the [`Scheduler`] trait, the built-in policies, and
-//! the driver that runs a machine with a scheduler while checking every step
-//! against the greedy-schedule constraints of [`crate::greedy`].
+//! Schedulers (thesis Ch. 5): the [`Scheduler`] trait and the built-in policies.
+//! The driver that runs a machine with a scheduler while checking every step
+//! against the greedy-schedule constraints of [`crate::greedy`] is `run_with`, in
+//! the `run` module (which imports this one, never the reverse).
 //!
 //! The semantics never chooses a block (Def. 5: a runtime schedule is any block
 //! list). A scheduler chooses, one step at a time, among the blocks that keep the
@@ -17,13 +18,14 @@
 //!
 //! A policy may return a block outside the legal list ([`Ipd`], [`Replay`],
 //! [`Interactive`] do when told to): the run executes it anyway and records the
-//! greedy constraint it breaks ([`ScheduledRun::violations`]).
+//! greedy constraint it breaks (`ScheduledRun::violations`).
 //!
 //! A user-defined policy implements the trait:
 //!
 //! ```
 //! use pllvm_interp::greedy::GreedyFacts;
-//! use pllvm_interp::sched::{Scheduler, run_with};
+//! use pllvm_interp::run::run_with;
+//! use pllvm_interp::sched::Scheduler;
 //! use pllvm_interp::{Machine, Outcome, RunConfig};
 //! use pllvm_semantics::ir::Block;
 //! use pllvm_semantics::rules::{Program, State};
@@ -52,15 +54,10 @@
 //! assert_eq!(machine.result_text(), "[1, 2]");
 //! ```
 
-use crate::greedy::{
-    GreedyFacts, Legality, Verdict, legal_blocks, pending_blocks, pending_legality, verdict_of,
-};
-use crate::machine::{Machine, Outcome, RunError};
+use crate::greedy::{GreedyFacts, pending_blocks};
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::masks::cmask;
 use pllvm_semantics::rules::{Next, Program, State};
-use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 /// The blocks some lane would execute with its control mask set (Def. 6), in
 /// layout order: the ℓ_next of every lane that waits at a block, and every
@@ -73,8 +70,8 @@ pub fn pending(program: &Program<'_>, state: &State) -> Vec<Block> {
 
 /// The pending block earliest in layout order, `None` when no lane can move.
 ///
-/// This is the policy of [`Machine::run_earliest_pending`]: fast (it checks no constraint)
-/// and, for programs whose layout is a block index (§2.5, as compilers emit them),
+/// This is the policy of `Machine::run_earliest_pending` (in the `run` module):
+/// fast (it checks no constraint) and, for programs whose layout is a block index (§2.5, as compilers emit them),
 /// the same choice as [`Lowest`] whenever that choice is greedy.
 pub fn earliest_pending(program: &Program<'_>, state: &State) -> Option<Block> {
     // A lane waiting at a block has cmask there and nowhere else (Def. 6), so
@@ -567,196 +564,4 @@ pub fn builtin(spec: &str) -> Result<Box<dyn Scheduler>, String> {
             )),
         },
     }
-}
-
-/// A step that broke a greedy constraint.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct StepViolation {
-    /// The step's number, 1-based (the row of the trace).
-    pub step: usize,
-    /// The block and the verdict on it (always [`Verdict::Illegal`]).
-    pub legality: Legality,
-}
-
-impl StepViolation {
-    /// `step 2: C: not synchronizing (Def. 17): lane 1 waits at B, ...`.
-    pub fn render(&self, program: &Program<'_>) -> String {
-        format!("step {}: {}", self.step, self.legality.render(program))
-    }
-}
-
-/// What a checked run did.
-#[derive(Clone, Debug, PartialEq)]
-pub struct ScheduledRun {
-    /// How it ended.
-    pub outcome: Outcome,
-    /// The blocks it scheduled.
-    pub schedule: Vec<Block>,
-    /// Every step that was not greedy, in order.
-    pub violations: Vec<StepViolation>,
-}
-
-impl ScheduledRun {
-    /// The first step that was not greedy.
-    pub fn first_violation(&self) -> Option<&StepViolation> {
-        self.violations.first()
-    }
-}
-
-/// Spin detection by state repetition (§5.3): how often each block was chosen in
-/// each state where there was a choice. A state seen again means the schedule is
-/// going round a cycle; offering only the blocks chosen least often there makes the
-/// run fair, so it leaves every cycle from which some schedule terminates.
-#[derive(Debug, Default)]
-struct SpinGuard {
-    chosen: HashMap<u64, Vec<(Block, u32)>>,
-}
-
-impl SpinGuard {
-    fn key(state: &State) -> u64 {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        state.hash(&mut h);
-        h.finish()
-    }
-
-    /// The legal blocks the scheduler is offered in `state`.
-    fn offer(&self, key: Option<u64>, legal: &[Block]) -> Vec<Block> {
-        let Some(counts) = key.and_then(|k| self.chosen.get(&k)) else {
-            return legal.to_vec();
-        };
-        let count = |b: Block| counts.iter().find(|(c, _)| *c == b).map_or(0, |&(_, n)| n);
-        let least = legal.iter().map(|&b| count(b)).min().unwrap_or(0);
-        legal
-            .iter()
-            .copied()
-            .filter(|&b| count(b) == least)
-            .collect()
-    }
-
-    fn record(&mut self, key: Option<u64>, b: Block) {
-        let Some(k) = key else { return };
-        let counts = self.chosen.entry(k).or_default();
-        match counts.iter_mut().find(|(c, _)| *c == b) {
-            Some((_, n)) => *n += 1,
-            None => counts.push((b, 1)),
-        }
-    }
-}
-
-/// Runs `machine` to the end with `scheduler`: at every step the scheduler is
-/// offered the legal blocks of [`crate::greedy::legality`] (minus, in a state seen before, the
-/// blocks already chosen there more often than others: spin detection, §5.3).
-/// Whatever it picks is executed; a pick outside the offer is recorded as a
-/// violation. Ends when every lane terminated, when the scheduler answers `None`
-/// (outcome incomplete), or with the run's outcome.
-pub fn run_with(
-    machine: &mut Machine<'_>,
-    facts: &GreedyFacts,
-    scheduler: &mut dyn Scheduler,
-) -> Result<ScheduledRun, RunError> {
-    let mut run = ScheduledRun {
-        outcome: Outcome::Incomplete,
-        schedule: Vec::new(),
-        violations: Vec::new(),
-    };
-    let mut spin = SpinGuard::default();
-    loop {
-        if machine.state.all_done() {
-            run.outcome = Outcome::Returned;
-            return Ok(run);
-        }
-        // The pending blocks' verdicts; every other block stalls (Def. 14).
-        let verdicts = pending_legality(&machine.program, facts, &machine.state);
-        let legal = legal_blocks(&verdicts);
-        // Only a state from which a lane can still reach a back edge or a
-        // predicated block can come round again (see
-        // `crate::greedy::termination_preserving`): elsewhere no key is kept,
-        // which spares hashing the whole state at every choice.
-        let key = (legal.len() >= 2 && facts.may_spin(&machine.state))
-            .then(|| SpinGuard::key(&machine.state));
-        let offered = spin.offer(key, &legal);
-        let Some(b) = scheduler.pick(&machine.program, facts, &machine.state, &offered) else {
-            run.outcome = Outcome::Incomplete;
-            return Ok(run);
-        };
-        let step = run.schedule.len() + 1;
-        if !offered.contains(&b) {
-            let legality = verdicts
-                .iter()
-                .find(|l| l.block == b)
-                .cloned()
-                .or_else(|| {
-                    let l = verdict_of(&machine.program, facts, &machine.state, b);
-                    (machine.program.layout_pos[b].is_some()).then_some(l)
-                })
-                .filter(|l| !l.is_legal())
-                .unwrap_or_else(|| spin_violation(&machine.program, b, &offered));
-            run.violations.push(StepViolation { step, legality });
-        }
-        spin.record(key, b);
-        run.schedule.push(b);
-        if let Some(outcome) = machine.checked_step(b)? {
-            run.outcome = outcome;
-            return Ok(run);
-        }
-    }
-}
-
-/// The verdict on a legal block the spin guard did not offer.
-fn spin_violation(program: &Program<'_>, b: Block, offered: &[Block]) -> Legality {
-    let others: Vec<&str> = offered.iter().map(|&o| program.block_name(o)).collect();
-    Legality {
-        block: b,
-        verdict: Verdict::Illegal {
-            definition: "§5.3",
-            lane: None,
-            why: format!(
-                "this state was seen before and {} was chosen in it more often than {}: the schedule spins (state repetition)",
-                program.block_name(b),
-                others.join(", ")
-            ),
-        },
-    }
-}
-
-/// Executes a given runtime schedule (Def. 5) and checks every step against
-/// [`crate::greedy::legality`]: the run executes every listed block (a runtime schedule may be
-/// any block list) and records each step that is not greedy.
-pub fn run_checked(
-    machine: &mut Machine<'_>,
-    facts: &GreedyFacts,
-    schedule: &[Block],
-) -> Result<ScheduledRun, RunError> {
-    let mut run = ScheduledRun {
-        outcome: Outcome::Incomplete,
-        schedule: Vec::new(),
-        violations: Vec::new(),
-    };
-    for &b in schedule {
-        let verdicts = pending_legality(&machine.program, facts, &machine.state);
-        let verdict = match verdicts.into_iter().find(|l| l.block == b) {
-            Some(l) => Some(l),
-            // Not pending: Def. 14 rules it out (a block outside the layout has
-            // no verdict, as in `legality`).
-            None => (machine.program.layout_pos[b].is_some())
-                .then(|| verdict_of(&machine.program, facts, &machine.state, b)),
-        };
-        if let Some(l) = verdict.filter(|l| !l.is_legal()) {
-            run.violations.push(StepViolation {
-                step: run.schedule.len() + 1,
-                legality: l,
-            });
-        }
-        run.schedule.push(b);
-        if let Some(outcome) = machine.checked_step(b)? {
-            run.outcome = outcome;
-            return Ok(run);
-        }
-    }
-    run.outcome = if machine.state.all_done() {
-        Outcome::Returned
-    } else {
-        Outcome::Incomplete
-    };
-    Ok(run)
 }

@@ -6,7 +6,8 @@
 
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::greedy::GreedyFacts;
-use pllvm_interp::sched::{Lowest, run_with};
+use pllvm_interp::run::run_with;
+use pllvm_interp::sched::Lowest;
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::text::parse_module;

@@ -17,7 +17,7 @@
 
 use pllvm_interp::explore::{Bounds, Exploration, Order, explore};
 use pllvm_interp::greedy::GreedyFacts;
-use pllvm_interp::sched::{self, Highest, Ipd, Lowest, Random, Replay, Scheduler};
+use pllvm_interp::sched::{Highest, Ipd, Lowest, Random, Replay, Scheduler};
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::rules::Interp;
@@ -165,7 +165,7 @@ fn ipd_violations_are_reported_consistently() {
             .collect();
         let mut again = Machine::new(&g.module, &cfg).expect("setup");
         let check = again.run_schedule_checked(&names).expect("replays");
-        let steps = |v: &[sched::StepViolation]| {
+        let steps = |v: &[pllvm_interp::run::StepViolation]| {
             v.iter()
                 .map(|x| (x.step, x.legality.clone()))
                 .collect::<Vec<_>>()

@@ -55,9 +55,7 @@ mod types;
 use crate::cfg::Cfg;
 use crate::diag::{Diagnostic, FunctionSpans, SourceMap, Span};
 use crate::entity::SecondaryMap;
-use crate::ir::{
-    Block, Body, ConstData, FuncId, FunctionData, Inst, Module, Value, ValueDef,
-};
+use crate::ir::{Block, Body, ConstData, FuncId, FunctionData, Inst, Module, Value, ValueDef};
 use num_bigint::BigUint;
 
 /// What [`verify_module`] found.

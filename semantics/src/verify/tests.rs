@@ -1,8 +1,7 @@
 use super::types::cast_legal;
 use super::*;
 use crate::ir::{
-    BinOp, BlockData, CastOp, ICmpPred, InstData, InstKind, IntFlags, Param, Terminator,
-    ValueData,
+    BinOp, BlockData, CastOp, ICmpPred, InstData, InstKind, IntFlags, Param, Terminator, ValueData,
 };
 use crate::types::{Ty, TypeData, TypeTable};
 
