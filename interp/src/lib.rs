@@ -4,7 +4,8 @@
 //! Def. 5): run inputs ([`config`]), the machine ([`machine`]), traces ([`trace`]),
 //! the dynamic divergence observer ([`observe`]), the greedy-schedule constraints
 //! of Ch. 5 ([`greedy`]), schedulers ([`sched`]), the scheduler loop and the
-//! machine's run wrappers ([`run`]) and exhaustive exploration of
+//! machine's run wrappers ([`run`]), stepping forward and back ([`stepper`], the
+//! REPL's) and exhaustive exploration of
 //! every greedy schedule ([`explore`]), and dynamic convergence as LLVM's "Convergence
 //! and Uniformity" defines it ([`convergence`]).
 #![deny(missing_docs)]
@@ -17,6 +18,7 @@ pub mod machine;
 pub mod observe;
 pub mod run;
 pub mod sched;
+pub mod stepper;
 pub mod trace;
 
 pub use config::RunConfig;

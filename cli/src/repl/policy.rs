@@ -8,6 +8,7 @@
 
 use pllvm_interp::greedy::GreedyFacts;
 use pllvm_interp::sched::{Highest, Ipd, Lowest, Random, Replay, Scheduler};
+use pllvm_interp::stepper::StepPolicy;
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::{Program, State};
 
@@ -125,5 +126,17 @@ impl Policy {
                 Policy::Replay(_) => "the replayed schedule is used up".to_string(),
                 _ => "no block is legal next".to_string(),
             })
+    }
+}
+
+impl StepPolicy for Policy {
+    fn pick(
+        &mut self,
+        program: &Program<'_>,
+        facts: &GreedyFacts,
+        state: &State,
+        legal: &[Block],
+    ) -> Result<Block, String> {
+        Policy::pick(self, program, facts, state, legal)
     }
 }

@@ -1,19 +1,20 @@
 //! A REPL session: the loaded program, the run configuration, the scheduling
-//! policy, the breakpoints, the current execution state σ (Def. 3) with the latest
-//! rows of its trace, and a snapshot per recent scheduled block so that `back`
-//! restores earlier states exactly. [`Session::execute`] runs one input line and
-//! returns the text to show.
+//! policy as set, the breakpoints, and the run: a [`Stepper`] (the current
+//! execution state σ, Def. 3, with the latest rows of its trace, the policy's
+//! state, and a snapshot per recent scheduled block so that `back` restores
+//! earlier states exactly). [`Session::execute`] runs one input line and returns
+//! the text to show: the session parses commands and prints; stepping and
+//! snapshots are `pllvm_interp::stepper`'s.
 //!
-//! What a session keeps is bounded, so that `run` on a loop that never ends (up to
-//! the step limit, a million blocks by default) does not exhaust the host: the
-//! last [`BACK_DEPTH`] snapshots (fewer when the states are large: they stay
-//! within [`SNAPSHOT_BUDGET`] bytes) and the last
-//! [`pllvm_interp::trace::default_limit`] trace rows (10,000 up to W = 104).
+//! What a session keeps is bounded (see `pllvm_interp::stepper`): the last
+//! [`BACK_DEPTH`] snapshots (fewer when the states are large: they stay within
+//! `SNAPSHOT_BUDGET` bytes) and the last [`pllvm_interp::trace::default_limit`]
+//! trace rows (10,000 up to W = 104).
 //!
 //! The machine is `pllvm_interp::Machine`, the same one `pllvm run` and the corpus
-//! use: every command rebuilds it for the loaded module (Machine::new is cheap and
-//! deterministic: globals are allocated in module order) and installs the current
-//! state, so the session owns plain data and no borrow of the module.
+//! use: every command rebuilds it for the loaded module and the session's
+//! `RunConfig` ([`Stepper::machine`]) and installs the current state, so the
+//! session owns plain data and no borrow of the module.
 
 use super::command::{self, COMMANDS, Command, Setting, Target};
 use super::policy::Policy;
@@ -25,26 +26,17 @@ use pllvm_analysis::uniformity::{
     AnalysisKind, InitShapes, Uniformity, analyze as analyze_uniformity,
 };
 use pllvm_interp::config::parse_interp;
-use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legality};
-use pllvm_interp::observe::DivergenceRecord;
-use pllvm_interp::trace::{self, TraceRow};
+use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legality};
+use pllvm_interp::stepper::{BACK_DEPTH, Back, Drive, Stepper, Watch};
+use pllvm_interp::trace;
 use pllvm_interp::{Machine, Outcome, RunConfig, directives};
 use pllvm_semantics::diag::Diagnostic;
 use pllvm_semantics::ir::{Block, InstKind, Module};
-use pllvm_semantics::rules::State;
+use pllvm_semantics::rules::Program;
 use pllvm_semantics::text;
 use pllvm_semantics::value::{Pointer, Val};
 use pllvm_semantics::verify::verify_module;
-use std::collections::VecDeque;
 use std::path::Path;
-
-/// How many scheduled blocks `back` can undo: the snapshots of the last 1,000.
-pub const BACK_DEPTH: usize = 1000;
-
-/// Most bytes the snapshots for `back` take, by [`snapshot_bytes`]'s estimate:
-/// 256 MiB. Wide thread arrays of many values and large memories keep fewer
-/// than [`BACK_DEPTH`] snapshots.
-pub const SNAPSHOT_BUDGET: usize = 256 << 20;
 
 /// A parsed and verified program.
 #[derive(Debug)]
@@ -63,36 +55,6 @@ pub struct Loaded {
     pub file_schedule: Option<Vec<String>>,
 }
 
-/// The state before one scheduled block, kept for `back`.
-#[derive(Clone, Debug)]
-struct Snapshot {
-    state: State,
-    /// Blocks scheduled before this one.
-    steps: u64,
-    /// [`snapshot_bytes`] of the state.
-    bytes: usize,
-    divergence: DivergenceRecord,
-    /// The policy before it picked this block (its generator, replay position or
-    /// IPD stack), so that stepping again after `back` picks the same blocks.
-    policy: Policy,
-}
-
-/// The run so far.
-#[derive(Clone, Debug)]
-struct Current {
-    state: State,
-    /// Blocks scheduled so far.
-    steps: u64,
-    /// The latest rows of the trace: row `k` is step `trace_first + k + 1`.
-    trace: Vec<TraceRow>,
-    /// Rows dropped from the front of the trace.
-    trace_first: u64,
-    divergence: DivergenceRecord,
-    /// Why the run cannot go on: every lane returned, or the last attempted block
-    /// had undefined behaviour or hit a limit (the state is then the one before it).
-    ended: Option<Outcome>,
-}
-
 /// What the loop does after a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Flow {
@@ -100,15 +62,6 @@ pub enum Flow {
     Continue,
     /// Leave.
     Quit,
-}
-
-/// How blocks are chosen by one stepping command.
-#[derive(Clone, Copy, Debug)]
-enum Drive {
-    /// The policy picks up to this many blocks (`None`: until the end).
-    Policy(Option<u64>),
-    /// This block, once.
-    Block(Block),
 }
 
 /// Options from the command line.
@@ -137,17 +90,13 @@ pub struct StartOptions {
 pub struct Session {
     loaded: Loaded,
     config: RunConfig,
-    /// The policy as set (restored by `reset`), and as it is now.
+    /// The policy as set (restored by `reset`); the run holds it as it is now.
     policy_start: Policy,
-    policy: Policy,
     /// CFG facts for the greedy constraints of Ch. 5.
     facts: GreedyFacts,
     breaks: Vec<Target>,
-    run: Current,
-    /// The snapshots of the last scheduled blocks, oldest first.
-    snapshots: VecDeque<Snapshot>,
-    /// The sum of their [`Snapshot::bytes`].
-    snapshots_bytes: usize,
+    /// The run so far, with its snapshots for `back`.
+    run: Stepper<Policy>,
     style: Style,
 }
 
@@ -291,17 +240,14 @@ impl Session {
             };
             (policy, facts_of(&m, &config))
         };
-        let run = initial_run(&loaded.module, &config)?;
+        let run = initial_run(&loaded.module, &config, policy.clone())?;
         Ok(Session {
             loaded,
             config,
-            policy_start: policy.clone(),
-            policy,
+            policy_start: policy,
             facts,
             breaks: Vec::new(),
             run,
-            snapshots: VecDeque::new(),
-            snapshots_bytes: 0,
             style,
         })
     }
@@ -358,7 +304,7 @@ impl Session {
             self.loaded.name,
             self.config.threads,
             self.config.interp.short(),
-            self.policy.name(),
+            self.run.policy.name(),
             if self.config.strict { ", strict" } else { "" }
         )
     }
@@ -390,12 +336,9 @@ impl Session {
 
     /// A machine for the loaded module holding the current state.
     fn machine(&self) -> Result<Machine<'_>, String> {
-        let mut m = Machine::new(&self.loaded.module, &self.config).map_err(|e| e.to_string())?;
-        m.record_writes = true;
-        m.state = self.run.state.clone();
-        m.divergence = self.run.divergence.clone();
-        m.steps = self.run.steps;
-        Ok(m)
+        self.run
+            .machine(&self.loaded.module, &self.config)
+            .map_err(|e| e.to_string())
     }
 
     /// Runs one input line. `Err` is a one-line error message.
@@ -462,9 +405,7 @@ impl Session {
 
     /// Back to the initial state (Def. 4), forgetting the snapshots.
     fn reset(&mut self) -> Result<(), String> {
-        self.run = initial_run(&self.loaded.module, &self.config)?;
-        self.clear_snapshots();
-        self.policy = self.policy_start.clone();
+        self.run = initial_run(&self.loaded.module, &self.config, self.policy_start.clone())?;
         Ok(())
     }
 
@@ -496,14 +437,8 @@ impl Session {
         )
     }
 
-    /// Forgets every snapshot.
-    fn clear_snapshots(&mut self) {
-        self.snapshots.clear();
-        self.snapshots_bytes = 0;
-    }
-
-    /// `step`, `run`, `continue` and `sched`: schedules blocks one [LSS-W-STEP] at a
-    /// time through `Machine::checked_step`, keeping a snapshot before each.
+    /// `step`, `run`, `continue` and `sched`: [`Stepper::advance`] with the
+    /// breakpoints and Ctrl-C, then the rows (or a summary), notes and outcome.
     fn advance(&mut self, drive: Drive, rows: bool, out: &mut String) -> Result<(), String> {
         if let Some(o) = &self.run.ended {
             return Err(format!(
@@ -511,126 +446,23 @@ impl Session {
                 short_outcome(o)
             ));
         }
-        let mut m = Machine::new(&self.loaded.module, &self.config).map_err(|e| e.to_string())?;
-        m.record_writes = true;
-        m.state = self.run.state.clone();
-        m.divergence = self.run.divergence.clone();
-        m.trace = std::mem::take(&mut self.run.trace);
-        m.steps = self.run.steps;
-        let start = self.run.steps;
-        let window = trace::default_limit(self.config.threads);
         // Ctrl-C before this command does not stop it.
         let _ = crate::interrupt::take();
-        let mut stop: Option<String> = None;
-        let mut ended: Option<Outcome> = None;
-        let mut failure: Option<String> = None;
-        let mut ub_place: Option<String> = None;
-        let mut notes: Vec<(u64, String)> = Vec::new();
-        let mut k: u64 = 0;
-        loop {
-            if m.state.all_done() {
-                ended = Some(Outcome::Returned);
-                break;
-            }
-            if crate::interrupt::take() {
-                stop = Some(format!("interrupted at step {}", m.steps));
-                break;
-            }
-            let policy_before = self.policy.clone();
-            let block = match drive {
-                Drive::Block(b) if k == 0 => b,
-                Drive::Block(_) => break,
-                Drive::Policy(Some(n)) if k >= n => break,
-                Drive::Policy(_) => {
-                    let verdicts = legality(&m.program, &self.facts, &m.state);
-                    let legal = legal_blocks(&verdicts);
-                    match self.policy.pick(&m.program, &self.facts, &m.state, &legal) {
-                        Ok(b) => {
-                            // Replay and IPD may choose a block that is not legal: it
-                            // runs (Def. 5 allows any block), and the REPL says so.
-                            if let Some(Legality {
-                                verdict: v @ Verdict::Illegal { .. },
-                                ..
-                            }) = verdicts.iter().find(|l| l.block == b)
-                            {
-                                notes.push((
-                                    m.steps,
-                                    format!(
-                                        "note: the policy chose {}, which is not legal: {v}",
-                                        m.program.block_name(b)
-                                    ),
-                                ));
-                            }
-                            b
-                        }
-                        Err(why) => {
-                            stop = Some(why);
-                            break;
-                        }
-                    }
-                }
-            };
-            let name = m.program.block_name(block).to_string();
-            if k > 0 && self.breaks.contains(&Target::Block(name.clone())) {
-                // The block is not scheduled: the policy must pick it again.
-                self.policy = policy_before;
-                notes.retain(|(at, _)| *at < m.steps);
-                stop = Some(format!(
-                    "breakpoint {name}: stopped before scheduling {name}"
-                ));
-                break;
-            }
-            let snapshot = Snapshot {
-                bytes: snapshot_bytes(&m.state, m.program.body.values.len()),
-                state: m.state.clone(),
-                steps: m.steps,
-                divergence: m.divergence.clone(),
-                policy: policy_before,
-            };
-            match m.checked_step(block) {
-                Ok(None) => {
-                    push_snapshot(&mut self.snapshots, &mut self.snapshots_bytes, snapshot);
-                    k += 1;
-                    // The trace keeps its last `window` rows (dropped in batches).
-                    if m.trace.len() >= 2 * window {
-                        let drop = m.trace.len() - window;
-                        m.trace.drain(..drop);
-                        self.run.trace_first += drop as u64;
-                    }
-                    if let Some(why) = self.value_break_hit(&m) {
-                        stop = Some(why);
-                        if m.state.all_done() {
-                            ended = Some(Outcome::Returned);
-                        }
-                        break;
-                    }
-                }
-                Ok(Some(outcome)) => {
-                    // Undefined behaviour or a limit: keep the state (and the
-                    // policy) before the block.
-                    m.state = snapshot.state;
-                    m.divergence = snapshot.divergence;
-                    self.policy = snapshot.policy;
-                    if let Outcome::Undefined(_) | Outcome::Limit(_) = outcome {
-                        ub_place = Some(format!(
-                            "while scheduling {name}; the state is the one before it"
-                        ));
-                    }
-                    ended = Some(outcome);
-                    break;
-                }
-                Err(e) => {
-                    m.state = snapshot.state;
-                    m.divergence = snapshot.divergence;
-                    self.policy = snapshot.policy;
-                    failure = Some(format!("scheduling {name}: {e}"));
-                    break;
-                }
-            }
-        }
+        let mut watch = Breaks {
+            breaks: &self.breaks,
+        };
+        let report = self.run.advance(
+            &self.loaded.module,
+            &self.config,
+            &self.facts,
+            drive,
+            &mut watch,
+        )?;
+        let m = self.machine()?;
+        let start = report.start;
         // The rows of this command that the trace still keeps.
         let first_kept = start.max(self.run.trace_first);
-        let kept = &m.trace[(first_kept - self.run.trace_first) as usize..];
+        let kept = &self.run.trace[(first_kept - self.run.trace_first) as usize..];
         if rows {
             if first_kept > start {
                 push_line(
@@ -650,24 +482,18 @@ impl Session {
                 .iter()
                 .map(|r| m.program.block_name(r.scheduled))
                 .collect();
-            push_line(out, scheduled_summary(m.steps - start, &names));
+            push_line(out, scheduled_summary(self.run.steps - start, &names));
         }
-        for (_, note) in &notes {
+        for (_, note) in &report.notes {
             push_line(out, self.style.paint(Role::Note, note));
         }
-        let result = m.result_text();
-        let next = show::next_row(&m.program, &m.state);
-        self.run.state = m.state;
-        self.run.steps = m.steps;
-        self.run.trace = m.trace;
-        self.run.divergence = m.divergence;
-        if let Some(f) = failure {
-            return Err(f);
+        if let Some((block, e)) = report.failure {
+            return Err(format!("scheduling {}: {e}", m.program.block_name(block)));
         }
-        if let Some(s) = &stop {
+        if let Some(s) = &report.stop {
             push_line(out, self.style.paint(Role::Note, &format!("stopped: {s}")));
         }
-        match &ended {
+        match &self.run.ended {
             Some(o) => {
                 let role = if *o == Outcome::Returned {
                     Role::Good
@@ -675,14 +501,22 @@ impl Session {
                     Role::Error
                 };
                 push_line(out, self.style.paint(role, &format!("outcome: {o}")));
-                if let Some(w) = &ub_place {
-                    push_line(out, format!("  {w}"));
+                if let Some(b) = report.ended_at {
+                    push_line(
+                        out,
+                        format!(
+                            "  while scheduling {}; the state is the one before it",
+                            m.program.block_name(b)
+                        ),
+                    );
                 }
-                push_line(out, format!("result: {result}"));
+                push_line(out, format!("result: {}", m.result_text()));
             }
-            None => push_line(out, format!("next: {next}")),
+            None => push_line(
+                out,
+                format!("next: {}", show::next_row(&m.program, &m.state)),
+            ),
         }
-        self.run.ended = ended;
         Ok(())
     }
 
@@ -691,11 +525,11 @@ impl Session {
     /// lanes are those of the divergence observer (`pllvm_interp::observe`): the
     /// control mask for a phi (§4.8), every lane for `total` and `mask()`
     /// ([W-CMD-TOTAL], [W-CMD-MASK]), the activation otherwise ([W-CMD-INST]).
-    fn value_break_hit(&self, m: &Machine<'_>) -> Option<String> {
+    fn value_break_hit(breaks: &[Target], m: &Machine<'_>) -> Option<String> {
         let row = m.trace.last()?;
         let body = m.program.body;
         let block = &body.blocks[row.scheduled];
-        for t in &self.breaks {
+        for t in breaks {
             let Target::Value(name) = t else { continue };
             let Some(value) = body.value_by_name(name) else {
                 continue;
@@ -887,26 +721,7 @@ impl Session {
     /// `back N`: restore the state before the N-th last scheduled block. An attempt
     /// that ended in undefined behaviour (or a limit) counts as one step.
     fn back(&mut self, n: u64, out: &mut String) -> Result<(), String> {
-        let mut left = n;
-        let mut undone = 0u64;
-        if matches!(
-            self.run.ended,
-            Some(Outcome::Undefined(_) | Outcome::Limit(_) | Outcome::OutOfFuel)
-        ) {
-            self.run.ended = None;
-            left -= 1;
-            undone += 1;
-        }
-        let mut target: Option<Snapshot> = None;
-        while left > 0 {
-            let Some(s) = self.snapshots.pop_back() else {
-                break;
-            };
-            self.snapshots_bytes -= s.bytes;
-            target = Some(s);
-            left -= 1;
-            undone += 1;
-        }
+        let Back { undone, left } = self.run.back(n);
         if undone == 0 {
             return Err(if self.run.steps > 0 {
                 format!(
@@ -916,21 +731,6 @@ impl Session {
             } else {
                 "nothing to undo: no block has been scheduled".into()
             });
-        }
-        if let Some(s) = target {
-            self.run.state = s.state;
-            self.run.steps = s.steps;
-            if s.steps < self.run.trace_first {
-                self.run.trace.clear();
-                self.run.trace_first = s.steps;
-            } else {
-                self.run
-                    .trace
-                    .truncate((s.steps - self.run.trace_first) as usize);
-            }
-            self.run.divergence = s.divergence;
-            self.policy = s.policy;
-            self.run.ended = None;
         }
         let m = self.machine()?;
         push_line(
@@ -1088,7 +888,7 @@ impl Session {
         let func = m.program.func;
         let body = m.program.body;
         let fdata = &module.functions[func];
-        let initial = initial_run(module, &self.config)?;
+        let initial = Machine::new(module, &self.config).map_err(|e| e.to_string())?;
         let uniform_params: Vec<String> = fdata
             .params
             .iter()
@@ -1247,8 +1047,8 @@ impl Session {
                 let policy = Policy::parse(&p, &m.program)?;
                 drop(m);
                 self.policy_start = policy.clone();
-                self.policy = policy;
-                push_line(out, format!("policy {}", self.policy.name()));
+                self.run.policy = policy;
+                push_line(out, format!("policy {}", self.run.policy.name()));
                 return Ok(());
             }
             Setting::Threads(w) => {
@@ -1274,15 +1074,14 @@ impl Session {
             Setting::Mem(spec) => config.add_memory(&spec).map_err(|e| reword(&e))?,
             Setting::Strict(on) => config.strict = on,
         }
-        let run = initial_run(&self.loaded.module, &config).map_err(|e| reword(&e))?;
+        let run = initial_run(&self.loaded.module, &config, self.policy_start.clone())
+            .map_err(|e| reword(&e))?;
         let facts = Machine::new(&self.loaded.module, &config)
             .map(|m| facts_of(&m, &config))
             .map_err(|e| e.to_string())?;
         self.config = config;
         self.facts = facts;
         self.run = run;
-        self.clear_snapshots();
-        self.policy = self.policy_start.clone();
         push_line(out, format!("{} (the run starts over)", self.summary()));
         for n in notes {
             push_line(out, self.style.paint(Role::Note, &n));
@@ -1295,7 +1094,6 @@ impl Session {
     fn load(&mut self, file: &str, out: &mut String) -> Result<(), String> {
         let loaded = load_program(Some(Path::new(file)))?;
         let config = loaded.file_config.clone();
-        let run = initial_run(&loaded.module, &config)?;
         // The policy is kept by name; a replay names blocks of the old program.
         let mut note = None;
         let (policy, facts) = {
@@ -1310,13 +1108,12 @@ impl Session {
             });
             (policy, facts_of(&m, &config))
         };
+        let run = initial_run(&loaded.module, &config, policy.clone())?;
         self.loaded = loaded;
         self.config = config;
         self.run = run;
         self.facts = facts;
-        self.policy_start = policy.clone();
-        self.policy = policy;
-        self.clear_snapshots();
+        self.policy_start = policy;
         self.breaks.clear();
         out.push_str(&self.banner());
         if let Some(n) = note {
@@ -1402,17 +1199,37 @@ impl Session {
     }
 }
 
-/// The initial run of `module` under `config` (Def. 4).
-fn initial_run(module: &Module, config: &RunConfig) -> Result<Current, String> {
-    let m = Machine::new(module, config).map_err(|e| e.to_string())?;
-    Ok(Current {
-        state: m.state,
-        steps: 0,
-        trace: Vec::new(),
-        trace_first: 0,
-        divergence: m.divergence,
-        ended: None,
-    })
+/// The initial run of `module` under `config` (Def. 4), scheduled by `policy`.
+fn initial_run(
+    module: &Module,
+    config: &RunConfig,
+    policy: Policy,
+) -> Result<Stepper<Policy>, String> {
+    Stepper::new(module, config, policy).map_err(|e| e.to_string())
+}
+
+/// The breakpoints and Ctrl-C, as [`Stepper::advance`] checks them.
+struct Breaks<'a> {
+    breaks: &'a [Target],
+}
+
+impl Watch for Breaks<'_> {
+    fn interrupted(&mut self) -> bool {
+        crate::interrupt::take()
+    }
+
+    /// A block breakpoint: stop before scheduling the block.
+    fn stop_before(&mut self, program: &Program<'_>, block: Block) -> Option<String> {
+        let name = program.block_name(block);
+        self.breaks
+            .contains(&Target::Block(name.to_string()))
+            .then(|| format!("breakpoint {name}: stopped before scheduling {name}"))
+    }
+
+    /// A value breakpoint: stop when its lanes diverged in the last block.
+    fn stop_after(&mut self, machine: &Machine<'_>) -> Option<String> {
+        Session::value_break_hit(self.breaks, machine)
+    }
 }
 
 /// The CFG facts of the greedy constraints (Ch. 5) for the machine's program,
@@ -1433,19 +1250,6 @@ fn short_outcome(o: &Outcome) -> &'static str {
 }
 
 /// What `run` / `continue` report about the blocks they scheduled.
-/// Keeps `snapshot` for `back` in `snapshots` (whose bytes sum to `bytes`),
-/// forgetting the oldest ones beyond [`BACK_DEPTH`] or [`SNAPSHOT_BUDGET`] (the
-/// newest is always kept).
-fn push_snapshot(snapshots: &mut VecDeque<Snapshot>, bytes: &mut usize, snapshot: Snapshot) {
-    *bytes += snapshot.bytes;
-    snapshots.push_back(snapshot);
-    while snapshots.len() > 1 && (snapshots.len() > BACK_DEPTH || *bytes > SNAPSHOT_BUDGET) {
-        if let Some(old) = snapshots.pop_front() {
-            *bytes -= old.bytes;
-        }
-    }
-}
-
 /// `scheduled N blocks: A B C D ... W X Y Z`: `total` blocks, of which `names`
 /// are the latest (all of them unless the trace dropped the first ones).
 fn scheduled_summary(total: u64, names: &[&str]) -> String {
@@ -1468,17 +1272,6 @@ fn scheduled_summary(total: u64, names: &[&str]) -> String {
             names[n.saturating_sub(8)..].join(" ")
         ),
     }
-}
-
-/// An estimate of the host bytes a snapshot of `state` takes: every lane of the
-/// `values` columns and of the control state, and the bytes of memory.
-fn snapshot_bytes(state: &State, values: usize) -> usize {
-    let lanes = state.width().max(1);
-    let columns = values + 2;
-    let cell = std::mem::size_of::<Val>();
-    let mem = usize::try_from(state.mem.live_bytes()).unwrap_or(usize::MAX);
-    (lanes * columns * cell)
-        .saturating_add(mem.saturating_mul(std::mem::size_of::<pllvm_semantics::memory::Byte>()))
 }
 
 fn describe_break(t: &Target) -> String {
@@ -1593,7 +1386,7 @@ mod tests {
         assert_eq!(long.run.trace, short.run.trace, "{file:?}");
         assert_eq!(long.run.divergence, short.run.divergence, "{file:?}");
         assert_eq!(long.run.ended, short.run.ended, "{file:?}");
-        assert_eq!(long.snapshots.len(), short.snapshots.len());
+        assert_eq!(long.run.snapshots(), short.run.snapshots());
         // And stepping forward again repeats the same states.
         run(&mut long, &format!("step {undo}"));
         assert_eq!(run(&mut long, "print"), printed_before, "{file:?}");
