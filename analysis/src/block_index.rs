@@ -46,7 +46,7 @@ impl BlockIndex {
     /// `BlockIndex(b)`; `u32::MAX` for a block outside the body.
     pub fn index(&self, block: Block) -> u32 {
         self.index
-            .get(block.0 as usize)
+            .get(block.as_u32() as usize)
             .copied()
             .unwrap_or(u32::MAX)
     }
@@ -72,7 +72,7 @@ pub fn block_index(body: &Body) -> BlockIndex {
             let rpo = cfg.reverse_postorder();
             let mut rpo_number = vec![u32::MAX; len];
             for (position, &b) in rpo.iter().enumerate() {
-                rpo_number[b.0 as usize] = position as u32;
+                rpo_number[b.as_u32() as usize] = position as u32;
             }
             let mut order = Vec::with_capacity(len);
             if !rpo.is_empty() {
@@ -89,12 +89,16 @@ pub fn block_index(body: &Body) -> BlockIndex {
     };
     let mut placed = vec![false; len];
     for &b in &order {
-        placed[b.0 as usize] = true;
+        placed[b.as_u32() as usize] = true;
     }
-    order.extend((0..len as u32).map(Block).filter(|b| !placed[b.0 as usize]));
+    order.extend(
+        (0..len as u32)
+            .map(Block::from_u32)
+            .filter(|b| !placed[b.as_u32() as usize]),
+    );
     let mut index = vec![u32::MAX; len];
     for (position, &b) in order.iter().enumerate() {
-        index[b.0 as usize] = position as u32;
+        index[b.as_u32() as usize] = position as u32;
     }
     BlockIndex { order, index }
 }
@@ -140,7 +144,7 @@ impl Level<'_> {
                 .filter(|&b| in_region(b))
                 .collect(),
             None => (0..self.cfg.len() as u32)
-                .map(Block)
+                .map(Block::from_u32)
                 .filter(|&b| in_region(b))
                 .collect(),
         };
@@ -150,7 +154,7 @@ impl Level<'_> {
             .copied()
             .filter(|&b| representative(b) == b)
             .collect();
-        nodes.sort_unstable_by_key(|b| self.rpo_number[b.0 as usize]);
+        nodes.sort_unstable_by_key(|b| self.rpo_number[b.as_u32() as usize]);
         let positions: std::collections::HashMap<Block, usize> =
             nodes.iter().enumerate().map(|(k, &b)| (b, k)).collect();
         let local = |b: Block| positions.get(&b).copied();
@@ -213,7 +217,7 @@ impl Level<'_> {
                 }
             }
         }
-        let rank = |c: u32| self.rpo_number[nodes[c as usize].0 as usize];
+        let rank = |c: u32| self.rpo_number[nodes[c as usize].as_u32() as usize];
         let mut done = vec![false; children.len()];
         let mut sorted = Vec::with_capacity(children.len());
         while sorted.len() < children.len() {

@@ -18,7 +18,7 @@ use pllvm_semantics::ir::{Block, Body};
 pub fn control_dependence(body: &Body, pdt: &PostDomTree) -> BlockMap<Vec<Block>> {
     let cfg = Cfg::new(body);
     let mut cdep: BlockMap<Vec<Block>> = BlockMap::filled(cfg.len(), Vec::new());
-    for a in (0..cfg.len() as u32).map(Block) {
+    for a in (0..cfg.len() as u32).map(Block::from_u32) {
         let stop = pdt.ipdom(a);
         for &b in cfg.succs(a) {
             // Walk b, ipdom(b), ... up to (excluding) ipdom(a); None is the exit.
@@ -34,7 +34,7 @@ pub fn control_dependence(body: &Body, pdt: &PostDomTree) -> BlockMap<Vec<Block>
             }
         }
     }
-    for k in (0..cfg.len() as u32).map(Block) {
+    for k in (0..cfg.len() as u32).map(Block::from_u32) {
         cdep[k].sort_unstable();
         cdep[k].dedup();
     }

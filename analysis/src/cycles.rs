@@ -71,7 +71,7 @@ impl CycleInfo {
     /// The hierarchy of `body`'s CFG for the documented DFS from the entry.
     pub fn compute(body: &Body) -> Self {
         let cfg = Cfg::new(body);
-        CycleInfo::of_graph(cfg.graph(), cfg.entry().0)
+        CycleInfo::of_graph(cfg.graph(), cfg.entry().as_u32())
     }
 
     /// The hierarchy of the nodes `root` reaches in `graph`, for the DFS that
@@ -274,7 +274,7 @@ impl CycleInfo {
 
     /// [`CycleInfo::innermost`] for a block.
     pub fn innermost_block(&self, block: Block) -> Option<CycleId> {
-        self.innermost(block.0)
+        self.innermost(block.as_u32())
     }
 }
 
@@ -367,7 +367,7 @@ mod tests {
     }
 
     fn name(body: &Body, n: u32) -> String {
-        body.blocks[Block(n)].name.clone()
+        body.blocks[Block::from_u32(n)].name.clone()
     }
 
     fn describe(body: &Body, info: &CycleInfo) -> Vec<String> {
@@ -395,7 +395,7 @@ mod tests {
         let (body, info) = info_of("E: H; H: B X; B: H; X:");
         assert_eq!(describe(&body, &info), ["H d1 entries[H] nodes[H B]"]);
         assert!(info.cycle(CycleId(0)).is_reducible());
-        assert!(info.is_top_level(blk(&body, "E").0));
+        assert!(info.is_top_level(blk(&body, "E").as_u32()));
     }
 
     // The document's figure of the closed path P -> Q -> R -> S: Entry branches to
@@ -444,7 +444,7 @@ mod tests {
             .collect();
         assert_eq!(
             headers,
-            BTreeSet::from([blk(&body, "R").0, blk(&body, "P").0])
+            BTreeSet::from([blk(&body, "R").as_u32(), blk(&body, "P").as_u32()])
         );
     }
 

@@ -73,16 +73,16 @@ pub fn disjoint_joins(graph: &Graph, topological: &[u32], sources: &[u32]) -> Ve
 /// `G⋆` paths from two different CFG successors of `split`, ascending.
 pub fn splits_joins(body: &Body, star: &HeadRewired, split: Block) -> Vec<Block> {
     let cfg = Cfg::new(body);
-    let mut sources: Vec<u32> = cfg.succs(split).iter().map(|b| b.0).collect();
+    let mut sources: Vec<u32> = cfg.succs(split).iter().map(|b| b.as_u32()).collect();
     sources.sort_unstable();
     sources.dedup();
     if sources.len() < 2 {
         return Vec::new();
     }
-    let topological: Vec<u32> = star.topological().iter().map(|b| b.0).collect();
+    let topological: Vec<u32> = star.topological().iter().map(|b| b.as_u32()).collect();
     disjoint_joins(star.graph(), &topological, &sources)
         .into_iter()
-        .map(Block)
+        .map(Block::from_u32)
         .collect()
 }
 

@@ -27,19 +27,22 @@ impl HeadRewired {
     pub fn compute(body: &Body, loops: &LoopInfo) -> Self {
         let cfg = Cfg::new(body);
         let succs: Vec<Vec<u32>> = (0..cfg.len() as u32)
-            .map(Block)
+            .map(Block::from_u32)
             .map(|b| {
                 if !cfg.reachable(b) {
                     return Vec::new();
                 }
                 match loops.loop_with_header(b) {
-                    Some(l) => loops.exits(l).iter().map(|e| e.0).collect(),
-                    None => cfg.succs(b).iter().map(|s| s.0).collect(),
+                    Some(l) => loops.exits(l).iter().map(|e| e.as_u32()).collect(),
+                    None => cfg.succs(b).iter().map(|s| s.as_u32()).collect(),
                 }
             })
             .collect();
         let graph = Graph::from_succs(succs);
-        let topological = topological_order(&graph).into_iter().map(Block).collect();
+        let topological = topological_order(&graph)
+            .into_iter()
+            .map(Block::from_u32)
+            .collect();
         HeadRewired { graph, topological }
     }
 
@@ -51,9 +54,9 @@ impl HeadRewired {
     /// The successors of `block` in `G⋆`.
     pub fn succs(&self, block: Block) -> Vec<Block> {
         self.graph
-            .successors(block.0)
+            .successors(block.as_u32())
             .iter()
-            .map(|&n| Block(n))
+            .map(|&n| Block::from_u32(n))
             .collect()
     }
 

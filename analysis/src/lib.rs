@@ -70,13 +70,13 @@ impl BlockSet {
 
     /// Whether `block` is in the set.
     pub fn contains(&self, block: Block) -> bool {
-        let (word, bit) = (block.0 as usize / 64, block.0 % 64);
+        let (word, bit) = (block.as_u32() as usize / 64, block.as_u32() % 64);
         self.words.get(word).is_some_and(|w| w & (1 << bit) != 0)
     }
 
     /// Adds `block`; returns whether it was new.
     pub fn insert(&mut self, block: Block) -> bool {
-        let (word, bit) = (block.0 as usize / 64, block.0 % 64);
+        let (word, bit) = (block.as_u32() as usize / 64, block.as_u32() % 64);
         if word >= self.words.len() {
             self.words.resize(word + 1, 0);
         }
@@ -104,7 +104,7 @@ impl BlockSet {
         self.words.iter().enumerate().flat_map(|(w, &word)| {
             (0..64u32)
                 .filter(move |bit| word & (1 << bit) != 0)
-                .map(move |bit| Block(w as u32 * 64 + bit))
+                .map(move |bit| Block::from_u32(w as u32 * 64 + bit))
         })
     }
 

@@ -227,8 +227,9 @@ impl Ctx<'_> {
             return true;
         }
         let dom = self.dom.get_or_init(|| self.cfg.dominators());
-        if (b != j && dom.strictly_dominates(Block(b), Block(j)))
-            || (cy.header != j && dom.strictly_dominates(Block(cy.header), Block(j)))
+        if (b != j && dom.strictly_dominates(Block::from_u32(b), Block::from_u32(j)))
+            || (cy.header != j
+                && dom.strictly_dominates(Block::from_u32(cy.header), Block::from_u32(j)))
         {
             return true;
         }
@@ -318,10 +319,10 @@ impl Ctx<'_> {
         let Some(def) = self.body.def_inst(v).and_then(|i| self.block_of[i]) else {
             return false;
         };
-        let mut c = self.cycles.innermost(def.0);
+        let mut c = self.cycles.innermost(def.as_u32());
         while let Some(id) = c {
             let cy = self.cycles.cycle(id);
-            if f.divergent_exit[id.0 as usize] && !cy.contains(user.0) {
+            if f.divergent_exit[id.0 as usize] && !cy.contains(user.as_u32()) {
                 return true;
             }
             c = cy.parent;
@@ -383,7 +384,7 @@ fn stack_pointers(body: &Body) -> BTreeSet<Value> {
 pub fn uniformity(module: &Module, func: FuncId, body: &Body, init: &InitShapes) -> Uniformity {
     let cfg = Cfg::new(body);
     // `CycleInfo::compute`, without building the CFG a second time.
-    let cycles = CycleInfo::of_graph(cfg.graph(), cfg.entry().0);
+    let cycles = CycleInfo::of_graph(cfg.graph(), cfg.entry().as_u32());
     solve(module, func, body, init, cycles, &cfg)
 }
 
@@ -480,19 +481,19 @@ fn solve(
         let block = &body.blocks[b];
         for &i in block.phis.iter().chain(&block.body) {
             for o in body.insts[i].kind.operands() {
-                users[o.0 as usize].push(Item::Inst(b, i));
+                users[o.as_u32() as usize].push(Item::Inst(b, i));
             }
             if let Some(p) = block.predicate
                 && matches!(body.insts[i].kind, InstKind::Phi { .. })
             {
-                users[p.0 as usize].push(Item::Inst(b, i));
+                users[p.as_u32() as usize].push(Item::Inst(b, i));
             }
         }
         for o in block.term.operands() {
-            users[o.0 as usize].push(Item::Term(b));
+            users[o.as_u32() as usize].push(Item::Term(b));
         }
         if let Some(p) = block.predicate {
-            users[p.0 as usize].push(Item::Term(b));
+            users[p.as_u32() as usize].push(Item::Term(b));
         }
         for &i in block.phis.iter().chain(&block.body) {
             work.push(Item::Inst(b, i));
@@ -503,7 +504,7 @@ fn solve(
     let mut solver = BranchSolver::new(graph, &ctx.cycles);
     // Re-decide the phis (or every instruction) of a block.
     let push_block = |work: &mut Vec<Item>, b: u32, phis_only: bool| {
-        let block = &body.blocks[Block(b)];
+        let block = &body.blocks[Block::from_u32(b)];
         let insts = if phis_only {
             &block.phis[..]
         } else {
@@ -511,7 +512,7 @@ fn solve(
         };
         let phis = if phis_only { &[][..] } else { &block.phis[..] };
         for &i in phis.iter().chain(insts) {
-            work.push(Item::Inst(Block(b), i));
+            work.push(Item::Inst(Block::from_u32(b), i));
         }
     };
     while let Some(item) = work.pop() {
@@ -522,15 +523,15 @@ fn solve(
                 };
                 if values[r].is_uniform() && inst_varying(&ctx, &facts, &values, b, i) {
                     values[r] = Shape::Varying;
-                    work.extend(users[r.0 as usize].iter().copied());
+                    work.extend(users[r.as_u32() as usize].iter().copied());
                 }
             }
             Item::Term(b) => {
-                if divergent[b.0 as usize] || !term_varying(&ctx, &facts, &values, b) {
+                if divergent[b.as_u32() as usize] || !term_varying(&ctx, &facts, &values, b) {
                     continue;
                 }
-                divergent[b.0 as usize] = true;
-                let bf = solver.branch(b.0);
+                divergent[b.as_u32() as usize] = true;
+                let bf = solver.branch(b.as_u32());
                 for &j in &bf.joins {
                     if !facts.sync_joins[j as usize] {
                         facts.sync_joins[j as usize] = true;
@@ -551,21 +552,21 @@ fn solve(
                     // Uses outside the cycle of values defined inside it.
                     let cy = ctx.cycles.cycle(c);
                     for &v in &cy.nodes {
-                        let block = &body.blocks[Block(v)];
+                        let block = &body.blocks[Block::from_u32(v)];
                         for &i in block.phis.iter().chain(&block.body) {
                             let Some(r) = body.insts[i].result else {
                                 continue;
                             };
-                            for &u in &users[r.0 as usize] {
+                            for &u in &users[r.as_u32() as usize] {
                                 let (Item::Inst(ub, _) | Item::Term(ub)) = u;
-                                if !cy.contains(ub.0) {
+                                if !cy.contains(ub.as_u32()) {
                                     work.push(u);
                                 }
                             }
                         }
                     }
                 }
-                let mut bad = ctx.entry_failures(b.0, &bf.joins);
+                let mut bad = ctx.entry_failures(b.as_u32(), &bf.joins);
                 bad.extend(bf.entered.iter().copied());
                 for c in bad {
                     if facts.bad[c.0 as usize] {
@@ -619,8 +620,8 @@ pub fn uniformity_reference(
                     changed = true;
                 }
             }
-            if !divergent.contains(&b.0) && term_varying(&ctx, &f, &values, b) {
-                divergent.insert(b.0);
+            if !divergent.contains(&b.as_u32()) && term_varying(&ctx, &f, &values, b) {
+                divergent.insert(b.as_u32());
                 changed = true;
             }
         }
@@ -656,20 +657,22 @@ fn finish(
         if !cfg.reachable(b) {
             continue;
         }
-        terminators[b] = Shape::from_uniform(!divergent.contains(&b.0));
+        terminators[b] = Shape::from_uniform(!divergent.contains(&b.as_u32()));
         activation[b] = Shape::Varying;
     }
     for c in ctx.cycles.ids() {
         for e in ctx.cycles.exits(graph, c) {
             let v = Shape::from_uniform(!facts.divergent_exit[c.0 as usize]);
-            let slot = loop_exits.entry(Block(e)).or_insert(Shape::Uniform);
+            let slot = loop_exits
+                .entry(Block::from_u32(e))
+                .or_insert(Shape::Uniform);
             *slot = Shape::join(*slot, v);
         }
     }
     let nodes = |set: &[bool]| -> BTreeSet<Block> {
         (0..set.len() as u32)
             .filter(|&b| set[b as usize])
-            .map(Block)
+            .map(Block::from_u32)
             .collect()
     };
     Uniformity {
@@ -687,7 +690,7 @@ fn finish(
             .cycles
             .ids()
             .filter(|c| facts.divergent_exit[c.0 as usize])
-            .map(|c| Block(ctx.cycles.cycle(c).header))
+            .map(|c| Block::from_u32(ctx.cycles.cycle(c).header))
             .collect(),
     }
 }
@@ -726,7 +729,7 @@ fn inst_varying(
 ) -> bool {
     let body = ctx.body;
     let inst = &body.insts[i];
-    if f.not_m_converged[b.0 as usize] || inst.total {
+    if f.not_m_converged[b.as_u32() as usize] || inst.total {
         return true;
     }
     if let InstKind::Call { callee, args, .. } = &inst.kind
@@ -746,7 +749,7 @@ fn inst_varying(
             let pred_varying = body.blocks[b]
                 .predicate
                 .is_some_and(|p| values[p].is_varying());
-            let joined = f.sync_joins[b.0 as usize] || f.temporal_joins[b.0 as usize];
+            let joined = f.sync_joins[b.as_u32() as usize] || f.temporal_joins[b.as_u32() as usize];
             let same = incoming.windows(2).all(|w| w[0].0 == w[1].0);
             pred_varying || (joined && !same)
         }
@@ -777,8 +780,8 @@ mod tests {
     fn joins_of(spec: &str, b: &str) -> Vec<String> {
         let body = graph_body(spec);
         let cfg = Cfg::new(&body);
-        let j = joins(cfg.graph(), blk(&body, b).0);
-        names(&body, j.into_iter().map(Block))
+        let j = joins(cfg.graph(), blk(&body, b).as_u32());
+        names(&body, j.into_iter().map(Block::from_u32))
     }
 
     #[test]

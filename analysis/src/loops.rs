@@ -115,10 +115,10 @@ impl LoopInfo {
         let rpo = cfg.reverse_postorder();
         let mut rpo_number = vec![usize::MAX; len];
         for (position, &b) in rpo.iter().enumerate() {
-            rpo_number[b.0 as usize] = position;
+            rpo_number[b.as_u32() as usize] = position;
         }
         let by_rpo = |list: &mut Vec<Block>| {
-            list.sort_unstable_by_key(|b| rpo_number[b.0 as usize]);
+            list.sort_unstable_by_key(|b| rpo_number[b.as_u32() as usize]);
             list.dedup();
         };
         // One loop per header, headers in reverse postorder.
@@ -142,20 +142,20 @@ impl LoopInfo {
             by_rpo(&mut latches);
             // Natural loop: walk predecessors back from the latches, stopping at the
             // header; unreachable predecessors are not part of any loop.
-            let parent = innermost[header.0 as usize];
-            stamp[header.0 as usize] = id;
+            let parent = innermost[header.as_u32() as usize];
+            stamp[header.as_u32() as usize] = id;
             let mut blocks: Vec<Block> = vec![header];
             let mut work: Vec<Block> = latches.clone();
             while let Some(b) = work.pop() {
-                if stamp[b.0 as usize] == id || !cfg.reachable(b) {
+                if stamp[b.as_u32() as usize] == id || !cfg.reachable(b) {
                     continue;
                 }
-                stamp[b.0 as usize] = id;
+                stamp[b.as_u32() as usize] = id;
                 blocks.push(b);
                 work.extend(cfg.preds(b).iter().copied());
             }
             by_rpo(&mut blocks);
-            let inside = |b: Block| stamp[b.0 as usize] == id;
+            let inside = |b: Block| stamp[b.as_u32() as usize] == id;
             let mut exits = Vec::new();
             let mut exiting = Vec::new();
             for &b in &blocks {
@@ -181,7 +181,7 @@ impl LoopInfo {
                 _ => None,
             };
             for &b in &blocks {
-                innermost[b.0 as usize] = Some(LoopId(id));
+                innermost[b.as_u32() as usize] = Some(LoopId(id));
             }
             let depth = parent.map_or(1, |p| loops[p.0 as usize].depth + 1);
             if let Some(p) = parent {
@@ -208,7 +208,10 @@ impl LoopInfo {
 
     /// `lp B`: the innermost loop containing `block`, if any.
     pub fn loop_of(&self, block: Block) -> Option<LoopId> {
-        self.innermost.get(block.0 as usize).copied().flatten()
+        self.innermost
+            .get(block.as_u32() as usize)
+            .copied()
+            .flatten()
     }
 
     /// `lp head L`: the header of loop `l`.

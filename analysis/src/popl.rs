@@ -159,7 +159,9 @@ impl<'a> Splits<'a> {
         let cfg = &self.facts.cfg;
         let dom = &self.facts.dom;
         let in_region = |b: Block| cfg.reachable(b) && dom.dominates(d, b);
-        let mut uni: Vec<bool> = (0..cfg.len() as u32).map(|b| in_region(Block(b))).collect();
+        let mut uni: Vec<bool> = (0..cfg.len() as u32)
+            .map(|b| in_region(Block::from_u32(b)))
+            .collect();
         let order: Vec<Block> = cfg
             .reverse_postorder()
             .into_iter()
@@ -176,18 +178,18 @@ impl<'a> Splits<'a> {
                         .preds(p)
                         .iter()
                         .filter(|&&q| cfg.reachable(q))
-                        .all(|&q| uni[q.0 as usize]);
+                        .all(|&q| uni[q.as_u32() as usize]);
                 let reaching = || {
                     rd.at(Point::Block(p)).iter().any(|q| match q {
                         Point::Block(q) if q != p => {
-                            uni[q.0 as usize] && self.lsplits_uniform(q, p, joins)
+                            uni[q.as_u32() as usize] && self.lsplits_uniform(q, p, joins)
                         }
                         _ => false,
                     })
                 };
                 let now = homogeneous || reaching();
-                if now != uni[p.0 as usize] {
-                    uni[p.0 as usize] = now;
+                if now != uni[p.as_u32() as usize] {
+                    uni[p.as_u32() as usize] = now;
                     changed = true;
                 }
             }
@@ -265,7 +267,7 @@ impl JoinOracle for Splits<'_> {
                 }
                 !entry
                     .uniform_at
-                    .get(user.0 as usize)
+                    .get(user.as_u32() as usize)
                     .copied()
                     .unwrap_or(false)
             }

@@ -74,7 +74,7 @@ impl PostDomTree {
                     return PostDomTree {
                         tree: reaches_exit,
                         len: exit,
-                        exit_preds: exit_preds.into_iter().map(Block).collect(),
+                        exit_preds: exit_preds.into_iter().map(Block::from_u32).collect(),
                     };
                 }
             }
@@ -85,14 +85,16 @@ impl PostDomTree {
     /// for blocks outside the body).
     pub fn ipdom(&self, block: Block) -> Option<Block> {
         self.tree
-            .idom(block.0)
+            .idom(block.as_u32())
             .filter(|&n| n != self.len)
-            .map(Block)
+            .map(Block::from_u32)
     }
 
     /// Whether `a` post-dominates `b` (§2.3; reflexive).
     pub fn post_dominates(&self, a: Block, b: Block) -> bool {
-        a.0 < self.len && b.0 < self.len && self.tree.dominates(a.0, b.0)
+        a.as_u32() < self.len
+            && b.as_u32() < self.len
+            && self.tree.dominates(a.as_u32(), b.as_u32())
     }
 
     /// Whether `a` post-dominates `b` and `a ≠ b`.
@@ -103,9 +105,9 @@ impl PostDomTree {
     /// The blocks `block` immediately post-dominates, ascending.
     pub fn children(&self, block: Block) -> Vec<Block> {
         self.tree
-            .children(block.0)
+            .children(block.as_u32())
             .iter()
-            .map(|&n| Block(n))
+            .map(|&n| Block::from_u32(n))
             .collect()
     }
 
@@ -114,7 +116,7 @@ impl PostDomTree {
         self.tree
             .children(self.len)
             .iter()
-            .map(|&n| Block(n))
+            .map(|&n| Block::from_u32(n))
             .collect()
     }
 
@@ -127,9 +129,9 @@ impl PostDomTree {
     /// The nearest block post-dominating both `a` and `b`; `None` is the virtual exit.
     pub fn nearest_common_post_dominator(&self, a: Block, b: Block) -> Option<Block> {
         self.tree
-            .nearest_common_dominator(a.0, b.0)
+            .nearest_common_dominator(a.as_u32(), b.as_u32())
             .filter(|&n| n != self.len)
-            .map(Block)
+            .map(Block::from_u32)
     }
 }
 
@@ -157,10 +159,10 @@ mod tests {
                 let mut work = vec![b];
                 let mut escapes = false;
                 while let Some(n) = work.pop() {
-                    if n == a || seen[n.0 as usize] {
+                    if n == a || seen[n.as_u32() as usize] {
                         continue;
                     }
-                    seen[n.0 as usize] = true;
+                    seen[n.as_u32() as usize] = true;
                     escapes |= tree.exit_preds().contains(&n);
                     work.extend(cfg.succs(n).iter().copied());
                 }

@@ -79,11 +79,11 @@ impl ForwardReach {
         let mut forward: Vec<Vec<Block>> = vec![Vec::new(); len];
         let mut backward: Vec<Vec<Block>> = vec![Vec::new(); len];
         for (from, out) in forward.iter_mut().enumerate() {
-            let from = Block(from as u32);
+            let from = Block::from_u32(from as u32);
             for &to in cfg.succs(from) {
                 if !is_back(from, to) && !out.contains(&to) {
                     out.push(to);
-                    backward[to.0 as usize].push(from);
+                    backward[to.as_u32() as usize].push(from);
                 }
             }
         }
@@ -105,12 +105,12 @@ impl ForwardReach {
 
     /// `fwdreaching(z)` as a set.
     pub fn fwd_reaching_set(&self, z: Block) -> Option<BlockSet> {
-        let preds = self.backward.get(z.0 as usize)?;
+        let preds = self.backward.get(z.as_u32() as usize)?;
         let mut set = BlockSet::with_capacity(self.backward.len());
         let mut stack: Vec<Block> = preds.clone();
         while let Some(a) = stack.pop() {
             if set.insert(a) {
-                stack.extend(self.backward[a.0 as usize].iter().copied());
+                stack.extend(self.backward[a.as_u32() as usize].iter().copied());
             }
         }
         Some(set)
@@ -120,8 +120,10 @@ impl ForwardReach {
     /// back edge. Answered by the labels where they decide, otherwise by a search
     /// from `a` that skips every block whose labels exclude `z` (module doc).
     pub fn reaches(&self, a: Block, z: Block) -> bool {
-        let (Some(from), Some(to)) = (self.labels.get(a.0 as usize), self.labels.get(z.0 as usize))
-        else {
+        let (Some(from), Some(to)) = (
+            self.labels.get(a.as_u32() as usize),
+            self.labels.get(z.as_u32() as usize),
+        ) else {
             return false;
         };
         match (*from, *to) {
@@ -134,7 +136,7 @@ impl ForwardReach {
                 }
                 self.search(a, |b| {
                     // Every block the entry reaches has labels; `b` is one.
-                    let lb = self.labels[b.0 as usize].unwrap_or(lz);
+                    let lb = self.labels[b.as_u32() as usize].unwrap_or(lz);
                     if b == z || lb.tree_ancestor_of(lz) {
                         Some(true)
                     } else if lb.may_reach(lz) {
@@ -156,14 +158,14 @@ impl ForwardReach {
     /// (`Some(false)`), or is to be searched through (`None`).
     fn search(&self, a: Block, judge: impl Fn(Block) -> Option<bool>) -> bool {
         let mut seen = std::collections::HashSet::new();
-        let mut stack: Vec<Block> = self.forward[a.0 as usize].clone();
+        let mut stack: Vec<Block> = self.forward[a.as_u32() as usize].clone();
         while let Some(b) = stack.pop() {
             match judge(b) {
                 Some(true) => return true,
                 Some(false) => {}
                 None => {
                     if seen.insert(b) {
-                        stack.extend(self.forward[b.0 as usize].iter().copied());
+                        stack.extend(self.forward[b.as_u32() as usize].iter().copied());
                     }
                 }
             }
@@ -179,13 +181,17 @@ impl ForwardReach {
 
     /// The sources of the forward edges into `z`, each once.
     pub fn forward_preds(&self, z: Block) -> &[Block] {
-        self.backward.get(z.0 as usize).map_or(&[], Vec::as_slice)
+        self.backward
+            .get(z.as_u32() as usize)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The forward edges (Def. 15: every edge but the back edges) out of `a`, each
     /// target once, in successor-index order.
     pub fn forward_succs(&self, a: Block) -> &[Block] {
-        self.forward.get(a.0 as usize).map_or(&[], Vec::as_slice)
+        self.forward
+            .get(a.as_u32() as usize)
+            .map_or(&[], Vec::as_slice)
     }
 }
 
@@ -200,7 +206,7 @@ fn label(cfg: &Cfg, forward: &[Vec<Block>]) -> Vec<Option<Labels>> {
     let (mut pre, mut post) = (0u32, 0u32);
     let entry = cfg.entry();
     let mut stack: Vec<(Block, usize)> = vec![(entry, 0)];
-    labels[entry.0 as usize] = Some(Labels {
+    labels[entry.as_u32() as usize] = Some(Labels {
         pre,
         post: u32::MAX,
         low: u32::MAX,
@@ -208,11 +214,11 @@ fn label(cfg: &Cfg, forward: &[Vec<Block>]) -> Vec<Option<Labels>> {
     pre += 1;
     while let Some(top) = stack.last_mut() {
         let (b, next) = *top;
-        match forward[b.0 as usize].get(next) {
+        match forward[b.as_u32() as usize].get(next) {
             Some(&s) => {
                 top.1 += 1;
-                if labels[s.0 as usize].is_none() {
-                    labels[s.0 as usize] = Some(Labels {
+                if labels[s.as_u32() as usize].is_none() {
+                    labels[s.as_u32() as usize] = Some(Labels {
                         pre,
                         post: u32::MAX,
                         low: u32::MAX,
@@ -224,11 +230,11 @@ fn label(cfg: &Cfg, forward: &[Vec<Block>]) -> Vec<Option<Labels>> {
             None => {
                 stack.pop();
                 // Acyclic: every forward successor finished before `b`.
-                let low = forward[b.0 as usize]
+                let low = forward[b.as_u32() as usize]
                     .iter()
-                    .filter_map(|s| labels[s.0 as usize].map(|l| l.low))
+                    .filter_map(|s| labels[s.as_u32() as usize].map(|l| l.low))
                     .fold(post, u32::min);
-                if let Some(l) = labels[b.0 as usize].as_mut() {
+                if let Some(l) = labels[b.as_u32() as usize].as_mut() {
                     l.post = post;
                     l.low = low;
                 }
@@ -254,14 +260,14 @@ mod tests {
         let mut changed = true;
         while changed {
             changed = false;
-            for z in (0..len as u32).map(Block) {
+            for z in (0..len as u32).map(Block::from_u32) {
                 for &p in cfg.preds(z) {
                     if back_edges.binary_search(&(p, z)).is_ok() {
                         continue;
                     }
-                    let mut incoming = sets[p.0 as usize].clone();
+                    let mut incoming = sets[p.as_u32() as usize].clone();
                     incoming.insert(p);
-                    changed |= sets[z.0 as usize].union_with(&incoming);
+                    changed |= sets[z.as_u32() as usize].union_with(&incoming);
                 }
             }
         }
@@ -273,13 +279,13 @@ mod tests {
         let reach = ForwardReach::compute(body);
         let table = all_pairs(body);
         let len = table.len() as u32;
-        for z in (0..len).map(Block) {
-            let want: Vec<Block> = table[z.0 as usize].iter().collect();
+        for z in (0..len).map(Block::from_u32) {
+            let want: Vec<Block> = table[z.as_u32() as usize].iter().collect();
             assert_eq!(reach.fwd_reaching(z), want, "fwdreaching({z:?})");
-            for a in (0..len).map(Block) {
+            for a in (0..len).map(Block::from_u32) {
                 assert_eq!(
                     reach.reaches(a, z),
-                    table[z.0 as usize].contains(a),
+                    table[z.as_u32() as usize].contains(a),
                     "reaches({a:?}, {z:?})"
                 );
             }
@@ -361,8 +367,11 @@ mod tests {
             .map(Vec::len)
             .sum();
         assert_eq!(stored, 2 * (n - 1));
-        assert!(reach.reaches(Block(0), Block(n as u32 - 1)));
-        assert!(!reach.reaches(Block(n as u32 - 1), Block(0)));
-        assert_eq!(reach.fwd_reaching(Block(n as u32 - 1)).len(), n - 1);
+        assert!(reach.reaches(Block::from_u32(0), Block::from_u32(n as u32 - 1)));
+        assert!(!reach.reaches(Block::from_u32(n as u32 - 1), Block::from_u32(0)));
+        assert_eq!(
+            reach.fwd_reaching(Block::from_u32(n as u32 - 1)).len(),
+            n - 1
+        );
     }
 }

@@ -66,7 +66,7 @@ pub struct PointSet<'a> {
 fn bit(p: Point) -> usize {
     match p {
         Point::Root => 0,
-        Point::Block(b) => b.0 as usize + 1,
+        Point::Block(b) => b.as_u32() as usize + 1,
     }
 }
 
@@ -86,7 +86,7 @@ impl PointSet<'_> {
                 .filter(move |bit| word & (1 << bit) != 0)
                 .map(move |bit| match w * 64 + bit {
                     0 => Point::Root,
-                    k => Block(k as u32 - 1).into(),
+                    k => Block::from_u32(k as u32 - 1).into(),
                 })
         })
     }
@@ -189,13 +189,13 @@ impl DefinitelyReaching {
                     }
                     for &q in cfg.preds(p) {
                         if cfg.reachable(q) {
-                            let at = q.0 as usize * stride;
+                            let at = q.as_u32() as usize * stride;
                             intersect(&mut next, &sets[at..at + stride]);
                         }
                     }
                 }
                 insert(&mut next, Point::Block(p));
-                let at = p.0 as usize * stride;
+                let at = p.as_u32() as usize * stride;
                 let mine = &mut sets[at..at + stride];
                 if *mine != *next {
                     mine.copy_from_slice(&next);
@@ -216,7 +216,7 @@ impl DefinitelyReaching {
         match p {
             Point::Root => PointSet { words: &self.root },
             Point::Block(b) => {
-                let at = b.0 as usize * self.stride;
+                let at = b.as_u32() as usize * self.stride;
                 PointSet {
                     words: self.sets.get(at..at + self.stride).unwrap_or(&[]),
                 }

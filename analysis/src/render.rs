@@ -263,7 +263,7 @@ pub struct Report {
 
 /// The report of `results` (all for one function).
 pub fn report(module: &Module, results: &[&Uniformity]) -> Report {
-    let func = results.first().map_or(FuncId(0), |r| r.func);
+    let func = results.first().map_or(FuncId::from_u32(0), |r| r.func);
     let fdata = &module.functions[func];
     let mut analyses = Vec::new();
     if let Some(body) = fdata.body.as_ref() {

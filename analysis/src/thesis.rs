@@ -373,7 +373,7 @@ fn alloca_ssa(module: &Module, body: &Body, facts: &CfgFacts, pt: &PointsTo) -> 
         let mut placed: BTreeSet<Block> = BTreeSet::new();
         let mut work: Vec<Block> = written.iter().copied().chain([def]).collect();
         while let Some(b) = work.pop() {
-            for &f in frontiers.get(b.0 as usize).into_iter().flatten() {
+            for &f in frontiers.get(b.as_u32() as usize).into_iter().flatten() {
                 if placed.insert(f) {
                     work.push(f);
                 }
@@ -1131,12 +1131,12 @@ fn iteration_cdep_on(body: &Body, facts: &CfgFacts) -> Vec<(Block, Vec<Block>)> 
     let exit = n as u32;
     let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
     for (b, out) in succs.iter_mut().enumerate().take(n) {
-        let block = Block(b as u32);
+        let block = Block::from_u32(b as u32);
         for &s in facts.cfg.succs(block) {
             let t = if facts.loops.is_back_edge(block, s) {
                 exit
             } else {
-                s.0
+                s.as_u32()
             };
             if !out.contains(&t) {
                 out.push(t);
@@ -1156,16 +1156,19 @@ fn iteration_cdep_on(body: &Body, facts: &CfgFacts) -> Vec<(Block, Vec<Block>)> 
         let Some(l) = facts.loops.loop_of(a) else {
             continue;
         };
-        let stop = pdom.idom(a.0);
+        let stop = pdom.idom(a.as_u32());
         let mut ks: Vec<Block> = Vec::new();
-        for &b in forward.successors(a.0) {
+        for &b in forward.successors(a.as_u32()) {
             let mut runner = Some(b);
             while let Some(k) = runner {
                 if Some(k) == stop || k == exit {
                     break;
                 }
-                if k != a.0 && facts.loops.contains(l, Block(k)) && !ks.contains(&Block(k)) {
-                    ks.push(Block(k));
+                if k != a.as_u32()
+                    && facts.loops.contains(l, Block::from_u32(k))
+                    && !ks.contains(&Block::from_u32(k))
+                {
+                    ks.push(Block::from_u32(k));
                 }
                 runner = pdom.idom(k);
             }

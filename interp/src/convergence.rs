@@ -219,7 +219,7 @@ pub fn maximal_converged_with(threads: &Threads, cycles: &CycleInfo) -> Converge
         for (index, &x) in seq.iter().enumerate() {
             let hs = around
                 .entry(x)
-                .or_insert_with(|| headers_around(cycles, x.0));
+                .or_insert_with(|| headers_around(cycles, x.as_u32()));
             let last_header = hs
                 .iter()
                 .filter_map(|h| last.get(h))
@@ -238,8 +238,8 @@ pub fn maximal_converged_with(threads: &Threads, cycles: &CycleInfo) -> Converge
                 .members
                 .push(DynamicInstance { thread, index });
             classes.push(class);
-            if hs.contains(&x.0) {
-                last.insert(x.0, (index, class));
+            if hs.contains(&x.as_u32()) {
+                last.insert(x.as_u32(), (index, class));
             }
         }
         out.class.push(classes);
@@ -436,14 +436,14 @@ pub fn check_maximal_definition(
     let last_before = |h: u32, x: DynamicInstance| -> Option<DynamicInstance> {
         (0..x.index)
             .rev()
-            .find(|&i| threads.blocks[x.thread][i].0 == h)
+            .find(|&i| threads.blocks[x.thread][i].as_u32() == h)
             .map(|index| DynamicInstance {
                 thread: x.thread,
                 index,
             })
     };
     for block in threads.executed_blocks() {
-        let hs = headers_around(cycles, block.0);
+        let hs = headers_around(cycles, block.as_u32());
         let xs = threads.instances_of(block);
         for (i, &x1) in xs.iter().enumerate() {
             for &x2 in &xs[i + 1..] {
@@ -459,7 +459,7 @@ pub fn check_maximal_definition(
                 if definition != relation.converged(x1, x2) {
                     return Err(format!(
                         "block {} instances (lane {}, #{}) and (lane {}, #{}): the definition says {}, the computed relation {}",
-                        block.0,
+                        block.as_u32(),
                         x1.thread,
                         x1.index,
                         x2.thread,
@@ -644,7 +644,11 @@ pub fn compare(
 pub fn header_names(body: &Body, cycles: &CycleInfo) -> Vec<String> {
     let mut names: Vec<String> = cycles
         .ids()
-        .map(|c| body.blocks[Block(cycles.cycle(c).header)].name.clone())
+        .map(|c| {
+            body.blocks[Block::from_u32(cycles.cycle(c).header)]
+                .name
+                .clone()
+        })
         .collect();
     names.sort();
     names.dedup();
@@ -655,7 +659,7 @@ pub fn header_names(body: &Body, cycles: &CycleInfo) -> Vec<String> {
 /// most `limit` successor orders are tried, see `all_hierarchies`).
 pub fn hierarchies(body: &Body, limit: usize) -> Vec<CycleInfo> {
     let cfg = Cfg::new(body);
-    all_hierarchies(cfg.graph(), cfg.entry().0, limit).0
+    all_hierarchies(cfg.graph(), cfg.entry().as_u32(), limit).0
 }
 
 /// The execution as the document's thread tables show it: one row per thread, one
@@ -969,7 +973,9 @@ mod tests {
             rows.iter()
                 .map(|r| {
                     r.split_whitespace()
-                        .map(|n| Block(names.iter().position(|m| m == n).unwrap_or(0) as u32))
+                        .map(|n| {
+                            Block::from_u32(names.iter().position(|m| m == n).unwrap_or(0) as u32)
+                        })
                         .collect()
                 })
                 .collect(),

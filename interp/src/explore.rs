@@ -206,7 +206,7 @@ impl Exploration {
     /// The name of `b`.
     pub fn name(&self, b: Block) -> &str {
         self.block_names
-            .get(b.0 as usize)
+            .get(b.as_u32() as usize)
             .map_or("?", String::as_str)
     }
 

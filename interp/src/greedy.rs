@@ -151,11 +151,11 @@ impl GreedyFacts {
         };
         let index = block_index(body);
         let block_index = (0..cfg.len() as u32)
-            .map(|b| index.index(Block(b)))
+            .map(|b| index.index(Block::from_u32(b)))
             .collect();
         let postdom = PostDomTree::compute(body);
         let ipdom = (0..cfg.len() as u32)
-            .map(|b| postdom.ipdom(Block(b)))
+            .map(|b| postdom.ipdom(Block::from_u32(b)))
             .collect();
         let spin_prone = spin_prone(program, &forward);
         GreedyFacts {
@@ -184,7 +184,11 @@ impl GreedyFacts {
     /// acyclic, without ⊤ lanes and never blocked, so the search cannot say "no".
     pub fn may_spin(&self, state: &State) -> bool {
         state.next.iter().any(|n| match n {
-            Next::Block(b) => self.spin_prone.get(b.0 as usize).copied().unwrap_or(true),
+            Next::Block(b) => self
+                .spin_prone
+                .get(b.as_u32() as usize)
+                .copied()
+                .unwrap_or(true),
             Next::Any => true,
             Next::Done(_) => false,
         })
@@ -217,7 +221,7 @@ impl GreedyFacts {
     /// `BlockIndex(b)` (§2.5).
     pub fn index_of(&self, b: Block) -> u32 {
         self.block_index
-            .get(b.0 as usize)
+            .get(b.as_u32() as usize)
             .copied()
             .unwrap_or(u32::MAX)
     }
@@ -250,7 +254,7 @@ fn spin_prone(program: &Program<'_>, forward: &ForwardReach) -> Vec<bool> {
             .map(|(b, _)| b),
     );
     while let Some(b) = stack.pop() {
-        match prone.get_mut(b.0 as usize) {
+        match prone.get_mut(b.as_u32() as usize) {
             Some(mark) if !*mark => {
                 *mark = true;
                 stack.extend(forward.forward_preds(b).iter().copied());

@@ -468,7 +468,7 @@ impl Ipd {
                 }
             }
             _ => {
-                let r = facts.ipdom.get(pc.0 as usize).copied().flatten();
+                let r = facts.ipdom.get(pc.as_u32() as usize).copied().flatten();
                 let mut all = vec![false; top.lanes.len()];
                 for (_, lanes) in &groups {
                     for (a, l) in all.iter_mut().zip(lanes) {

@@ -187,8 +187,8 @@ fn facts_follow_the_cfg() {
     let lp = facts.loop_of_header(b("H")).expect("H heads a loop");
     assert_eq!(lp.latches, vec![b("B")]);
     assert!(lp.contains(b("B")) && !lp.contains(b("X")));
-    assert_eq!(facts.ipdom[b("H").0 as usize], Some(b("B")));
-    assert_eq!(facts.ipdom[b("X").0 as usize], None);
+    assert_eq!(facts.ipdom[b("H").as_u32() as usize], Some(b("B")));
+    assert_eq!(facts.ipdom[b("X").as_u32() as usize], None);
 }
 
 #[test]

@@ -125,7 +125,11 @@ fn body_of(graph: &Graph, (i1, i32): (Ty, Ty)) -> Body {
     let c: Value = body.values.push(param(0, i1, "c"));
     let x: Value = body.values.push(param(1, i32, "x"));
     for node in 0..graph.len() as u32 {
-        let targets: Vec<Block> = graph.successors(node).iter().map(|&t| Block(t)).collect();
+        let targets: Vec<Block> = graph
+            .successors(node)
+            .iter()
+            .map(|&t| Block::from_u32(t))
+            .collect();
         let term = match targets.as_slice() {
             [] => Terminator::Ret(None),
             [only] => Terminator::Br(*only),
@@ -206,7 +210,7 @@ fn brute_joins(graph: &Graph, sources: &[u32], avoid: Option<u32>) -> Vec<Block>
             })
         });
         if found {
-            joins.push(Block(z));
+            joins.push(Block::from_u32(z));
         }
     }
     joins
@@ -229,15 +233,15 @@ fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block])
     // Paths from the split, first edge to q, as (q, end, mask).
     let mut paths: Vec<(u32, u32, u32)> = Vec::new();
     for &q in facts.cfg.succs(split) {
-        for (end, mask) in paths_from(graph, q.0) {
-            paths.push((q.0, end, mask));
+        for (end, mask) in paths_from(graph, q.as_u32()) {
+            paths.push((q.as_u32(), end, mask));
         }
     }
     let reachable = |p: u32| paths.iter().any(|&(_, e, _)| e == p);
     for p in 0..graph.len() as u32 {
         // Lemma 5: DomMap[p] ≠ ⊥ iff a path split →⁺ p exists (acyclic case).
         assert_eq!(
-            local.dom_map[Block(p)].is_some(),
+            local.dom_map[Block::from_u32(p)].is_some(),
             reachable(p),
             "Lemma 5 at b{p}, split {split:?}, div {div:?}, CFG {}",
             edges(graph)
@@ -245,7 +249,10 @@ fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block])
     }
     for p in 0..graph.len() as u32 {
         for p2 in 0..graph.len() as u32 {
-            let (Some(d), Some(d2)) = (local.dom_map[Block(p)], local.dom_map[Block(p2)]) else {
+            let (Some(d), Some(d2)) = (
+                local.dom_map[Block::from_u32(p)],
+                local.dom_map[Block::from_u32(p2)],
+            ) else {
                 continue;
             };
             if p == p2 {
@@ -253,7 +260,8 @@ fn check_theorem_2(graph: &Graph, facts: &CfgFacts, split: Block, div: &[Block])
             }
             let disjoint = paths.iter().filter(|t| t.1 == p).any(|&(q, _, m)| {
                 paths.iter().filter(|t| t.1 == p2).any(|&(q2, _, m2)| {
-                    m & m2 == 0 && (div.contains(&Block(q)) || div.contains(&Block(q2)))
+                    m & m2 == 0
+                        && (div.contains(&Block::from_u32(q)) || div.contains(&Block::from_u32(q2)))
                 })
             });
             assert_eq!(
@@ -279,8 +287,8 @@ fn check_graph(graph: &Graph, types: (Ty, Ty), counts: &mut Counts) {
     counts.acyclic += usize::from(acyclic);
     let star = HeadRewired::compute(&body, &facts.loops);
     let cfg: &Cfg = &facts.cfg;
-    for split in (0..n as u32).map(Block) {
-        let mut succs: Vec<u32> = cfg.succs(split).iter().map(|b| b.0).collect();
+    for split in (0..n as u32).map(Block::from_u32) {
+        let mut succs: Vec<u32> = cfg.succs(split).iter().map(|b| b.as_u32()).collect();
         succs.sort_unstable();
         succs.dedup();
         if succs.len() < 2 || !cfg.reachable(split) {
@@ -298,7 +306,7 @@ fn check_graph(graph: &Graph, types: (Ty, Ty), counts: &mut Counts) {
         );
         let joins = global_joins(&facts, split, cfg.succs(split));
         if acyclic {
-            let expect = brute_joins(graph, &succs, Some(split.0));
+            let expect = brute_joins(graph, &succs, Some(split.as_u32()));
             assert_eq!(
                 joins.sync,
                 expect,
@@ -312,7 +320,7 @@ fn check_graph(graph: &Graph, types: (Ty, Ty), counts: &mut Counts) {
                     .iter()
                     .enumerate()
                     .filter(|(i, _)| bits & (1 << i) != 0)
-                    .map(|(_, &s)| Block(s))
+                    .map(|(_, &s)| Block::from_u32(s))
                     .collect();
                 counts.partitions += 1;
                 check_theorem_2(graph, &facts, split, &div);
@@ -559,7 +567,7 @@ fn check_forward_reach(seed: u64, body: &Body, facts: &CfgFacts) {
             .filter(|&s| !facts.loops.is_back_edge(a, s))
             .collect();
         while let Some(b) = work.pop() {
-            if std::mem::replace(&mut seen[b.0 as usize], true) {
+            if std::mem::replace(&mut seen[b.as_u32() as usize], true) {
                 continue;
             }
             work.extend(
@@ -574,7 +582,7 @@ fn check_forward_reach(seed: u64, body: &Body, facts: &CfgFacts) {
         for &z in &body.layout {
             assert_eq!(
                 facts.reach.reaches(a, z),
-                seen[z.0 as usize],
+                seen[z.as_u32() as usize],
                 "seed {seed}: {a:?} fwd-reaches {z:?}"
             );
         }

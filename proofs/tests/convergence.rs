@@ -144,7 +144,7 @@ fn check(config: &GenConfig, seed: u64, width: usize, tally: &mut Tally) -> Resu
     let cfg = Cfg::new(body);
     tally.programs += 1;
     tally.irreducible += usize::from(!cfg.is_reducible());
-    let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().0, 200);
+    let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().as_u32(), 200);
     tally.hierarchies += all.len();
     let init = g.init_shapes();
     let claims: Vec<BTreeSet<Block>> = all

@@ -65,7 +65,7 @@ fn def_sites(body: &Body) -> HashMap<Value, (u32, usize)> {
         let data = &body.blocks[block];
         for (pos, &inst) in data.phis.iter().chain(&data.body).enumerate() {
             if let Some(v) = body.insts[inst].result {
-                sites.insert(v, (block.0, pos));
+                sites.insert(v, (block.as_u32(), pos));
             }
         }
     }
@@ -93,8 +93,8 @@ fn definitions_dominate_uses() {
                         None => false,
                         Some(&(b, p)) if b == block => p < pos,
                         Some(&(b, _)) => dom.strictly_dominates(
-                            pllvm_semantics::ir::Block(b),
-                            pllvm_semantics::ir::Block(block),
+                            pllvm_semantics::ir::Block::from_u32(b),
+                            pllvm_semantics::ir::Block::from_u32(block),
                         ),
                     },
                 }
@@ -111,7 +111,7 @@ fn definitions_dominate_uses() {
                                 let end =
                                     body.blocks[pred].phis.len() + body.blocks[pred].body.len();
                                 assert!(
-                                    available_at(v, pred.0, end),
+                                    available_at(v, pred.as_u32(), end),
                                     "{name}: seed {seed}: phi in {} takes {v:?} from {}",
                                     data.name,
                                     body.blocks[pred].name
@@ -119,7 +119,7 @@ fn definitions_dominate_uses() {
                             }
                             if let Some(s) = shadow {
                                 assert!(
-                                    available_at(*s, block.0, 0),
+                                    available_at(*s, block.as_u32(), 0),
                                     "{name}: seed {seed}: shadow {s:?} in {}",
                                     data.name
                                 );
@@ -128,7 +128,7 @@ fn definitions_dominate_uses() {
                         kind => {
                             for v in kind.operands() {
                                 assert!(
-                                    available_at(v, block.0, pos),
+                                    available_at(v, block.as_u32(), pos),
                                     "{name}: seed {seed}: {v:?} used in {} before its definition",
                                     data.name
                                 );
@@ -138,7 +138,7 @@ fn definitions_dominate_uses() {
                 }
                 for v in data.term.operands() {
                     assert!(
-                        available_at(v, block.0, usize::MAX),
+                        available_at(v, block.as_u32(), usize::MAX),
                         "{name}: seed {seed}: terminator of {}",
                         data.name
                     );
@@ -155,7 +155,7 @@ fn definitions_dominate_uses() {
                             data.name
                         ),
                         None => assert!(
-                            available_at(p, block.0, n_phis),
+                            available_at(p, block.as_u32(), n_phis),
                             "{name}: seed {seed}: predicate of {} does not dominate it",
                             data.name
                         ),

@@ -35,14 +35,14 @@ fn all_pairs(body: &Body) -> Vec<BlockSet> {
     let mut changed = true;
     while changed {
         changed = false;
-        for z in (0..len as u32).map(Block) {
+        for z in (0..len as u32).map(Block::from_u32) {
             for &p in cfg.preds(z) {
                 if back_edges.binary_search(&(p, z)).is_ok() {
                     continue;
                 }
-                let mut incoming = sets[p.0 as usize].clone();
+                let mut incoming = sets[p.as_u32() as usize].clone();
                 incoming.insert(p);
-                changed |= sets[z.0 as usize].union_with(&incoming);
+                changed |= sets[z.as_u32() as usize].union_with(&incoming);
             }
         }
     }
@@ -155,13 +155,13 @@ proptest! {
         let body = body_of(&g);
         let reach = ForwardReach::compute(body);
         let table = all_pairs(body);
-        for z in (0..table.len() as u32).map(Block) {
-            let want: Vec<Block> = table[z.0 as usize].iter().collect();
+        for z in (0..table.len() as u32).map(Block::from_u32) {
+            let want: Vec<Block> = table[z.as_u32() as usize].iter().collect();
             prop_assert_eq!(reach.fwd_reaching(z), want, "seed {}: fwdreaching({:?})", seed, z);
-            for a in (0..table.len() as u32).map(Block) {
+            for a in (0..table.len() as u32).map(Block::from_u32) {
                 prop_assert_eq!(
                     reach.reaches(a, z),
-                    table[z.0 as usize].contains(a),
+                    table[z.as_u32() as usize].contains(a),
                     "seed {}: reaches({:?}, {:?})", seed, a, z
                 );
             }

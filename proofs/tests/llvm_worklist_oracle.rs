@@ -24,7 +24,7 @@ fn worklist_and_reference_agree_on_generated_programs() {
         let cfg = Cfg::new(body);
         irreducible += usize::from(!cfg.is_reducible());
         let init = g.init_shapes();
-        let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().0, 20);
+        let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().as_u32(), 20);
         for h in all {
             hierarchies += 1;
             let fast = uniformity_with(&g.module, g.func, body, &init, h.clone());

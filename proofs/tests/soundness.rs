@@ -326,7 +326,7 @@ fn llvm_is_sound_for_every_dfs_hierarchy() {
         let Ok(obs) = observe_run(&g.module, &run) else {
             continue;
         };
-        let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().0, 200);
+        let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().as_u32(), 200);
         for h in all {
             hierarchies += 1;
             let r = uniformity_with(&g.module, g.func, body, &init, h);

@@ -454,17 +454,17 @@ impl Cfg {
         let succs: Vec<Vec<u32>> = body
             .blocks
             .values()
-            .map(|block| block.term.successors().iter().map(|b| b.0).collect())
+            .map(|block| block.term.successors().iter().map(|b| b.as_u32()).collect())
             .collect();
         let graph = Graph::from_succs(succs);
         let to_blocks = |lists: &Vec<Vec<u32>>| -> Vec<Vec<Block>> {
             lists
                 .iter()
-                .map(|list| list.iter().map(|&n| Block(n)).collect())
+                .map(|list| list.iter().map(|&n| Block::from_u32(n)).collect())
                 .collect()
         };
-        let entry = body.entry().unwrap_or(Block(0));
-        let search = dfs(&graph, entry.0);
+        let entry = body.entry().unwrap_or(Block::from_u32(0));
+        let search = dfs(&graph, entry.as_u32());
         Cfg {
             succs: to_blocks(&graph.succs),
             preds: to_blocks(&graph.preds),
@@ -496,7 +496,9 @@ impl Cfg {
 
     /// The successors of `block` in successor-index order, duplicates kept.
     pub fn succs(&self, block: Block) -> &[Block] {
-        self.succs.get(block.0 as usize).map_or(&[], Vec::as_slice)
+        self.succs
+            .get(block.as_u32() as usize)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The `index`-th successor of `block`: `ℓ'` with `(ℓ, index, ℓ') ∈ E` (§2.2).
@@ -506,7 +508,9 @@ impl Cfg {
 
     /// The predecessors of `block`, one per edge.
     pub fn preds(&self, block: Block) -> &[Block] {
-        self.preds.get(block.0 as usize).map_or(&[], Vec::as_slice)
+        self.preds
+            .get(block.as_u32() as usize)
+            .map_or(&[], Vec::as_slice)
     }
 
     /// The blocks the entry reaches, in reverse postorder of the documented DFS.
@@ -515,13 +519,13 @@ impl Cfg {
             .postorder
             .iter()
             .rev()
-            .map(|&n| Block(n))
+            .map(|&n| Block::from_u32(n))
             .collect()
     }
 
     /// Whether the entry reaches `block`.
     pub fn reachable(&self, block: Block) -> bool {
-        self.search.is_reachable(block.0)
+        self.search.is_reachable(block.as_u32())
     }
 
     /// The documented DFS from the entry (see [`dfs`]).
@@ -534,20 +538,20 @@ impl Cfg {
         self.search
             .retreating_edges
             .iter()
-            .map(|&(x, y)| (Block(x), Block(y)))
+            .map(|&(x, y)| (Block::from_u32(x), Block::from_u32(y)))
             .collect()
     }
 
     /// The dominator tree from the entry.
     pub fn dominators(&self) -> BlockDomTree {
         BlockDomTree {
-            tree: DomTree::compute(&self.graph, self.entry.0),
+            tree: DomTree::compute(&self.graph, self.entry.as_u32()),
         }
     }
 
     /// Whether the CFG is reducible (§2.4).
     pub fn is_reducible(&self) -> bool {
-        is_reducible(&self.graph, self.entry.0)
+        is_reducible(&self.graph, self.entry.as_u32())
     }
 }
 
@@ -561,30 +565,30 @@ pub struct BlockDomTree {
 impl BlockDomTree {
     /// The immediate dominator of `block` (`None` for the entry and unreachable blocks).
     pub fn idom(&self, block: Block) -> Option<Block> {
-        self.tree.idom(block.0).map(Block)
+        self.tree.idom(block.as_u32()).map(Block::from_u32)
     }
 
     /// Whether `a` dominates `b` (see [`DomTree::dominates`]).
     pub fn dominates(&self, a: Block, b: Block) -> bool {
-        self.tree.dominates(a.0, b.0)
+        self.tree.dominates(a.as_u32(), b.as_u32())
     }
 
     /// Whether `a` dominates `b` and `a ≠ b`.
     pub fn strictly_dominates(&self, a: Block, b: Block) -> bool {
-        self.tree.strictly_dominates(a.0, b.0)
+        self.tree.strictly_dominates(a.as_u32(), b.as_u32())
     }
 
     /// Whether the entry reaches `block`.
     pub fn is_reachable(&self, block: Block) -> bool {
-        self.tree.is_reachable(block.0)
+        self.tree.is_reachable(block.as_u32())
     }
 
     /// The blocks `block` immediately dominates, in ascending order.
     pub fn children(&self, block: Block) -> Vec<Block> {
         self.tree
-            .children(block.0)
+            .children(block.as_u32())
             .iter()
-            .map(|&n| Block(n))
+            .map(|&n| Block::from_u32(n))
             .collect()
     }
 
@@ -594,7 +598,7 @@ impl BlockDomTree {
         self.tree
             .frontiers(cfg.graph())
             .into_iter()
-            .map(|list| list.into_iter().map(Block).collect())
+            .map(|list| list.into_iter().map(Block::from_u32).collect())
             .collect()
     }
 }

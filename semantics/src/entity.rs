@@ -13,13 +13,28 @@ pub trait EntityRef: Copy + Eq + Ord + std::hash::Hash + std::fmt::Debug {
     fn index(self) -> usize;
 }
 
-/// Defines a handle type `$name($u32)` whose `Debug` prints `$prefix` and the index.
+/// Defines a handle type `$name` over a private `u32` whose `Debug` prints
+/// `$prefix` and the index. The number is reached only through
+/// `$name::from_u32` / `$name::as_u32` (or [`EntityRef::new`] /
+/// [`EntityRef::index`] as a `usize`), so a handle is never confused with the
+/// integer it wraps.
 #[macro_export]
 macro_rules! entity {
     ($(#[$attr:meta])* $name:ident, $prefix:literal) => {
         $(#[$attr])*
         #[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize)]
-        pub struct $name(pub u32);
+        pub struct $name(u32);
+
+        impl $name {
+            /// The handle for arena slot `index`.
+            pub const fn from_u32(index: u32) -> Self {
+                $name(index)
+            }
+            /// The arena slot this handle names, as a `u32`.
+            pub const fn as_u32(self) -> u32 {
+                self.0
+            }
+        }
 
         impl $crate::entity::EntityRef for $name {
             fn new(index: usize) -> Self {

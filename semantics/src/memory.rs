@@ -582,7 +582,7 @@ impl Memory {
             .map(|(id, _)| id)
             .collect();
         let global_ptr = |g: GlobalId| {
-            globals.get(g.0 as usize).map(|&id| Pointer {
+            globals.get(g.as_u32() as usize).map(|&id| Pointer {
                 object: Some(id),
                 offset: 0,
             })
@@ -1394,7 +1394,7 @@ mod tests {
                 let init = GlobalInit::Aggregate(vec![
                     int(1),
                     GlobalInit::Undef,
-                    GlobalInit::Scalar(ConstData::Global(GlobalId(0))),
+                    GlobalInit::Scalar(ConstData::Global(GlobalId::from_u32(0))),
                 ]);
                 mem.init_global(t, g, s, &init)?;
                 let arr = t.intern(TypeData::Array(4, TypeTable::I32));
@@ -1435,7 +1435,7 @@ mod tests {
                     t,
                     p,
                     TypeTable::PTR,
-                    &GlobalInit::Scalar(ConstData::Global(GlobalId(0))),
+                    &GlobalInit::Scalar(ConstData::Global(GlobalId::from_u32(0))),
                 )?;
                 Ok(String::new())
             },

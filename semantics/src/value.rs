@@ -141,7 +141,7 @@ pub fn const_value(
         ConstData::Global(g) => global_ptr(*g),
         ConstData::Function(f) => Val::Ptr(Pointer {
             object: None,
-            offset: u64::from(f.0) << 48,
+            offset: u64::from(f.as_u32()) << 48,
         }),
     }
 }

@@ -268,7 +268,8 @@ fn in_memory_module_gives_its_normal_form() {
         .first_definition()
         .and_then(|f| parsed.functions[f].body.as_ref());
     assert!(
-        f.is_some_and(|b| b.blocks[Block(1)].name.is_empty() && b.values[Value(0)].name.is_none())
+        f.is_some_and(|b| b.blocks[Block::from_u32(1)].name.is_empty()
+            && b.values[Value::from_u32(0)].name.is_none())
     );
 }
 

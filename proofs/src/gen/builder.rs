@@ -118,8 +118,8 @@ impl<'c> Builder<'c> {
             module,
             body: Body::default(),
             layout: Vec::new(),
-            cur: Block(0),
-            entry: Block(0),
+            cur: Block::from_u32(0),
+            entry: Block::from_u32(0),
             facts: SecondaryMap::with_default(Facts::default()),
             predicated: SecondaryMap::with_default(false),
             scopes: vec![Vec::new()],
@@ -136,8 +136,8 @@ impl<'c> Builder<'c> {
             buffers: Vec::new(),
             initial: Vec::new(),
             allocas: Vec::new(),
-            tid: Value(0),
-            uniform: Value(0),
+            tid: Value::from_u32(0),
+            uniform: Value::from_u32(0),
             slice_base: None,
             func,
         };
@@ -414,7 +414,7 @@ impl<'c> Builder<'c> {
             .map(|&ty| Param {
                 ty,
                 attrs: Vec::new(),
-                value: Value(0),
+                value: Value::from_u32(0),
             })
             .collect();
         let f = self.module.functions.push(FunctionData {

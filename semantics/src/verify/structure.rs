@@ -20,7 +20,7 @@ impl FunctionChecker<'_> {
         for &block in &body.layout {
             if !body.blocks.is_valid(block) {
                 problems.push(format!("layout names missing {block:?}"));
-            } else if std::mem::replace(&mut is_laid_out[block.0 as usize], true) {
+            } else if std::mem::replace(&mut is_laid_out[block.as_u32() as usize], true) {
                 problems.push(format!(
                     "block %{} is laid out twice",
                     body.blocks[block].name
@@ -54,7 +54,7 @@ impl FunctionChecker<'_> {
                     problems.push(format!("%{} holds missing {inst:?}", data.name));
                     continue;
                 };
-                if std::mem::replace(&mut placed[inst.0 as usize], true) {
+                if std::mem::replace(&mut placed[inst.as_u32() as usize], true) {
                     problems.push(format!("{inst:?} is placed twice"));
                 }
                 if !inst_data.kind.operands().into_iter().all(value_ok) {

@@ -110,7 +110,7 @@ impl Builder {
             .map(|&ty| Param {
                 ty,
                 attrs: Vec::new(),
-                value: Value(0),
+                value: Value::from_u32(0),
             })
             .collect();
         self.module.functions.push(FunctionData {
@@ -182,7 +182,7 @@ fn diamond(use_in_join: bool) -> Module {
 #[test]
 fn well_formed_diamond_passes() {
     let report = check(diamond(false), &[]);
-    assert_eq!(report.reducible, vec![(FuncId(0), true)]);
+    assert_eq!(report.reducible, vec![(FuncId::from_u32(0), true)]);
     assert!(report.notes.is_empty());
 }
 
@@ -198,12 +198,15 @@ fn use_not_dominated() {
 fn phi_use_counts_at_end_of_incoming_block() {
     // The phi reads %x on the edge from %b, where %x (defined in %a) is not available.
     let mut module = diamond(false);
-    let body = module.functions[FuncId(0)].body.as_mut().expect("defined");
-    let phi = body.blocks[Block(3)].phis[0];
+    let body = module.functions[FuncId::from_u32(0)]
+        .body
+        .as_mut()
+        .expect("defined");
+    let phi = body.blocks[Block::from_u32(3)].phis[0];
     if let InstKind::Phi { incoming, .. } = &mut body.insts[phi].kind {
         incoming.swap(0, 1);
-        incoming[0].1 = Block(1);
-        incoming[1].1 = Block(2);
+        incoming[0].1 = Block::from_u32(1);
+        incoming[1].1 = Block::from_u32(2);
     }
     check(
         module,
@@ -226,7 +229,10 @@ fn same_block_order_and_unreachable_exemption() {
     let w = b.add(dead, "w", placeholder, placeholder);
     b.term(dead, Terminator::Ret(None));
     let mut module = b.finish();
-    let body = module.functions[FuncId(0)].body.as_mut().expect("defined");
+    let body = module.functions[FuncId::from_u32(0)]
+        .body
+        .as_mut()
+        .expect("defined");
     for (user, used) in [(y, x), (z, w)] {
         let inst = body.def_inst(user).expect("instruction");
         if let InstKind::Binary { lhs, .. } = &mut body.insts[inst].kind {
@@ -498,7 +504,7 @@ fn calls_and_theta() {
     );
     b.void_inst(entry, call(mystery, TypeTable::VOID, vec![]));
     // A call to @f itself: a P-LLVM function.
-    b.void_inst(entry, call(FuncId(2), TypeTable::VOID, vec![x]));
+    b.void_inst(entry, call(FuncId::from_u32(2), TypeTable::VOID, vec![x]));
     b.term(entry, Terminator::Ret(None));
     check(
         b.finish(),
@@ -588,7 +594,7 @@ fn shadow_operands() {
     };
     let x = b.inst(body, Some("x"), TypeTable::I32, phi);
     assert_eq!(x, x_value);
-    let later_value = Value(x_value.0 + 2);
+    let later_value = Value::from_u32(x_value.as_u32() + 2);
     let phi = InstKind::Phi {
         ty: TypeTable::I32,
         incoming: vec![(zero, entry), (zero, body)],
@@ -646,7 +652,7 @@ fn irreducible_is_a_note() {
     );
     b.term(y, Terminator::Br(x));
     let report = check(b.finish(), &[]);
-    assert_eq!(report.reducible, vec![(FuncId(0), false)]);
+    assert_eq!(report.reducible, vec![(FuncId::from_u32(0), false)]);
     let notes: Vec<&str> = report.notes.iter().map(|d| d.message.as_str()).collect();
     assert_eq!(notes, ["function @f is irreducible (allowed)"]);
 }
@@ -655,8 +661,8 @@ fn irreducible_is_a_note() {
 fn malformed_handles_do_not_panic() {
     let mut b = Builder::new(TypeTable::VOID);
     let entry = b.block("entry");
-    b.term(entry, Terminator::Br(Block(9)));
-    b.body.blocks[entry].predicate = Some(Value(42));
+    b.term(entry, Terminator::Br(Block::from_u32(9)));
+    b.body.blocks[entry].predicate = Some(Value::from_u32(42));
     check(
         b.finish(),
         &[

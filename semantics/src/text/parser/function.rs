@@ -132,7 +132,7 @@ impl<'s> Parser<'s> {
                     if self.peek() == Tok::Local {
                         self.bump();
                     }
-                    Value(index)
+                    Value::from_u32(index)
                 };
                 params.push(Param { ty, attrs, value });
                 if !self.eat(Tok::Comma) {
@@ -192,7 +192,7 @@ impl<'s> Parser<'s> {
         );
         let f = &mut self.module.functions[id];
         for (i, p) in f.params.iter_mut().enumerate() {
-            p.value = Value(i as u32);
+            p.value = Value::from_u32(i as u32);
         }
         f.body = Some(body);
         self.source_map.functions.insert(id, spans);

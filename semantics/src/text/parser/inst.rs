@@ -444,7 +444,7 @@ impl<'s> Parser<'s> {
                         .map(|(i, &ty)| Param {
                             ty,
                             attrs: Vec::new(),
-                            value: Value(i as u32),
+                            value: Value::from_u32(i as u32),
                         })
                         .collect(),
                     cconv: None,

@@ -39,12 +39,12 @@ impl<'s> Parser<'s> {
             let t = &self.toks[start];
             let kind = match t.kind {
                 Tok::Word => match lexer::text(self.src, t) {
-                    "define" => ItemKind::Define(FuncId(0)),
-                    "declare" => ItemKind::Declare(FuncId(0)),
+                    "define" => ItemKind::Define(FuncId::from_u32(0)),
+                    "declare" => ItemKind::Declare(FuncId::from_u32(0)),
                     "source_filename" | "target" => ItemKind::Header,
                     _ => ItemKind::Skip,
                 },
-                Tok::Global => ItemKind::Global(GlobalId(0)),
+                Tok::Global => ItemKind::Global(GlobalId::from_u32(0)),
                 Tok::Local => ItemKind::TypeDef,
                 _ => ItemKind::Skip,
             };

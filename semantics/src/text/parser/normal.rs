@@ -55,7 +55,7 @@ pub fn normalize(m: &Module) -> Module {
             func.body = Some(body);
         }
         for (i, p) in func.params.iter_mut().enumerate() {
-            p.value = Value(i as u32);
+            p.value = Value::from_u32(i as u32);
         }
     }
     for f in out.functions.keys().collect::<Vec<_>>() {
@@ -540,7 +540,7 @@ pub(super) fn remap_ty(
     memo: &mut Vec<Option<Ty>>,
     t: Ty,
 ) -> Ty {
-    if let Some(&Some(n)) = memo.get(t.0 as usize) {
+    if let Some(&Some(n)) = memo.get(t.as_u32() as usize) {
         return n;
     }
     let data = match old.get(t).clone() {
@@ -555,9 +555,9 @@ pub(super) fn remap_ty(
         other => other,
     };
     let n = new.intern(data);
-    if memo.len() <= t.0 as usize {
-        memo.resize(t.0 as usize + 1, None);
+    if memo.len() <= t.as_u32() as usize {
+        memo.resize(t.as_u32() as usize + 1, None);
     }
-    memo[t.0 as usize] = Some(n);
+    memo[t.as_u32() as usize] = Some(n);
     n
 }

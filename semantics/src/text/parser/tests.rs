@@ -232,13 +232,13 @@ fn source_map_spans() {
     let Ok((m, map)) = parse(src) else {
         panic!("does not parse");
     };
-    let f = FuncId(0);
+    let f = FuncId::from_u32(0);
     let spans = map.function(f);
     let Some(body) = &m.functions[f].body else {
         panic!("no body");
     };
     assert_eq!(at(src, spans.header), "@f");
-    let b = Block(1);
+    let b = Block::from_u32(1);
     assert_eq!(at(src, spans.blocks[b]), "b:");
     assert_eq!(at(src, spans.predicates[b]), "predicate %p");
     assert_eq!(at(src, spans.terms[b]), "ret i32 %y");
@@ -293,9 +293,9 @@ fn source_map_spans() {
         ),
         "1"
     );
-    let y = body.insts[add].result.unwrap_or(Value(u32::MAX));
+    let y = body.insts[add].result.unwrap_or(Value::from_u32(u32::MAX));
     assert_eq!(at(src, spans.values[y]), "%y");
-    assert_eq!(at(src, spans.values[Value(1)]), "%p");
+    assert_eq!(at(src, spans.values[Value::from_u32(1)]), "%p");
 }
 
 #[test]
@@ -304,11 +304,11 @@ fn lifted_spans() {
     let Ok((m, map)) = parse(src) else {
         panic!("does not parse");
     };
-    let spans = map.function(FuncId(0));
-    let Some(body) = &m.functions[FuncId(0)].body else {
+    let spans = map.function(FuncId::from_u32(0));
+    let Some(body) = &m.functions[FuncId::from_u32(0)].body else {
         panic!("no body");
     };
-    let h = Block(1);
+    let h = Block::from_u32(1);
     let phi = body.blocks[h].phis[0];
     assert_eq!(
         at(src, spans.predicates[h]),
@@ -325,7 +325,7 @@ fn lifted_spans() {
         ),
         "%a"
     );
-    let x = body.insts[phi].result.unwrap_or(Value(u32::MAX));
+    let x = body.insts[phi].result.unwrap_or(Value::from_u32(u32::MAX));
     assert_eq!(body.values[x].name.as_deref(), Some("x"));
     assert_eq!(at(src, spans.values[x]), "%x");
 }
