@@ -1,3 +1,5 @@
+//! Unit tests of the verifier: one per check family, on modules built by hand.
+
 use super::types::cast_legal;
 use super::*;
 use crate::ir::{

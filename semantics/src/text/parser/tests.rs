@@ -1,3 +1,5 @@
+//! Unit tests of the parser: the symbol tables' hasher, error messages, spans and literals.
+
 use super::*;
 
 /// How a hasher spreads `names` over the buckets of a power-of-two table of
