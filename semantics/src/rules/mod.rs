@@ -185,3 +185,75 @@ impl fmt::Display for StepError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::text::parse_module;
+
+    const SRC: &str = "define i32 @f(i1 %p) {\nentry:\n  %q = xor i1 %p, true\n  \
+                       br label %b\nb:\n  predicate %q\n  ret i32 1\n}\n";
+
+    /// Renders `at` for block `block` of [`SRC`] (an outcome of `rule` in lane 1).
+    fn check(block: &str, site: impl Fn(&crate::ir::Body) -> Site, expect: &str) {
+        let (module, spans) = parse_module(SRC).expect("parses");
+        let (func, data) = module.functions.iter().next().expect("one function");
+        let body = data.body.as_ref().expect("a body");
+        let block = body.block_by_name(block).expect("block");
+        let ub = Ub {
+            rule: Rule::WInstLlvm,
+            lane: Some(1),
+            block,
+            site: site(body),
+            message: "what happened".into(),
+        };
+        let rendered = ub.diagnostic(spans.function(func)).render("a.ll", SRC);
+        assert_eq!(rendered, expect);
+    }
+
+    #[test]
+    fn undefined_behaviour_points_at_its_site_and_names_its_rule() {
+        let head = "a.ll:3:3: error: undefined behaviour in lane 1: what happened\n";
+        let inst = |body: &crate::ir::Body| Site::Inst(body.blocks[body.layout[0]].body[0]);
+        check(
+            "entry",
+            inst,
+            &format!(
+                "{head}  %q = xor i1 %p, true\n  ^^^^^^^^^^^^^^^^^^^^\nhelp: [W-INST-LLVM], thesis §4.9"
+            ),
+        );
+        check(
+            "b",
+            |_| Site::Predicate,
+            "a.ll:6:3: error: undefined behaviour in lane 1: what happened\n  predicate %q\n  ^^^^^^^^^^^^\nhelp: [W-INST-LLVM], thesis §4.9",
+        );
+        check(
+            "b",
+            |_| Site::Terminator,
+            "a.ll:7:3: error: undefined behaviour in lane 1: what happened\n  ret i32 1\n  ^^^^^^^^^\nhelp: [W-INST-LLVM], thesis §4.9",
+        );
+        // `entry` has no predicate clause: the block label (with its colon) stands in.
+        check(
+            "entry",
+            |_| Site::Predicate,
+            "a.ll:2:1: error: undefined behaviour in lane 1: what happened\nentry:\n^^^^^^\nhelp: [W-INST-LLVM], thesis §4.9",
+        );
+    }
+
+    #[test]
+    fn a_stuck_step_points_at_its_block() {
+        let (module, spans) = parse_module(SRC).expect("parses");
+        let (func, data) = module.functions.iter().next().expect("one function");
+        let body = data.body.as_ref().expect("a body");
+        let b = body.block_by_name("b").expect("block b");
+        let stuck = Stuck::new(Rule::PcActive, "block has no successor 3").in_block(b);
+        let rendered = stuck.diagnostic(spans.function(func)).render("a.ll", SRC);
+        assert_eq!(
+            rendered,
+            "a.ll:5:1: error: stuck: no rule applies: block has no successor 3\nb:\n^^\nhelp: [PC-ACTIVE], thesis §4.3, Fig. 4.4"
+        );
+        // The block, once known, is kept.
+        let entry = body.block_by_name("entry").expect("entry");
+        assert_eq!(stuck.clone().in_block(entry).block, Some(b));
+    }
+}
