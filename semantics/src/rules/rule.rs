@@ -279,4 +279,76 @@ mod tests {
         applied.record(Rule::WInstLlvm);
         assert_eq!(applied.rules().names(), vec!["W-INST-LLVM"]);
     }
+
+    /// Each step of a run reports exactly the rules its dispatchers applied:
+    /// the instruction kinds present, and the advancepc rule of each lane's case.
+    #[test]
+    fn a_step_reports_the_rules_it_applied() {
+        use crate::memory::Memory;
+        use crate::rules::step::lss_w_step;
+        use crate::rules::{Env, Interp, Program, State};
+        use crate::text::parse_module;
+        use crate::value::Val;
+        let text = "define i32 @f(i32 %x) {\n\
+            A:\n  %c = icmp eq i32 %x, 0\n  br i1 %c, label %B, label %C\n\
+            B:\n  %m = mask()\n  br label %C\n\
+            C:\n  ret i32 1\n}\n";
+        let (module, _) = parse_module(text).expect("parses");
+        let func = module.functions.keys().next().expect("one function");
+        let program = Program::new(&module, func).expect("program");
+        let args = vec![vec![Val::Int(0), Val::Int(1)]];
+        let env = Env::new(&program, 2, &args, &|_| Val::Undef, false, false);
+        let entry = program.body.layout[0];
+        let mut state = State::initial(entry, Memory::new(1 << 20), env);
+        // Every step: the masks, eval of the predicate, evalterm, the empty command
+        // list at the end, [BLS-W-STEP], [PC-WSTEP] and [LSS-W-STEP].
+        let every = [
+            "cmask",
+            "pmask",
+            "amask",
+            "eval",
+            "evalterm",
+            "W-CMD-EMPTY",
+            "BLS-W-STEP",
+            "PC-WSTEP",
+            "LSS-W-STEP",
+        ];
+        let expected: [(&str, &[&str]); 3] = [
+            // Both lanes active; lane 0 to B, lane 1 to C.
+            (
+                "A",
+                &[
+                    "getNewValue",
+                    "UPD-ENV",
+                    "W-CMD-INST",
+                    "W-INST-LLVM",
+                    "PC-ACTIVE",
+                ],
+            ),
+            // Lane 1 waits at C: passive.
+            (
+                "B",
+                &[
+                    "getNewValue",
+                    "UPD-ENV",
+                    "W-CMD-MASK",
+                    "PC-ACTIVE",
+                    "PC-PASSIVE",
+                ],
+            ),
+            ("C", &["PC-TERM"]),
+        ];
+        for (block, own) in expected {
+            let b = program.body.block_by_name(block).expect("block");
+            let step = lss_w_step(&program, Interp::Freezing, b, &mut state, false).expect("steps");
+            let mut want: Vec<Rule> = every
+                .iter()
+                .chain(own)
+                .map(|n| Rule::from_name(n).expect("a rule"))
+                .collect();
+            want.sort();
+            assert_eq!(step.rules.iter().collect::<Vec<_>>(), want, "block {block}");
+        }
+        assert!(state.all_done());
+    }
 }
