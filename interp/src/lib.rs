@@ -24,4 +24,3 @@ pub mod trace;
 pub use config::RunConfig;
 pub use machine::{Machine, Outcome, RunError, SetupError, SetupInput};
 pub mod directives;
-pub mod fired;

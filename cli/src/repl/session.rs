@@ -30,7 +30,7 @@ use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legality};
 use pllvm_interp::stepper::{BACK_DEPTH, Back, Drive, Stepper, Watch};
 use pllvm_interp::trace;
 use pllvm_interp::{Machine, Outcome, RunConfig, directives};
-use pllvm_semantics::diag::Diagnostic;
+use pllvm_semantics::diag::{Diagnostic, SourceMap};
 use pllvm_semantics::ir::{Block, InstKind, Module};
 use pllvm_semantics::rules::Program;
 use pllvm_semantics::text;
@@ -43,6 +43,10 @@ use std::path::Path;
 pub struct Loaded {
     /// The file name as given (or the embedded program's name).
     pub name: String,
+    /// The program text, for rendering outcomes at their source positions.
+    pub src: String,
+    /// The spans of the module's entities (the side table of positions).
+    pub spans: SourceMap,
     /// The module.
     pub module: Module,
     /// Where the initial run configuration came from, for the banner.
@@ -148,6 +152,8 @@ pub fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
     };
     Ok(Loaded {
         name,
+        src,
+        spans,
         module,
         inputs_from,
         file_config,
@@ -509,6 +515,13 @@ impl Session {
                             m.program.block_name(b)
                         ),
                     );
+                }
+                // Undefined behaviour at its source position, as `pllvm run` renders it.
+                if let Outcome::Undefined(ub) = o {
+                    let d = ub
+                        .diagnostic(self.loaded.spans.function(m.program.func))
+                        .render(&self.loaded.name, &self.loaded.src);
+                    push_line(out, self.style.paint(Role::Error, &d));
                 }
                 push_line(out, format!("result: {}", m.result_text()));
             }
