@@ -29,8 +29,8 @@
 //!   lane with a non-empty guide set (Def. 13): progress (Def. 14) never carries it
 //!   to a successor that is not some lane's ℓ_next, and those lanes are counted
 //!   themselves; literally, a lane left ⊤ at A while a sibling branched actively
-//!   from A to C would block C through its other successor B ⊢ C, and B makes no
-//!   progress, so no block could be scheduled. The lanes whose control mask is set
+//!   from A to C would block C through its other successor B (B → C), and B makes
+//!   no progress, so no block could be scheduled. The lanes whose control mask is set
 //!   for the scheduled block are counted too (the text's ∀t): a predicated A that
 //!   is false for every lane, A → {B, C} and B → C, may then continue only with B,
 //!   so loop-free code has one greedy outcome where [PC-ND-BRANCH] leaves no real
