@@ -36,11 +36,11 @@
 //! instance too ([`stride_violations`]): the executing lanes are in γ_sa of it
 //! (Fig. 10.4, read modulo 2^N, [`SaShape::admits`]).
 
+use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
+use pllvm_analysis::sa_shape::SaShape;
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::stride::{SaShape, sa_bits};
-use pllvm_analysis::uniformity::{
-    AnalysisError, AnalysisKind, InitShapes, Uniformity, analyze_for_width,
-};
+use pllvm_analysis::stride::sa_bits;
+use pllvm_analysis::uniformity::analyze_for_width;
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_semantics::diag::{LineIndex, SourceMap};

@@ -30,8 +30,9 @@
 //! a tenth do. A counterexample is a bug of an analysis to fix, never a case to
 //! skip.
 
+use pllvm_analysis::result::{AnalysisKind, Uniformity};
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{AnalysisKind, Uniformity, analyze};
+use pllvm_analysis::uniformity::analyze;
 use pllvm_interp::explore::{Bounds, Order, Transition, explore_with};
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_proofs::{GenConfig, Generated, generate};
