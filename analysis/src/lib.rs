@@ -65,6 +65,8 @@ pub mod transfer;
 pub mod uniformity;
 
 #[cfg(test)]
+mod lattice_laws;
+#[cfg(test)]
 pub(crate) mod test_util;
 
 pub use block_index::{BlockIndex, block_index};

@@ -741,7 +741,7 @@ fn flagged(r: SaShape, poison: bool, operands: &[SaShape], n: u32) -> SaShape {
 }
 
 /// `⟦add x y⟧#` (Fig. 10.9).
-fn add(x: SaShape, y: SaShape, n: u32) -> SaShape {
+pub(crate) fn add(x: SaShape, y: SaShape, n: u32) -> SaShape {
     use SaShape::{Bottom, Strided, Varying};
     match (x, y) {
         (Bottom, _) | (_, Bottom) => Bottom,
@@ -764,7 +764,7 @@ fn add(x: SaShape, y: SaShape, n: u32) -> SaShape {
 }
 
 /// `⟦-y⟧#` (Fig. 10.9).
-fn neg(y: SaShape) -> SaShape {
+pub(crate) fn neg(y: SaShape) -> SaShape {
     match y {
         SaShape::Strided { stride, align } => SaShape::Strided {
             stride: -stride,
@@ -775,7 +775,7 @@ fn neg(y: SaShape) -> SaShape {
 }
 
 /// `⟦mul c y⟧#` for a constant `c` (Fig. 10.9, first two cases).
-fn mul_const(c: i128, y: SaShape, n: u32) -> SaShape {
+pub(crate) fn mul_const(c: i128, y: SaShape, n: u32) -> SaShape {
     match y {
         SaShape::Bottom => SaShape::Bottom,
         SaShape::Varying { align } => SaShape::varying(mul_align(c.unsigned_abs(), align, n), n),
@@ -788,7 +788,7 @@ fn mul_const(c: i128, y: SaShape, n: u32) -> SaShape {
 }
 
 /// `⟦mul x y⟧#` (Fig. 10.9, last two cases).
-fn mul(x: SaShape, y: SaShape, n: u32) -> SaShape {
+pub(crate) fn mul(x: SaShape, y: SaShape, n: u32) -> SaShape {
     match (x, y) {
         (
             SaShape::Strided { stride: 0, align },
@@ -835,7 +835,7 @@ fn bit_shape(x: SaShape, y: SaShape, n: u32, pick: fn(u32, u32) -> u32) -> SaSha
 }
 
 /// The basic rule ([DA-UARITH] / [DA-DARITH]) in the sa-lattice.
-fn generic(x: SaShape, y: SaShape, n: u32) -> SaShape {
+pub(crate) fn generic(x: SaShape, y: SaShape, n: u32) -> SaShape {
     let _ = n;
     SaShape::from_basic(x.to_basic().join(y.to_basic()))
 }

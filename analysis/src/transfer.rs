@@ -227,7 +227,7 @@ fn da_umask() -> Shape {
 
 /// The transformer of a load through a pointer of shape `ptr` (Fig. 6.10):
 /// [DA-LOAD-D] or [DA-LOAD-U]; ⊥ while the pointer is ⊥.
-fn load(ptr: Shape) -> Shape {
+pub(crate) fn load(ptr: Shape) -> Shape {
     match ptr {
         Shape::Varying => da_load_d(),
         Shape::Uniform => da_load_u(),
