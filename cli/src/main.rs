@@ -756,7 +756,7 @@ fn execute(
     });
     let divergence = reports
         .divergence
-        .then(|| pllvm_interp::observe::report(&machine));
+        .then(|| pllvm_interp::observe::report(machine.program.body, &machine.divergence));
     let convergence = if !reports.convergence {
         None
     } else if machine.trace_omitted > 0 {

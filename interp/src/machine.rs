@@ -344,7 +344,7 @@ impl<'m> Machine<'m> {
         }
         if self.observe {
             self.divergence
-                .observe(&self.program, &self.state.env, &step);
+                .observe(self.program.body, &self.state.env, &self.state.mem, &step);
         }
         let rules = crate::fired::rules_fired_in(self.block_rules[block], &step);
         self.rules_fired.extend(rules);
