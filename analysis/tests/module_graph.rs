@@ -599,3 +599,56 @@ fn the_crate_root_is_a_module_like_any_other() {
     ]);
     assert_eq!(only_cycles(&graph), vec![vec!["", "a", ""]]);
 }
+/// The table of `crate`'s module graph in ARCHITECTURE.md (between
+/// `<!-- module-graph: crate -->` and `<!-- /module-graph -->`): module to imports.
+fn documented_graph(krate: &str) -> Graph {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
+    let text = std::fs::read_to_string(&path).expect("ARCHITECTURE.md");
+    let start = format!("<!-- module-graph: {krate} -->");
+    let from = text
+        .find(&start)
+        .unwrap_or_else(|| panic!("no {start} in ARCHITECTURE.md"));
+    let rest = &text[from + start.len()..];
+    let table = &rest[..rest.find("<!-- /module-graph -->").expect("the end marker")];
+    let mut graph = Graph::new();
+    for line in table.lines().filter(|l| l.starts_with("| `")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let module = cells[1].trim_matches('`');
+        let module = if module == "(crate root)" { "" } else { module };
+        let imports: BTreeSet<String> = cells[2]
+            .split(',')
+            .map(|t| t.trim().trim_matches('`'))
+            .filter(|t| !t.is_empty() && *t != "-")
+            .map(|t| {
+                if t == "(crate root)" {
+                    String::new()
+                } else {
+                    t.to_string()
+                }
+            })
+            .collect();
+        graph.insert(module.to_string(), imports);
+    }
+    graph
+}
+
+#[test]
+fn architecture_md_shows_the_module_graph_of_analysis() {
+    // Unit-test modules (`mod tests`) are left out of the document.
+    let real: Graph = crate_graph("analysis")
+        .into_iter()
+        .filter(|(m, _)| !m.ends_with("tests"))
+        .collect();
+    let documented = documented_graph("analysis");
+    let show = |g: &Graph| {
+        g.iter()
+            .map(|(m, t)| format!("{} -> {:?}", name(m), t))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(
+        show(&documented),
+        show(&real),
+        "ARCHITECTURE.md's module table of analysis differs from the sources"
+    );
+}
