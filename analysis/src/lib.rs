@@ -22,9 +22,9 @@
 //! point `analyze` in its own module ([`thesis`], [`popl`], [`llvm`], [`stride`]),
 //! chosen by the dispatcher [`uniformity::analyze`]; all return a
 //! [`result::Uniformity`]. The thesis and sa analyses share the worklist engine of
-//! Listings 1-3 ([`engine`]) and the [DA-*] transformers ([`transfer`]), which read
-//! the analysis state through [`state`]; stack objects go through [`points_to`] and
-//! [`alloca_ssa`], calls through [`calls`]. The lattices: [`shape`] (§6.1) and
+//! Listings 1-3 (`engine`) and the [DA-*] transformers (`transfer`), which read
+//! the analysis state through `state`; stack objects go through `points_to` and
+//! `alloca_ssa`, calls through `calls`. The lattices: [`shape`] (§6.1) and
 //! [`sa_shape`] (Fig. 10.4).
 //!
 //! This file only declares modules and re-exports: no module imports the crate root,
@@ -47,21 +47,21 @@ pub mod reaching_defs;
 pub mod skeleton;
 pub mod tables;
 
-pub mod alloca_ssa;
-pub mod calls;
-pub mod engine;
+mod alloca_ssa;
+mod calls;
+mod engine;
 pub mod llvm;
-pub mod points_to;
+mod points_to;
 pub mod popl;
 pub mod reconverging;
 pub mod render;
 pub mod result;
 pub mod sa_shape;
 pub mod shape;
-pub mod state;
+mod state;
 pub mod stride;
 pub mod thesis;
-pub mod transfer;
+mod transfer;
 pub mod uniformity;
 
 #[cfg(test)]

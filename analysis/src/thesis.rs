@@ -1,7 +1,7 @@
 //! The divergence analysis of thesis Ch. 6-7: the worklist of Listings 1-3
-//! ([`crate::engine`]) applying the [DA-*] transformers of §6.5 ([`crate::transfer`],
+//! (`engine`) applying the [DA-*] transformers of §6.5 (`transfer`,
 //! with shadow phis, `mask()`, `total`, and Alloca SSA of §6.6 for stack objects,
-//! [`crate::alloca_ssa`]), with `global_joins` of Ch. 7 (Listing 7) as the oracle of
+//! `alloca_ssa`), with `global_joins` of Ch. 7 (Listing 7) as the oracle of
 //! sync and temporal dependences.
 //!
 //! The state is Definition 19: `Shapes` plus the block sets `sdep*`, `tdep*`,
