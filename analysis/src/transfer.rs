@@ -65,10 +65,15 @@ fn absolute<S: DaState + ?Sized>(state: &S, user: Block, v: Value) -> Shape {
 /// The side-effect free operations over `shapes`: [DA-DARITH] if one is `v`,
 /// [DA-UARITH] if all are `u`, ⊥ otherwise (no rule applies yet).
 pub(crate) fn arith(shapes: impl IntoIterator<Item = Shape>) -> Shape {
-    let shapes: Vec<Shape> = shapes.into_iter().collect();
-    if shapes.contains(&Shape::Varying) {
-        da_darith()
-    } else if shapes.iter().all(|&s| s == Shape::Uniform) {
+    let mut all_uniform = true;
+    for s in shapes {
+        match s {
+            Shape::Varying => return da_darith(),
+            Shape::Bottom => all_uniform = false,
+            Shape::Uniform => {}
+        }
+    }
+    if all_uniform {
         da_uarith()
     } else {
         Shape::Bottom
