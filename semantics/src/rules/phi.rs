@@ -5,7 +5,7 @@
 
 use crate::column::{BitColumn, Column};
 use crate::ir::{Block, Inst, InstKind, Value};
-use crate::rules::{Env, Interp, Program, Stuck};
+use crate::rules::{Applied, Env, Interp, Program, Rule, Stuck};
 
 /// The value a phi gives one lane: the column of Δ^W whose lane τ it is (`None`
 /// for ⊤), and the definition mask of that value (Def. 10.3-4; `true` when masks
@@ -13,9 +13,10 @@ use crate::rules::{Env, Interp, Program, Stuck};
 pub type PhiLane<'e> = (Option<&'e Column>, bool);
 
 /// `evalphi_𝓘 cmsk ℓ_in Δ φ` (§4.8) in every lane: dispatches on whether the phi
-/// has a shadow operand. Writes the phi's new column into `column` (W lanes, stored
-/// like the phi's column in Δ^W) and returns, when Δ^W tracks definition masks,
-/// its new definition mask.
+/// has a shadow operand, and records the rule it applies in `applied`. Writes the
+/// phi's new column into `column` (W lanes, stored like the phi's column in Δ^W)
+/// and returns, when Δ^W tracks definition masks, its new definition mask.
+#[allow(clippy::too_many_arguments, reason = "the premises of evalphi^W")]
 pub fn eval_phi(
     program: &Program<'_>,
     interp: Interp,
@@ -24,6 +25,7 @@ pub fn eval_phi(
     cmask: &[bool],
     incoming: &[Option<Block>],
     column: &mut Column,
+    applied: &Applied,
 ) -> Result<Option<Vec<bool>>, Stuck> {
     let InstKind::Phi {
         incoming: arms,
@@ -31,18 +33,22 @@ pub fn eval_phi(
         ..
     } = &program.body.insts[phi].kind
     else {
-        return Err(Stuck::new("BLS-W-STEP", "phi list holds a non-phi"));
+        return Err(Stuck::new(Rule::BlsWStep, "phi list holds a non-phi"));
     };
     let result = program.body.insts[phi]
         .result
-        .ok_or_else(|| Stuck::new("BLS-W-STEP", "phi without a result"))?;
+        .ok_or_else(|| Stuck::new(Rule::BlsWStep, "phi without a result"))?;
     let width = env.width();
     if column.len() != width {
         return Err(Stuck::new(
-            "BLS-W-STEP",
+            Rule::BlsWStep,
             "phi column without one lane per thread",
         ));
     }
+    applied.record(match shadow {
+        None => Rule::EvalPhi,
+        Some(_) => Rule::EvalPhiShadow,
+    });
     if let Column::Bits(out) = column
         && let Some(done) = eval_phi_bits(interp, env, result, arms, *shadow, cmask, incoming, out)
     {
@@ -296,7 +302,7 @@ impl From<NoArm> for Stuck {
             }
             NoArm::NotListed => "no phi arm for the incoming block",
         };
-        Stuck::new("BLS-W-STEP", why)
+        Stuck::new(Rule::BlsWStep, why)
     }
 }
 
@@ -386,8 +392,16 @@ mod tests {
                             .chain((1..width).map(|t| origins[(from >> (t + 1) & 1) as usize]))
                             .collect();
                         let mut lanes = Column::Vals(vec![Val::Undef; width]);
-                        let expected =
-                            eval_phi(&program, interp, &env, phi, &cmask, &incoming, &mut lanes);
+                        let expected = eval_phi(
+                            &program,
+                            interp,
+                            &env,
+                            phi,
+                            &cmask,
+                            &incoming,
+                            &mut lanes,
+                            &Applied::default(),
+                        );
                         let mut bits = BitColumn::undef(BitKind::Int(32), width);
                         let got = eval_phi_bits(
                             interp, &env, id, arms, *shadow, &cmask, &incoming, &mut bits,
