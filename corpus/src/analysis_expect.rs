@@ -596,6 +596,7 @@ pub fn observe_run_with(
             active: row.active.clone(),
             succ: row.succ.clone(),
             written: None,
+            rules: row.rules,
         };
         record.observe_with(
             body,
