@@ -40,7 +40,8 @@ pub fn get_new_value(interp: Interp, active: bool, slot: &mut Val, new: &mut Val
 /// an active lane's value is defined by this assignment, a passive lane keeps its
 /// old mask under FR (its old value stays) and loses it under OBL (its value is ⊤).
 /// Def. 10 states the OBL case; the FR case is the reading under which Fig. 4.16b
-/// is "ill-formed under OBL" but fine under FR, as §4.10 explains.
+/// is "ill-formed under OBL" but fine under FR, as §4.10 explains. Phis under FR
+/// follow the same reading (semantics/RULES.md, "Readings", 2).
 ///
 /// The update is in place: `new` is consumed (on return it holds W lanes of no
 /// meaning, for the caller to reuse as a buffer). For [`Val`] columns with most
