@@ -137,15 +137,14 @@ fn sa_to_basic_is_monotone() {
     );
 }
 
-/// Whether every alignment in `s` is a power of two (or 0): modulo 2^N an odd
-/// factor of an alignment is no constraint (stride.rs, notes on Fig. 10.10), so
-/// only there do the divisibility order of the lattice and the meaning agree.
+/// Whether the alignment of every lane's value in `s` (`thread_align`, the gcd of
+/// stride and base alignment) is a nonzero power of two: modulo 2^N an odd factor
+/// of an alignment is no constraint (stride.rs, notes on Fig. 10.10), so only there
+/// do the divisibility order of the lattice and the meaning agree.
 fn pow2_aligned(s: SaShape) -> bool {
     match s {
         SaShape::Bottom => true,
-        SaShape::Strided { align, .. } | SaShape::Varying { align } => {
-            align == 0 || align.is_power_of_two()
-        }
+        _ => s.thread_align().is_some_and(u128::is_power_of_two),
     }
 }
 
