@@ -242,7 +242,7 @@ impl Level<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{graph_body, names};
+    use crate::test_util::{graph_body, names};
 
     /// Checks the order of `spec` and the §2.5 properties it must have.
     fn check(spec: &str, expect: &[&str]) {

@@ -8,8 +8,8 @@
 //! The set of such `k` for one edge is the post-dominator-tree path from `b` up to,
 //! not including, the immediate post-dominator of `a`, without `a` itself.
 
-use crate::BlockMap;
 use crate::postdom::PostDomTree;
+use crate::tables::BlockMap;
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Body};
 
@@ -56,7 +56,7 @@ pub fn cdep_on(cdep: &BlockMap<Vec<Block>>) -> BlockMap<Vec<Block>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, graph_body, names};
+    use crate::test_util::{blk, graph_body, names};
 
     /// Checks `cdepB` of every block of `spec` against `expect` (block, cdepB) and
     /// against §2.3 evaluated by brute force over all edges.

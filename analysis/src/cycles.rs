@@ -357,7 +357,7 @@ fn permutations(items: &[u32]) -> Vec<Vec<u32>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, graph_body};
+    use crate::test_util::{blk, graph_body};
     use proptest::prelude::*;
 
     fn info_of(spec: &str) -> (Body, CycleInfo) {

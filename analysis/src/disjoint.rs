@@ -90,7 +90,7 @@ pub fn splits_joins(body: &Body, star: &HeadRewired, split: Block) -> Vec<Block>
 mod tests {
     use super::*;
     use crate::loops::LoopInfo;
-    use crate::{blk, graph_body, names};
+    use crate::test_util::{blk, graph_body, names};
 
     fn joins_of(spec: &str, split: &str) -> Vec<String> {
         let body = graph_body(spec);

@@ -96,7 +96,7 @@ pub fn topological_order(graph: &Graph) -> Vec<u32> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, graph_body, names};
+    use crate::test_util::{blk, graph_body, names};
 
     #[test]
     fn popl_figure_1b_shape() {

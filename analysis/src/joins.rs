@@ -32,8 +32,9 @@
 //!
 //! The listings assume a reducible CFG; irreducible bodies have no [`CfgFacts`].
 
+use crate::facts::CfgFacts;
 use crate::loops::LoopId;
-use crate::{BlockMap, CfgFacts};
+use crate::tables::BlockMap;
 use pllvm_semantics::ir::Block;
 
 /// A `DomMap` entry (Listing 4): `⊥` is represented by absence.
@@ -286,7 +287,7 @@ pub fn global_joins(facts: &CfgFacts, split: Block, div_succs: &[Block]) -> Join
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, graph_body, names};
+    use crate::test_util::{blk, graph_body, names};
 
     /// `global_joins` of `split` with all successors divergent, as names:
     /// (sync, temporal, divergent loop headers).

@@ -41,10 +41,10 @@
 //! analysis makes no claim about block activation or stack object contents (all
 //! activations are reported varying, no object shapes).
 
+use crate::calls::{CallKind, call_kind};
 use crate::cycles::{CycleId, CycleInfo};
+use crate::result::{AnalysisKind, InitShapes, Uniformity};
 use crate::shape::Shape;
-use crate::thesis::{CallKind, call_kind};
-use crate::uniformity::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_semantics::cfg::{BlockDomTree, Cfg, Graph};
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{
@@ -381,7 +381,7 @@ fn stack_pointers(body: &Body) -> BTreeSet<Value> {
 
 /// The `llvm` analysis of `func`, to its fixed point, over the cycle hierarchy of
 /// the documented DFS.
-pub fn uniformity(module: &Module, func: FuncId, body: &Body, init: &InitShapes) -> Uniformity {
+pub fn analyze(module: &Module, func: FuncId, body: &Body, init: &InitShapes) -> Uniformity {
     let cfg = Cfg::new(body);
     // `CycleInfo::compute`, without building the CFG a second time.
     let cycles = CycleInfo::of_graph(cfg.graph(), cfg.entry().as_u32());
@@ -445,8 +445,8 @@ fn initial_values(
 /// (an operand, its block's predicate, its block becoming a join or not
 /// m-converged, a cycle of a definition it uses getting a divergent exit), and
 /// each divergent branch is examined once, by [`BranchSolver`]. Since every rule
-/// is monotone, the result is the one of [`uniformity_reference`].
-pub fn uniformity_with(
+/// is monotone, the result is the one of [`analyze_reference`].
+pub fn analyze_with(
     module: &Module,
     func: FuncId,
     body: &Body,
@@ -456,7 +456,7 @@ pub fn uniformity_with(
     solve(module, func, body, init, cycles, &Cfg::new(body))
 }
 
-/// [`uniformity_with`] for a CFG already built.
+/// [`analyze_with`] for a CFG already built.
 fn solve(
     module: &Module,
     func: FuncId,
@@ -587,12 +587,12 @@ fn solve(
     finish(&ctx, cfg, func, values, &divergent, &facts)
 }
 
-/// The reference formulation of [`uniformity_with`]: every fact of every
+/// The reference formulation of [`analyze_with`]: every fact of every
 /// divergent branch recomputed with the flow-based [`joins`] and
 /// [`diverged_reach`], then one sweep of the rules, until nothing changes. Far
 /// slower (O(V·E) per divergent branch per round); kept as the oracle the
 /// worklist solver is tested against.
-pub fn uniformity_reference(
+pub fn analyze_reference(
     module: &Module,
     func: FuncId,
     body: &Body,
@@ -775,7 +775,7 @@ fn inst_varying(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, graph_body, names};
+    use crate::test_util::{blk, graph_body, names};
 
     fn joins_of(spec: &str, b: &str) -> Vec<String> {
         let body = graph_body(spec);

@@ -347,7 +347,7 @@ impl LoopInfo {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, graph_body, names};
+    use crate::test_util::{blk, graph_body, names};
 
     /// Loop facts as names: (header, latches, blocks, exits, exiting, preheader, depth).
     fn describe(body: &Body, info: &LoopInfo, l: LoopId) -> String {

@@ -630,7 +630,7 @@ pub fn violations(body: &Body) -> Result<Vec<String>, Irreducible> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph_body;
+    use crate::test_util::graph_body;
     use pllvm_semantics::text::parse_module;
     use pllvm_semantics::verify::verify_module;
 

@@ -47,12 +47,12 @@
 //! analyses differ only in how they find joins and in what a use outside a loop
 //! sees (see `docs/analyses.md`).
 
-use crate::CfgFacts;
 use crate::disjoint::splits_joins;
+use crate::engine::{JoinOracle, run};
+use crate::facts::CfgFacts;
 use crate::head_rewired::HeadRewired;
 use crate::reaching_defs::{DefinitelyReaching, Point};
-use crate::thesis::{JoinOracle, run};
-use crate::uniformity::{AnalysisKind, InitShapes, Uniformity};
+use crate::result::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_semantics::ir::{Block, Body, FuncId, Module};
 use std::cell::RefCell;
 use std::collections::{BTreeMap, BTreeSet};
@@ -71,14 +71,14 @@ pub enum ReachingDefinitions {
 
 /// `F#_Uni,2` (Def. 6.6) to its fixpoint on `func`, with definite reaching
 /// definitions from the data flow of §6.
-pub fn uniformity(
+pub fn analyze(
     module: &Module,
     func: FuncId,
     body: &Body,
     facts: &CfgFacts,
     init: &InitShapes,
 ) -> Uniformity {
-    uniformity_with(
+    analyze_with(
         module,
         func,
         body,
@@ -88,8 +88,8 @@ pub fn uniformity(
     )
 }
 
-/// [`uniformity`] with reaching definitions found as `how` says.
-pub fn uniformity_with(
+/// [`analyze`] with reaching definitions found as `how` says.
+pub fn analyze_with(
     module: &Module,
     func: FuncId,
     body: &Body,
@@ -279,7 +279,7 @@ impl JoinOracle for Splits<'_> {
 mod tests {
     use super::*;
     use crate::shape::Shape;
-    use crate::uniformity::analyze;
+    use crate::uniformity;
 
     /// The `popl` shape of `%value` with the parameters `uniform` uniform, under
     /// both ways of finding reaching definitions (they must agree), against
@@ -292,10 +292,10 @@ mod tests {
         let func = module.first_definition().expect("a definition");
         let uniform: Vec<String> = uniform.iter().map(|s| s.to_string()).collect();
         let init = InitShapes::with_uniform(&module.functions[func], &uniform).expect("params");
-        let r = analyze(&module, func, AnalysisKind::Popl, &init).expect("reducible");
+        let r = uniformity::analyze(&module, func, AnalysisKind::Popl, &init).expect("reducible");
         let body = module.functions[func].body.as_ref().expect("a body");
         let facts = CfgFacts::compute(body).expect("reducible");
-        let shortcut = uniformity_with(
+        let shortcut = analyze_with(
             &module,
             func,
             body,

@@ -138,7 +138,7 @@ impl PostDomTree {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, graph_body, names};
+    use crate::test_util::{blk, graph_body, names};
 
     /// Checks `ipdom` of every listed block (`None` = virtual exit) of `spec`.
     fn check(spec: &str, expect: &[(&str, Option<&str>)]) {

@@ -26,7 +26,7 @@
 //! queries search, from `a`, the blocks whose labels still allow them to reach
 //! `z` (the interval labels of GRAIL, Yildirim et al., VLDB 2010).
 
-use crate::BlockSet;
+use crate::tables::BlockSet;
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Body};
 
@@ -248,7 +248,7 @@ fn label(cfg: &Cfg, forward: &[Vec<Block>]) -> Vec<Option<Labels>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, graph_body, names};
+    use crate::test_util::{blk, graph_body, names};
 
     /// The relation as the old all-pairs table computed it (Def. 16 as a
     /// fixpoint over predecessors): `table[z]` is `fwdreaching(z)`.
@@ -358,7 +358,7 @@ mod tests {
         let succs: Vec<Vec<usize>> = (0..n)
             .map(|k| if k + 1 < n { vec![k + 1] } else { vec![] })
             .collect();
-        let body = crate::test_body(&crate::skeleton_text(&names, &succs));
+        let body = crate::test_util::test_body(&crate::skeleton::skeleton_text(&names, &succs));
         let reach = ForwardReach::compute(&body);
         let stored: usize = reach
             .forward

@@ -286,7 +286,7 @@ impl ReachingDefs {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{blk, test_body};
+    use crate::test_util::{blk, test_body};
 
     /// `rd P x` for the value named `x` at the block named `p`, as names (`rt`
     /// for the root), compared with `expect`.

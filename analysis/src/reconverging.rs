@@ -9,8 +9,8 @@
 //! wave at a divergent branch rejoin it at the primary successor, which is what
 //! the poster's lowering to wave-level code relies on.
 
-use crate::PostDomTree;
-use crate::uniformity::Uniformity;
+use crate::postdom::PostDomTree;
+use crate::result::Uniformity;
 use pllvm_semantics::ir::{Block, Body};
 use serde::Serialize;
 

@@ -5,10 +5,11 @@
 //!
 //! Every output is deterministic: blocks and values appear in layout order.
 
+use crate::facts::CfgFacts;
+use crate::postdom::PostDomTree;
 use crate::reconverging::check_reconverging;
+use crate::result::Uniformity;
 use crate::shape::Shape;
-use crate::uniformity::Uniformity;
-use crate::{CfgFacts, PostDomTree};
 use pllvm_semantics::ir::{Block, Body, FuncId, InstKind, Module, Value};
 use pllvm_semantics::text;
 use serde::Serialize;

@@ -1,245 +1,25 @@
-//! The common result of the divergence analyses: a vector shape (thesis §6.1) for
-//! every value, terminator, block activation, stack object and loop exit, and the
-//! inputs every analysis starts from (`InitShapes`, Listing 1).
-//!
-//! Three analyses produce a [`Uniformity`], selected by [`AnalysisKind`]:
+//! The dispatcher of the divergence analyses: [`analyze`] runs the analysis an
+//! [`AnalysisKind`] names and returns its [`Uniformity`] ([`crate::result`]). Each
+//! analysis has one entry point, `analyze`, in its own module:
 //! - `thesis`: the divergence analysis of thesis Ch. 6 (Listings 1-3, the [DA-*]
 //!   transformers, Alloca SSA of §6.6) with the control-divergence algorithms of
-//!   Ch. 7 (`global_joins`), in [`crate::thesis`];
+//!   Ch. 7 (`global_joins`), [`crate::thesis::analyze`];
 //! - `popl`: the uniformity abstract interpretation of POPL'21 §4.3 (relevant splits
 //!   on the head-rewired CFG, §4.6, found with `labelDisj`, §5) with the definite
-//!   reaching definitions refinement of §6, in [`crate::popl`];
+//!   reaching definitions refinement of §6, [`crate::popl::analyze`];
 //! - `llvm`: the static uniformity analysis of LLVM's "Convergence and Uniformity",
-//!   in [`crate::llvm`];
+//!   [`crate::llvm::analyze`];
 //! - `sa`: the thesis analysis with the stride-alignment lattice of thesis Ch. 10
-//!   for integer and pointer values, in [`crate::stride`].
+//!   for integer and pointer values, [`crate::stride::analyze`].
 //!
 //! `thesis` and `popl` assume a reducible CFG (thesis §2.4, POPL'21 §3.1); they
 //! report an irreducible function as [`AnalysisError::Irreducible`], never analysed.
 //! `llvm` analyses any CFG.
 
-use crate::shape::Shape;
-use crate::stride::SaShape;
-use pllvm_semantics::entity::SecondaryMap;
-use pllvm_semantics::ir::{Block, Body, FuncId, FunctionData, Inst, Module, Value};
-use std::collections::{BTreeMap, BTreeSet};
-
-/// Which analysis to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum AnalysisKind {
-    /// Thesis Ch. 6-7.
-    Thesis,
-    /// POPL'21 §4-6.
-    Popl,
-    /// LLVM's "Convergence and Uniformity" (any CFG, irreducible ones included).
-    Llvm,
-    /// Thesis Ch. 6-7 with the stride-alignment lattice of Ch. 10.
-    Sa,
-}
-
-impl AnalysisKind {
-    /// Every analysis, in the order `--analysis all` runs them.
-    pub const ALL: [AnalysisKind; 4] = [
-        AnalysisKind::Thesis,
-        AnalysisKind::Popl,
-        AnalysisKind::Llvm,
-        AnalysisKind::Sa,
-    ];
-
-    /// The name `--analysis` and the corpus (`; expect[NAME]:`) use.
-    pub fn name(self) -> &'static str {
-        match self {
-            AnalysisKind::Thesis => "thesis",
-            AnalysisKind::Popl => "popl",
-            AnalysisKind::Llvm => "llvm",
-            AnalysisKind::Sa => "sa",
-        }
-    }
-
-    /// Whether a corpus `; expect:` without an analysis name applies to this
-    /// analysis. Those expectations were derived for the thesis and POPL'21
-    /// analyses (activation, stack objects, P-LLVM commands); `llvm` makes no claim
-    /// about activation or stack objects and is checked only by `; expect[llvm]:`
-    /// (and, like every analysis, against every `; run:`); `sa` may prove uniform
-    /// what those expectations call varying, and is checked by `; expect[sa]:`.
-    pub fn takes_unnamed_expectations(self) -> bool {
-        !matches!(self, AnalysisKind::Llvm | AnalysisKind::Sa)
-    }
-
-    /// The analysis called `name`.
-    pub fn parse(name: &str) -> Option<AnalysisKind> {
-        AnalysisKind::ALL.into_iter().find(|k| k.name() == name)
-    }
-}
-
-impl std::fmt::Display for AnalysisKind {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
-/// `InitShapes` (Listing 1): the shapes the user gives before the analysis runs.
-/// In whole-function vectorization these are the shapes of the parameters
-/// (thesis §6.4, "Walkthrough"). Thread-id builtins are always varying; that is
-/// their transformer, not an input.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct InitShapes {
-    /// One shape per parameter, in parameter order.
-    pub params: Vec<Shape>,
-}
-
-impl InitShapes {
-    /// Every parameter varying: the safe default for arguments nobody vouches for.
-    pub fn all_varying(func: &FunctionData) -> Self {
-        InitShapes {
-            params: vec![Shape::Varying; func.params.len()],
-        }
-    }
-
-    /// Every parameter uniform (as for a GPU kernel's arguments).
-    pub fn all_uniform(func: &FunctionData) -> Self {
-        InitShapes {
-            params: vec![Shape::Uniform; func.params.len()],
-        }
-    }
-
-    /// The parameters named in `uniform` (without `%`, or as a parameter number)
-    /// uniform, every other one varying.
-    pub fn with_uniform(func: &FunctionData, uniform: &[String]) -> Result<Self, AnalysisError> {
-        let mut init = InitShapes::all_varying(func);
-        let body = func.body.as_ref();
-        for name in uniform {
-            let name = name.trim().trim_start_matches('%');
-            if name.is_empty() {
-                continue;
-            }
-            let by_name = func.params.iter().position(|p| {
-                body.and_then(|b| b.value_name(p.value))
-                    .is_some_and(|n| n == name)
-            });
-            let index = by_name.or_else(|| {
-                name.parse::<usize>()
-                    .ok()
-                    .filter(|&n| n < func.params.len())
-            });
-            match index {
-                Some(n) => init.params[n] = Shape::Uniform,
-                None => {
-                    return Err(AnalysisError::UnknownArgument {
-                        function: func.name.clone(),
-                        name: name.to_string(),
-                    });
-                }
-            }
-        }
-        Ok(init)
-    }
-}
-
-/// Why a function was not analysed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum AnalysisError {
-    /// The function has no body (a `declare`).
-    NoBody(String),
-    /// The CFG is irreducible; both analyses assume reducibility (thesis §2.4,
-    /// POPL'21 §3.1). The message names the blocks entering a cycle.
-    Irreducible(String),
-    /// `--uniform-args` named a parameter the function does not have.
-    UnknownArgument {
-        /// The function.
-        function: String,
-        /// The name given.
-        name: String,
-    },
-    /// No function of that name.
-    NoFunction(String),
-}
-
-impl std::fmt::Display for AnalysisError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            AnalysisError::NoBody(name) => {
-                write!(f, "@{name} is only declared: there is no body to analyse")
-            }
-            AnalysisError::Irreducible(why) => write!(
-                f,
-                "{why}; the divergence analyses of thesis Ch. 6-7 and POPL'21 assume reducible control flow, so it is not analysed"
-            ),
-            AnalysisError::UnknownArgument { function, name } => {
-                write!(f, "--uniform-args: @{function} has no parameter %{name}")
-            }
-            AnalysisError::NoFunction(name) => write!(f, "no function @{name}"),
-        }
-    }
-}
-
-impl std::error::Error for AnalysisError {}
-
-/// What one analysis says about one function.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Uniformity {
-    /// The analysis that produced it.
-    pub analysis: AnalysisKind,
-    /// The function.
-    pub func: FuncId,
-    /// The shape of every parameter and instruction result (⊥ for constants and
-    /// for values the analysis never reached, e.g. in unreachable blocks).
-    pub values: SecondaryMap<Value, Shape>,
-    /// `sa` only: the stride-alignment shape (thesis Fig. 10.4) of every integer
-    /// and pointer parameter and instruction result; empty for other analyses.
-    pub strides: BTreeMap<Value, SaShape>,
-    /// The shape of each block's terminator: `v` if it may send the active lanes
-    /// to different successors (a divergent terminator, §6.3).
-    pub terminators: SecondaryMap<Block, Shape>,
-    /// The shape of each block's activation (`adep*`, Def. 19): `v` if the lanes
-    /// executing the block may not be all lanes of the thread array.
-    pub activation: SecondaryMap<Block, Shape>,
-    /// The shape of each stack object, by its `alloca` (§6.6): `u` if every lane's
-    /// private copy holds the same contents.
-    pub allocas: BTreeMap<Inst, Shape>,
-    /// Each loop exit (a block outside a loop with a predecessor inside it) and
-    /// whether the lanes may reach it from different iterations (`tdep*`, §6.3).
-    pub loop_exits: BTreeMap<Block, Shape>,
-    /// Blocks where lanes that parted at a divergent terminator may meet
-    /// (`sdep*`, sync dependence, §6.3 and Axiom 1).
-    pub sync_joins: BTreeSet<Block>,
-    /// Loop exits that are temporally divergent (`tdep*`, Axiom 2).
-    pub temporal_joins: BTreeSet<Block>,
-    /// Headers of loops with a temporally divergent exit.
-    pub divergent_loops: BTreeSet<Block>,
-}
-
-impl Uniformity {
-    /// The shape of `value`.
-    pub fn value(&self, value: Value) -> Shape {
-        self.values[value]
-    }
-
-    /// The shape of `inst`'s result; for an `alloca` the object's shape; ⊥ for a
-    /// command without a result.
-    pub fn inst(&self, body: &Body, inst: Inst) -> Shape {
-        if let Some(s) = self.allocas.get(&inst) {
-            return *s;
-        }
-        body.insts[inst]
-            .result
-            .map_or(Shape::Bottom, |v| self.values[v])
-    }
-
-    /// The shape of `block`'s terminator.
-    pub fn terminator(&self, block: Block) -> Shape {
-        self.terminators[block]
-    }
-
-    /// Blocks whose terminator is divergent, in arena order.
-    pub fn divergent_branches(&self, body: &Body) -> Vec<Block> {
-        body.layout
-            .iter()
-            .copied()
-            .filter(|&b| self.terminators[b].is_varying())
-            .collect()
-    }
-}
+use crate::facts::CfgFacts;
+use crate::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
+use crate::{llvm, popl, stride, thesis};
+use pllvm_semantics::ir::{FuncId, Module};
 
 /// Runs `kind` on `func` of `module` (for `sa`: a thread array of any width).
 pub fn analyze(
@@ -266,17 +46,15 @@ pub fn analyze_for_width(
         .as_ref()
         .ok_or_else(|| AnalysisError::NoBody(data.name.clone()))?;
     if kind == AnalysisKind::Llvm {
-        return Ok(crate::llvm::uniformity(module, func, body, init));
+        return Ok(llvm::analyze(module, func, body, init));
     }
-    let facts = crate::CfgFacts::for_function(&data.name, body)
+    let facts = CfgFacts::for_function(&data.name, body)
         .map_err(|e| AnalysisError::Irreducible(e.to_string()))?;
     match kind {
-        AnalysisKind::Thesis => Ok(crate::thesis::compute_da(module, func, body, &facts, init)),
-        AnalysisKind::Popl => Ok(crate::popl::uniformity(module, func, body, &facts, init)),
-        AnalysisKind::Llvm => Ok(crate::llvm::uniformity(module, func, body, init)),
-        AnalysisKind::Sa => Ok(crate::stride::compute_sa(
-            module, func, body, &facts, init, width,
-        )),
+        AnalysisKind::Thesis => Ok(thesis::analyze(module, func, body, &facts, init)),
+        AnalysisKind::Popl => Ok(popl::analyze(module, func, body, &facts, init)),
+        AnalysisKind::Llvm => Ok(llvm::analyze(module, func, body, init)),
+        AnalysisKind::Sa => Ok(stride::analyze(module, func, body, &facts, init, width)),
     }
 }
 

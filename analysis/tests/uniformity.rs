@@ -6,10 +6,9 @@
 use pllvm_analysis::PostDomTree;
 use pllvm_analysis::reconverging::{Violation, check_reconverging};
 use pllvm_analysis::render;
+use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{
-    AnalysisError, AnalysisKind, InitShapes, Uniformity, analyze_named,
-};
+use pllvm_analysis::uniformity::analyze_named;
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::text::parse_module;
 

@@ -8,9 +8,8 @@ use anyhow::{Result, anyhow};
 use pllvm_analysis::PostDomTree;
 use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_analysis::render;
-use pllvm_analysis::uniformity::{
-    AnalysisError, AnalysisKind, InitShapes, Uniformity, analyze_for_width,
-};
+use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
+use pllvm_analysis::uniformity::analyze_for_width;
 use pllvm_semantics::ir::Module;
 use std::io::Write;
 

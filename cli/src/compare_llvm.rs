@@ -6,7 +6,8 @@
 
 use anyhow::{Result, anyhow};
 use pllvm_analysis::opt_uniformity::{OptReport, opt_available, opt_input, parse_report, run_opt};
-use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
+use pllvm_analysis::result::{AnalysisKind, InitShapes};
+use pllvm_analysis::uniformity::analyze;
 use pllvm_interp::Machine;
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_semantics::ir::Module;

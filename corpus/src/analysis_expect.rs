@@ -36,19 +36,18 @@
 //! instance too ([`stride_violations`]): the executing lanes are in γ_sa of it
 //! (Fig. 10.4, read modulo 2^N, [`SaShape::admits`]).
 
+use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
+use pllvm_analysis::sa_shape::SaShape;
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::stride::{SaShape, sa_bits};
-use pllvm_analysis::uniformity::{
-    AnalysisError, AnalysisKind, InitShapes, Uniformity, analyze_for_width,
-};
-use pllvm_interp::observe::DivergenceRecord;
+use pllvm_analysis::stride::sa_bits;
+use pllvm_analysis::uniformity::analyze_for_width;
+use pllvm_interp::observe::{CopyGroups, DivergenceRecord, Observed};
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_semantics::diag::{LineIndex, SourceMap};
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{Block, Body, FuncId, Inst, InstKind, Module};
-use pllvm_semantics::memory::{Byte, Memory};
-use pllvm_semantics::rules::Succ;
-use pllvm_semantics::value::{ObjectId, Pointer, Val};
+use pllvm_semantics::rules::step::BlockStep;
+use pllvm_semantics::value::Val;
 use std::collections::BTreeMap;
 
 /// One `; expect[...]:` on a program line.
@@ -412,25 +411,12 @@ pub struct Observation {
     pub outcome: Outcome,
 }
 
-/// One static instruction's observation.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct ObservedInst {
-    /// Dynamic instances with at least one executing lane.
-    pub instances: u64,
-    /// Whether some instance's executing lanes disagreed.
-    pub diverged: bool,
-}
-
-/// The lanes' copies of one stack object, made by one `alloca` in one step.
-struct CopyGroup {
-    alloca: Inst,
-    objects: Vec<ObjectId>,
-}
+/// One static instruction's observation (the interpreter's observer's).
+pub type ObservedInst = Observed;
 
 /// Runs `config` on `module` block by block (its schedule, or the earliest
-/// pending block) and records what the lanes did. The machine's own
-/// [`DivergenceRecord`] must agree with this one on every value that is not a
-/// pointer (pointers are compared here up to the stack object, there exactly).
+/// pending block) and records what the lanes did: the interpreter's own observer
+/// ([`DivergenceRecord`], `pllvm_interp::observe`) with stack-object tracking on.
 pub fn observe_run(module: &Module, config: &RunConfig) -> Result<Observation, String> {
     observe_run_with(module, config, &mut |_, _| {})
 }
@@ -551,17 +537,12 @@ pub fn observe_run_with(
 ) -> Result<Observation, String> {
     let mut m = Machine::new(module, config).map_err(|e| e.to_string())?;
     m.record_trace = false;
+    // The observer is fed here (with the instance hook), not by the machine.
+    m.observe = false;
     let body = m.program.body;
-    let width = config.threads;
-    let mut obs = Observation {
-        insts: SecondaryMap::with_default(ObservedInst::default()),
-        branches: SecondaryMap::with_default(false),
-        activation: SecondaryMap::with_default(false),
-        objects: SecondaryMap::with_default(false),
-        outcome: Outcome::Returned,
-    };
-    let mut class: BTreeMap<ObjectId, (Inst, u64)> = BTreeMap::new();
-    let mut groups: Vec<CopyGroup> = Vec::new();
+    let mut record = DivergenceRecord::new(body);
+    record.track_objects = true;
+    let mut outcome = Outcome::Returned;
     let schedule: Option<Vec<Block>> = match &config.schedule {
         Some(names) => Some(
             names
@@ -574,13 +555,13 @@ pub fn observe_run_with(
         ),
         None => None,
     };
-    let mut step_no: u64 = 0;
+    let mut step_no: usize = 0;
     loop {
         let next = match &schedule {
-            Some(s) => match s.get(step_no as usize) {
+            Some(s) => match s.get(step_no) {
                 Some(&b) => b,
                 None => {
-                    obs.outcome = if m.state.all_done() {
+                    outcome = if m.state.all_done() {
                         Outcome::Returned
                     } else {
                         Outcome::Incomplete
@@ -590,121 +571,67 @@ pub fn observe_run_with(
             },
             None => {
                 if m.state.all_done() {
-                    obs.outcome = Outcome::Returned;
+                    outcome = Outcome::Returned;
                     break;
                 }
                 match pllvm_interp::sched::earliest_pending(&m.program, &m.state) {
                     Some(b) => b,
                     None => {
-                        obs.outcome = Outcome::Incomplete;
+                        outcome = Outcome::Incomplete;
                         break;
                     }
                 }
             }
         };
         step_no += 1;
-        if let Some(outcome) = m.checked_step(next).map_err(|e| e.to_string())? {
-            obs.outcome = outcome;
+        if let Some(ended) = m.checked_step(next).map_err(|e| e.to_string())? {
+            outcome = ended;
             break;
         }
         let Some(row) = m.trace.last() else { break };
-        let block = &body.blocks[row.scheduled];
-        let cmask = row.cmask.clone();
-        let active = row.active.clone();
-        let succ = row.succ.clone();
-        let all = vec![true; width];
-        let n_active = active.iter().filter(|&&a| a).count();
-        if n_active > 0 && n_active < width {
-            obs.activation[row.scheduled] = true;
-        }
-        // New stack objects first, so the pointers below compare by class.
-        for &i in &block.body {
-            let data = &body.insts[i];
-            if !matches!(data.kind, InstKind::Alloca { .. }) {
-                continue;
-            }
-            let Some(v) = data.result else { continue };
-            let lanes = if data.total { &all } else { &active };
-            let mut objects = Vec::new();
-            for (lane, val) in m.state.env.get(v).iter().enumerate() {
-                if lanes[lane]
-                    && let Val::Ptr(Pointer {
-                        object: Some(o), ..
-                    }) = val
-                {
-                    class.insert(*o, (i, step_no));
-                    objects.push(*o);
-                }
-            }
-            groups.push(CopyGroup { alloca: i, objects });
-        }
-        let norm = |v: &Val| -> NormVal {
-            match v {
-                Val::Ptr(p) => NormVal::Ptr(norm_ptr(&class, p)),
-                other => NormVal::Plain(other.clone()),
-            }
+        let step = BlockStep {
+            scheduled: row.scheduled,
+            cmask: row.cmask.clone(),
+            pmask: row.pmask.clone(),
+            active: row.active.clone(),
+            succ: row.succ.clone(),
+            written: None,
+            rules: row.rules,
         };
-        for &i in block.phis.iter().chain(&block.body) {
-            let data = &body.insts[i];
-            let Some(v) = data.result else { continue };
-            let lanes: &[bool] = if data.kind.is_phi() {
-                &cmask
-            } else if data.total || matches!(data.kind, InstKind::Mask) {
-                &all
-            } else {
-                &active
-            };
-            // Only lanes whose definition mask is set count (γ', §6.2), as in the
-            // machine's own observer.
-            let defined = m.state.env.defined(v);
-            let column = m.state.env.get(v);
-            let lane_values: Vec<(usize, LaneValue)> = lanes
-                .iter()
-                .zip(column.iter())
-                .enumerate()
-                .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
-                .map(|(lane, (_, val))| (lane, lane_value(&class, val)))
-                .collect();
-            if !lane_values.is_empty() {
-                on_instance(i, &lane_values);
-            }
-            let mut seen = lanes
-                .iter()
-                .zip(column.iter())
-                .enumerate()
-                .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
-                .map(|(_, (_, v))| norm(v));
-            if let Some(first) = seen.next() {
-                let entry = &mut obs.insts[i];
-                entry.instances += 1;
-                entry.diverged |= seen.any(|v| v != first);
-            }
-        }
-        if block.term.is_branch_on_value() || block.term.successors().len() > 1 {
-            let mut taken = succ
-                .iter()
-                .zip(&active)
-                .filter(|(_, a)| **a)
-                .map(|(s, _)| s);
-            if let Some(first) = taken.next() {
-                let first: Succ = first.clone();
-                if taken.any(|s| *s != first) {
-                    obs.branches[row.scheduled] = true;
-                }
-            }
-        }
-        for g in &groups {
-            if !obs.objects[g.alloca] && copies_differ(&m.state.mem, &class, &g.objects) {
-                obs.objects[g.alloca] = true;
-            }
-        }
+        record.observe_with(
+            body,
+            &m.state.env,
+            &m.state.mem,
+            &step,
+            &mut |i, lanes, groups| {
+                let values: Vec<(usize, LaneValue)> = lanes
+                    .iter()
+                    .map(|(lane, val)| (*lane, lane_value(groups, val)))
+                    .collect();
+                on_instance(i, &values);
+            },
+        );
     }
-    cross_check(module, body, &obs, &m.divergence)?;
-    Ok(obs)
+    Ok(Observation {
+        insts: record.insts.clone(),
+        branches: observed_flags(body, |b| record.branches[b].diverged),
+        activation: observed_flags(body, |b| record.activation[b]),
+        objects: record.objects.clone(),
+        outcome,
+    })
+}
+
+/// A table of one flag per block of `body`.
+fn observed_flags(body: &Body, flag: impl Fn(Block) -> bool) -> SecondaryMap<Block, bool> {
+    let mut out = SecondaryMap::with_default(false);
+    for &b in &body.layout {
+        out[b] = flag(b);
+    }
+    out
 }
 
 /// A lane's value for the stride check.
-fn lane_value(class: &BTreeMap<ObjectId, (Inst, u64)>, v: &Val) -> LaneValue {
+fn lane_value(class: &CopyGroups, v: &Val) -> LaneValue {
     match v {
         Val::Undef => LaneValue::Undef,
         Val::Int(x) => LaneValue::Int(*x),
@@ -717,100 +644,4 @@ fn lane_value(class: &BTreeMap<ObjectId, (Inst, u64)>, v: &Val) -> LaneValue {
         },
         _ => LaneValue::Other,
     }
-}
-
-/// A lane value with pointers into stack objects replaced by their class.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum NormVal {
-    Plain(Val),
-    Ptr(NormPtr),
-}
-
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum NormPtr {
-    Stack {
-        alloca: Inst,
-        step: u64,
-        offset: u64,
-    },
-    Other(Pointer),
-}
-
-fn norm_ptr(class: &BTreeMap<ObjectId, (Inst, u64)>, p: &Pointer) -> NormPtr {
-    match p.object.and_then(|o| class.get(&o)) {
-        Some(&(alloca, step)) => NormPtr::Stack {
-            alloca,
-            step,
-            offset: p.offset,
-        },
-        None => NormPtr::Other(*p),
-    }
-}
-
-/// A byte with a pointer fragment's pointer replaced by its class.
-type NormByte = (Option<NormPtr>, Option<u8>, u8);
-
-/// Whether the copies `objects` differ in contents (pointer bytes compared up
-/// to the stack object they point into).
-fn copies_differ(
-    mem: &Memory,
-    class: &BTreeMap<ObjectId, (Inst, u64)>,
-    objects: &[ObjectId],
-) -> bool {
-    let norm_bytes = |o: ObjectId| -> Option<Vec<NormByte>> {
-        let obj = mem.object(o)?;
-        Some(
-            obj.bytes
-                .iter()
-                .map(|b| match b {
-                    Byte::Uninit => (None, None, 0),
-                    Byte::Data(d) => (None, Some(d), 0),
-                    Byte::PtrFrag { ptr, index } => (Some(norm_ptr(class, &ptr)), None, index),
-                })
-                .collect(),
-        )
-    };
-    let mut it = objects.iter().map(|&o| norm_bytes(o));
-    let Some(first) = it.next() else {
-        return false;
-    };
-    it.any(|b| b != first)
-}
-
-/// The machine's record and this one agree on every branch and every value
-/// that is not a pointer; on a pointer, this one (which compares stack addresses
-/// up to the object) may only see less divergence.
-fn cross_check(
-    module: &Module,
-    body: &Body,
-    obs: &Observation,
-    rec: &DivergenceRecord,
-) -> Result<(), String> {
-    for &b in &body.layout {
-        let data = &body.blocks[b];
-        for &i in data.phis.iter().chain(&data.body) {
-            let Some(v) = body.insts[i].result else {
-                continue;
-            };
-            let (mine, theirs) = (obs.insts[i], rec.insts[i]);
-            let agree = if module.types.is_ptr(body.values[v].ty) {
-                mine.instances == theirs.instances && (!mine.diverged || theirs.diverged)
-            } else {
-                mine == ObservedInst {
-                    instances: theirs.instances,
-                    diverged: theirs.diverged,
-                }
-            };
-            if !agree {
-                return Err(format!(
-                    "observers disagree on %{}: machine {theirs:?}, analysis check {mine:?}",
-                    body.value_name(v).unwrap_or("?"),
-                ));
-            }
-        }
-        if data.term.is_branch_on_value() && rec.branches[b].diverged != obs.branches[b] {
-            return Err(format!("observers disagree on the branch of {}", data.name));
-        }
-    }
-    Ok(())
 }

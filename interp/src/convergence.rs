@@ -32,7 +32,7 @@
 
 use crate::trace::TraceRow;
 use pllvm_analysis::cycles::{CycleInfo, all_hierarchies};
-use pllvm_analysis::uniformity::InitShapes;
+use pllvm_analysis::result::InitShapes;
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{
     BinOp, Block, Body, ConstData, FuncId, InstData, InstKind, IntFlags, Module, ValueData,
@@ -553,7 +553,7 @@ pub fn llvm_m_converged(
         return Err(format!("@{} has no body", module.functions[func].name));
     };
     let cfg = Cfg::new(body);
-    let r = pllvm_analysis::llvm::uniformity_with(&probe, func, body, init, cycles);
+    let r = pllvm_analysis::llvm::analyze_with(&probe, func, body, init, cycles);
     Ok(probes
         .into_iter()
         .filter(|&(b, v)| cfg.reachable(b) && r.values[v].is_uniform())

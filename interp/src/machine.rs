@@ -340,7 +340,7 @@ impl<'m> Machine<'m> {
         }
         if self.observe {
             self.divergence
-                .observe(&self.program, &self.state.env, &step);
+                .observe(self.program.body, &self.state.env, &self.state.mem, &step);
         }
         let rules = step.rules;
         self.rules_fired.extend(rules);

@@ -32,7 +32,7 @@
 //! computation, to understand and fix.
 
 use pllvm_analysis::cycles::{CycleInfo, all_hierarchies};
-use pllvm_analysis::llvm::uniformity_with;
+use pllvm_analysis::llvm::analyze_with;
 use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
 use pllvm_interp::convergence::{
     Threads, behaved_m_converged, check_maximal_definition, compare, convergence_before,
@@ -153,7 +153,7 @@ fn check(config: &GenConfig, seed: u64, width: usize, tally: &mut Tally) -> Resu
         .collect::<Result<_, _>>()?;
     let analyses: Vec<_> = all
         .iter()
-        .map(|h| uniformity_with(&g.module, g.func, body, &init, h.clone()))
+        .map(|h| analyze_with(&g.module, g.func, body, &init, h.clone()))
         .collect();
     let run = g.run_config(&g.inputs(seed, width), Interp::Freezing);
     let (executions, complete) = greedy_executions(&g.module, &run, 24, 400)?;

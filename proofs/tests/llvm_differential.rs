@@ -14,8 +14,9 @@
 //! 1000 generated programs.
 
 use pllvm_analysis::opt_uniformity::{opt_available, opt_input, parse_report, run_opt};
+use pllvm_analysis::result::{AnalysisKind, InitShapes};
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
+use pllvm_analysis::uniformity::analyze;
 use pllvm_corpus::analysis_expect::{Observation, observe_run};
 use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::ir::{FuncId, Module};

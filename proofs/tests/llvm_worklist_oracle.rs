@@ -1,12 +1,12 @@
-//! The `llvm` analysis's worklist solver ([`pllvm_analysis::llvm::uniformity_with`],
+//! The `llvm` analysis's worklist solver ([`pllvm_analysis::llvm::analyze_with`],
 //! one [`pllvm_analysis::llvm::BranchSolver`] call per divergent branch) against
-//! its reference formulation ([`pllvm_analysis::llvm::uniformity_reference`]: the
+//! its reference formulation ([`pllvm_analysis::llvm::analyze_reference`]: the
 //! flow-based joins of LLVM's "Convergence and Uniformity" recomputed for every
 //! divergent branch in every round of a Kleene iteration), on generated reducible
 //! and irreducible programs and every cycle hierarchy a DFS produces for them.
 
 use pllvm_analysis::cycles::all_hierarchies;
-use pllvm_analysis::llvm::{uniformity_reference, uniformity_with};
+use pllvm_analysis::llvm::{analyze_reference, analyze_with};
 use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 
@@ -27,8 +27,8 @@ fn worklist_and_reference_agree_on_generated_programs() {
         let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().as_u32(), 20);
         for h in all {
             hierarchies += 1;
-            let fast = uniformity_with(&g.module, g.func, body, &init, h.clone());
-            let slow = uniformity_reference(&g.module, g.func, body, &init, h);
+            let fast = analyze_with(&g.module, g.func, body, &init, h.clone());
+            let slow = analyze_reference(&g.module, g.func, body, &init, h);
             assert_eq!(fast, slow, "seed {seed}");
         }
     }

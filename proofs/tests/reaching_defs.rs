@@ -13,9 +13,9 @@
 
 use pllvm_analysis::CfgFacts;
 use pllvm_analysis::normalize::lcssa;
-use pllvm_analysis::popl::{ReachingDefinitions, uniformity_with};
+use pllvm_analysis::popl::{ReachingDefinitions, analyze_with};
 use pllvm_analysis::reaching_defs::{Point, ReachingDefs};
-use pllvm_analysis::uniformity::Uniformity;
+use pllvm_analysis::result::Uniformity;
 use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Body, InstKind, ValueDef};
@@ -244,7 +244,7 @@ fn popl_with_the_data_flow_agrees_with_the_ssa_shortcut() {
                 .enumerate()
             {
                 let facts = CfgFacts::compute(b).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-                let run = |how| uniformity_with(&g.module, g.func, b, &facts, &init, how);
+                let run = |how| analyze_with(&g.module, g.func, b, &facts, &init, how);
                 let flow = run(ReachingDefinitions::DataFlow);
                 let shortcut = run(ReachingDefinitions::SsaDominance);
                 if let Err(e) = same_shapes(b, &flow, &shortcut) {

@@ -22,8 +22,9 @@
 //! the greedy schedules of `lowest`, `highest` and `random` (thesis Ch. 5).
 //! A counterexample is a bug of an analysis (or of the observer) to fix.
 
+use pllvm_analysis::result::{AnalysisKind, InitShapes};
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, analyze};
+use pllvm_analysis::uniformity::analyze;
 use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};
 use pllvm_proofs::{GenConfig, generate};
@@ -305,7 +306,7 @@ fn popl_is_at_least_as_precise_as_thesis_on_generated_programs() {
 #[test]
 fn llvm_is_sound_for_every_dfs_hierarchy() {
     use pllvm_analysis::cycles::all_hierarchies;
-    use pllvm_analysis::llvm::uniformity_with;
+    use pllvm_analysis::llvm::analyze_with;
     let configs = [GenConfig::small(), GenConfig::full()];
     let (mut programs, mut hierarchies) = (0usize, 0usize);
     let mut failures = Vec::new();
@@ -329,7 +330,7 @@ fn llvm_is_sound_for_every_dfs_hierarchy() {
         let (all, _) = all_hierarchies(cfg.graph(), cfg.entry().as_u32(), 200);
         for h in all {
             hierarchies += 1;
-            let r = uniformity_with(&g.module, g.func, body, &init, h);
+            let r = analyze_with(&g.module, g.func, body, &init, h);
             let claims = unsound_claims(&r, body, &obs);
             if !claims.is_empty() {
                 failures.push(format!("seed {seed}: {}", claims.join("; ")));

@@ -14,12 +14,12 @@
 //! - a stack object it calls uniform: the lanes' copies made together hold equal
 //!   contents after every transition.
 //!
-//! This is the per-step check of `pllvm_corpus::analysis_expect::observe_run`,
-//! done per transition: a state of the explored graph is reached by many
+//! What a transition showed is decided by the interpreter's observer
+//! (`pllvm_interp::observe::observe_step`, the one the machine and the corpus
+//! runner use), per transition: a state of the explored graph is reached by many
 //! schedules, so what one schedule learnt (which objects one `alloca` made
-//! together) travels with the state along the transition that first met it. The
-//! machine's own observer (`pllvm_interp::observe::DivergenceRecord`) is fed the
-//! same transitions and must agree on every value that is not a pointer.
+//! together, the copy groups) travels with the state along the transition that
+//! first met it.
 //!
 //! The transitions checked are those the search follows, a superset of the
 //! greedy ones: termination preservation (§5.3) rules some out only once the
@@ -30,16 +30,14 @@
 //! a tenth do. A counterexample is a bug of an analysis to fix, never a case to
 //! skip.
 
+use pllvm_analysis::result::{AnalysisKind, Uniformity};
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{AnalysisKind, Uniformity, analyze};
+use pllvm_analysis::uniformity::analyze;
 use pllvm_interp::explore::{Bounds, Order, Transition, explore_with};
-use pllvm_interp::observe::DivergenceRecord;
+use pllvm_interp::observe::{CopyGroups, observe_step};
 use pllvm_proofs::{GenConfig, Generated, generate};
-use pllvm_semantics::entity::SecondaryMap;
-use pllvm_semantics::ir::{Block, Body, Inst, InstKind};
-use pllvm_semantics::memory::{Byte, Memory};
+use pllvm_semantics::ir::{Block, Body, Inst};
 use pllvm_semantics::rules::Interp;
-use pllvm_semantics::value::{ObjectId, Pointer, Val};
 use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 
@@ -61,59 +59,6 @@ const BOUNDS: Bounds = Bounds {
     max_steps: 300,
     order: Order::Lowest,
 };
-
-/// Which copy group a stack object belongs to: the `alloca` that made it and the
-/// transition that ran that `alloca` (one abstract object, Fig. 6.11).
-type Classes = BTreeMap<ObjectId, (Inst, usize)>;
-
-/// A lane value with pointers into stack objects replaced by their group.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Norm {
-    Plain(Val),
-    Stack(Inst, usize, u64),
-    Ptr(Pointer),
-}
-
-fn norm_ptr(classes: &Classes, p: &Pointer) -> Norm {
-    match p.object.and_then(|o| classes.get(&o)) {
-        Some(&(alloca, tag)) => Norm::Stack(alloca, tag, p.offset),
-        None => Norm::Ptr(*p),
-    }
-}
-
-fn norm(classes: &Classes, v: &Val) -> Norm {
-    match v {
-        Val::Ptr(p) => norm_ptr(classes, p),
-        other => Norm::Plain(other.clone()),
-    }
-}
-
-/// The contents of one object, pointer bytes compared up to the group.
-fn norm_bytes(mem: &Memory, classes: &Classes, o: ObjectId) -> Option<Vec<NormByte>> {
-    let obj = mem.object(o)?;
-    Some(
-        obj.bytes
-            .iter()
-            .map(|b| match b {
-                Byte::Uninit => (None, None, 0),
-                Byte::Data(d) => (None, Some(d), 0),
-                Byte::PtrFrag { ptr, index } => (Some(norm_ptr(classes, &ptr)), None, index),
-            })
-            .collect(),
-    )
-}
-
-/// A byte with a pointer fragment's pointer replaced by its group.
-type NormByte = (Option<Norm>, Option<u8>, u8);
-
-/// What one transition refuted.
-#[derive(Default)]
-struct Refuted {
-    values: Vec<Inst>,
-    branch: Option<Block>,
-    activation: Option<Block>,
-    objects: Vec<Inst>,
-}
 
 /// The counts of one sweep.
 #[derive(Default, Debug)]
@@ -161,11 +106,9 @@ fn check_program(
 
     // Per explored state: the copy groups of its stack objects, and how it was
     // first reached (for witness schedules).
-    let mut classes: Vec<Option<Rc<Classes>>> = vec![Some(Rc::new(Classes::new()))];
+    let mut classes: Vec<Option<Rc<CopyGroups>>> = vec![Some(Rc::new(CopyGroups::new()))];
     let mut parent: Vec<Option<(u32, Block)>> = vec![None];
     let mut problems: BTreeMap<String, String> = BTreeMap::new();
-    let mut mine: SecondaryMap<Inst, (u64, bool)> = SecondaryMap::with_default((0, false));
-    let mut record = DivergenceRecord::new(body);
     let mut transitions = 0usize;
     let mut claims: BTreeSet<(AnalysisKind, Inst)> = BTreeSet::new();
     let mut failure: Option<String> = None;
@@ -181,59 +124,21 @@ fn check_program(
         };
         let step = t.step;
         let block = &body.blocks[step.scheduled];
-        let all = vec![true; width];
-        // New stack objects first, so that pointers compare by group.
-        let old_objects = t.before.mem.objects().count() as u32;
+        // The copy groups travel with the state: the objects this transition's
+        // `alloca`s made join them under its tag.
         let mut after = (*before).clone();
-        for &i in &block.body {
-            let data = &body.insts[i];
-            if !matches!(data.kind, InstKind::Alloca { .. }) {
-                continue;
-            }
-            let Some(v) = data.result else { continue };
-            let lanes = if data.total { &all } else { &step.active };
-            for (lane, val) in t.after.env.get(v).iter().enumerate() {
-                if lanes[lane]
-                    && let Val::Ptr(Pointer {
-                        object: Some(o), ..
-                    }) = val
-                    && o.0 >= old_objects
-                {
-                    after.insert(*o, (i, tag));
-                }
-            }
-        }
-        let mut refuted = Refuted::default();
-        let n_active = step.active.iter().filter(|&&a| a).count();
-        if n_active > 0 && n_active < width {
-            refuted.activation = Some(step.scheduled);
-        }
-        for &i in block.phis.iter().chain(&block.body) {
-            let data = &body.insts[i];
-            let Some(v) = data.result else { continue };
-            let lanes: &[bool] = if data.kind.is_phi() {
-                &step.cmask
-            } else if data.total || matches!(data.kind, InstKind::Mask) {
-                &all
-            } else {
-                &step.active
-            };
-            let defined = t.after.env.defined(v);
-            let column = t.after.env.get(v);
-            let mut seen = lanes
-                .iter()
-                .zip(column.iter())
-                .enumerate()
-                .filter(|(lane, (a, _))| **a && defined.is_none_or(|d| d[*lane]))
-                .map(|(_, (_, x))| norm(&after, x));
-            if let Some(first) = seen.next() {
-                let diverged = seen.any(|x| x != first);
-                let entry = &mut mine[i];
-                entry.0 += 1;
-                entry.1 |= diverged;
-                if diverged {
-                    refuted.values.push(i);
-                }
+        let seen = observe_step(
+            body,
+            &t.after.env,
+            &t.after.mem,
+            step,
+            &mut after,
+            tag as u64,
+            true,
+            &mut |_, _, _| {},
+        );
+        for &(i, _) in &seen.values {
+            if let Some(v) = body.insts[i].result {
                 for r in &results {
                     if r.values[v].is_uniform() {
                         claims.insert((r.analysis, i));
@@ -241,34 +146,6 @@ fn check_program(
                 }
             }
         }
-        if block.term.is_branch_on_value() || block.term.successors().len() > 1 {
-            let mut taken = step
-                .succ
-                .iter()
-                .zip(&step.active)
-                .filter(|(_, a)| **a)
-                .map(|(s, _)| s);
-            if let Some(first) = taken.next()
-                && taken.any(|s| s != first)
-            {
-                refuted.branch = Some(step.scheduled);
-            }
-        }
-        // Every copy group of the state after: equal contents.
-        let mut groups: BTreeMap<(Inst, usize), Vec<ObjectId>> = BTreeMap::new();
-        for (&o, &key) in &after {
-            groups.entry(key).or_default().push(o);
-        }
-        for ((alloca, _), objects) in &groups {
-            let mut it = objects.iter().map(|&o| norm_bytes(&t.after.mem, &after, o));
-            if let Some(first) = it.next()
-                && it.any(|b| b != first)
-                && !refuted.objects.contains(alloca)
-            {
-                refuted.objects.push(*alloca);
-            }
-        }
-        record.observe(t.program, &t.after.env, step);
         // The analyses' claims against what this transition showed.
         let refute = |what: String, problems: &mut BTreeMap<String, String>| {
             problems.entry(what).or_insert_with(|| {
@@ -287,7 +164,7 @@ fn check_program(
             });
         };
         for r in &results {
-            for &i in &refuted.values {
+            for &(i, _) in seen.values.iter().filter(|(_, diverged)| *diverged) {
                 if let Some(v) = body.insts[i].result
                     && r.values[v].is_uniform()
                 {
@@ -302,9 +179,7 @@ fn check_program(
                     );
                 }
             }
-            if let Some(b) = refuted.branch
-                && r.terminators[b].is_uniform()
-            {
+            if seen.branch == Some(true) && r.terminators[step.scheduled].is_uniform() {
                 refute(
                     format!(
                         "{} calls the terminator of {} uniform",
@@ -313,9 +188,7 @@ fn check_program(
                     &mut problems,
                 );
             }
-            if let Some(b) = refuted.activation
-                && r.activation[b].is_uniform()
-            {
+            if seen.partial_activation && r.activation[step.scheduled].is_uniform() {
                 refute(
                     format!(
                         "{} calls the activation of {} uniform",
@@ -324,7 +197,7 @@ fn check_program(
                     &mut problems,
                 );
             }
-            for a in &refuted.objects {
+            for a in &seen.objects_differ {
                 if r.allocas.get(a).is_some_and(|s| s.is_uniform()) {
                     refute(
                         format!("{} calls the stack object of {a:?} uniform", r.analysis),
@@ -362,30 +235,6 @@ fn check_program(
         counts.truncated_why.push(why.clone());
     } else {
         counts.exhaustive += 1;
-    }
-    // The machine's observer saw the same transitions: it agrees on every value
-    // that is not a pointer, and on pointers sees at least the divergence seen
-    // here (which compares stack addresses up to the object).
-    for &b in &body.layout {
-        let data = &body.blocks[b];
-        for &i in data.phis.iter().chain(&data.body) {
-            let Some(v) = body.insts[i].result else {
-                continue;
-            };
-            let (n, diverged) = mine[i];
-            let theirs = record.insts[i];
-            let agree = if g.module.types.is_ptr(body.values[v].ty) {
-                n == theirs.instances && (!diverged || theirs.diverged)
-            } else {
-                n == theirs.instances && diverged == theirs.diverged
-            };
-            if !agree {
-                return Err(format!(
-                    "observers disagree on %{}: machine {theirs:?}, here ({n}, {diverged})",
-                    body.value_name(v).unwrap_or("?")
-                ));
-            }
-        }
     }
     Ok(problems
         .into_iter()

@@ -21,8 +21,9 @@
 //! strided claim and checks that the runs refute the perturbed claims, so the
 //! check can fail. A counterexample is a bug of `sa` (or of the check) to fix.
 
-use pllvm_analysis::stride::SaShape;
-use pllvm_analysis::uniformity::{AnalysisKind, InitShapes, Uniformity, analyze_for_width};
+use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
+use pllvm_analysis::sa_shape::SaShape;
+use pllvm_analysis::uniformity::analyze_for_width;
 use pllvm_corpus::analysis_expect::{observe_run, stride_violations, unsound_claims};
 use pllvm_interp::RunConfig;
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};

@@ -1,7 +1,7 @@
 //! The joins and diverged paths of one divergent branch (LLVM's "Convergence and
 //! Uniformity", "Terminology" and "Divergent Cycle Exits"), computed in time
 //! proportional to the region the branch's lanes can part in, not to the whole
-//! CFG: what [`super::uniformity`] calls once per divergent branch. The reference
+//! CFG: what [`super::analyze`] calls once per divergent branch. The reference
 //! definitions, [`super::joins`] (two units of vertex-disjoint flow) and
 //! [`super::diverged_reach`], are the test oracle this module must agree with.
 //!

@@ -21,10 +21,9 @@ use super::policy::Policy;
 use super::show;
 use super::style::{Role, Style};
 use crate::default_program;
+use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::shape::Shape;
-use pllvm_analysis::uniformity::{
-    AnalysisKind, InitShapes, Uniformity, analyze as analyze_uniformity,
-};
+use pllvm_analysis::uniformity::analyze as analyze_uniformity;
 use pllvm_interp::config::parse_interp;
 use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legality};
 use pllvm_interp::stepper::{BACK_DEPTH, Back, Drive, Stepper, Watch};

@@ -377,9 +377,9 @@ impl Generated {
 
     /// `InitShapes` (thesis Listing 1) matching how the generator meant each
     /// parameter: uniform parameters uniform, per-lane and thread-id ones varying.
-    pub fn init_shapes(&self) -> pllvm_analysis::uniformity::InitShapes {
+    pub fn init_shapes(&self) -> pllvm_analysis::result::InitShapes {
         use pllvm_analysis::shape::Shape;
-        pllvm_analysis::uniformity::InitShapes {
+        pllvm_analysis::result::InitShapes {
             params: self
                 .args
                 .iter()

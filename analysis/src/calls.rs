@@ -1,0 +1,51 @@
+//! Call classification for the abstract transformers: what a call does to values
+//! and memory, read off θ (thesis §4.9.2). The thesis leaves calls to the user
+//! (§6.5: "We leave it to the user to supplement abstract transformers"); every
+//! analysis of this crate classifies them here.
+
+use pllvm_semantics::ir::{FuncId, Module};
+use pllvm_semantics::theta::{self, Builtin};
+
+/// What a call does, for its transformer (the thesis leaves calls to the user,
+/// §6.5: "We leave it to the user to supplement abstract transformers").
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum CallKind {
+    /// `thread_id` and its GPU spellings: varying.
+    ThreadId,
+    /// `any`, `all`, `popcount`, `ballot`: one value broadcast to every lane.
+    Horizontal,
+    /// Pure per-lane functions: [DA-UARITH] / [DA-DARITH].
+    Pure,
+    /// Writes memory through argument `dst`, with the contents depending on `data`
+    /// (`memset`, `memcpy`, `memmove`, `lifetime.*`).
+    Write {
+        /// The written pointer's argument index.
+        dst: usize,
+        /// Arguments the written contents depend on.
+        data: Vec<usize>,
+    },
+    /// No effect on values or memory (`assume`, debug intrinsics).
+    NoEffect,
+}
+
+/// Classifies a call to `callee` by θ (§4.9.2).
+pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallKind {
+    let name = &module.functions[callee].name;
+    match theta::resolve(name) {
+        Some(Builtin::ThreadId) => CallKind::ThreadId,
+        Some(Builtin::Any | Builtin::All | Builtin::Popcount | Builtin::Ballot) => {
+            CallKind::Horizontal
+        }
+        Some(Builtin::Math(_)) => CallKind::Pure,
+        Some(Builtin::Memset | Builtin::Memcpy | Builtin::Memmove) => CallKind::Write {
+            dst: 0,
+            data: (1..n_args).collect(),
+        },
+        Some(Builtin::LifetimeStart | Builtin::LifetimeEnd) => CallKind::Write {
+            dst: n_args.saturating_sub(1),
+            data: Vec::new(),
+        },
+        Some(Builtin::Assume | Builtin::NoOp) => CallKind::NoEffect,
+        None => CallKind::Pure,
+    }
+}
