@@ -24,13 +24,14 @@ use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::{
     AnalysisKind, InitShapes, Uniformity, analyze as analyze_uniformity,
 };
-use pllvm_interp::config::parse_interp;
+use pllvm_interp::config::{parse_exec, parse_interp};
 use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legality};
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_interp::trace::{self, TraceRow};
 use pllvm_interp::{Machine, Outcome, RunConfig, directives};
 use pllvm_semantics::diag::Diagnostic;
 use pllvm_semantics::ir::{Block, InstKind, Module};
+use pllvm_semantics::rules::Exec;
 use pllvm_semantics::rules::State;
 use pllvm_semantics::text;
 use pllvm_semantics::value::{Pointer, Val};
@@ -118,6 +119,8 @@ pub struct StartOptions {
     pub threads: Option<usize>,
     /// `fr` / `obl`.
     pub interp: Option<String>,
+    /// `reference` / `fast`.
+    pub exec: Option<String>,
     /// The scheduling policy.
     pub sched: Option<String>,
     /// A JSON run input file.
@@ -271,6 +274,9 @@ impl Session {
         if let Some(i) = &options.interp {
             config.interp = parse_interp(i)?;
         }
+        if let Some(x) = &options.exec {
+            config.exec = parse_exec(x)?;
+        }
         for a in &options.args {
             config.add_arg(a)?;
         }
@@ -354,12 +360,16 @@ impl Session {
             .map(|m| format!("@{}", m.program.module.functions[m.program.func].name))
             .unwrap_or_else(|_| "?".into());
         format!(
-            "{}: {func}, W = {}, {}, policy {}{}",
+            "{}: {func}, W = {}, {}, policy {}{}{}",
             self.loaded.name,
             self.config.threads,
             self.config.interp.short(),
             self.policy.name(),
-            if self.config.strict { ", strict" } else { "" }
+            if self.config.strict { ", strict" } else { "" },
+            match self.config.exec {
+                Exec::Reference => ", exec reference",
+                Exec::Fast => "",
+            }
         )
     }
 
@@ -1270,6 +1280,7 @@ impl Session {
                 }
             }
             Setting::Interp(i) => config.interp = parse_interp(&i)?,
+            Setting::Exec(x) => config.exec = x,
             Setting::LaneInput(spec) => config.add_arg(&spec).map_err(|e| reword(&e))?,
             Setting::Mem(spec) => config.add_memory(&spec).map_err(|e| reword(&e))?,
             Setting::Strict(on) => config.strict = on,
@@ -1418,7 +1429,9 @@ fn initial_run(module: &Module, config: &RunConfig) -> Result<Current, String> {
 /// The CFG facts of the greedy constraints (Ch. 5) for the machine's program,
 /// with the §5.3 search stepping states under the run's interpretation.
 fn facts_of(m: &Machine<'_>, config: &RunConfig) -> GreedyFacts {
-    GreedyFacts::compute(&m.program).with_interp(config.interp)
+    GreedyFacts::compute(&m.program)
+        .with_interp(config.interp)
+        .with_exec(config.exec)
 }
 
 /// `returned` / `undefined behaviour` / ...: a short name for an outcome.
