@@ -25,18 +25,25 @@
 //! 400 seeds; `PROPTEST_CASES=N` sets the random cases directly.
 //!
 //! # Does it catch a broken kernel?
-//! `a_broken_kernel_is_caught` injects a mutated evalterm^W kernel through the
-//! step (`mutated_fast`: a passive lane's successor index becomes 0 instead of ⊤,
-//! a broken ⊤ flag) and asserts that the same comparison reports a difference,
-//! while the unmutated kernels pass it.
+//! `a_broken_kernel_is_caught` passes a mutated fast executor to the same
+//! comparison and asserts that it reports a difference, while the unmutated fast
+//! executor passes it. The mutant (`mutated_fast`) is `Exec::Fast` with a broken
+//! evalterm^W kernel: it runs [BLS-W-STEP] and then loses the ⊤ of i^W, the
+//! kernel's output (a passive lane's successor index becomes 0 instead of ⊤),
+//! before [PC-WSTEP] consumes it. (`Exec` has no slot for a foreign kernel, so
+//! the mutant is injected at the step, not inside the hook.)
 //!
 //! A manual mutation was also run (2026-11-25): in
 //! `semantics/src/kernels/env.rs`, `update_bit_lanes`, the ⊤ flag line
 //! `*slot = (a & n) | (!a & (*slot | oblivious));` changed to
 //! `*slot = (a & n) | (!a & *slot);` (the [UPD-ENV] kernel forgets that OBL
 //! makes a passive lane ⊤). `cargo test -p pllvm-proofs --test
-//! whole_run_equivalence` then fails; see MUTATION_RESULT below for what it
-//! reported.
+//! whole_run_equivalence` then failed both tests: the fixed sweep, and the
+//! property with the minimal failing input `seed = 53419781787212312, width = 1,
+//! oblivious = true, strict = false, sched_seed = 11407072225319848887`, on its
+//! random-blocks schedule: "trace row 25 differs", the reference assigning ⊤ to
+//! `v8`, `v10`, `v35` and `v41` of a passive lane where the fast run kept 0, 0, 1
+//! and 3.
 
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_interp::sched::Random;
@@ -49,10 +56,6 @@ use pllvm_semantics::rules::step::{BlockStep, bls_w_step, lss_w_step, pc_wstep};
 use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError, Succ};
 use pllvm_semantics::value::Val;
 use proptest::prelude::*;
-
-/// What the manual mutation of the module doc made the fixed sweep report.
-#[allow(dead_code, reason = "documentation of a manual experiment")]
-const MUTATION_RESULT: &str = "see the module doc";
 
 /// One row of a trace, whichever way it was recorded.
 #[derive(Clone, Debug, PartialEq)]

@@ -65,6 +65,7 @@ impl fmt::Display for Exec {
 }
 
 /// The hook of [UPD-ENV]: assigns res^W to `id` under `active`.
+#[inline]
 pub fn upd_env_w(
     exec: Exec,
     interp: Interp,
@@ -84,6 +85,7 @@ pub fn upd_env_w(
 }
 
 /// The hook of [W-INST-LLVM]: res^W of instruction `c` into `out`.
+#[inline]
 pub fn w_inst_llvm_w(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
@@ -104,6 +106,7 @@ pub fn w_inst_llvm_w(
 /// The hook of evalphi: the new column of `phi` in every lane (stored as Δ^W
 /// stores values of its type) and, when tracked, its new definition mask.
 #[allow(clippy::too_many_arguments, reason = "the premises of evalphi^W")]
+#[inline]
 pub fn eval_phi_w(
     exec: Exec,
     program: &Program<'_>,
@@ -127,6 +130,7 @@ pub fn eval_phi_w(
 /// The hook of evalterm^W: i^W = evalterm^W amsk^W Δ^W tmn into `succ`. Strict
 /// mode checks each active lane's terminator operands before that lane's
 /// evalterm, which only the lane-by-lane form does.
+#[inline]
 pub fn eval_term_w(
     ctx: CmdCtx<'_, '_>,
     env: &Env,
