@@ -36,7 +36,7 @@ pub fn get_new_value(interp: Interp, active: bool, slot: &mut Val, new: &mut Val
 /// `id` in every lane τ through [`get_new_value`].
 ///
 /// When tracked, the definition mask of `id` (Def. 10.1-2) follows the same rule
-/// (see [`update_defined`]).
+/// (`update_defined`: Def. 10.1-2).
 pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: &[Val], active: &[bool]) {
     update_defined(interp, env, id, active);
     // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}.

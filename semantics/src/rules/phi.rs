@@ -18,6 +18,7 @@ pub type PhiLane = (Val, bool);
 pub type PhiParts<'p> = (Value, &'p [(Value, Block)], Option<Value>);
 
 /// The parts of phi `phi`, or stuck when the phi list holds something else.
+#[inline]
 pub fn phi_parts<'p>(program: &'p Program<'_>, phi: Inst) -> Result<PhiParts<'p>, Stuck> {
     let data = &program.body.insts[phi];
     let InstKind::Phi {

@@ -114,6 +114,7 @@ pub struct LaneMasks {
 
 impl LaneMasks {
     /// The lanes of `active` as words, computed again only when `active` changed.
+    #[inline]
     pub fn words_of(&mut self, active: &[bool]) -> &[u64] {
         if self.of != active {
             self.of.clear();
@@ -147,6 +148,7 @@ pub struct StepBuffers {
 impl Scratch {
     /// A scratch column of `width` lanes stored like `like` (its lanes are
     /// unspecified), from the spare buffers if one is left.
+    #[inline]
     pub(crate) fn take_like(&mut self, like: &Column, width: usize) -> Column {
         match like {
             Column::Vals(_) => Column::Vals(self.take_vals(width)),
@@ -159,6 +161,7 @@ impl Scratch {
     }
 
     /// A scratch column of `width` [`Val`]s (their contents are unspecified).
+    #[inline]
     pub(crate) fn take_vals(&mut self, width: usize) -> Vec<Val> {
         match self.vals.pop() {
             Some(mut column) => {
@@ -170,6 +173,7 @@ impl Scratch {
     }
 
     /// A scratch bit column of `width` lanes (kind and lanes unspecified).
+    #[inline]
     pub(crate) fn take_bits(&mut self, width: usize) -> BitColumn {
         match self.bits.pop() {
             Some(mut column) => {
@@ -181,6 +185,7 @@ impl Scratch {
     }
 
     /// Returns a scratch column to the spare buffers (a handful at most).
+    #[inline]
     pub(crate) fn give_back(&mut self, column: Column) {
         match column {
             Column::Vals(v) => self.give_back_vals(v),
@@ -189,6 +194,7 @@ impl Scratch {
     }
 
     /// [`Scratch::give_back`] for a [`Val`] buffer.
+    #[inline]
     pub(crate) fn give_back_vals(&mut self, column: Vec<Val>) {
         if self.vals.len() < 8 {
             self.vals.push(column);
@@ -196,6 +202,7 @@ impl Scratch {
     }
 
     /// [`Scratch::give_back`] for a bit buffer.
+    #[inline]
     pub(crate) fn give_back_bits(&mut self, column: BitColumn) {
         if self.bits.len() < 8 {
             self.bits.push(column);
@@ -209,17 +216,20 @@ impl Scratch {
     }
 
     /// The vectors a finished step handed back, or new empty ones.
+    #[inline]
     pub(crate) fn take_step_buffers(&mut self) -> StepBuffers {
         std::mem::take(&mut self.step)
     }
 
     /// An empty vector for the phis a step resolves (its capacity kept from
     /// earlier steps).
+    #[inline]
     pub(crate) fn take_phi_buffer(&mut self) -> Vec<ResolvedPhi> {
         std::mem::take(&mut self.phis)
     }
 
     /// Hands the (emptied) phi vector back for the next step.
+    #[inline]
     pub(crate) fn give_phi_buffer(&mut self, mut phis: Vec<ResolvedPhi>) {
         phis.clear();
         self.phis = phis;
@@ -299,6 +309,7 @@ impl Env {
 
     /// Replaces the whole column of `value` (the parallel copy of the phis); the
     /// old column is returned (for reuse as a buffer).
+    #[inline]
     pub(crate) fn set_column(&mut self, value: Value, column: Column) -> Column {
         std::mem::replace(&mut self.columns[value.index()], column)
     }
@@ -313,6 +324,7 @@ impl Env {
         rustdoc::broken_intra_doc_links,
         reason = "a rule citation, not a link"
     )]
+    #[inline]
     pub(crate) fn column_mut(&mut self, value: Value) -> &mut Column {
         &mut self.columns[value.index()]
     }
