@@ -588,6 +588,19 @@ mod tests {
         check("set", Ok(Command::Set(None)));
         check("set threads 4", Ok(Command::Set(Some(Setting::Threads(4)))));
         check(
+            "set exec reference",
+            Ok(Command::Set(Some(Setting::Exec(
+                pllvm_semantics::rules::Exec::Reference,
+            )))),
+        );
+        check(
+            "set exec fast",
+            Ok(Command::Set(Some(Setting::Exec(
+                pllvm_semantics::rules::Exec::Fast,
+            )))),
+        );
+        check("set exec slow", Err("set exec: unknown execution 'slow'"));
+        check(
             "set lane-input x=0,1",
             Ok(Command::Set(Some(Setting::LaneInput("x=0,1".into())))),
         );
