@@ -26,8 +26,9 @@ use pllvm_interp::explore::{Bounds, Order};
 use pllvm_interp::greedy::{self, GreedyFacts};
 use pllvm_interp::sched::{self, Interactive, Replay, Scheduler};
 use pllvm_interp::{Machine, Outcome, RunConfig, RunError, SetupError, SetupInput, trace};
-use pllvm_semantics::diag::{Diagnostic, SourceMap, render_all};
-use pllvm_semantics::ir::Module;
+use pllvm_semantics::diag::{Diagnostic, LineIndex, SourceMap, render_all};
+use pllvm_semantics::ir::{FuncId, Module};
+use pllvm_semantics::rules::{Program, Ub};
 use pllvm_semantics::text;
 use pllvm_semantics::verify::verify_module;
 use std::io::Write as _;
@@ -583,7 +584,12 @@ fn run(r: RunArgs) -> Result<ExitCode> {
     if r.file.is_none() {
         return default_program::run_default(&mut stdout());
     }
-    let (module, _, _, _) = load(&r.file)?;
+    let (module, spans, name, src) = load(&r.file)?;
+    let source = Source {
+        name: &name,
+        src: &src,
+        spans: &spans,
+    };
     let flags = InputFlags {
         input: &r.input,
         threads: r.threads,
@@ -614,6 +620,7 @@ fn run(r: RunArgs) -> Result<ExitCode> {
     let mut out = stdout();
     let outcome = execute(
         &module,
+        &source,
         &config,
         &flags,
         TraceOutput {
@@ -702,12 +709,70 @@ struct TraceOutput {
     limit: usize,
 }
 
+/// The program text a run came from, for rendering its outcomes at
+/// `file:line:col` (positions from the side table [`SourceMap`]).
+#[derive(Clone, Copy, Debug)]
+struct Source<'a> {
+    /// The file name as the user gave it (`<stdin>` for `-`).
+    name: &'a str,
+    /// The text.
+    src: &'a str,
+    /// The spans of the parsed module.
+    spans: &'a SourceMap,
+}
+
+impl Source<'_> {
+    /// The undefined behaviour `ub` of a run of `func`, rendered like the
+    /// verifier's errors: `file:line:col: error: undefined behaviour in lane τ: ...`,
+    /// the source line with a caret, and `help: [RULE], thesis §…`.
+    fn render_ub(&self, func: FuncId, ub: &Ub) -> String {
+        ub.diagnostic(self.spans.function(func))
+            .render(self.name, self.src)
+    }
+
+    /// A run error: a stuck step rendered at its scheduled block like the
+    /// verifier's errors (with its rule as `help:`), anything else as it is.
+    fn run_error(&self, func: FuncId, e: RunError) -> anyhow::Error {
+        match e {
+            RunError::Stuck(s) => Rendered(
+                s.diagnostic(self.spans.function(func))
+                    .render(self.name, self.src),
+            )
+            .into(),
+            other => anyhow!(other),
+        }
+    }
+
+    /// The position and rule of undefined behaviour, as the fields of the
+    /// `undefined` object of `run --trace json` (schema `pllvm-run/1`).
+    fn ub_json(&self, program: &Program<'_>, ub: &Ub) -> serde_json::Value {
+        let diagnostic = ub.diagnostic(self.spans.function(program.func));
+        let (line, col) = LineIndex::new(self.src).line_col(self.src, diagnostic.span.lo);
+        serde_json::json!({
+            "rule": ub.rule.name(),
+            "thesis": ub.rule.thesis(),
+            "lane": ub.lane,
+            "block": program.block_name(ub.block),
+            "file": self.name,
+            "line": line,
+            "col": col,
+            "message": ub.message,
+        })
+    }
+}
+
 /// Runs one configuration and prints the trace, the outcome and the results.
 /// The machine keeps the trace only when the output needs it (`--trace`,
 /// `--convergence`), and then at most `trace.limit` rows and the latest: a long
 /// run without them costs the host O(W) memory, not O(steps × W).
+///
+/// Undefined behaviour is also rendered at its source position on stderr (the
+/// stream the verifier's errors go to), and a stuck step is an error rendered
+/// the same way.
+#[allow(clippy::too_many_arguments, reason = "one run's inputs and outputs")]
 fn execute(
     module: &Module,
+    source: &Source<'_>,
     config: &RunConfig,
     flags: &InputFlags<'_>,
     trace_output: TraceOutput,
@@ -720,6 +785,7 @@ fn execute(
     for w in &machine.warnings {
         eprintln!("warning: {w}");
     }
+    let func = machine.program.func;
     machine.record_trace = format.is_some() || reports.convergence;
     machine.trace_limit = Some(trace_output.limit);
     machine.record_writes = values || matches!(format, Some(TraceFormat::Json));
@@ -730,7 +796,7 @@ fn execute(
                 RunError::BadSchedule(why) if flags.schedule => {
                     Usage(format!("--schedule: {why}")).into()
                 }
-                other => anyhow!(other),
+                other => source.run_error(func, other),
             })?,
         )),
         (None, Some(spec)) => {
@@ -739,15 +805,22 @@ fn execute(
             let name = policy.name();
             Some((
                 name,
-                machine.run_with(policy.as_mut()).map_err(|e| anyhow!(e))?,
+                machine
+                    .run_with(policy.as_mut())
+                    .map_err(|e| source.run_error(func, e))?,
             ))
         }
         (None, None) => None,
     };
     let outcome = match &checked {
         Some((_, run)) => run.outcome.clone(),
-        None => machine.run_to_end().map_err(|e| anyhow!(e))?,
+        None => machine
+            .run_to_end()
+            .map_err(|e| source.run_error(func, e))?,
     };
+    if let Outcome::Undefined(ub) = &outcome {
+        eprintln!("{}", source.render_ub(func, ub));
+    }
     let body = machine.program.body;
     let program = &machine.program;
     // What the run reports besides its trace, in the order the text prints it.
@@ -789,6 +862,9 @@ fn execute(
         // One JSON document: the trace is streamed row by row inside it.
         let mut rest = serde_json::Map::new();
         rest.insert("outcome".into(), outcome.to_string().into());
+        if let Outcome::Undefined(ub) = &outcome {
+            rest.insert("undefined".into(), source.ub_json(program, ub));
+        }
         if machine.returns_value() {
             rest.insert("result".into(), serde_json::json!(machine.result_lanes()));
         }
@@ -863,7 +939,12 @@ fn execute(
 }
 
 fn explore(e: ExploreArgs) -> Result<ExitCode> {
-    let (module, _, _, _) = load(&Some(e.file.clone()))?;
+    let (module, spans, name, src) = load(&Some(e.file.clone()))?;
+    let source = Source {
+        name: &name,
+        src: &src,
+        spans: &spans,
+    };
     let flags = InputFlags {
         input: &e.input,
         threads: e.threads,
@@ -900,6 +981,14 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
     };
     let exploration = explore_watching(&module, &config, &bounds, e.time, &flags)?;
     write!(stdout(), "{}", exploration.report())?;
+    // Each undefined-behaviour ending at its source position, after the report.
+    for ub in exploration
+        .outcomes
+        .iter()
+        .filter_map(|o| o.undefined.as_ref())
+    {
+        writeln!(stdout(), "{}", source.render_ub(exploration.func, ub))?;
+    }
     Ok(if exploration.truncated.is_some() {
         ExitCode::from(EXIT_TRUNCATED)
     } else {

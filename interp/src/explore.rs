@@ -30,10 +30,10 @@
 use crate::config::RunConfig;
 use crate::greedy::{GreedyFacts, NaturalLoop, candidates, lane_targets, progress};
 use crate::machine::{Machine, SetupError};
-use pllvm_semantics::ir::{Block, Module};
+use pllvm_semantics::ir::{Block, FuncId, Module};
 use pllvm_semantics::memory::ByteStore;
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
-use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError};
+use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError, Ub};
 use pllvm_semantics::value::{Val, display_signed};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -86,6 +86,9 @@ pub struct ExploredOutcome {
     pub memory: Vec<(String, String)>,
     /// A schedule that ends this way (a shortest one).
     pub witness: Vec<Block>,
+    /// The undefined behaviour, when the ending is `undefined: …`: its rule, lane
+    /// and site, for a front end to render at its source position.
+    pub undefined: Option<Ub>,
 }
 
 /// A pair of concurrent next blocks (Def. 20) and a state that witnesses it.
@@ -112,6 +115,8 @@ pub struct Theorem1Violation {
 /// What [`explore`] found.
 #[derive(Clone, Debug)]
 pub struct Exploration {
+    /// The function explored.
+    pub func: FuncId,
     /// Distinct states explored (ends not counted).
     pub states: usize,
     /// Transitions (state, block) followed.
@@ -506,6 +511,7 @@ pub fn explore_watched(
             continue;
         };
         let mut record_end = |ending: String,
+                              undefined: Option<Ub>,
                               state: &State,
                               last: Option<Block>,
                               nodes: &[Node],
@@ -559,12 +565,13 @@ pub fn explore_watched(
                 result_text,
                 memory,
                 witness,
+                undefined,
             });
         };
 
         if state.all_done() {
             ends[n as usize] = true;
-            record_end("returned".into(), &state, None, &nodes, &mut outcomes);
+            record_end("returned".into(), None, &state, None, &nodes, &mut outcomes);
             continue;
         }
         if nodes[n as usize].depth >= bounds.max_steps {
@@ -585,6 +592,7 @@ pub fn explore_watched(
                     "blocked: no block makes progress and synchronizes (lanes {} wait)",
                     waiting.join(", ")
                 ),
+                None,
                 &state,
                 None,
                 &nodes,
@@ -624,9 +632,9 @@ pub fn explore_watched(
                             .collect(),
                     });
                 }
-                Stepped::Ended(ending) => {
+                Stepped::Ended(ending, undefined) => {
                     ends[n as usize] = true;
-                    record_end(ending, &state, Some(b), &nodes, &mut outcomes);
+                    record_end(ending, undefined, &state, Some(b), &nodes, &mut outcomes);
                 }
                 Stepped::State(next_and_step) => {
                     let (s, step) = *next_and_step;
@@ -790,6 +798,7 @@ pub fn explore_watched(
     }
     let [cnb, cnb_schedulable] = cnb;
     Ok(Exploration {
+        func: program.func,
         states: states.len(),
         transitions,
         truncated,
@@ -814,8 +823,9 @@ pub fn explore_watched(
 enum Stepped {
     /// The next state and what the block did (boxed: the other variants are small).
     State(Box<(State, BlockStep)>),
-    /// The run ended (undefined behaviour, a resource limit): the outcome text.
-    Ended(String),
+    /// The run ended (undefined behaviour, a resource limit): the outcome text,
+    /// and the undefined behaviour if that is how it ended.
+    Ended(String, Option<Ub>),
     /// No rule applies (a bug or an unverified program); the message.
     Stuck(String),
 }
@@ -833,8 +843,8 @@ fn step_keeping(
     let mut scratch = Scratch::default();
     match lss_w_step(program, interp, exec, sc, &mut next, &mut scratch, false) {
         Ok(step) => Stepped::State(Box::new((next, step))),
-        Err(StepError::Undefined(ub)) => Stepped::Ended(format!("undefined: {ub}")),
-        Err(StepError::Limit(why)) => Stepped::Ended(format!("limit: {why}")),
+        Err(StepError::Undefined(ub)) => Stepped::Ended(format!("undefined: {ub}"), Some(ub)),
+        Err(StepError::Limit(why)) => Stepped::Ended(format!("limit: {why}"), None),
         Err(StepError::Stuck(s)) => Stepped::Stuck(s.to_string()),
     }
 }

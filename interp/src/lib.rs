@@ -20,4 +20,3 @@ pub mod trace;
 pub use config::RunConfig;
 pub use machine::{Machine, Outcome, RunError, SetupError, SetupInput};
 pub mod directives;
-pub mod fired;

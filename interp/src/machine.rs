@@ -16,7 +16,7 @@ use pllvm_semantics::ir::{Block, FuncId, GlobalId, Module};
 use pllvm_semantics::memory::{Memory, ObjectKind};
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
 use pllvm_semantics::rules::{
-    Env, Exec, Interp, Program, Scratch, State, StepBuffers, StepError, Stuck, Ub,
+    Env, Exec, Interp, Program, RuleSet, Scratch, State, StepBuffers, StepError, Stuck, Ub,
 };
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use pllvm_semantics::value::{Pointer, Val, display_signed, wrap_biguint};
@@ -136,13 +136,12 @@ pub struct Machine<'m> {
     pub active_lane_insts: u64,
     /// Blocks scheduled so far.
     pub steps: u64,
-    /// Every rule the run has fired so far (see [`crate::fired`]).
-    pub rules_fired: crate::fired::RuleSet,
+    /// Every rule the run's steps have applied so far, as the rules' dispatchers
+    /// recorded them ([`BlockStep::rules`]).
+    pub rules_fired: RuleSet,
     /// The step limit.
     pub max_steps: u64,
     globals: SecondaryMap<GlobalId, Option<Pointer>>,
-    /// [`crate::fired::block_rules`] of every block, computed once.
-    block_rules: SecondaryMap<Block, crate::fired::RuleSet>,
     /// Inputs the run lacks (an argument without a value, an external global
     /// without contents): they start as ⊤, which the user should hear about
     /// before the run rather than as "branches on ⊤" later.
@@ -296,10 +295,6 @@ impl<'m> Machine<'m> {
             .ok_or_else(|| SetupError::new(format!("@{} has no blocks", fdata.name)))?;
         let state = State::initial(entry, mem, env);
         let divergence = DivergenceRecord::new(body);
-        let mut block_rules = SecondaryMap::default();
-        for (b, _) in body.blocks.iter() {
-            block_rules[b] = crate::fired::block_rules(&program, b);
-        }
         Ok(Machine {
             program,
             interp: config.interp,
@@ -316,10 +311,9 @@ impl<'m> Machine<'m> {
             count_work: false,
             active_lane_insts: 0,
             steps: 0,
-            rules_fired: crate::fired::RuleSet::default(),
+            rules_fired: RuleSet::EMPTY,
             max_steps: config.max_steps,
             globals,
-            block_rules,
             warnings,
         })
     }
@@ -356,7 +350,7 @@ impl<'m> Machine<'m> {
             self.divergence
                 .observe(&self.program, &self.state.env, &step);
         }
-        let rules = crate::fired::rules_fired_in(self.block_rules[block], &step);
+        let rules = step.rules;
         self.rules_fired.extend(rules);
         if !self.record_trace {
             // Only the last row is kept: the previous one's vectors are handed

@@ -4,7 +4,7 @@
 //! Fig. 4.6b) and as JSON.
 
 use pllvm_semantics::ir::{Block, Body, Value};
-use pllvm_semantics::rules::{Next, Succ};
+use pllvm_semantics::rules::{Next, RuleSet, Succ};
 use pllvm_semantics::types::TypeTable;
 use pllvm_semantics::value::Val;
 use serde_json::json;
@@ -28,8 +28,9 @@ pub struct TraceRow {
     pub succ: Vec<Succ>,
     /// Assignments, when recorded.
     pub written: Option<Vec<(Value, Vec<Val>)>>,
-    /// The rules this step fired (`semantics/RULES.md`).
-    pub rules: crate::fired::RuleSet,
+    /// The rules this step applied (`semantics/RULES.md`), as the rules'
+    /// dispatchers recorded them ([`pllvm_semantics::rules::step::BlockStep::rules`]).
+    pub rules: RuleSet,
 }
 
 fn block_name(body: &Body, b: Block) -> String {

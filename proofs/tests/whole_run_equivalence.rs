@@ -53,7 +53,9 @@ use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::ir::{Block, Value};
 use pllvm_semantics::memory::Memory;
 use pllvm_semantics::rules::step::{BlockStep, bls_w_step, lss_w_step, pc_wstep};
-use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError, Succ};
+use pllvm_semantics::rules::{
+    Applied, Exec, Interp, Next, Program, Rule, RuleSet, Scratch, State, StepError, Succ,
+};
 use pllvm_semantics::value::Val;
 use proptest::prelude::*;
 
@@ -68,6 +70,8 @@ struct Row {
     active: Vec<bool>,
     succ: Vec<Succ>,
     written: Option<Vec<(Value, Vec<Val>)>>,
+    /// The rules the step applied, as its dispatchers recorded them.
+    rules: RuleSet,
 }
 
 impl Row {
@@ -81,6 +85,7 @@ impl Row {
             active: row.active.clone(),
             succ: row.succ.clone(),
             written: row.written.clone(),
+            rules: row.rules,
         }
     }
 
@@ -94,6 +99,7 @@ impl Row {
             active: step.active.clone(),
             succ: step.succ.clone(),
             written: step.written.clone(),
+            rules: step.rules,
         }
     }
 }
@@ -433,6 +439,7 @@ fn mutated_fast(
             *i = Succ::Index(0);
         }
     }
+    let applied = Applied::default();
     pc_wstep(
         program,
         &step.succ,
@@ -440,7 +447,10 @@ fn mutated_fast(
         &mut state.incoming,
         &mut state.next,
         b,
+        &applied,
     )?;
+    applied.record(Rule::LssWStep);
+    step.rules.extend(applied.rules());
     Ok(step)
 }
 

@@ -95,6 +95,9 @@ pub struct Diagnostic {
     pub span: Span,
     /// What, lowercase, no trailing period, naming the definition it relies on.
     pub message: String,
+    /// A last line `help: ...` after the caret (the rule and thesis place of an
+    /// outcome, say), if any.
+    pub help: Option<String>,
 }
 
 impl Diagnostic {
@@ -104,6 +107,7 @@ impl Diagnostic {
             severity: Severity::Error,
             span,
             message: message.into(),
+            help: None,
         }
     }
     /// A note at `span`.
@@ -112,10 +116,17 @@ impl Diagnostic {
             severity: Severity::Note,
             span,
             message: message.into(),
+            help: None,
         }
     }
+    /// The same, followed by the line `help: {help}`.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
     /// `file:line:col: error: message`, the source line and a caret under the span
-    /// (a long line cut to a window around the caret, see `excerpt`).
+    /// (a long line cut to a window around the caret, see `excerpt`), then
+    /// `help: ...` if the diagnostic has a help line.
     pub fn render(&self, file: &str, src: &str) -> String {
         self.render_indexed(&LineIndex::new(src), file, src)
     }
@@ -132,8 +143,12 @@ impl Diagnostic {
             if hl == line && hc > col { hc - col } else { 1 }
         };
         let (shown, pad, carets) = excerpt(text, col - 1, width);
+        let help = self
+            .help
+            .as_ref()
+            .map_or_else(String::new, |h| format!("\nhelp: {h}"));
         format!(
-            "{file}:{line}:{col}: {kind}: {}\n{shown}\n{pad}{}",
+            "{file}:{line}:{col}: {kind}: {}\n{shown}\n{pad}{}{help}",
             self.message,
             "^".repeat(carets)
         )

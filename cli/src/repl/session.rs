@@ -29,7 +29,7 @@ use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legalit
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_interp::trace::{self, TraceRow};
 use pllvm_interp::{Machine, Outcome, RunConfig, directives};
-use pllvm_semantics::diag::Diagnostic;
+use pllvm_semantics::diag::{Diagnostic, SourceMap};
 use pllvm_semantics::ir::{Block, InstKind, Module};
 use pllvm_semantics::rules::Exec;
 use pllvm_semantics::rules::State;
@@ -52,6 +52,10 @@ pub const SNAPSHOT_BUDGET: usize = 256 << 20;
 pub struct Loaded {
     /// The file name as given (or the embedded program's name).
     pub name: String,
+    /// The program text, for rendering outcomes at their source positions.
+    pub src: String,
+    /// The spans of the module's entities (the side table of positions).
+    pub spans: SourceMap,
     /// The module.
     pub module: Module,
     /// Where the initial run configuration came from, for the banner.
@@ -202,6 +206,8 @@ pub fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
     };
     Ok(Loaded {
         name,
+        src,
+        spans,
         module,
         inputs_from,
         file_config,
@@ -667,6 +673,14 @@ impl Session {
         }
         let result = m.result_text();
         let next = show::next_row(&m.program, &m.state);
+        // Undefined behaviour at its source position, as `pllvm run` renders it.
+        let ub_at = match &ended {
+            Some(Outcome::Undefined(ub)) => Some(
+                ub.diagnostic(self.loaded.spans.function(m.program.func))
+                    .render(&self.loaded.name, &self.loaded.src),
+            ),
+            _ => None,
+        };
         self.run.state = m.state;
         self.run.steps = m.steps;
         self.run.trace = m.trace;
@@ -687,6 +701,9 @@ impl Session {
                 push_line(out, self.style.paint(role, &format!("outcome: {o}")));
                 if let Some(w) = &ub_place {
                     push_line(out, format!("  {w}"));
+                }
+                if let Some(d) = &ub_at {
+                    push_line(out, self.style.paint(Role::Error, d));
                 }
                 push_line(out, format!("result: {result}"));
             }

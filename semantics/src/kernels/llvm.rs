@@ -15,9 +15,9 @@ use crate::column::{BitColumn, Column};
 use crate::ir::{Inst, InstKind, Value};
 use crate::memory::Memory;
 use crate::rules::Env;
-use crate::rules::StepError;
 use crate::rules::cmd::{CmdCtx, CmdOut, ub, w_inst_llvm as rule};
 use crate::rules::env::eval;
+use crate::rules::{Rule, Site, StepError};
 use crate::types::TypeTable;
 use crate::value::Val;
 
@@ -50,8 +50,15 @@ pub fn w_inst_llvm(
             rhs,
         } => {
             let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            column::binary_column(*op, *flags, t, &a, &b, active, vals)
-                .map_err(|(lane, e)| ub(ctx, "W-INST-LLVM", Some(lane), Some(c), &e.to_string()))
+            column::binary_column(*op, *flags, t, &a, &b, active, vals).map_err(|(lane, e)| {
+                ub(
+                    ctx,
+                    Rule::WInstLlvm,
+                    Some(lane),
+                    Site::Inst(c),
+                    &e.to_string(),
+                )
+            })
         }
         InstKind::ICmp { pred, ty, lhs, rhs } => {
             let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));

@@ -21,7 +21,9 @@ use crate::memory::{self, MemError};
 use crate::ops;
 use crate::rules::env::eval;
 use crate::rules::exec::{upd_env_w, w_inst_llvm_w};
-use crate::rules::{Env, Exec, Interp, Program, Scratch, StepError, Stuck, Ub};
+use crate::rules::{
+    Applied, Env, Exec, Interp, Program, Rule, Scratch, Site, StepError, Stuck, Ub,
+};
 use crate::theta::{self, Builtin};
 use crate::types::TypeData;
 use crate::value::{Pointer, Val};
@@ -87,6 +89,8 @@ pub struct CmdCtx<'p, 'm> {
     pub block: Block,
     /// Whether to report each assignment (for traces); off, nothing is copied.
     pub record: bool,
+    /// The rules this step has applied so far: the dispatchers record into it.
+    pub applied: &'p Applied,
 }
 
 /// Called after each command with its position in the list, the environment and
@@ -111,8 +115,8 @@ pub fn compute_cmds(
     refresh: &mut Refresh<'_>,
     scratch: &mut Scratch,
 ) -> Result<(), StepError> {
-    // One result buffer for the whole list: the [UPD-ENV] kernel swaps it with
-    // the assigned column, so the commands of a block allocate nothing per lane.
+    // One result buffer for the whole list: [UPD-ENV] swaps it with the assigned
+    // column, so the commands of a block allocate nothing per lane.
     let mut out = CmdOut::take(scratch, env.width());
     for (pos, &c) in cmds.iter().enumerate() {
         let w = match compute_cmd(ctx, active, env, mem, c, &mut out, scratch) {
@@ -129,6 +133,7 @@ pub fn compute_cmds(
     }
     out.give_back(scratch);
     w_cmd_empty();
+    ctx.applied.record(Rule::WCmdEmpty);
     Ok(())
 }
 
@@ -148,9 +153,18 @@ pub fn compute_cmd(
 ) -> Result<Written, StepError> {
     let data = &ctx.program.body.insts[c];
     match (&data.kind, data.total) {
-        (InstKind::Mask, _) => Ok(w_cmd_mask(ctx, active, env, data.result, scratch)),
-        (_, true) => w_cmd_total(ctx, env, mem, c, out, scratch),
-        (_, false) => w_cmd_inst(ctx, active, env, mem, c, out, scratch),
+        (InstKind::Mask, _) => {
+            ctx.applied.record(Rule::WCmdMask);
+            Ok(w_cmd_mask(ctx, active, env, data.result, scratch))
+        }
+        (_, true) => {
+            ctx.applied.record(Rule::WCmdTotal);
+            w_cmd_total(ctx, env, mem, c, out, scratch)
+        }
+        (_, false) => {
+            ctx.applied.record(Rule::WCmdInst);
+            w_cmd_inst(ctx, active, env, mem, c, out, scratch)
+        }
     }
 }
 
@@ -169,7 +183,7 @@ pub fn w_cmd_inst(
     scratch: &mut Scratch,
 ) -> Result<Written, StepError> {
     // Premise (strict mode, Def. 11.3): operands are defined where the command is.
-    strict_uses(ctx, env, c, active)?;
+    strict_uses(ctx, Rule::WCmdInst, env, c, active)?;
     // Premise: evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → res^W 𝕄'.
     eval_cmd(ctx, active, env, mem, c, out)?;
     // Premise: updenv_𝓘^W Δ^W id res^W amsk^W → Δ'^W.
@@ -187,7 +201,7 @@ pub fn w_cmd_total(
     scratch: &mut Scratch,
 ) -> Result<Written, StepError> {
     let all = vec![true; env.width()];
-    strict_uses(ctx, env, c, &all)?;
+    strict_uses(ctx, Rule::WCmdTotal, env, c, &all)?;
     eval_cmd(ctx, &all, env, mem, c, out)?;
     Ok(assign(ctx, env, c, out, &all, scratch))
 }
@@ -213,6 +227,7 @@ pub fn w_cmd_mask(
         &all,
         scratch,
     );
+    record_upd_env(ctx);
     Some((id, column))
 }
 
@@ -229,7 +244,15 @@ fn assign(
 ) -> Written {
     let id = ctx.program.body.insts[c].result?;
     upd_env_w(ctx.exec, ctx.interp, env, id, res.result(), active, scratch);
+    record_upd_env(ctx);
     ctx.record.then(|| (id, env.get(id).into_owned()))
+}
+
+/// Records [UPD-ENV] and the getNewValue it applies in every lane (Fig. 4.8).
+#[inline]
+fn record_upd_env(ctx: CmdCtx<'_, '_>) {
+    ctx.applied.record(Rule::UpdEnv);
+    ctx.applied.record(Rule::GetNewValue);
 }
 
 /// The `evalcmd` dispatcher: [W-INST-ALLOCA], [W-INST-LOAD], [W-INST-STORE],
@@ -246,15 +269,31 @@ pub fn eval_cmd(
     out: &mut CmdOut,
 ) -> Result<(), StepError> {
     out.in_bits = false;
+    let record = |rule| ctx.applied.record(rule);
     out.vals = match &ctx.program.body.insts[c].kind {
-        InstKind::Alloca { .. } => w_inst_alloca(ctx, active, env, mem, c)?,
-        InstKind::Load { .. } => w_inst_load(ctx, active, env, mem, c)?,
-        InstKind::Store { .. } => w_inst_store(ctx, active, env, mem, c)?,
-        InstKind::Call { .. } => w_cmd_call(ctx, active, env, mem, c)?,
-        InstKind::Phi { .. } | InstKind::Mask => {
-            return Err(Stuck::new("W-CMD-INST", "a phi or mask() in the command list").into());
+        InstKind::Alloca { .. } => {
+            record(Rule::WInstAlloca);
+            w_inst_alloca(ctx, active, env, mem, c)?
         }
-        _ => return w_inst_llvm_w(ctx, active, env, mem, c, out),
+        InstKind::Load { .. } => {
+            record(Rule::WInstLoad);
+            w_inst_load(ctx, active, env, mem, c)?
+        }
+        InstKind::Store { .. } => {
+            record(Rule::WInstStore);
+            w_inst_store(ctx, active, env, mem, c)?
+        }
+        InstKind::Call { .. } => {
+            record(Rule::WCmdCall);
+            w_cmd_call(ctx, active, env, mem, c)?
+        }
+        InstKind::Phi { .. } | InstKind::Mask => {
+            return Err(Stuck::new(Rule::WCmdInst, "a phi or mask() in the command list").into());
+        }
+        _ => {
+            record(Rule::WInstLlvm);
+            return w_inst_llvm_w(ctx, active, env, mem, c, out);
+        }
     };
     Ok(())
 }
@@ -270,7 +309,7 @@ pub fn w_inst_alloca(
     c: Inst,
 ) -> Result<Vec<Val>, StepError> {
     let InstKind::Alloca { ty, count, align } = ctx.program.body.insts[c].kind else {
-        return Err(Stuck::new("W-INST-ALLOCA", "not an alloca").into());
+        return Err(Stuck::new(Rule::WInstAlloca, "not an alloca").into());
     };
     let types = ctx.program.types();
     let elem = types.size_of(ty);
@@ -285,9 +324,9 @@ pub fn w_inst_alloca(
             let n = v.as_u128().ok_or_else(|| {
                 ub(
                     ctx,
-                    "W-INST-ALLOCA",
+                    Rule::WInstAlloca,
                     Some(lane),
-                    Some(c),
+                    Site::Inst(c),
                     "alloca with an undefined element count",
                 )
             })?;
@@ -340,7 +379,7 @@ pub fn w_inst_load(
     c: Inst,
 ) -> Result<Vec<Val>, StepError> {
     let InstKind::Load { ty, ptr, .. } = ctx.program.body.insts[c].kind else {
-        return Err(Stuck::new("W-INST-LOAD", "not a load").into());
+        return Err(Stuck::new(Rule::WInstLoad, "not a load").into());
     };
     // Premise: p^W = eval^W Δ^W val_ptr.
     let p = eval(env, ptr);
@@ -360,7 +399,7 @@ pub fn w_inst_store(
     c: Inst,
 ) -> Result<Vec<Val>, StepError> {
     let InstKind::Store { ty, value, ptr, .. } = ctx.program.body.insts[c].kind else {
-        return Err(Stuck::new("W-INST-STORE", "not a store").into());
+        return Err(Stuck::new(Rule::WInstStore, "not a store").into());
     };
     // Premise: d^W = eval^W Δ^W val_data.
     let d = eval(env, value);
@@ -387,13 +426,13 @@ pub fn w_cmd_call(
     c: Inst,
 ) -> Result<Vec<Val>, StepError> {
     let InstKind::Call { args, ret_ty, .. } = &ctx.program.body.insts[c].kind else {
-        return Err(Stuck::new("W-CMD-CALL", "not a call").into());
+        return Err(Stuck::new(Rule::WCmdCall, "not a call").into());
     };
     // Premise: p_i^W = eval^W Δ^W val_i.
     let p: Vec<Cow<'_, [Val]>> = args.iter().map(|&a| eval(env, a)).collect();
     // Premise: f = θ(fnc).
     let f = ctx.program.callees[c]
-        .ok_or_else(|| Stuck::new("W-CMD-CALL", "callee not in θ (Def. 11.2)"))?;
+        .ok_or_else(|| Stuck::new(Rule::WCmdCall, "callee not in θ (Def. 11.2)"))?;
     // Premise: ret^W, 𝕄' = f(p_0^W, …, p_{n-1}^W, amsk^W, 𝕄).
     let types = ctx.program.types();
     let ret = types.get(*ret_ty);
@@ -403,7 +442,7 @@ pub fn w_cmd_call(
     if theta::is_horizontal(f) || f == Builtin::ThreadId {
         let owned: Vec<Vec<Val>> = p.iter().map(|col| col.to_vec()).collect();
         return theta::apply_horizontal(f, &owned, ret, width)
-            .map_err(|e| ub(ctx, "W-CMD-CALL", None, Some(c), &e.to_string()));
+            .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));
     }
     match f {
         Builtin::Math(m) => {
@@ -437,7 +476,7 @@ fn memory_intrinsic(
     let arg = |k: usize, lane: usize| -> Result<&Val, StepError> {
         p.get(k)
             .map(|col| &col[lane])
-            .ok_or_else(|| Stuck::new("W-CMD-CALL", "missing intrinsic argument").into())
+            .ok_or_else(|| Stuck::new(Rule::WCmdCall, "missing intrinsic argument").into())
     };
     for lane in (0..width).filter(|&l| active[l]) {
         match f {
@@ -471,7 +510,7 @@ fn memory_intrinsic(
             Builtin::LifetimeStart | Builtin::Assume | Builtin::NoOp => {}
             _ => {
                 return Err(
-                    Stuck::new("W-CMD-CALL", format!("θ has no lane rule for {f:?}")).into(),
+                    Stuck::new(Rule::WCmdCall, format!("θ has no lane rule for {f:?}")).into(),
                 );
             }
         }
@@ -485,9 +524,9 @@ fn pointer(ctx: CmdCtx<'_, '_>, c: Inst, lane: usize, v: &Val) -> Result<Pointer
         Val::Ptr(p) => Ok(*p),
         _ => Err(ub(
             ctx,
-            "W-CMD-CALL",
+            Rule::WCmdCall,
             Some(lane),
-            Some(c),
+            Site::Inst(c),
             "memory intrinsic on an undefined pointer",
         )),
     }
@@ -498,9 +537,9 @@ fn length(ctx: CmdCtx<'_, '_>, c: Inst, lane: usize, v: &Val) -> Result<u64, Ste
     let n = v.as_u128().ok_or_else(|| {
         ub(
             ctx,
-            "W-CMD-CALL",
+            Rule::WCmdCall,
             Some(lane),
-            Some(c),
+            Site::Inst(c),
             "memory intrinsic with an undefined length",
         )
     })?;
@@ -538,7 +577,7 @@ pub fn w_inst_llvm(
     );
     if !lane_wise {
         let why = format!("{} is not a lane-wise instruction", kind.opcode());
-        return Err(Stuck::new("W-INST-LLVM", why).into());
+        return Err(Stuck::new(Rule::WInstLlvm, why).into());
     }
     out.clear();
     out.resize(active.len(), Val::Undef);
@@ -572,8 +611,15 @@ fn llvm_lane(
             ty,
             lhs,
             rhs,
-        } => ops::binary(*op, *flags, types.get(*ty), &arg(*lhs), &arg(*rhs))
-            .map_err(|e| ub(ctx, "W-INST-LLVM", Some(lane), Some(c), &e.to_string()))?,
+        } => ops::binary(*op, *flags, types.get(*ty), &arg(*lhs), &arg(*rhs)).map_err(|e| {
+            ub(
+                ctx,
+                Rule::WInstLlvm,
+                Some(lane),
+                Site::Inst(c),
+                &e.to_string(),
+            )
+        })?,
         InstKind::FNeg { ty, arg: a } => ops::fneg(types.get(*ty), &arg(*a)),
         InstKind::ICmp { pred, ty, lhs, rhs } => {
             ops::icmp(*pred, types.get(*ty), &arg(*lhs), &arg(*rhs))
@@ -613,7 +659,7 @@ fn llvm_lane(
         }
         other => {
             return Err(Stuck::new(
-                "W-INST-LLVM",
+                Rule::WInstLlvm,
                 format!("{} is not a lane-wise instruction", other.opcode()),
             )
             .into());
@@ -701,10 +747,11 @@ fn signed_index(v: &Val, width: u32) -> Option<i128> {
 /// Strict mode's premise for [W-CMD-INST] and [W-CMD-TOTAL] (Def. 11.3): in every
 /// lane whose definition mask of the command is set (`user`), every operand the
 /// command depends on is defined. `select` depends only on its condition and the
-/// operand it picks.
+/// operand it picks. `rule` is the rule whose premise this is.
 #[inline]
 pub fn strict_uses(
     ctx: CmdCtx<'_, '_>,
+    rule: Rule,
     env: &Env,
     c: Inst,
     user: &[bool],
@@ -730,19 +777,22 @@ pub fn strict_uses(
             other => other.operands(),
         };
         for v in used {
-            check_defined(ctx, env, v, lane, Some(c))?;
+            check_defined(ctx, rule, env, v, lane, Site::Inst(c))?;
         }
     }
     Ok(())
 }
 
-/// Def. 11.3 for one operand in one lane: Ub if its definition mask is 0.
+/// Def. 11.3 for one operand in one lane: Ub if its definition mask is 0. The
+/// premise belongs to `rule` (the command's [W-CMD-INST] or [W-CMD-TOTAL], or
+/// [BLS-W-STEP] for the predicate and the terminator), which the outcome names.
 pub fn check_defined(
     ctx: CmdCtx<'_, '_>,
+    rule: Rule,
     env: &Env,
     v: Value,
     lane: usize,
-    at: Option<Inst>,
+    at: Site,
 ) -> Result<(), StepError> {
     if !env.is_strict() {
         return Ok(());
@@ -750,7 +800,7 @@ pub fn check_defined(
     match env.defined(v) {
         Some(d) if !d[lane] => Err(ub(
             ctx,
-            "Def. 11.3",
+            rule,
             Some(lane),
             at,
             &format!(
@@ -762,19 +812,19 @@ pub fn check_defined(
     }
 }
 
-/// An undefined-behaviour outcome at command `c` of the scheduled block.
+/// An undefined-behaviour outcome of `rule` at `site` of the scheduled block.
 pub fn ub(
     ctx: CmdCtx<'_, '_>,
-    rule: &'static str,
+    rule: Rule,
     lane: Option<usize>,
-    c: Option<Inst>,
+    site: Site,
     message: &str,
 ) -> StepError {
     StepError::Undefined(Ub {
         rule,
         lane,
         block: ctx.block,
-        inst: c,
+        site,
         message: message.to_string(),
     })
 }
@@ -782,13 +832,13 @@ pub fn ub(
 /// A memory error as an outcome: the limit is a resource limit, the rest is UB.
 fn mem_error(ctx: CmdCtx<'_, '_>, lane: Option<usize>, c: Inst, e: MemError) -> StepError {
     let rule = match ctx.program.body.insts[c].kind {
-        InstKind::Alloca { .. } => "W-INST-ALLOCA",
-        InstKind::Load { .. } => "W-INST-LOAD",
-        InstKind::Store { .. } => "W-INST-STORE",
-        _ => "W-CMD-CALL",
+        InstKind::Alloca { .. } => Rule::WInstAlloca,
+        InstKind::Load { .. } => Rule::WInstLoad,
+        InstKind::Store { .. } => Rule::WInstStore,
+        _ => Rule::WCmdCall,
     };
     match e {
         MemError::LimitExceeded { .. } => StepError::Limit(e.to_string()),
-        other => ub(ctx, rule, lane, Some(c), &other.to_string()),
+        other => ub(ctx, rule, lane, Site::Inst(c), &other.to_string()),
     }
 }

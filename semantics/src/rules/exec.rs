@@ -18,7 +18,7 @@ use crate::ir::{Block, Inst, Terminator, Value};
 use crate::kernels;
 use crate::memory::Memory;
 use crate::rules::cmd::{CmdCtx, CmdOut};
-use crate::rules::{Env, Interp, Program, Scratch, StepError, Stuck, Succ};
+use crate::rules::{Applied, Env, Interp, Program, Rule, Scratch, StepError, Stuck, Succ};
 use crate::rules::{cmd, env, phi, step};
 use std::fmt;
 
@@ -104,7 +104,9 @@ pub fn w_inst_llvm_w(
 }
 
 /// The hook of evalphi: the new column of `phi` in every lane (stored as Δ^W
-/// stores values of its type) and, when tracked, its new definition mask.
+/// stores values of its type) and, when tracked, its new definition mask. The
+/// rule the phi's shape selects ([evalphi] or [evalphi-shadow]) is recorded in
+/// `applied`, whichever execution runs it.
 #[allow(clippy::too_many_arguments, reason = "the premises of evalphi^W")]
 #[inline]
 pub fn eval_phi_w(
@@ -116,7 +118,13 @@ pub fn eval_phi_w(
     cmask: &[bool],
     incoming: &[Option<Block>],
     scratch: &mut Scratch,
+    applied: &Applied,
 ) -> Result<(Column, Option<Vec<bool>>), Stuck> {
+    let (_, _, shadow) = phi::phi_parts(program, phi)?;
+    applied.record(match shadow {
+        None => Rule::EvalPhi,
+        Some(_) => Rule::EvalPhiShadow,
+    });
     match exec {
         Exec::Reference => {
             let (lanes, defined) = phi::eval_phi(program, interp, env, phi, cmask, incoming)?;

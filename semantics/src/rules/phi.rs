@@ -6,7 +6,7 @@
 //! (parallel copy).
 
 use crate::ir::{Block, Inst, InstKind, Value};
-use crate::rules::{Env, Interp, Program, Stuck};
+use crate::rules::{Env, Interp, Program, Rule, Stuck};
 use crate::value::Val;
 
 /// The value a phi gives one lane, and the definition mask of that value
@@ -27,11 +27,11 @@ pub fn phi_parts<'p>(program: &'p Program<'_>, phi: Inst) -> Result<PhiParts<'p>
         ..
     } = &data.kind
     else {
-        return Err(Stuck::new("BLS-W-STEP", "phi list holds a non-phi"));
+        return Err(Stuck::new(Rule::BlsWStep, "phi list holds a non-phi"));
     };
     let result = data
         .result
-        .ok_or_else(|| Stuck::new("BLS-W-STEP", "phi without a result"))?;
+        .ok_or_else(|| Stuck::new(Rule::BlsWStep, "phi without a result"))?;
     Ok((result, arms, *shadow))
 }
 
@@ -167,7 +167,7 @@ impl From<NoArm> for Stuck {
             }
             NoArm::NotListed => "no phi arm for the incoming block",
         };
-        Stuck::new("BLS-W-STEP", why)
+        Stuck::new(Rule::BlsWStep, why)
     }
 }
 

@@ -8,12 +8,14 @@ use crate::rules::exec::{eval_phi_w, eval_term_w};
 use crate::rules::masks::{amask, cmask_w_into, pmask};
 use crate::rules::term::{TermUb, eval_term};
 use crate::rules::{
-    Env, Exec, Interp, Next, Program, Scratch, State, StepBuffers, StepError, Stuck, Succ,
+    Applied, Env, Exec, Interp, Next, Program, Rule, RuleSet, Scratch, Site, State, StepBuffers,
+    StepError, Stuck, Succ,
 };
 use crate::value::Val;
 
 /// What one scheduled block did: the masks before it ran, the successor index of
-/// every lane, and (when asked for) every assignment it made, in order.
+/// every lane, (when asked for) every assignment it made, in order, and the rules
+/// it applied.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BlockStep {
     /// ℓ_sc.
@@ -28,6 +30,10 @@ pub struct BlockStep {
     pub succ: Vec<Succ>,
     /// The phis' and commands' assignments (variable, new column), if recorded.
     pub written: Option<Vec<(Value, Vec<Val>)>>,
+    /// The rules the step applied, as the dispatchers recorded them: those of
+    /// [`bls_w_step`], and with [`lss_w_step`] also [PC-WSTEP], the advancepc rule
+    /// of each lane and [LSS-W-STEP].
+    pub rules: RuleSet,
 }
 
 /// [BLS-W-STEP] `ℓ_sc ⊢ (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) →_𝓘 𝕄' Δ'^W i^W` (§4.7).
@@ -70,13 +76,15 @@ pub fn bls_w_step(
         // Laid out (Def. 1): a lookup, not a scan of the layout, so a step costs
         // the same whatever the number of blocks.
         .filter(|_| program.layout_pos[scheduled].is_some())
-        .ok_or_else(|| Stuck::new("BLS-W-STEP", "scheduled block is not in the program"))?;
+        .ok_or_else(|| Stuck::new(Rule::BlsWStep, "scheduled block is not in the program"))?;
+    let applied = Applied::default();
     let ctx = CmdCtx {
         program,
         interp,
         exec,
         block: scheduled,
         record,
+        applied: &applied,
     };
     let mut written = record.then(Vec::new);
     let StepBuffers {
@@ -86,12 +94,13 @@ pub fn bls_w_step(
         mut succ,
     } = scratch.take_step_buffers();
     cmask_w_into(program, &state.incoming, &state.next, scheduled, &mut cmask);
+    applied.record(Rule::Cmask);
 
     // Premise: Δ_pre^W = parallel copy of φ̄ using evalphi_𝓘^W cmsk^W ℓ_in^W Δ^W.
     let mut resolved = scratch.take_phi_buffer();
     for &phi in &block.phis {
         let Some(id) = program.body.insts[phi].result else {
-            return Err(Stuck::new("BLS-W-STEP", "phi without a result").into());
+            return Err(Stuck::new(Rule::BlsWStep, "phi without a result").into());
         };
         let (column, defined) = eval_phi_w(
             exec,
@@ -102,6 +111,7 @@ pub fn bls_w_step(
             &cmask,
             &state.incoming,
             scratch,
+            &applied,
         )?;
         resolved.push((id, column, defined));
     }
@@ -130,6 +140,10 @@ pub fn bls_w_step(
         }
     }
     amask(&cmask, &pm, &mut active);
+    // pmsk^W is eval^W of val_msk (an absent predicate is the constant true, §4.1).
+    applied.record(Rule::Eval);
+    applied.record(Rule::Pmask);
+    applied.record(Rule::Amask);
 
     // Premise: computecmd_𝓘^W amsk^W Δ_pre^W 𝕄 c̄ →* Δ'^W 𝕄'.
     let mut refresh = |pos: usize, env: &Env, active: &mut Vec<bool>| {
@@ -155,10 +169,12 @@ pub fn bls_w_step(
     }
 
     // Premise: i^W = evalterm^W amsk^W Δ'^W tmn.
+    applied.record(Rule::EvalTerm);
     // Every slot is written below (evalterm of every lane), so the old slots of
     // the reused vector are only resized, not cleared first.
     succ.resize(active.len(), Succ::Any);
     eval_term_w(ctx, &state.env, &block.term, &active, &mut succ)?;
+    applied.record(Rule::BlsWStep);
     Ok(BlockStep {
         scheduled,
         cmask,
@@ -166,6 +182,7 @@ pub fn bls_w_step(
         active,
         succ,
         written,
+        rules: applied.rules(),
     })
 }
 
@@ -187,7 +204,7 @@ pub(crate) fn eval_term_lanes(
     for (lane, (&a, slot)) in active.iter().zip(succ.iter_mut()).enumerate() {
         if a {
             for &v in &strict_operands {
-                check_defined(ctx, env, v, lane, None)?;
+                check_defined(ctx, Rule::BlsWStep, env, v, lane, Site::Terminator)?;
             }
         }
         *slot = eval_term(env, term, a, lane).map_err(|e| term_ub(ctx, lane, e))?;
@@ -205,7 +222,7 @@ pub(crate) fn term_ub(ctx: CmdCtx<'_, '_>, lane: usize, e: TermUb) -> StepError 
         TermUb::BranchOnUndef => "an active lane branches on ⊤",
         TermUb::Unreachable => "an active lane reached unreachable",
     };
-    ub(ctx, "BLS-W-STEP", Some(lane), None, msg)
+    ub(ctx, Rule::BlsWStep, Some(lane), Site::Terminator, msg)
 }
 
 /// pmsk^W of the scheduled block on `env`, refusing an undefined predicate (⊤, or
@@ -220,13 +237,13 @@ fn predicate_mask(
     if let Some(p) = ctx.program.body.blocks[ctx.block].predicate {
         for (lane, (&c, bit)) in cmask.iter().zip(pm.iter()).enumerate() {
             if c {
-                check_defined(ctx, env, p, lane, None)?;
+                check_defined(ctx, Rule::BlsWStep, env, p, lane, Site::Predicate)?;
                 if bit.is_none() {
                     return Err(ub(
                         ctx,
-                        "BLS-W-STEP",
+                        Rule::BlsWStep,
                         Some(lane),
-                        None,
+                        Site::Predicate,
                         "the block predicate is ⊤ in a lane whose control mask is set (Def. 7-8)",
                     ));
                 }
@@ -238,7 +255,8 @@ fn predicate_mask(
 
 /// `advancepc i ℓ_in ℓ_next ℓ_sc → ℓ_in' ℓ_next'` (Fig. 4.4) for one lane: the
 /// dispatcher. Exactly one rule applies: [PC-PASSIVE] without control mask,
-/// otherwise by the shape of `i`. `incoming` and `next` are updated in place.
+/// otherwise by the shape of `i`; it is recorded in `applied`. `incoming` and
+/// `next` are updated in place.
 ///
 /// `cmask` is the lane's `cmask ℓ_in ℓ_next ℓ_sc` (Def. 6), the premise that
 /// separates [PC-PASSIVE] from the other rules. [BLS-W-STEP] computed it on the
@@ -252,15 +270,26 @@ pub fn advance_pc(
     incoming: &mut Option<Block>,
     next: &mut Next,
     scheduled: Block,
+    applied: &Applied,
 ) -> Result<(), Stuck> {
     if !cmask {
+        applied.record(Rule::PcPassive);
         pc_passive(incoming, next);
         return Ok(());
     }
     let (new_incoming, new_next) = match i {
-        Succ::Index(n) => pc_active(program, *n, scheduled)?,
-        Succ::Any => pc_nd_branch(scheduled),
-        Succ::Ret(r) => pc_term(scheduled, r),
+        Succ::Index(n) => {
+            applied.record(Rule::PcActive);
+            pc_active(program, *n, scheduled)?
+        }
+        Succ::Any => {
+            applied.record(Rule::PcNdBranch);
+            pc_nd_branch(scheduled)
+        }
+        Succ::Ret(r) => {
+            applied.record(Rule::PcTerm);
+            pc_term(scheduled, r)
+        }
     };
     *incoming = new_incoming;
     *next = new_next;
@@ -278,7 +307,7 @@ pub fn pc_active(
     // Premise: (ℓ_sc, i, ℓ'_next) ∈ E.
     let next = program
         .successor(scheduled, i)
-        .ok_or_else(|| Stuck::new("PC-ACTIVE", format!("block has no successor {i}")))?;
+        .ok_or_else(|| Stuck::new(Rule::PcActive, format!("block has no successor {i}")))?;
     Ok((Some(scheduled), Next::Block(next)))
 }
 
@@ -303,7 +332,8 @@ pub fn pc_term(scheduled: Block, r: &Val) -> (Option<Block>, Next) {
 /// [PC-WSTEP] `advancepc^W`: [`advance_pc`] for every lane τ, updating ℓ_in^W and
 /// ℓ_next^W in place. `cmask` is cmsk^W of the scheduled block on ℓ_in^W and
 /// ℓ_next^W as they are on entry (what [BLS-W-STEP] computed). On a stuck lane the
-/// arrays are left partly updated (a stuck step has no successor state).
+/// arrays are left partly updated (a stuck step has no successor state). The
+/// rules applied are recorded in `applied`.
 pub fn pc_wstep(
     program: &Program<'_>,
     succ: &[Succ],
@@ -311,10 +341,11 @@ pub fn pc_wstep(
     incoming: &mut [Option<Block>],
     next: &mut [Next],
     scheduled: Block,
+    applied: &Applied,
 ) -> Result<(), Stuck> {
     if cmask.len() != next.len() {
         return Err(Stuck::new(
-            "PC-WSTEP",
+            Rule::PcWStep,
             "cmsk^W does not have one bit per lane",
         ));
     }
@@ -325,15 +356,17 @@ pub fn pc_wstep(
         .zip(incoming.iter_mut())
         .zip(next.iter_mut());
     for (((i, &c), inc), nxt) in lanes {
-        advance_pc(program, i, c, inc, nxt, scheduled)?;
+        advance_pc(program, i, c, inc, nxt, scheduled, applied)?;
     }
+    applied.record(Rule::PcWStep);
     Ok(())
 }
 
 /// [LSS-W-STEP] `ℓ_sc ℓ̄_sc σ →_𝓘 ℓ̄_sc σ'` (Fig. 4.3): consume the head of the runtime
 /// schedule: execute the block ([BLS-W-STEP]), then update the control state
-/// ([PC-WSTEP]). Returns what the block did; `state` becomes σ'. `exec` and
-/// `scratch` are passed on to [`bls_w_step`].
+/// ([PC-WSTEP]). Returns what the block did and every rule applied; `state`
+/// becomes σ'. A stuck step names the scheduled block ([`Stuck::block`]).
+/// `exec` and `scratch` are passed on to [`bls_w_step`].
 pub fn lss_w_step(
     program: &Program<'_>,
     interp: Interp,
@@ -344,8 +377,10 @@ pub fn lss_w_step(
     record: bool,
 ) -> Result<BlockStep, StepError> {
     // Premise: ℓ_sc ⊢ (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) →_𝓘 𝕄' Δ'^W i^W.
-    let step = bls_w_step(program, interp, exec, scheduled, state, scratch, record)?;
+    let mut step = bls_w_step(program, interp, exec, scheduled, state, scratch, record)
+        .map_err(|e| e.in_block(scheduled))?;
     // Premise: advancepc^W i^W ℓ_in^W ℓ_next^W ℓ_sc → ℓ_in'^W ℓ_next'^W.
+    let applied = Applied::default();
     pc_wstep(
         program,
         &step.succ,
@@ -353,6 +388,10 @@ pub fn lss_w_step(
         &mut state.incoming,
         &mut state.next,
         scheduled,
-    )?;
+        &applied,
+    )
+    .map_err(|e| e.in_block(scheduled))?;
+    applied.record(Rule::LssWStep);
+    step.rules.extend(applied.rules());
     Ok(step)
 }
