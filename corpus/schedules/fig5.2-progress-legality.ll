@@ -7,8 +7,9 @@
 ;; pmask 0: [PC-ND-BRANCH]).
 ;;   Guides (Def. 13): both lanes have in = A; the lanes with in = A and a block
 ;;   as next are {t0}, so Guides(σ, t0) = Guides(σ, t1) = {B}.
-;;   B: t0 has next = B (clause 1): progress. Def. 17: every lane has cmask 1 for B
-;;      (t1 by ⊤ and the edge A -> B), nobody is left behind: legal.
+;;   B: t0 has next = B (clause 1): progress. Def. 17: t0 waits at B itself, and
+;;      t1 (⊤, guide set {B}) waits only where its guides are (RULES.md,
+;;      "Readings", 3), so no lane waits at a block reaching B: legal.
 ;;   C: no lane has next = C; t1 has the edge A -> C and Guides = {B} ≠ {} (clause
 ;;      2 fails). C does not make progress (Def. 14). The witness is t1, the lane
 ;;      the step would carry down the other side of the uniform branch.

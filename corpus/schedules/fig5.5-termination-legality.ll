@@ -6,8 +6,10 @@
 ;; State after A, B: both lanes in = B, next = ⊤ ([PC-ND-BRANCH]).
 ;;   B: no lane has next = B, but both lanes reach B by the edge B -> B and their
 ;;      guide sets are empty (no lane with in = B has a block as next), so clause
-;;      2 of Def. 14 holds. Def. 17: both lanes have cmask 1 for B, nobody is left
-;;      behind. C: the same with the edge B -> C. A, D: no lane's control mask is
+;;      2 of Def. 14 holds. Def. 17: the lanes accept B and C, but B only by the
+;;      back edge B -> B, which does not count (RULES.md, "Readings", 3), and C
+;;      does not reach B. C: the same with the edge B -> C (C ∉ fwdreaching(C),
+;;      B not counted). A, D: no lane's control mask is
 ;;      set (Def. 14). After B the state is the same again (B writes nothing), and
 ;;      from it C, D terminates; so neither B nor C rules out termination: both
 ;;      are legal, and §5.3 forbids only the infinite schedule A, B, B, B, ...

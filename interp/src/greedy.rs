@@ -16,13 +16,25 @@
 //!   will have an active control mask for that block" (the stalling of Fig. 5.1 is
 //!   what progress excludes). pllvm requires a lane whose control mask (Def. 6) is
 //!   set for the block, and then clause 1 or clause 2.
-//! - **Def. 17, who is waiting.** Read literally, a lane whose ℓ_next = ⊤ after a
-//!   passive execution of B accepts every successor of B, among them B itself when
-//!   B is a loop; scheduling the exit C would then never be synchronizing, although
-//!   §5.3 calls the schedule A, B, C, D of Fig. 5.5 "synchronizing in every scheduled
-//!   block". The prose of §5.2 says "no passive thread reaches this block without
-//!   taking a backedge": pllvm quantifies over the lanes whose control mask for the
-//!   scheduled block is 0 (the lanes the step leaves behind).
+//! - **Def. 17, where a ⊤ lane waits** (semantics/RULES.md, "Readings", 3).
+//!   Def. 17 quantifies over every lane t and every ℓ ∈ fwdreaching(ℓ_sync) with
+//!   cmask(t, ℓ). A lane whose ℓ_next is a block waits there, literally. A lane
+//!   whose ℓ_next = ⊤ accepts every successor of its ℓ_in (Def. 6); pllvm counts
+//!   such a successor s, as the text does, with two exceptions. (a) An edge
+//!   ℓ_in → s that is a back edge (Def. 15): literally, the lane of Fig. 5.5 that
+//!   executed the loop B passively accepts B again, B reaches the exit C, and C
+//!   would never be synchronizing, although §5.3 calls A, B, C, D "synchronizing in
+//!   every scheduled block"; §5.2's prose says "no passive thread reaches this
+//!   block without taking a backedge", and the lane reaches B only by one. (b) A
+//!   lane with a non-empty guide set (Def. 13): progress (Def. 14) never carries it
+//!   to a successor that is not some lane's ℓ_next, and those lanes are counted
+//!   themselves; literally, a lane left ⊤ at A while a sibling branched actively
+//!   from A to C would block C through its other successor B (B → C), and B makes
+//!   no progress, so no block could be scheduled. The lanes whose control mask is set
+//!   for the scheduled block are counted too (the text's ∀t): a predicated A that
+//!   is false for every lane, A → {B, C} and B → C, may then continue only with B,
+//!   so loop-free code has one greedy outcome where [PC-ND-BRANCH] leaves no real
+//!   choice (`corpus/schedules/reading-def17-skip-predicated.ll`).
 //! - **§5.3, termination preservation**, is a property of whole schedules ("all
 //!   non-terminating schedules are illegal, if a legal terminating schedule
 //!   exists"). A single step is illegal under it when every continuation from the
@@ -478,10 +490,10 @@ pub fn progress(program: &Program<'_>, state: &State, sc: Block) -> Result<(), V
     }
 }
 
-/// Synchronization (Def. 17) of scheduling `sc` in `state`: no lane that the step
-/// leaves behind (control mask 0 for `sc`, see the module doc) has its control mask
-/// set for a block of `fwdreaching(sc)` (Def. 16), that is, no lane waits at a block
-/// from which `sc` is reached without a back edge (Def. 15).
+/// Synchronization (Def. 17) of scheduling `sc` in `state`: no lane waits
+/// ([`waiting_blocks`], see the module doc) at a block of `fwdreaching(sc)`
+/// (Def. 16), that is, at a block from which `sc` is reached without a back edge
+/// (Def. 15).
 pub fn synchronizing(
     program: &Program<'_>,
     facts: &GreedyFacts,
@@ -490,10 +502,7 @@ pub fn synchronizing(
 ) -> Result<(), Violation> {
     let name = |b: Block| program.block_name(b);
     for t in 0..state.width() {
-        if cmask(program, state.incoming[t], &state.next[t], sc) {
-            continue;
-        }
-        for at in lane_targets(program, state, t) {
+        for at in waiting_blocks(program, facts, state, t, sc) {
             if facts.forward_reaches(at, sc) {
                 let waits = match &state.next[t] {
                     Next::Any => format!(
@@ -516,6 +525,39 @@ pub fn synchronizing(
         }
     }
     Ok(())
+}
+
+/// The blocks ℓ with cmask(t, ℓ) (Def. 6) that Def. 17 counts for lane `t` (module
+/// doc, "Readings"): its ℓ_next if that is a block; with ℓ_next = ⊤ and an empty
+/// guide set (Def. 13), every successor of its ℓ_in along an edge that is not a
+/// back edge (Def. 15); nothing for a guided ⊤ lane (its guides are other lanes'
+/// ℓ_next, counted there) or a terminated one. `sc` itself is left out: it is not
+/// in fwdreaching(sc), since forward edges form no cycle.
+pub fn waiting_blocks(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    t: usize,
+    sc: Block,
+) -> Vec<Block> {
+    match (&state.next[t], state.incoming[t]) {
+        (Next::Block(b), _) if *b == sc => Vec::new(),
+        (Next::Block(b), _) => vec![*b],
+        (Next::Any, Some(from)) => {
+            let mut out: Vec<Block> = program.succs[from]
+                .iter()
+                .copied()
+                .filter(|&s| s != sc && !facts.is_back_edge(from, s))
+                .collect();
+            if out.is_empty() || !guides(state, t).is_empty() {
+                return Vec::new();
+            }
+            out.sort_unstable();
+            out.dedup();
+            out
+        }
+        (Next::Any, None) | (Next::Done(_), _) => Vec::new(),
+    }
 }
 
 /// Progress (Def. 14) and synchronization (Def. 17, every block a barrier, Def. 18)

@@ -420,15 +420,18 @@ impl Builder<'_> {
     }
 
     /// A gather: a load from a read-only buffer anywhere, from the lane's own slice
-    /// of a written buffer (or, outside lane-local programs, anywhere in it), or
-    /// from one of the lane's allocas.
+    /// of a written buffer (or, outside lane-local programs and without
+    /// [`crate::GenConfig::own_slice_reads`], anywhere in it), or from one of the
+    /// lane's allocas.
     pub fn gen_load(&mut self) -> Value {
         let n_buf = self.buffers.len();
         let n_alloca = self.allocas.len();
         let pick = self.rng.gen_range(0..n_buf + n_alloca);
         let (elem, ptr) = if pick < n_buf {
             let buf = self.buffers[pick].clone();
-            let idx = if buf.sliced && (self.cfg.lane_local || self.rng.gen_bool(0.7)) {
+            let idx = if buf.sliced
+                && (self.cfg.lane_local || self.cfg.own_slice_reads || self.rng.gen_bool(0.7))
+            {
                 self.slice_index()
             } else {
                 self.masked_index(buf.len)

@@ -35,9 +35,14 @@
 //!   they are read; block predicates and branch conditions are defined in every
 //!   lane that needs them; horizontal builtins only see values defined in all lanes.
 //!   A block with a predicate ends in an unconditional `br` (a lane with a false
-//!   predicate takes "any" successor, [PC-ND-BRANCH], which is then the only one).
+//!   predicate takes "any" successor, [PC-ND-BRANCH], which is then the only one),
+//!   or, with [`GenConfig::predicated_branches`], in an if-then branch whose
+//!   condition is computed in the block itself (an active lane defines it).
 //!   Under OBLIVIOUS a divergent loop makes its values ⊤ (§4.10, Fig. 4.16b), so
 //!   OBL runs may be undefined.
+//! - **Acyclic** programs ([`GenConfig::acyclic`]): no cycles, predicated blocks
+//!   that may branch (an if-then), and no lane reads another lane's slice of a
+//!   written buffer.
 //! - **Lane-local** programs ([`GenConfig::lane_local`]): no `mask()`, no
 //!   horizontal builtins, and the thread id is the per-lane parameter `%tid`
 //!   (instead of `@pllvm.thread_id()`, which a W = 1 run would answer with 0).
@@ -102,6 +107,16 @@ pub struct GenConfig {
     /// no horizontal builtins (whatever the two switches above say), and no value a
     /// passive execution can change escapes its block (see the module doc).
     pub lane_local: bool,
+    /// Predicated blocks that end in `br c, %then, %join` with `%then -> %join` (an
+    /// if-then whose branch block is predicated): lanes whose predicate is false
+    /// leave it with ℓ_next = ⊤ and accept both `%then` and `%join` (Def. 6), the
+    /// case of Def. 17 that semantics/RULES.md, "Readings", 3 decides. Without it
+    /// a predicated block ends in an unconditional `br`.
+    pub predicated_branches: bool,
+    /// Loads from a written buffer read only the lane's own slice, as in
+    /// lane-local programs: no lane reads what another lane writes, so the order
+    /// in which divergent paths run does not show in memory.
+    pub own_slice_reads: bool,
 }
 
 impl GenConfig {
@@ -127,6 +142,24 @@ impl GenConfig {
             floats: true,
             wide_ints: true,
             lane_local: false,
+            predicated_branches: false,
+            own_slice_reads: false,
+        }
+    }
+
+    /// Small loop-free programs (no loops, no irreducible cycles) whose greedy
+    /// schedules (Def. 12) all give one outcome: predicated blocks may branch
+    /// ([`GenConfig::predicated_branches`]) and lanes read only their own slices of
+    /// written buffers ([`GenConfig::own_slice_reads`]), so no data race makes two
+    /// orders of divergent paths differ. Every other feature of
+    /// [`GenConfig::small`] stays.
+    pub fn acyclic() -> Self {
+        GenConfig {
+            max_loop_depth: 0,
+            irreducible: false,
+            predicated_branches: true,
+            own_slice_reads: true,
+            ..GenConfig::small()
         }
     }
 

@@ -462,9 +462,46 @@ impl Builder<'_> {
         };
         self.body.blocks[block].predicate = Some(predicate);
         self.gen_straight();
+        if self.cfg.predicated_branches && self.rng.gen_bool(0.5) {
+            return self.gen_predicated_branch();
+        }
         let next = self.new_block("bb");
         self.terminate(Terminator::Br(next));
         self.place(next);
+    }
+
+    /// The end of a predicated block (the current one) as an if-then: `br c,
+    /// %then, %join` and `%then -> %join`. `c` is computed here, so every lane
+    /// that evaluates the branch (an active one) defines it; a lane whose
+    /// predicate is false takes ⊤ ([PC-ND-BRANCH]) and accepts both successors.
+    /// `%then` is unpredicated and runs straight-line code; the join's phis take
+    /// the values available on each edge (the block's own values are local to it
+    /// and not among them).
+    fn gen_predicated_branch(&mut self) {
+        let cond = self.make_cond();
+        let header = self.cur;
+        let dominating = self.snapshot();
+        let then_block = self.new_block("then");
+        let join = self.new_block("join");
+        self.terminate(Terminator::CondBr {
+            cond,
+            if_true: then_block,
+            if_false: join,
+        });
+        let mut edges = vec![Edge {
+            from: header,
+            avail: dominating.clone(),
+        }];
+        self.place(then_block);
+        self.scopes.push(Vec::new());
+        self.gen_straight();
+        edges.push(Edge {
+            from: self.cur,
+            avail: self.snapshot(),
+        });
+        self.scopes.pop();
+        self.terminate(Terminator::Br(join));
+        self.gen_join(join, &edges, &dominating);
     }
 
     /// `br c, %exit, %cont` to the exit of the innermost (sometimes an outer)

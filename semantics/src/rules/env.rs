@@ -52,7 +52,8 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: &[Val], active: &[
 /// keeps its old mask under FR (its old value stays) and loses it under OBL (its
 /// value is ⊤). Def. 10 states the OBL case; the FR case is the reading under
 /// which Fig. 4.16b is "ill-formed under OBL" but fine under FR, as §4.10
-/// explains.
+/// explains. Phis under FR follow the same reading (semantics/RULES.md,
+/// "Readings", 2).
 #[allow(
     rustdoc::broken_intra_doc_links,
     reason = "a rule citation, not a link"

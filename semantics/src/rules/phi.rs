@@ -85,6 +85,16 @@ pub fn eval_phi_lane(
 /// Under cmask the lane takes the incoming value of the edge it came along
 /// (`ℓ_j = ℓ_in`); otherwise it keeps `id` under FR and gets ⊤ under OBL, like
 /// [UPD-ENV] does for passive instructions.
+///
+/// The definition mask (Def. 10.3) follows the value: under cmask that of the
+/// selected incoming value; without cmask, under OBL 0 (Def. 10.3's conjunction
+/// with the control mask), and under FR the lane's old mask of `id`, since FR
+/// does not assign the phi in that lane. Def. 10.3 read literally would give 0
+/// under FR too; pllvm reads it as [UPD-ENV] reads Def. 10.1 for instructions,
+/// so that §4.10's "divergent loops are ill-formed under the OBLIVIOUS
+/// interpretation" holds for loop-header phis used after the loop and FR stays
+/// well-formed there (semantics/RULES.md, "Readings", 2;
+/// `corpus/semantics/reading-def10.3-phi-fr-mask.ll`).
 #[allow(
     rustdoc::broken_intra_doc_links,
     reason = "a rule citation, not a link"
@@ -111,7 +121,8 @@ pub fn eval_phi_plain(
 /// [evalphi-shadow] `evalphi_FR/OBL cmsk ℓ_in Δ (id = ϕ[val_j, ℓ_j] shadow(val_s))` (§4.8), one lane.
 ///
 /// Invariant under the interpretation: under cmask the incoming value of the edge
-/// taken, otherwise the shadow operand `val_s`.
+/// taken, otherwise the shadow operand `val_s`; the definition mask is that of the
+/// value taken (Def. 10.4).
 #[inline]
 pub fn eval_phi_shadow(
     env: &Env,
