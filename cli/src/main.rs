@@ -20,7 +20,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
-use pllvm_interp::config::{parse_byte_size, parse_interp, parse_width};
+use pllvm_interp::config::{parse_byte_size, parse_exec, parse_interp, parse_width};
 use pllvm_interp::explore::ExploreError;
 use pllvm_interp::explore::{Bounds, Order};
 use pllvm_interp::greedy::{self, GreedyFacts};
@@ -72,6 +72,10 @@ struct ExploreArgs {
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
     interp: Option<pllvm_semantics::rules::Interp>,
+    /// How the rules run: reference (lane by lane, the definition) or fast (their
+    /// kernels, the default); both give the same exploration.
+    #[arg(long, value_name = "reference|fast", value_parser = parse_exec)]
+    exec: Option<pllvm_semantics::rules::Exec>,
     /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
     #[arg(long = "arg", value_name = "NAME=V[,V...]", value_parser = arg_flag)]
     args: Vec<String>,
@@ -174,6 +178,10 @@ struct RunArgs {
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp, requires = "file")]
     interp: Option<pllvm_semantics::rules::Interp>,
+    /// How the rules run: reference (lane by lane, the definition) or fast (their
+    /// kernels, the default); both give the same run.
+    #[arg(long, value_name = "reference|fast", value_parser = parse_exec, requires = "file")]
+    exec: Option<pllvm_semantics::rules::Exec>,
     /// A runtime schedule (Def. 5): block names separated by commas. The run executes it
     /// and reports the first step that is not greedy (Def. 12-18).
     #[arg(
@@ -333,6 +341,7 @@ struct InputFlags<'a> {
     input: &'a Option<PathBuf>,
     threads: Option<usize>,
     interp: Option<pllvm_semantics::rules::Interp>,
+    exec: Option<pllvm_semantics::rules::Exec>,
     args: &'a [String],
     mem: &'a [String],
     strict: bool,
@@ -360,6 +369,9 @@ impl InputFlags<'_> {
         }
         if let Some(i) = self.interp {
             config.interp = i;
+        }
+        if let Some(x) = self.exec {
+            config.exec = x;
         }
         let mut flagged = RunConfig::default();
         for a in self.args {
@@ -415,6 +427,7 @@ impl RunArgs {
             file: None,
             threads: None,
             interp: None,
+            exec: None,
             schedule: None,
             sched: None,
             args: Vec::new(),
@@ -581,6 +594,7 @@ fn run(r: RunArgs) -> Result<ExitCode> {
         input: &r.input,
         threads: r.threads,
         interp: r.interp,
+        exec: r.exec,
         args: &r.args,
         mem: &r.mem,
         strict: r.strict,
@@ -935,6 +949,7 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
         input: &e.input,
         threads: e.threads,
         interp: e.interp,
+        exec: e.exec,
         args: &e.args,
         mem: &e.mem,
         strict: e.strict,

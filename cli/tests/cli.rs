@@ -207,3 +207,54 @@ fn divergence_report() {
     let out = stdout(&o);
     assert!(out.contains("diverged   branch of A"), "{out}");
 }
+
+#[test]
+fn exec_reference_and_fast_print_the_same_run() {
+    // `--exec` chooses the rules lane by lane or their kernels (issue 15); the
+    // output, trace and outcome included, must not tell them apart.
+    for (file, extra) in [
+        (
+            "semantics/alloca-per-lane.ll",
+            &["--threads", "4", "--interp", "obl", "--schedule", "A,B,C,D"][..],
+        ),
+        (
+            "semantics/horizontal-divergent.ll",
+            &["--threads", "8", "--schedule", "A,B,C,D"][..],
+        ),
+        (
+            "semantics/ub-conflicting-scatter.ll",
+            &["--threads", "2", "--schedule", "A", "--arg", "v=5,6"][..],
+        ),
+    ] {
+        let path = corpus(file);
+        let run = |exec: &str| {
+            let mut args = vec!["run", path.as_str(), "--trace", "table", "--exec", exec];
+            args.extend_from_slice(extra);
+            pllvm(&args)
+        };
+        let (reference, fast) = (run("reference"), run("fast"));
+        assert_eq!(stdout(&reference), stdout(&fast), "{file}");
+        assert_eq!(reference.status.code(), fast.status.code(), "{file}");
+        assert!(
+            stdout(&fast).contains("sc | in"),
+            "{file}: {}",
+            stderr(&fast)
+        );
+    }
+    let o = pllvm(&[
+        "run",
+        &corpus("semantics/alloca-per-lane.ll"),
+        "--exec",
+        "slow",
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let o = pllvm(&[
+        "explore",
+        &corpus("semantics/horizontal-divergent.ll"),
+        "--threads",
+        "2",
+        "--exec",
+        "reference",
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+}

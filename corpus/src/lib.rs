@@ -251,7 +251,9 @@ fn render_run(
 ) -> Result<RunOutput, String> {
     let body = machine.program.body;
     let program = &machine.program;
-    let facts = GreedyFacts::compute(program).with_interp(machine.interp);
+    let facts = GreedyFacts::compute(program)
+        .with_interp(machine.interp)
+        .with_exec(machine.exec);
     let legality = greedy::legality(program, &facts, &machine.state)
         .into_iter()
         .map(|l| {

@@ -4,7 +4,7 @@
 //!
 //! JSON form (every field optional):
 //! ```json
-//! { "threads": 4, "interp": "fr", "strict": false,
+//! { "threads": 4, "interp": "fr", "strict": false, "exec": "fast",
 //!   "args": { "x": [0, 1, 2, 3], "n": 5, "p": "@buf+8" },
 //!   "memory": { "@buf": [1, 2, 3, 4] },
 //!   "schedule": ["A", "B", "C"],
@@ -14,7 +14,7 @@
 //! `true`/`false`, `"undef"` / `"⊤"`, `"null"`, or `"@global[+offset]"` for a pointer
 //! into a global. An array under `args` gives one value per lane (exactly W).
 
-use pllvm_semantics::rules::Interp;
+use pllvm_semantics::rules::{Exec, Interp};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 
@@ -132,6 +132,10 @@ pub struct RunConfig {
     /// Whether the dynamic divergence observer watches the run (it tracks
     /// definition masks, Def. 10, to know which lanes define each value).
     pub observe: bool,
+    /// How the rules are executed: `"reference"` (lane by lane, the definition)
+    /// or `"fast"` (their kernels; the default). Both give the same run.
+    #[serde(deserialize_with = "de_exec")]
+    pub exec: Exec,
 }
 
 impl Default for RunConfig {
@@ -147,6 +151,7 @@ impl Default for RunConfig {
             max_steps: 1_000_000,
             memory_limit: DEFAULT_MEMORY_LIMIT,
             observe: true,
+            exec: Exec::Fast,
         }
     }
 }
@@ -159,6 +164,16 @@ fn de_width<'de, D: serde::Deserializer<'de>>(d: D) -> Result<usize, D::Error> {
 fn de_interp<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Interp, D::Error> {
     let s = String::deserialize(d)?;
     parse_interp(&s).map_err(serde::de::Error::custom)
+}
+
+fn de_exec<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Exec, D::Error> {
+    let s = String::deserialize(d)?;
+    parse_exec(&s).map_err(serde::de::Error::custom)
+}
+
+/// `reference` / `fast` (any case), as `--exec` and JSON `exec` take it.
+pub fn parse_exec(s: &str) -> Result<Exec, String> {
+    Exec::parse(s)
 }
 
 /// `fr` / `obl` (any case, also `freezing` / `oblivious`).

@@ -33,7 +33,7 @@ use crate::machine::{Machine, SetupError};
 use pllvm_semantics::ir::{Block, FuncId, Module};
 use pllvm_semantics::memory::ByteStore;
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
-use pllvm_semantics::rules::{Interp, Next, Program, State, StepError, Ub};
+use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError, Ub};
 use pllvm_semantics::value::{Val, display_signed};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, VecDeque};
@@ -441,6 +441,7 @@ pub fn explore_watched(
     let program = &machine.program;
     let facts = GreedyFacts::compute(program)
         .with_interp(machine.interp)
+        .with_exec(machine.exec)
         .with_termination_budget(0);
     let globals: Vec<(String, Option<pllvm_semantics::value::ObjectId>, _)> = module
         .globals
@@ -619,7 +620,7 @@ pub fn explore_watched(
         ];
         for b in next {
             transitions += 1;
-            match step_keeping(program, facts.interp, &state, b) {
+            match step_keeping(program, facts.interp, facts.exec, &state, b) {
                 Stepped::Stuck(message) => {
                     let mut schedule = path(&nodes, n);
                     schedule.push(b);
@@ -831,9 +832,16 @@ enum Stepped {
 
 /// Schedules `sc` on a copy of `state` ([LSS-W-STEP]), keeping the block step
 /// (`crate::greedy::step_copy`, which the greedy constraints use, drops it).
-fn step_keeping(program: &Program<'_>, interp: Interp, state: &State, sc: Block) -> Stepped {
+fn step_keeping(
+    program: &Program<'_>,
+    interp: Interp,
+    exec: Exec,
+    state: &State,
+    sc: Block,
+) -> Stepped {
     let mut next = state.clone();
-    match lss_w_step(program, interp, sc, &mut next, false) {
+    let mut scratch = Scratch::default();
+    match lss_w_step(program, interp, exec, sc, &mut next, &mut scratch, false) {
         Ok(step) => Stepped::State(Box::new((next, step))),
         Err(StepError::Undefined(ub)) => Stepped::Ended(format!("undefined: {ub}"), Some(ub)),
         Err(StepError::Limit(why)) => Stepped::Ended(format!("limit: {why}"), None),

@@ -61,7 +61,7 @@ use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::masks::cmask;
 use pllvm_semantics::rules::step::lss_w_step;
-use pllvm_semantics::rules::{Interp, Next, Program, State, StepError};
+use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError};
 use std::cell::Cell;
 use std::collections::HashSet;
 use std::fmt;
@@ -105,6 +105,8 @@ pub struct GreedyFacts {
     pub reducible: bool,
     /// The interpretation the §5.3 search steps states with (the run's 𝓘).
     pub interp: Interp,
+    /// How the §5.3 search executes the rules (the run's [`Exec`]).
+    pub exec: Exec,
     /// How many states the §5.3 search may visit per candidate block; 0 turns the
     /// search off (then only Def. 14 and Def. 17 decide legality).
     pub termination_budget: usize,
@@ -177,6 +179,7 @@ impl GreedyFacts {
             ipdom,
             reducible,
             interp: Interp::Freezing,
+            exec: Exec::default(),
             termination_budget: 256,
             forward,
             spin_prone,
@@ -204,6 +207,12 @@ impl GreedyFacts {
             Next::Any => true,
             Next::Done(_) => false,
         })
+    }
+
+    /// The same facts for runs executed by `exec` (the §5.3 search steps states).
+    pub fn with_exec(mut self, exec: Exec) -> GreedyFacts {
+        self.exec = exec;
+        self
     }
 
     /// The same facts for runs under `interp` (the §5.3 search steps states).
@@ -607,10 +616,18 @@ pub enum Stepped {
     Stuck(String),
 }
 
-/// Schedules `sc` on a copy of `state` ([LSS-W-STEP]).
-pub fn step_copy(program: &Program<'_>, interp: Interp, state: &State, sc: Block) -> Stepped {
+/// Schedules `sc` on a copy of `state` ([LSS-W-STEP]) under `interp`, executed
+/// by `exec` (with scratch buffers of its own).
+pub fn step_copy(
+    program: &Program<'_>,
+    interp: Interp,
+    exec: Exec,
+    state: &State,
+    sc: Block,
+) -> Stepped {
     let mut next = state.clone();
-    match lss_w_step(program, interp, sc, &mut next, false) {
+    let mut scratch = Scratch::default();
+    match lss_w_step(program, interp, exec, sc, &mut next, &mut scratch, false) {
         Ok(_) => Stepped::State(Box::new(next)),
         Err(StepError::Undefined(ub)) => Stepped::Ended(format!("undefined: {ub}")),
         Err(StepError::Limit(why)) => Stepped::Ended(format!("limit: {why}")),
@@ -660,7 +677,7 @@ pub fn can_terminate(
         next.sort_by_key(|&b| std::cmp::Reverse(facts.index_of(b)));
         let mut children = Vec::with_capacity(next.len());
         for b in next {
-            match step_copy(program, facts.interp, &s, b) {
+            match step_copy(program, facts.interp, facts.exec, &s, b) {
                 Stepped::Ended(_) | Stepped::Stuck(_) => return CanTerminate::Yes,
                 Stepped::State(n) => children.push(*n),
             }
@@ -728,7 +745,7 @@ pub fn can_terminate_reference(
         next.sort_by_key(|&b| std::cmp::Reverse(facts.index_of(b)));
         let mut children = Vec::with_capacity(next.len());
         for b in next {
-            match step_copy(program, facts.interp, &s, b) {
+            match step_copy(program, facts.interp, facts.exec, &s, b) {
                 Stepped::Ended(_) | Stepped::Stuck(_) => return CanTerminate::Yes,
                 Stepped::State(n) => children.push(*n),
             }
@@ -780,7 +797,7 @@ pub fn termination_preserving(
     let answers: Vec<(Block, CanTerminate)> = candidates
         .iter()
         .map(|&b| {
-            let answer = match step_copy(program, facts.interp, state, b) {
+            let answer = match step_copy(program, facts.interp, facts.exec, state, b) {
                 Stepped::Ended(_) | Stepped::Stuck(_) => CanTerminate::Yes,
                 Stepped::State(next) => {
                     can_terminate(program, facts, &next, facts.termination_budget)
@@ -810,8 +827,18 @@ fn lowest_path_escapes(
     let mut s = state.clone();
     let mut seen: HashSet<u64> = HashSet::new();
     let mut at = b;
+    let mut scratch = Scratch::default();
     loop {
-        if lss_w_step(program, facts.interp, at, &mut s, false).is_err() {
+        let step = lss_w_step(
+            program,
+            facts.interp,
+            facts.exec,
+            at,
+            &mut s,
+            &mut scratch,
+            false,
+        );
+        if step.is_err() {
             // Undefined behaviour, a limit or a stuck step: the search's "yes".
             return true;
         }
@@ -882,7 +909,7 @@ pub fn termination_preserving_reference(
     let answers: Vec<(Block, CanTerminate)> = candidates
         .iter()
         .map(|&b| {
-            let answer = match step_copy(program, facts.interp, state, b) {
+            let answer = match step_copy(program, facts.interp, facts.exec, state, b) {
                 Stepped::Ended(_) | Stepped::Stuck(_) => CanTerminate::Yes,
                 Stepped::State(next) => {
                     can_terminate_reference(program, facts, &next, facts.termination_budget)

@@ -16,7 +16,7 @@ use pllvm_semantics::ir::{Block, FuncId, GlobalId, Module};
 use pllvm_semantics::memory::{Memory, ObjectKind};
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
 use pllvm_semantics::rules::{
-    Env, Interp, Program, RuleSet, State, StepBuffers, StepError, Stuck, Ub,
+    Env, Exec, Interp, Program, RuleSet, Scratch, State, StepBuffers, StepError, Stuck, Ub,
 };
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use pllvm_semantics::value::{Pointer, Val, display_signed, wrap_biguint};
@@ -105,8 +105,12 @@ pub struct Machine<'m> {
     pub program: Program<'m>,
     /// 𝓘.
     pub interp: Interp,
+    /// How the rules are executed (lane by lane, or by their kernels).
+    pub exec: Exec,
     /// σ.
     pub state: State,
+    /// The buffers steps reuse (not part of σ).
+    pub scratch: Scratch,
     /// One row per scheduled block; with [`Machine::trace_limit`] `Some(n)`, the
     /// first `n` rows and the latest one (see [`Machine::trace_omitted`]).
     pub trace: Vec<TraceRow>,
@@ -294,7 +298,9 @@ impl<'m> Machine<'m> {
         Ok(Machine {
             program,
             interp: config.interp,
+            exec: config.exec,
             state,
+            scratch: Scratch::default(),
             trace: Vec::new(),
             trace_limit: None,
             trace_omitted: 0,
@@ -327,8 +333,10 @@ impl<'m> Machine<'m> {
         let step: BlockStep = lss_w_step(
             &self.program,
             self.interp,
+            self.exec,
             block,
             &mut self.state,
+            &mut self.scratch,
             self.record_writes,
         )?;
         self.steps += 1;
@@ -348,7 +356,7 @@ impl<'m> Machine<'m> {
             // Only the last row is kept: the previous one's vectors are handed
             // back to the next step instead of being freed.
             if let Some(old) = self.trace.pop() {
-                self.state.env.recycle_step(StepBuffers {
+                self.scratch.recycle_step(StepBuffers {
                     cmask: old.cmask,
                     pmask: old.pmask,
                     active: old.active,
@@ -387,7 +395,7 @@ impl<'m> Machine<'m> {
         if let Some(last) = self.trace.last_mut() {
             let old = std::mem::replace(last, row);
             self.trace_omitted += 1;
-            self.state.env.recycle_step(StepBuffers {
+            self.scratch.recycle_step(StepBuffers {
                 cmask: old.cmask,
                 pmask: old.pmask,
                 active: old.active,

@@ -48,7 +48,9 @@ impl Machine<'_> {
     /// constraints of Ch. 5 (see [`run_with`]; the facts are computed
     /// for this machine's interpretation).
     pub fn run_with(&mut self, scheduler: &mut dyn Scheduler) -> Result<ScheduledRun, RunError> {
-        let facts = GreedyFacts::compute(&self.program).with_interp(self.interp);
+        let facts = GreedyFacts::compute(&self.program)
+            .with_interp(self.interp)
+            .with_exec(self.exec);
         run_with(self, &facts, scheduler)
     }
 
@@ -65,7 +67,9 @@ impl Machine<'_> {
                 .ok_or_else(|| RunError::BadSchedule(format!("no block named {name}")))?;
             blocks.push(b);
         }
-        let facts = GreedyFacts::compute(&self.program).with_interp(self.interp);
+        let facts = GreedyFacts::compute(&self.program)
+            .with_interp(self.interp)
+            .with_exec(self.exec);
         run_checked(self, &facts, &blocks)
     }
 }

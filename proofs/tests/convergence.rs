@@ -44,7 +44,7 @@ use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::rules::step::lss_w_step;
-use pllvm_semantics::rules::{Interp, State};
+use pllvm_semantics::rules::{Interp, Scratch, State};
 use std::collections::BTreeSet;
 
 /// One lock-step execution: the block and control mask of every step.
@@ -93,7 +93,17 @@ fn greedy_executions(
         for &b in legal.iter().rev() {
             let mut next = state.clone();
             let mut longer = path.clone();
-            match lss_w_step(program, config.interp, b, &mut next, false) {
+            let mut scratch = Scratch::default();
+            let step = lss_w_step(
+                program,
+                config.interp,
+                config.exec,
+                b,
+                &mut next,
+                &mut scratch,
+                false,
+            );
+            match step {
                 Ok(step) => {
                     longer.push((b, step.cmask));
                     stack.push((next, longer));

@@ -13,7 +13,7 @@
 //! Both hold exactly the lane values of 𝒱 (ints reduced modulo 2^N, floats as IEEE
 //! bit patterns, ⊤); [`Column::lane`] gives lane τ as a [`Val`] whichever way it is
 //! stored. The unboxed form exists for speed: the column kernels of
-//! [`crate::ops::column`] run over plain `u64` arrays instead of dispatching on
+//! [`crate::kernels::column`] run over plain `u64` arrays instead of dispatching on
 //! each lane's variant. A lane value that does not fit a bit column's type (a
 //! pointer where an `i64` was declared, which verified programs never produce)
 //! turns the column into a [`Val`] column ([`Column::set_lane`]): slower, still

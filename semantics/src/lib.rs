@@ -27,6 +27,7 @@ pub mod column;
 pub mod diag;
 pub mod entity;
 pub mod ir;
+pub mod kernels;
 pub mod memory;
 pub mod ops;
 pub mod rules;

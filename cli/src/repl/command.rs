@@ -189,11 +189,12 @@ pub const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "set",
         aliases: &[],
-        usage: "set [threads W | interp fr|obl | sched POLICY | lane-input NAME=V0,V1,... | mem @G=V,... | strict on|off]",
+        usage: "set [threads W | interp fr|obl | exec reference|fast | sched POLICY | lane-input NAME=V0,V1,... | mem @G=V,... | strict on|off]",
         summary: "change the run configuration (all but sched restart the run)",
-        details: "set alone shows the configuration. threads, interp, lane-input (alias arg),\n\
-                  mem and strict change the initial state, so the run starts over; sched\n\
-                  changes only how step, run and continue pick blocks. W is 1 to 4096.",
+        details: "set alone shows the configuration. threads, interp, exec, lane-input (alias\n\
+                  arg), mem and strict start the run over; sched changes only how step, run\n\
+                  and continue pick blocks. W is 1 to 4096. exec reference runs every rule\n\
+                  lane by lane as the thesis states it, exec fast (the default) its kernels.",
         args: ArgKind::Setting,
     },
     CommandSpec {
@@ -247,7 +248,15 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// The setting names `set` accepts (for completion and errors).
-pub const SETTINGS: &[&str] = &["threads", "interp", "sched", "lane-input", "mem", "strict"];
+pub const SETTINGS: &[&str] = &[
+    "threads",
+    "interp",
+    "exec",
+    "sched",
+    "lane-input",
+    "mem",
+    "strict",
+];
 
 /// One parsed input line.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -329,6 +338,8 @@ pub enum Setting {
     Threads(usize),
     /// `interp fr|obl`.
     Interp(String),
+    /// `exec reference|fast`.
+    Exec(pllvm_semantics::rules::Exec),
     /// `sched POLICY`.
     Sched(String),
     /// `lane-input NAME=V0,V1,...`.
@@ -473,6 +484,9 @@ fn parse_set(args: &[&str]) -> Result<Option<Setting>, String> {
             .map(|w| Some(Setting::Threads(w)))
             .map_err(|e| format!("set threads: {e}")),
         "interp" => Ok(Some(Setting::Interp(value))),
+        "exec" => pllvm_interp::config::parse_exec(&truncate(&value))
+            .map(|x| Some(Setting::Exec(x)))
+            .map_err(|e| format!("set exec: {e}")),
         "sched" | "policy" => Ok(Some(Setting::Sched(value))),
         "lane-input" | "arg" => Ok(Some(Setting::LaneInput(value))),
         "mem" => Ok(Some(Setting::Mem(value))),
@@ -573,6 +587,19 @@ mod tests {
         check("t -v", Ok(Command::Trace { values: true }));
         check("set", Ok(Command::Set(None)));
         check("set threads 4", Ok(Command::Set(Some(Setting::Threads(4)))));
+        check(
+            "set exec reference",
+            Ok(Command::Set(Some(Setting::Exec(
+                pllvm_semantics::rules::Exec::Reference,
+            )))),
+        );
+        check(
+            "set exec fast",
+            Ok(Command::Set(Some(Setting::Exec(
+                pllvm_semantics::rules::Exec::Fast,
+            )))),
+        );
+        check("set exec slow", Err("set exec: unknown execution 'slow'"));
         check(
             "set lane-input x=0,1",
             Ok(Command::Set(Some(Setting::LaneInput("x=0,1".into())))),

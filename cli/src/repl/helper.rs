@@ -74,6 +74,7 @@ impl ReplHelper {
                 2 => {
                     let options: &[&str] = match words.get(1).copied() {
                         Some("interp") => &["fr", "obl"],
+                        Some("exec") => &["reference", "fast"],
                         Some("sched") => super::policy::POLICY_NAMES,
                         Some("strict") => &["on", "off"],
                         _ => &[],

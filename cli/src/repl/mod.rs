@@ -47,6 +47,10 @@ pub struct ReplArgs {
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl")]
     interp: Option<String>,
+    /// How the rules run: reference (lane by lane, the definition) or fast (their
+    /// kernels, the default); both give the same run.
+    #[arg(long, value_name = "reference|fast")]
+    exec: Option<String>,
     /// How step, run and continue pick blocks: lowest, highest, random:SEED,
     /// replay:FILE (or replay:A,B,C), ipd, interactive (every block by sched).
     #[arg(long, value_name = "POLICY")]
@@ -75,6 +79,7 @@ pub fn main(args: ReplArgs) -> Result<ExitCode> {
     let options = StartOptions {
         threads: args.threads,
         interp: args.interp,
+        exec: args.exec,
         sched: args.sched,
         input: args.input,
         args: args.args,

@@ -24,14 +24,14 @@ use crate::default_program;
 use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::analyze as analyze_uniformity;
-use pllvm_interp::config::parse_interp;
+use pllvm_interp::config::{parse_exec, parse_interp};
 use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legality};
 use pllvm_interp::stepper::{BACK_DEPTH, Back, Drive, Stepper, Watch};
 use pllvm_interp::trace;
 use pllvm_interp::{Machine, Outcome, RunConfig, directives};
 use pllvm_semantics::diag::{Diagnostic, SourceMap};
 use pllvm_semantics::ir::{Block, InstKind, Module};
-use pllvm_semantics::rules::Program;
+use pllvm_semantics::rules::{Exec, Program};
 use pllvm_semantics::text;
 use pllvm_semantics::value::{Pointer, Val};
 use pllvm_semantics::verify::verify_module;
@@ -74,6 +74,8 @@ pub struct StartOptions {
     pub threads: Option<usize>,
     /// `fr` / `obl`.
     pub interp: Option<String>,
+    /// `reference` / `fast`.
+    pub exec: Option<String>,
     /// The scheduling policy.
     pub sched: Option<String>,
     /// A JSON run input file.
@@ -225,6 +227,9 @@ impl Session {
         if let Some(i) = &options.interp {
             config.interp = parse_interp(i)?;
         }
+        if let Some(x) = &options.exec {
+            config.exec = parse_exec(x)?;
+        }
         for a in &options.args {
             config.add_arg(a)?;
         }
@@ -305,12 +310,16 @@ impl Session {
             .map(|m| format!("@{}", m.program.module.functions[m.program.func].name))
             .unwrap_or_else(|_| "?".into());
         format!(
-            "{}: {func}, W = {}, {}, policy {}{}",
+            "{}: {func}, W = {}, {}, policy {}{}{}",
             self.loaded.name,
             self.config.threads,
             self.config.interp.short(),
             self.run.policy.name(),
-            if self.config.strict { ", strict" } else { "" }
+            if self.config.strict { ", strict" } else { "" },
+            match self.config.exec {
+                Exec::Reference => ", exec reference",
+                Exec::Fast => "",
+            }
         )
     }
 
@@ -1082,6 +1091,7 @@ impl Session {
                 }
             }
             Setting::Interp(i) => config.interp = parse_interp(&i)?,
+            Setting::Exec(x) => config.exec = x,
             Setting::LaneInput(spec) => config.add_arg(&spec).map_err(|e| reword(&e))?,
             Setting::Mem(spec) => config.add_memory(&spec).map_err(|e| reword(&e))?,
             Setting::Strict(on) => config.strict = on,
@@ -1247,7 +1257,9 @@ impl Watch for Breaks<'_> {
 /// The CFG facts of the greedy constraints (Ch. 5) for the machine's program,
 /// with the §5.3 search stepping states under the run's interpretation.
 fn facts_of(m: &Machine<'_>, config: &RunConfig) -> GreedyFacts {
-    GreedyFacts::compute(&m.program).with_interp(config.interp)
+    GreedyFacts::compute(&m.program)
+        .with_interp(config.interp)
+        .with_exec(config.exec)
 }
 
 /// `returned` / `undefined behaviour` / ...: a short name for an outcome.

@@ -10,7 +10,7 @@ use pllvm_semantics::ir::{Block, Body, Value};
 use pllvm_semantics::memory::{Byte, ObjectKind};
 use pllvm_semantics::rules::masks::cmask_w;
 use pllvm_semantics::rules::step::bls_w_step;
-use pllvm_semantics::rules::{Next, Program, State, StepError};
+use pllvm_semantics::rules::{Next, Program, Scratch, State, StepError};
 use pllvm_semantics::value::{Val, display_signed};
 
 /// The name of `block`.
@@ -185,7 +185,17 @@ pub fn masks_table(machine: &Machine<'_>, style: &Style) -> String {
             continue;
         }
         let mut copy = state.clone();
-        match bls_w_step(program, machine.interp, b, &mut copy, false) {
+        let mut scratch = Scratch::default();
+        let step = bls_w_step(
+            program,
+            machine.interp,
+            machine.exec,
+            b,
+            &mut copy,
+            &mut scratch,
+            false,
+        );
+        match step {
             Ok(step) => {
                 let pmask = step
                     .pmask

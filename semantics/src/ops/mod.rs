@@ -40,7 +40,6 @@
 //! them rather than panic.
 
 pub mod cast;
-pub mod column;
 pub mod float;
 pub mod int;
 

@@ -14,13 +14,16 @@
 //! [W-CMD-TOTAL]: every operand the instruction depends on must be defined in every
 //! lane where the instruction's own definition mask is set (Def. 11.3).
 
-use crate::column::{BitColumn, Column, ColumnMut};
+use crate::column::{BitColumn, ColumnMut};
 use crate::ir::{Block, Inst, InstKind, Value};
 use crate::memory::Memory;
 use crate::memory::{self, MemError};
 use crate::ops;
-use crate::rules::env::{eval, upd_env};
-use crate::rules::{Applied, Env, Interp, Program, Rule, Site, StepError, Stuck, Ub};
+use crate::rules::env::eval;
+use crate::rules::exec::{upd_env_w, w_inst_llvm_w};
+use crate::rules::{
+    Applied, Env, Exec, Interp, Program, Rule, Scratch, Site, StepError, Stuck, Ub,
+};
 use crate::theta::{self, Builtin};
 use crate::types::TypeData;
 use crate::value::{Pointer, Val};
@@ -30,8 +33,9 @@ use std::borrow::Cow;
 pub type Written = Option<(Value, Vec<Val>)>;
 
 /// The buffers a command's result res^W is computed in: [`Val`]s, or unboxed
-/// lanes when a column kernel for bit columns computed it (`in_bits` says which).
-/// What lanes the other buffer, and the passive lanes of res^W, hold is unspecified.
+/// lanes when a kernel for bit columns computed it (`in_bits` says which; only
+/// [`Exec::Fast`] sets it). What lanes the other buffer, and the passive lanes of
+/// res^W, hold is unspecified.
 #[derive(Debug)]
 pub struct CmdOut {
     /// res^W as [`Val`]s.
@@ -43,22 +47,26 @@ pub struct CmdOut {
 }
 
 impl CmdOut {
-    /// Scratch buffers from the environment's spares.
-    fn take(env: &mut Env) -> CmdOut {
+    /// Buffers of `width` lanes from the machine's scratch.
+    fn take(scratch: &mut Scratch, width: usize) -> CmdOut {
         CmdOut {
-            vals: env.take_spare_vals(),
-            bits: env.take_spare_bits(),
+            vals: scratch.take_vals(width),
+            bits: scratch.take_bits(width),
             in_bits: false,
         }
     }
 
-    /// Hands the buffers back to the environment's spares.
-    fn give_back(self, env: &mut Env) {
-        env.give_back_vals(self.vals);
-        env.give_back_bits(self.bits);
+    /// Hands the buffers back to the machine's scratch.
+    fn give_back(self, scratch: &mut Scratch) {
+        scratch.give_back_vals(self.vals);
+        scratch.give_back_bits(self.bits);
     }
 
     /// res^W, for [UPD-ENV].
+    #[allow(
+        rustdoc::broken_intra_doc_links,
+        reason = "a rule citation, not a link"
+    )]
     fn result(&mut self) -> ColumnMut<'_> {
         if self.in_bits {
             ColumnMut::Bits(&mut self.bits)
@@ -75,6 +83,8 @@ pub struct CmdCtx<'p, 'm> {
     pub program: &'p Program<'m>,
     /// 𝓘.
     pub interp: Interp,
+    /// Whether the rules run lane by lane or through their kernels.
+    pub exec: Exec,
     /// ℓ_sc, for messages.
     pub block: Block,
     /// Whether to report each assignment (for traces); off, nothing is copied.
@@ -91,6 +101,10 @@ pub type Refresh<'a> = dyn FnMut(usize, &Env, &mut Vec<bool>) -> Result<(), Step
 /// `refresh` is called after each command with its position, so that
 /// [`crate::rules::step::bls_w_step`] can evaluate a predicate defined inside the
 /// block once its definition has run.
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the premises of computecmd and the scratch"
+)]
 pub fn compute_cmds(
     ctx: CmdCtx<'_, '_>,
     active: &mut Vec<bool>,
@@ -99,15 +113,16 @@ pub fn compute_cmds(
     cmds: &[Inst],
     written: &mut Option<Vec<(Value, Vec<Val>)>>,
     refresh: &mut Refresh<'_>,
+    scratch: &mut Scratch,
 ) -> Result<(), StepError> {
     // One result buffer for the whole list: [UPD-ENV] swaps it with the assigned
     // column, so the commands of a block allocate nothing per lane.
-    let mut out = CmdOut::take(env);
+    let mut out = CmdOut::take(scratch, env.width());
     for (pos, &c) in cmds.iter().enumerate() {
-        let w = match compute_cmd(ctx, active, env, mem, c, &mut out) {
+        let w = match compute_cmd(ctx, active, env, mem, c, &mut out, scratch) {
             Ok(w) => w,
             Err(e) => {
-                out.give_back(env);
+                out.give_back(scratch);
                 return Err(e);
             }
         };
@@ -116,7 +131,7 @@ pub fn compute_cmds(
         }
         refresh(pos, env, active)?;
     }
-    out.give_back(env);
+    out.give_back(scratch);
     w_cmd_empty();
     ctx.applied.record(Rule::WCmdEmpty);
     Ok(())
@@ -134,20 +149,21 @@ pub fn compute_cmd(
     mem: &mut Memory,
     c: Inst,
     out: &mut CmdOut,
+    scratch: &mut Scratch,
 ) -> Result<Written, StepError> {
     let data = &ctx.program.body.insts[c];
     match (&data.kind, data.total) {
         (InstKind::Mask, _) => {
             ctx.applied.record(Rule::WCmdMask);
-            Ok(w_cmd_mask(ctx, active, env, data.result))
+            Ok(w_cmd_mask(ctx, active, env, data.result, scratch))
         }
         (_, true) => {
             ctx.applied.record(Rule::WCmdTotal);
-            w_cmd_total(ctx, env, mem, c, out)
+            w_cmd_total(ctx, env, mem, c, out, scratch)
         }
         (_, false) => {
             ctx.applied.record(Rule::WCmdInst);
-            w_cmd_inst(ctx, active, env, mem, c, out)
+            w_cmd_inst(ctx, active, env, mem, c, out, scratch)
         }
     }
 }
@@ -164,13 +180,14 @@ pub fn w_cmd_inst(
     mem: &mut Memory,
     c: Inst,
     out: &mut CmdOut,
+    scratch: &mut Scratch,
 ) -> Result<Written, StepError> {
     // Premise (strict mode, Def. 11.3): operands are defined where the command is.
     strict_uses(ctx, Rule::WCmdInst, env, c, active)?;
     // Premise: evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → res^W 𝕄'.
     eval_cmd(ctx, active, env, mem, c, out)?;
     // Premise: updenv_𝓘^W Δ^W id res^W amsk^W → Δ'^W.
-    Ok(assign(ctx, env, c, out, active))
+    Ok(assign(ctx, env, c, out, active, scratch))
 }
 
 /// [W-CMD-TOTAL] `id = inst total`: evaluate and assign with every lane enabled (1^W),
@@ -181,11 +198,12 @@ pub fn w_cmd_total(
     mem: &mut Memory,
     c: Inst,
     out: &mut CmdOut,
+    scratch: &mut Scratch,
 ) -> Result<Written, StepError> {
     let all = vec![true; env.width()];
     strict_uses(ctx, Rule::WCmdTotal, env, c, &all)?;
     eval_cmd(ctx, &all, env, mem, c, out)?;
-    Ok(assign(ctx, env, c, out, &all))
+    Ok(assign(ctx, env, c, out, &all, scratch))
 }
 
 /// [W-CMD-MASK] `id = mask()`: assigns the activation amsk^W to `id` in every lane,
@@ -195,16 +213,19 @@ pub fn w_cmd_mask(
     active: &[bool],
     env: &mut Env,
     id: Option<Value>,
+    scratch: &mut Scratch,
 ) -> Written {
     let id = id?;
     let column: Vec<Val> = active.iter().map(|&a| Val::bool(a)).collect();
     let all = vec![true; active.len()];
-    upd_env(
+    upd_env_w(
+        ctx.exec,
         Interp::Freezing,
         env,
         id,
         ColumnMut::Vals(&mut column.clone()),
         &all,
+        scratch,
     );
     record_upd_env(ctx);
     Some((id, column))
@@ -219,9 +240,10 @@ fn assign(
     c: Inst,
     res: &mut CmdOut,
     active: &[bool],
+    scratch: &mut Scratch,
 ) -> Written {
     let id = ctx.program.body.insts[c].result?;
-    upd_env(ctx.interp, env, id, res.result(), active);
+    upd_env_w(ctx.exec, ctx.interp, env, id, res.result(), active, scratch);
     record_upd_env(ctx);
     ctx.record.then(|| (id, env.get(id).into_owned()))
 }
@@ -270,7 +292,7 @@ pub fn eval_cmd(
         }
         _ => {
             record(Rule::WInstLlvm);
-            return w_inst_llvm(ctx, active, env, mem, c, out);
+            return w_inst_llvm_w(ctx, active, env, mem, c, out);
         }
     };
     Ok(())
@@ -528,111 +550,112 @@ fn length(ctx: CmdCtx<'_, '_>, c: Inst, lane: usize, v: &Val) -> Result<u64, Ste
 }
 
 /// [W-INST-LLVM] Every instruction §4.9 leaves to "regular LLVM semantics": each
-/// active lane computes it on its own operands with [`crate::ops`] (the column
-/// kernels of [`crate::ops::column`] compute the same per-lane operation for all
-/// lanes at once). Passive lanes compute nothing (their result is discarded by
-/// [UPD-ENV] anyway), so a division by zero in a passive lane is not undefined
-/// behaviour. The result is left in `out`; its passive lanes are unspecified.
+/// active lane computes it on its own operands with [`crate::ops`]. Passive lanes
+/// compute nothing (their result is discarded by [UPD-ENV] anyway), so a division
+/// by zero in a passive lane is not undefined behaviour. The result is written to
+/// `out` (W lanes; passive lanes get ⊤); the first active lane, in lane order,
+/// whose operation is undefined behaviour ends the rule.
 pub fn w_inst_llvm(
     ctx: CmdCtx<'_, '_>,
     active: &[bool],
     env: &Env,
     mem: &Memory,
     c: Inst,
-    out: &mut CmdOut,
+    out: &mut Vec<Val>,
 ) -> Result<(), StepError> {
+    let kind = &ctx.program.body.insts[c].kind;
+    let lane_wise = matches!(
+        kind,
+        InstKind::Binary { .. }
+            | InstKind::FNeg { .. }
+            | InstKind::ICmp { .. }
+            | InstKind::FCmp { .. }
+            | InstKind::Cast { .. }
+            | InstKind::Select { .. }
+            | InstKind::Freeze { .. }
+            | InstKind::Gep { .. }
+    );
+    if !lane_wise {
+        let why = format!("{} is not a lane-wise instruction", kind.opcode());
+        return Err(Stuck::new(Rule::WInstLlvm, why).into());
+    }
+    out.clear();
+    out.resize(active.len(), Val::Undef);
+    // Premise: ∀τ. amsk^W(τ) ⇒ res^W(τ) = inst evaluated on Δ^W(τ).
+    for (lane, slot) in out.iter_mut().enumerate().filter(|&(l, _)| active[l]) {
+        *slot = llvm_lane(ctx, env, mem, c, lane)?;
+    }
+    Ok(())
+}
+
+/// One lane of [W-INST-LLVM]: the per-lane LLVM semantics of instruction `c` on
+/// lane τ's operands.
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "a rule citation, not a link"
+)]
+fn llvm_lane(
+    ctx: CmdCtx<'_, '_>,
+    env: &Env,
+    mem: &Memory,
+    c: Inst,
+    lane: usize,
+) -> Result<Val, StepError> {
     let program = ctx.program;
     let types = program.types();
-    let kind = &program.body.insts[c].kind;
-    let width = active.len();
-    out.in_bits = bit_kernel(types, kind, env, active, &mut out.bits);
-    if out.in_bits {
-        return Ok(());
-    }
-    let out = &mut out.vals;
-    out.resize(width, Val::Undef);
-    match kind {
+    let arg = |v: Value| env.lane(v, lane);
+    Ok(match &program.body.insts[c].kind {
         InstKind::Binary {
             op,
             flags,
             ty,
             lhs,
             rhs,
-        } => {
-            let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            ops::column::binary_column(*op, *flags, t, &a, &b, active, out).map_err(
-                |(lane, e)| {
-                    ub(
-                        ctx,
-                        Rule::WInstLlvm,
-                        Some(lane),
-                        Site::Inst(c),
-                        &e.to_string(),
-                    )
-                },
-            )?;
-        }
-        InstKind::FNeg { ty, arg } => {
-            let (a, t) = (eval(env, *arg), types.get(*ty));
-            for lane in (0..width).filter(|&l| active[l]) {
-                out[lane] = ops::fneg(t, &a[lane]);
-            }
-        }
+        } => ops::binary(*op, *flags, types.get(*ty), &arg(*lhs), &arg(*rhs)).map_err(|e| {
+            ub(
+                ctx,
+                Rule::WInstLlvm,
+                Some(lane),
+                Site::Inst(c),
+                &e.to_string(),
+            )
+        })?,
+        InstKind::FNeg { ty, arg: a } => ops::fneg(types.get(*ty), &arg(*a)),
         InstKind::ICmp { pred, ty, lhs, rhs } => {
-            let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            ops::column::icmp_column(*pred, t, &a, &b, active, out);
+            ops::icmp(*pred, types.get(*ty), &arg(*lhs), &arg(*rhs))
         }
         InstKind::FCmp { pred, ty, lhs, rhs } => {
-            let (a, b, t) = (eval(env, *lhs), eval(env, *rhs), types.get(*ty));
-            ops::column::fcmp_column(*pred, t, &a, &b, active, out);
+            ops::fcmp(*pred, types.get(*ty), &arg(*lhs), &arg(*rhs))
         }
         InstKind::Cast {
             op,
             flags,
             from,
-            arg,
+            arg: a,
             to,
-        } => {
-            let (a, f, t) = (eval(env, *arg), types.get(*from), types.get(*to));
-            for lane in (0..width).filter(|&l| active[l]) {
-                out[lane] = ops::cast(*op, *flags, f, t, &a[lane]);
-            }
-        }
+        } => ops::cast(*op, *flags, types.get(*from), types.get(*to), &arg(*a)),
         InstKind::Select {
             cond,
             if_true,
             if_false,
             ..
-        } => {
-            let (cnd, t, f) = (eval(env, *cond), eval(env, *if_true), eval(env, *if_false));
-            ops::column::select_column(&cnd, &t, &f, active, out);
-        }
-        InstKind::Freeze { ty, arg } => {
-            let (a, t) = (eval(env, *arg), types.get(*ty));
-            for lane in (0..width).filter(|&l| active[l]) {
-                out[lane] = ops::freeze(t, &a[lane]);
-            }
-        }
+        } => ops::select(&arg(*cond), &arg(*if_true), &arg(*if_false)),
+        InstKind::Freeze { ty, arg: a } => ops::freeze(types.get(*ty), &arg(*a)),
         InstKind::Gep {
             inbounds,
             source_ty,
             base,
             indices,
         } => {
-            let b = eval(env, *base);
-            let idx: Vec<Cow<'_, [Val]>> = indices.iter().map(|i| eval(env, i.value)).collect();
-            let widths: Vec<u32> = indices
+            let lane_idx: Vec<(Val, u32)> = indices
                 .iter()
-                .map(|i| types.int_width(program.ty(i.value)).unwrap_or(64))
+                .map(|i| {
+                    let w = types.int_width(program.ty(i.value)).unwrap_or(64);
+                    (arg(i.value), w)
+                })
                 .collect();
-            for lane in (0..width).filter(|&l| active[l]) {
-                let lane_idx: Vec<(&Val, u32)> = idx
-                    .iter()
-                    .zip(&widths)
-                    .map(|(col, &w)| (&col[lane], w))
-                    .collect();
-                out[lane] = gep(program, mem, *inbounds, *source_ty, &b[lane], &lane_idx);
-            }
+            let lane_idx: Vec<(&Val, u32)> = lane_idx.iter().map(|(v, w)| (v, *w)).collect();
+            gep(program, mem, *inbounds, *source_ty, &arg(*base), &lane_idx)
         }
         other => {
             return Err(Stuck::new(
@@ -641,60 +664,7 @@ pub fn w_inst_llvm(
             )
             .into());
         }
-    }
-    Ok(())
-}
-
-/// [W-INST-LLVM] by a kernel of [`ops::column`] on unboxed columns, when the
-/// instruction has one and its operands are stored as bit columns; `false` (with
-/// nothing computed) otherwise.
-fn bit_kernel(
-    types: &crate::types::TypeTable,
-    kind: &InstKind,
-    env: &Env,
-    active: &[bool],
-    out: &mut BitColumn,
-) -> bool {
-    let bits = |v: Value| match env.column(v) {
-        Column::Bits(b) => Some(b),
-        Column::Vals(_) => None,
-    };
-    match kind {
-        InstKind::Binary {
-            op,
-            flags,
-            ty,
-            lhs,
-            rhs,
-        } => match (bits(*lhs), bits(*rhs)) {
-            (Some(a), Some(b)) => {
-                ops::column::binary_bits(*op, *flags, types.get(*ty), a, b, active.len(), out)
-            }
-            _ => false,
-        },
-        InstKind::ICmp { pred, ty, lhs, rhs } => match (bits(*lhs), bits(*rhs)) {
-            (Some(a), Some(b)) => {
-                ops::column::icmp_bits(*pred, types.get(*ty), a, b, active.len(), out)
-            }
-            _ => false,
-        },
-        InstKind::FCmp { pred, ty, lhs, rhs } => match (bits(*lhs), bits(*rhs)) {
-            (Some(a), Some(b)) => {
-                ops::column::fcmp_bits(*pred, types.get(*ty), a, b, active.len(), out)
-            }
-            _ => false,
-        },
-        InstKind::Select {
-            cond,
-            if_true,
-            if_false,
-            ..
-        } => match (bits(*cond), bits(*if_true), bits(*if_false)) {
-            (Some(c), Some(t), Some(f)) => ops::column::select_bits(c, t, f, active.len(), out),
-            _ => false,
-        },
-        _ => false,
-    }
+    })
 }
 
 /// `elemptr` / `getelementptr` for one lane (§4.9.1: "addressing elements of a memory

@@ -1,6 +1,5 @@
 //! Reading and writing the variable mapping Δ^W (thesis §4.6, Fig. 4.8, Def. 9).
 
-use crate::column::{BitColumn, Column, ColumnMut};
 use crate::ir::Value;
 use crate::rules::{Env, Interp};
 use crate::value::Val;
@@ -8,8 +7,8 @@ use std::borrow::Cow;
 
 /// [eval] `eval^W Δ^W val` (§4.6): the value of `val` in every lane. Identifiers are looked
 /// up in Δ^W; constants were stored in every lane when Δ^W was built, so both are
-/// one lookup. (The column kernels read the stored [`Column`] itself, through
-/// [`Env::column`]: the same lookup without building [`Val`]s.)
+/// one lookup. (The kernels of [`crate::kernels`] read the stored column itself,
+/// through [`Env::column`]: the same lookup without building [`Val`]s.)
 pub fn eval(env: &Env, val: Value) -> Cow<'_, [Val]> {
     env.get(val)
 }
@@ -36,18 +35,30 @@ pub fn get_new_value(interp: Interp, active: bool, slot: &mut Val, new: &mut Val
 /// [UPD-ENV] `updenv_𝓘^W Δ^W id v^W amsk^W → Δ'^W` (Fig. 4.8): assigns `new[τ]` to
 /// `id` in every lane τ through [`get_new_value`].
 ///
-/// When tracked, the definition mask of `id` (Def. 10.1-2) follows the same rule:
-/// an active lane's value is defined by this assignment, a passive lane keeps its
-/// old mask under FR (its old value stays) and loses it under OBL (its value is ⊤).
-/// Def. 10 states the OBL case; the FR case is the reading under which Fig. 4.16b
-/// is "ill-formed under OBL" but fine under FR, as §4.10 explains. Phis under FR
-/// follow the same reading (semantics/RULES.md, "Readings", 2).
-///
-/// The update is in place: `new` is consumed (on return it holds W lanes of no
-/// meaning, for the caller to reuse as a buffer). For [`Val`] columns with most
-/// lanes active, the columns are swapped whole and the passive lanes are given
-/// their getNewValue afterwards; bit columns are updated lane by lane.
-pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: ColumnMut<'_>, active: &[bool]) {
+/// When tracked, the definition mask of `id` (Def. 10.1-2) follows the same rule
+/// (`update_defined`: Def. 10.1-2).
+pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: &[Val], active: &[bool]) {
+    update_defined(interp, env, id, active);
+    // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}.
+    for (lane, (&a, n)) in active.iter().zip(new).enumerate() {
+        let mut slot = env.lane(id, lane);
+        get_new_value(interp, a, &mut slot, &mut n.clone());
+        env.set_lane(id, lane, slot);
+    }
+}
+
+/// The definition mask of `id` after [UPD-ENV] (Def. 10.1-2), when Δ^W tracks
+/// masks: an active lane's value is defined by this assignment, a passive lane
+/// keeps its old mask under FR (its old value stays) and loses it under OBL (its
+/// value is ⊤). Def. 10 states the OBL case; the FR case is the reading under
+/// which Fig. 4.16b is "ill-formed under OBL" but fine under FR, as §4.10
+/// explains. Phis under FR follow the same reading (semantics/RULES.md,
+/// "Readings", 2).
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "a rule citation, not a link"
+)]
+pub(crate) fn update_defined(interp: Interp, env: &mut Env, id: Value, active: &[bool]) {
     if let Some(old_defined) = env.defined(id) {
         let mask = old_defined
             .iter()
@@ -55,182 +66,5 @@ pub fn upd_env(interp: Interp, env: &mut Env, id: Value, new: ColumnMut<'_>, act
             .map(|(&d, &a)| a || (d && interp == Interp::Freezing))
             .collect();
         env.set_defined(id, mask);
-    }
-    let (column, lane_masks) = env.column_mut_and_lane_masks(id, active);
-    // ∀τ. Δ'^W(τ) = Δ^W(τ){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(τ)}, in place.
-    match (column, new) {
-        (Column::Vals(column), ColumnMut::Vals(new)) if new.len() == column.len() => {
-            if 2 * active.iter().filter(|&&a| a).count() > active.len() {
-                std::mem::swap(column, new);
-                update_passive(interp, column, new, active);
-            } else {
-                for ((slot, n), &a) in column.iter_mut().zip(new.iter_mut()).zip(active) {
-                    get_new_value(interp, a, slot, n);
-                }
-            }
-        }
-        (Column::Bits(column), ColumnMut::Bits(new))
-            if new.kind == column.kind && new.bits.len() == column.bits.len() =>
-        {
-            update_bit_lanes(interp, column, new, active, lane_masks);
-        }
-        (column, new) => {
-            // Stored differently (a command computed [`Val`]s for a bit-column
-            // value, say): getNewValue lane by lane through [`Val`]s.
-            for (lane, &a) in active.iter().enumerate() {
-                let mut slot = column.lane(lane);
-                let mut n = new.lane(lane);
-                get_new_value(interp, a, &mut slot, &mut n);
-                if a || interp == Interp::Oblivious {
-                    column.set_lane(lane, slot);
-                }
-            }
-        }
-    }
-}
-
-/// getNewValue in every lane of a bit column: `slot = active ? new : (FR ? slot : ⊤)`
-/// (what [`get_new_value`] does to a [`Val`] lane, on a pattern and its ⊤ flag; the unit test
-/// `bit_columns_update_like_get_new_value` compares the two).
-/// `lane_masks` holds the lanes of `active` as words (`!0` active, `0` passive).
-fn update_bit_lanes(
-    interp: Interp,
-    column: &mut BitColumn,
-    new: &BitColumn,
-    active: &[bool],
-    lane_masks: &[u64],
-) {
-    // Two loops of one element type each, without branches (the activation is
-    // irregular, so branches would be mispredicted): the patterns, then the ⊤
-    // flags. A passive lane's pattern is kept even under OBL: its flag makes it ⊤.
-    let oblivious = interp == Interp::Oblivious;
-    for ((slot, &n), &take) in column.bits.iter_mut().zip(&new.bits).zip(lane_masks) {
-        *slot = (n & take) | (*slot & !take);
-    }
-    let flags = column.undef.iter_mut().zip(&new.undef).zip(active);
-    for ((slot, &n), &a) in flags {
-        *slot = (a & n) | (!a & (*slot | oblivious));
-    }
-}
-
-/// getNewValue in the passive lanes after the columns were swapped whole:
-/// `column` holds v^W and `old` the old column. Swapping a passive lane back gives
-/// the slot its old value again, and getNewValue of a passive lane then applies.
-#[inline]
-fn update_passive(interp: Interp, column: &mut [Val], old: &mut [Val], active: &[bool]) {
-    let lanes = column.iter_mut().zip(old.iter_mut()).zip(active);
-    for ((slot, old), _) in lanes.filter(|(_, a)| !**a) {
-        std::mem::swap(slot, old);
-        get_new_value(interp, false, slot, old);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::column::BitKind;
-
-    /// The select form of getNewValue on bit columns gives every lane what
-    /// [`get_new_value`] gives it, for every activation of 6 lanes, both
-    /// interpretations, and ⊤ on either side.
-    #[test]
-    fn bit_columns_update_like_get_new_value() {
-        let kind = BitKind::Int(8);
-        let old: Vec<Val> = vec![
-            Val::Int(1),
-            Val::Undef,
-            Val::Int(3),
-            Val::Undef,
-            Val::Int(5),
-            Val::Int(6),
-        ];
-        let new: Vec<Val> = vec![
-            Val::Int(9),
-            Val::Int(8),
-            Val::Undef,
-            Val::Undef,
-            Val::Int(7),
-            Val::Int(0),
-        ];
-        for interp in [Interp::Freezing, Interp::Oblivious] {
-            for mask in 0..64u32 {
-                let active: Vec<bool> = (0..6).map(|l| mask >> l & 1 == 1).collect();
-                let mut column = BitColumn::from_vals(kind, &old).expect("fits");
-                let update = BitColumn::from_vals(kind, &new).expect("fits");
-                let words: Vec<u64> = active
-                    .iter()
-                    .map(|&a| u64::from(a).wrapping_neg())
-                    .collect();
-                update_bit_lanes(interp, &mut column, &update, &active, &words);
-                for lane in 0..6 {
-                    let (mut slot, mut n) = (old[lane].clone(), new[lane].clone());
-                    get_new_value(interp, active[lane], &mut slot, &mut n);
-                    assert_eq!(
-                        column.lane(lane),
-                        slot,
-                        "{interp:?} mask {mask:b} lane {lane}"
-                    );
-                }
-                let same = BitColumn::from_vals(kind, &column.clone().vals_for_test());
-                assert_eq!(Some(column), same, "equal lanes, equal columns");
-            }
-        }
-    }
-
-    /// [`upd_env`] on a bit column of Δ^W gives every lane what [`get_new_value`]
-    /// gives it, over a sequence of activations in which each one is used twice
-    /// in a row and then changes (the lane words kept for an activation must
-    /// follow it), under both interpretations.
-    #[test]
-    fn upd_env_follows_the_activation_on_bit_columns() {
-        let text = "define i8 @f(i8 %x) {\nentry:\n  ret i8 %x\n}\n";
-        let (module, _) = crate::text::parse_module(text).expect("parses");
-        let func = module.functions.keys().next().expect("one function");
-        let program = crate::rules::Program::new(&module, func).expect("program");
-        let x = program.body.value_by_name("x").expect("%x");
-        let width = 5;
-        for interp in [Interp::Freezing, Interp::Oblivious] {
-            let first: Vec<Val> = (0..width as u128).map(Val::Int).collect();
-            let mut env = Env::new(
-                &program,
-                width,
-                std::slice::from_ref(&first),
-                &|_| Val::Undef,
-                false,
-                false,
-            );
-            assert!(
-                matches!(env.column(x), Column::Bits(_)),
-                "%x is a bit column"
-            );
-            let mut model = first;
-            // Gray-code order visits every activation; each is applied twice.
-            for step in 0..2 * (1u32 << width) {
-                let mask = (step / 2) ^ (step / 4);
-                let active: Vec<bool> = (0..width).map(|l| mask >> l & 1 == 1).collect();
-                let new: Vec<Val> = (0..width)
-                    .map(|l| match (step as usize + l) % 3 {
-                        0 => Val::Undef,
-                        k => Val::Int((10 * step as u128 + k as u128) % 256),
-                    })
-                    .collect();
-                let mut update = BitColumn::from_vals(BitKind::Int(8), &new).expect("fits");
-                upd_env(interp, &mut env, x, ColumnMut::Bits(&mut update), &active);
-                for (lane, slot) in model.iter_mut().enumerate() {
-                    get_new_value(interp, active[lane], slot, &mut new[lane].clone());
-                }
-                assert_eq!(
-                    env.get(x).as_ref(),
-                    model.as_slice(),
-                    "{interp:?} step {step}"
-                );
-            }
-        }
-    }
-
-    impl BitColumn {
-        fn vals_for_test(self) -> Vec<Val> {
-            (0..self.bits.len()).map(|l| self.lane(l)).collect()
-        }
     }
 }

@@ -9,6 +9,7 @@
 //! | [`term`] | §4.7, Fig. 4.9 | evalterm |
 //! | [`cmd`] | §4.9, Fig. 4.12, 4.14 | computecmd [W-CMD-*], evalcmd [W-INST-*] |
 //! | [`step`] | §4.3, §4.7, Fig. 4.3, 4.4 | [BLS-W-STEP], advancepc [PC-*], [LSS-W-STEP] |
+//! | [`exec`] | | [`Exec`]: the hooks that run a rule or its kernel ([`crate::kernels`]) |
 //! | [`rule`] | RULES.md | the rules as a type ([`Rule`]) and sets of them ([`RuleSet`]) |
 //!
 //! `semantics/RULES.md` lists every rule with its function; a tidy test keeps the
@@ -17,6 +18,7 @@
 
 pub mod cmd;
 pub mod env;
+pub mod exec;
 pub mod masks;
 pub mod phi;
 pub mod program;
@@ -25,9 +27,10 @@ pub mod state;
 pub mod step;
 pub mod term;
 
+pub use exec::Exec;
 pub use program::Program;
 pub use rule::{Applied, Rule, RuleSet};
-pub use state::{Env, Interp, Next, State, StepBuffers, Succ};
+pub use state::{Env, Interp, LaneMasks, Next, Scratch, State, StepBuffers, Succ};
 
 use crate::diag::{Diagnostic, FunctionSpans, Span};
 use crate::ir::{Block, Inst};

@@ -286,7 +286,7 @@ mod tests {
     fn a_step_reports_the_rules_it_applied() {
         use crate::memory::Memory;
         use crate::rules::step::lss_w_step;
-        use crate::rules::{Env, Interp, Program, State};
+        use crate::rules::{Env, Exec, Interp, Program, Scratch, State};
         use crate::text::parse_module;
         use crate::value::Val;
         let text = "define i32 @f(i32 %x) {\n\
@@ -299,7 +299,6 @@ mod tests {
         let args = vec![vec![Val::Int(0), Val::Int(1)]];
         let env = Env::new(&program, 2, &args, &|_| Val::Undef, false, false);
         let entry = program.body.layout[0];
-        let mut state = State::initial(entry, Memory::new(1 << 20), env);
         // Every step: the masks, eval of the predicate, evalterm, the empty command
         // list at the end, [BLS-W-STEP], [PC-WSTEP] and [LSS-W-STEP].
         let every = [
@@ -338,17 +337,36 @@ mod tests {
             ),
             ("C", &["PC-TERM"]),
         ];
-        for (block, own) in expected {
-            let b = program.body.block_by_name(block).expect("block");
-            let step = lss_w_step(&program, Interp::Freezing, b, &mut state, false).expect("steps");
-            let mut want: Vec<Rule> = every
-                .iter()
-                .chain(own)
-                .map(|n| Rule::from_name(n).expect("a rule"))
-                .collect();
-            want.sort();
-            assert_eq!(step.rules.iter().collect::<Vec<_>>(), want, "block {block}");
+        // Both executions record the same rules: the hooks record what their
+        // dispatcher chose, whichever of the rule and its kernel runs.
+        for exec in [Exec::Reference, Exec::Fast] {
+            let mut state = State::initial(entry, Memory::new(1 << 20), env.clone());
+            let mut scratch = Scratch::default();
+            for (block, own) in expected {
+                let b = program.body.block_by_name(block).expect("block");
+                let step = lss_w_step(
+                    &program,
+                    Interp::Freezing,
+                    exec,
+                    b,
+                    &mut state,
+                    &mut scratch,
+                    false,
+                )
+                .expect("steps");
+                let mut want: Vec<Rule> = every
+                    .iter()
+                    .chain(own)
+                    .map(|n| Rule::from_name(n).expect("a rule"))
+                    .collect();
+                want.sort();
+                assert_eq!(
+                    step.rules.iter().collect::<Vec<_>>(),
+                    want,
+                    "{exec}: block {block}"
+                );
+            }
+            assert!(state.all_done());
         }
-        assert!(state.all_done());
     }
 }

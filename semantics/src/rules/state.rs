@@ -65,37 +65,66 @@ pub enum Succ {
 /// mask of Def. 10 is kept beside each value.
 ///
 /// Each value's lanes are a [`Column`]: unboxed bit patterns for integers up to
-/// 64 bits and floats, [`Val`]s otherwise (see [`crate::column`]).
-///
-/// Beside Δ^W, an `Env` keeps a few spare columns of W lanes that the rules use
-/// as scratch buffers (so that executing a block allocates nothing per command).
-/// They are not part of Δ^W: equality, hashing and cloning ignore them.
-#[derive(Debug)]
+/// 64 bits and floats, [`Val`]s otherwise (see [`crate::column`]). An `Env` holds
+/// Δ^W and nothing else: the buffers a step reuses belong to the machine
+/// ([`Scratch`]), so equality, hashing and cloning are the derived ones.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Env {
     width: usize,
     columns: Vec<Column>,
     defined: Option<Vec<Vec<bool>>>,
     strict: bool,
-    spare: Spare,
 }
 
-/// The scratch buffers an [`Env`] keeps for the rules.
+/// The scratch space of a machine: buffers that one step fills and a later step
+/// reuses, so that executing a block allocates nothing per command. Not part of
+/// the state σ of Def. 3 (a [`State`] neither holds nor compares them): whoever
+/// steps a state owns one (the interpreter's machine, or a fresh one for a step
+/// on a copy) and passes it by `&mut` to [`crate::rules::step::lss_w_step`].
+///
+/// [`Exec::Reference`](crate::rules::Exec::Reference) uses only the per-step
+/// vectors and the phi buffer; the column buffers and the activation words are
+/// for the kernels of [`crate::kernels`].
 #[derive(Debug, Default)]
-struct Spare {
-    vals: Vec<Vec<Val>>,
-    bits: Vec<BitColumn>,
-    phis: Vec<ResolvedPhi>,
-    step: StepBuffers,
-    lane_masks: LaneMasks,
+pub struct Scratch {
+    /// Spare columns of [`Val`]s.
+    pub(crate) vals: Vec<Vec<Val>>,
+    /// Spare bit columns.
+    pub(crate) bits: Vec<BitColumn>,
+    /// The phis a step resolves, between evalphi and the parallel copy.
+    pub(crate) phis: Vec<ResolvedPhi>,
+    /// The per-step vectors of an earlier step.
+    pub(crate) step: StepBuffers,
+    /// The last activation and its lanes as words.
+    pub(crate) lane_masks: LaneMasks,
 }
 
 /// An activation and its lanes as words (`!0` active, `0` passive), kept while
 /// the activation stays the same: the commands of a block mostly share amsk^W,
-/// and [UPD-ENV] selects bit patterns with the words.
+/// and the [UPD-ENV] kernel selects bit patterns with the words.
+#[allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "a rule citation, not a link"
+)]
 #[derive(Debug, Default)]
-struct LaneMasks {
+pub struct LaneMasks {
     of: Vec<bool>,
     words: Vec<u64>,
+}
+
+impl LaneMasks {
+    /// The lanes of `active` as words, computed again only when `active` changed.
+    #[inline]
+    pub fn words_of(&mut self, active: &[bool]) -> &[u64] {
+        if self.of != active {
+            self.of.clear();
+            self.of.extend_from_slice(active);
+            self.words.clear();
+            self.words
+                .extend(active.iter().map(|&a| u64::from(a).wrapping_neg()));
+        }
+        &self.words
+    }
 }
 
 /// A phi's result, its new column and definition mask, between evalphi and the
@@ -116,35 +145,94 @@ pub struct StepBuffers {
     pub succ: Vec<Succ>,
 }
 
-impl Clone for Env {
-    fn clone(&self) -> Env {
-        Env {
-            width: self.width,
-            columns: self.columns.clone(),
-            defined: self.defined.clone(),
-            strict: self.strict,
-            spare: Spare::default(),
+impl Scratch {
+    /// A scratch column of `width` lanes stored like `like` (its lanes are
+    /// unspecified), from the spare buffers if one is left.
+    #[inline]
+    pub(crate) fn take_like(&mut self, like: &Column, width: usize) -> Column {
+        match like {
+            Column::Vals(_) => Column::Vals(self.take_vals(width)),
+            Column::Bits(b) => {
+                let mut bits = self.take_bits(width);
+                bits.reshape(b.kind, width);
+                Column::Bits(bits)
+            }
         }
     }
-}
 
-impl PartialEq for Env {
-    fn eq(&self, other: &Env) -> bool {
-        self.width == other.width
-            && self.columns == other.columns
-            && self.defined == other.defined
-            && self.strict == other.strict
+    /// A scratch column of `width` [`Val`]s (their contents are unspecified).
+    #[inline]
+    pub(crate) fn take_vals(&mut self, width: usize) -> Vec<Val> {
+        match self.vals.pop() {
+            Some(mut column) => {
+                column.resize(width, Val::Undef);
+                column
+            }
+            None => vec![Val::Undef; width],
+        }
     }
-}
 
-impl Eq for Env {}
+    /// A scratch bit column of `width` lanes (kind and lanes unspecified).
+    #[inline]
+    pub(crate) fn take_bits(&mut self, width: usize) -> BitColumn {
+        match self.bits.pop() {
+            Some(mut column) => {
+                column.reshape(column.kind, width);
+                column
+            }
+            None => BitColumn::undef(BitKind::Int(1), width),
+        }
+    }
 
-impl std::hash::Hash for Env {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.width.hash(state);
-        self.columns.hash(state);
-        self.defined.hash(state);
-        self.strict.hash(state);
+    /// Returns a scratch column to the spare buffers (a handful at most).
+    #[inline]
+    pub(crate) fn give_back(&mut self, column: Column) {
+        match column {
+            Column::Vals(v) => self.give_back_vals(v),
+            Column::Bits(b) => self.give_back_bits(b),
+        }
+    }
+
+    /// [`Scratch::give_back`] for a [`Val`] buffer.
+    #[inline]
+    pub(crate) fn give_back_vals(&mut self, column: Vec<Val>) {
+        if self.vals.len() < 8 {
+            self.vals.push(column);
+        }
+    }
+
+    /// [`Scratch::give_back`] for a bit buffer.
+    #[inline]
+    pub(crate) fn give_back_bits(&mut self, column: BitColumn) {
+        if self.bits.len() < 8 {
+            self.bits.push(column);
+        }
+    }
+
+    /// Hands the vectors of a finished step back for reuse by a later step
+    /// (their contents do not matter).
+    pub fn recycle_step(&mut self, buffers: StepBuffers) {
+        self.step = buffers;
+    }
+
+    /// The vectors a finished step handed back, or new empty ones.
+    #[inline]
+    pub(crate) fn take_step_buffers(&mut self) -> StepBuffers {
+        std::mem::take(&mut self.step)
+    }
+
+    /// An empty vector for the phis a step resolves (its capacity kept from
+    /// earlier steps).
+    #[inline]
+    pub(crate) fn take_phi_buffer(&mut self) -> Vec<ResolvedPhi> {
+        std::mem::take(&mut self.phis)
+    }
+
+    /// Hands the (emptied) phi vector back for the next step.
+    #[inline]
+    pub(crate) fn give_phi_buffer(&mut self, mut phis: Vec<ResolvedPhi>) {
+        phis.clear();
+        self.phis = phis;
     }
 }
 
@@ -195,7 +283,6 @@ impl Env {
             columns,
             defined,
             strict,
-            spare: Spare::default(),
         }
     }
 
@@ -220,107 +307,26 @@ impl Env {
         &self.columns[value.index()]
     }
 
-    /// Replaces the whole column of `value` (phi resolution); the old column goes
-    /// back to the spare buffers.
-    pub(crate) fn set_column(&mut self, value: Value, column: Column) {
-        let old = std::mem::replace(&mut self.columns[value.index()], column);
-        self.give_back(old);
+    /// Replaces the whole column of `value` (the parallel copy of the phis); the
+    /// old column is returned (for reuse as a buffer).
+    #[inline]
+    pub(crate) fn set_column(&mut self, value: Value, column: Column) -> Column {
+        std::mem::replace(&mut self.columns[value.index()], column)
     }
 
-    /// A scratch column stored like `value`'s (its lanes are unspecified), from
-    /// the spare buffers if one is left.
-    pub(crate) fn take_spare_like(&mut self, value: Value) -> Column {
-        match &self.columns[value.index()] {
-            Column::Vals(_) => Column::Vals(self.take_spare_vals()),
-            Column::Bits(b) => {
-                let kind = b.kind;
-                let mut bits = self.take_spare_bits();
-                bits.reshape(kind, self.width);
-                Column::Bits(bits)
-            }
-        }
+    /// Sets lane τ of `value` (see [`Column::set_lane`]).
+    pub(crate) fn set_lane(&mut self, value: Value, lane: usize, v: Val) {
+        self.columns[value.index()].set_lane(lane, v);
     }
 
-    /// A scratch column of W [`Val`]s (their contents are unspecified).
-    pub(crate) fn take_spare_vals(&mut self) -> Vec<Val> {
-        match self.spare.vals.pop() {
-            Some(column) => column,
-            None => vec![Val::Undef; self.width],
-        }
-    }
-
-    /// A scratch bit column of W lanes (kind and lanes unspecified).
-    pub(crate) fn take_spare_bits(&mut self) -> BitColumn {
-        match self.spare.bits.pop() {
-            Some(column) => column,
-            None => BitColumn::undef(BitKind::Int(1), self.width),
-        }
-    }
-
-    /// Hands the vectors of a finished step back for reuse by a later step (they
-    /// are not part of Δ^W; their contents do not matter).
-    pub fn recycle_step(&mut self, buffers: StepBuffers) {
-        self.spare.step = buffers;
-    }
-
-    /// The vectors a finished step handed back, or new empty ones.
-    pub(crate) fn take_step_buffers(&mut self) -> StepBuffers {
-        std::mem::take(&mut self.spare.step)
-    }
-
-    /// Returns a scratch column to the spare buffers (kept only if it has W lanes;
-    /// a handful at most).
-    pub(crate) fn give_back(&mut self, column: Column) {
-        match column {
-            Column::Vals(v) => self.give_back_vals(v),
-            Column::Bits(b) => self.give_back_bits(b),
-        }
-    }
-
-    /// An empty vector for the phis a step resolves (its capacity kept from earlier
-    /// steps).
-    pub(crate) fn take_phi_buffer(&mut self) -> Vec<ResolvedPhi> {
-        std::mem::take(&mut self.spare.phis)
-    }
-
-    /// Hands the (emptied) phi vector back for the next step.
-    pub(crate) fn give_phi_buffer(&mut self, mut phis: Vec<ResolvedPhi>) {
-        phis.clear();
-        self.spare.phis = phis;
-    }
-
-    /// [`Env::give_back`] for a [`Val`] buffer.
-    pub(crate) fn give_back_vals(&mut self, column: Vec<Val>) {
-        if column.len() == self.width && self.spare.vals.len() < 8 {
-            self.spare.vals.push(column);
-        }
-    }
-
-    /// [`Env::give_back`] for a bit buffer.
-    pub(crate) fn give_back_bits(&mut self, column: BitColumn) {
-        if column.bits.len() == self.width && self.spare.bits.len() < 8 {
-            self.spare.bits.push(column);
-        }
-    }
-
-    /// The column of `value` for updating in place (used by [UPD-ENV] only), with
-    /// the lanes of `active` as words: `!0` for an active lane, `0` for a passive
-    /// one (computed again only when `active` changed).
-    pub(crate) fn column_mut_and_lane_masks(
-        &mut self,
-        value: Value,
-        active: &[bool],
-    ) -> (&mut Column, &[u64]) {
-        let masks = &mut self.spare.lane_masks;
-        if masks.of != active {
-            masks.of.clear();
-            masks.of.extend_from_slice(active);
-            masks.words.clear();
-            masks
-                .words
-                .extend(active.iter().map(|&a| u64::from(a).wrapping_neg()));
-        }
-        (&mut self.columns[value.index()], &masks.words)
+    /// The column of `value` for updating in place (the [UPD-ENV] kernel).
+    #[allow(
+        rustdoc::broken_intra_doc_links,
+        reason = "a rule citation, not a link"
+    )]
+    #[inline]
+    pub(crate) fn column_mut(&mut self, value: Value) -> &mut Column {
+        &mut self.columns[value.index()]
     }
 
     /// Whether strict mode is on: uses not covered by their definition mask are

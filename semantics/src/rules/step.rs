@@ -2,14 +2,14 @@
 //! `advancepc` ([PC-ACTIVE], [PC-ND-BRANCH], [PC-PASSIVE], [PC-TERM], [PC-WSTEP],
 //! Fig. 4.4) and the schedule transition [LSS-W-STEP] (Fig. 4.3).
 
-use crate::ir::{Block, Value};
+use crate::ir::{Block, Terminator, Value};
 use crate::rules::cmd::{CmdCtx, check_defined, compute_cmds, ub};
+use crate::rules::exec::{eval_phi_w, eval_term_w};
 use crate::rules::masks::{amask, cmask_w_into, pmask};
-use crate::rules::phi::eval_phi;
-use crate::rules::term::{TermUb, eval_term, eval_term_w};
+use crate::rules::term::{TermUb, eval_term};
 use crate::rules::{
-    Applied, Env, Interp, Next, Program, Rule, RuleSet, Site, State, StepBuffers, StepError, Stuck,
-    Succ,
+    Applied, Env, Exec, Interp, Next, Program, Rule, RuleSet, Scratch, Site, State, StepBuffers,
+    StepError, Stuck, Succ,
 };
 use crate::value::Val;
 
@@ -55,11 +55,17 @@ pub struct BlockStep {
 ///
 /// A lane whose control mask is set but whose predicate is ⊤ has no defined
 /// activation: that is undefined behaviour, reported under this rule.
+///
+/// `exec` chooses how evalphi, evalterm^W and the commands are executed (the
+/// rules lane by lane, or their kernels: [`crate::rules::exec`]); `scratch` is
+/// the stepping machine's reusable buffers, not part of σ.
 pub fn bls_w_step(
     program: &Program<'_>,
     interp: Interp,
+    exec: Exec,
     scheduled: Block,
     state: &mut State,
+    scratch: &mut Scratch,
     record: bool,
 ) -> Result<BlockStep, StepError> {
     // Premise: ℓ_sc val_msk φ̄ c̄ tmn ∈ prg.
@@ -75,6 +81,7 @@ pub fn bls_w_step(
     let ctx = CmdCtx {
         program,
         interp,
+        exec,
         block: scheduled,
         record,
         applied: &applied,
@@ -85,45 +92,40 @@ pub fn bls_w_step(
         pmask: mut pm,
         mut active,
         mut succ,
-    } = state.env.take_step_buffers();
+    } = scratch.take_step_buffers();
     cmask_w_into(program, &state.incoming, &state.next, scheduled, &mut cmask);
     applied.record(Rule::Cmask);
 
     // Premise: Δ_pre^W = parallel copy of φ̄ using evalphi_𝓘^W cmsk^W ℓ_in^W Δ^W.
-    let mut resolved = state.env.take_phi_buffer();
+    let mut resolved = scratch.take_phi_buffer();
     for &phi in &block.phis {
         let Some(id) = program.body.insts[phi].result else {
             return Err(Stuck::new(Rule::BlsWStep, "phi without a result").into());
         };
-        let mut column = state.env.take_spare_like(id);
-        let defined = eval_phi(
+        let (column, defined) = eval_phi_w(
+            exec,
             program,
             interp,
             &state.env,
             phi,
             &cmask,
             &state.incoming,
-            &mut column,
+            scratch,
             &applied,
-        );
-        match defined {
-            Ok(defined) => resolved.push((id, column, defined)),
-            Err(e) => {
-                state.env.give_back(column);
-                return Err(e.into());
-            }
-        }
+        )?;
+        resolved.push((id, column, defined));
     }
     for (id, column, defined) in resolved.drain(..) {
         if let Some(log) = written.as_mut() {
             log.push((id, column.vals().into_owned()));
         }
-        state.env.set_column(id, column);
+        let old = state.env.set_column(id, column);
+        scratch.give_back(old);
         if let Some(defined) = defined {
             state.env.set_defined(id, defined);
         }
     }
-    state.env.give_phi_buffer(resolved);
+    scratch.give_phi_buffer(resolved);
 
     // Premise: amsk^W = cmsk^W ℓ_in^W ℓ_next^W ℓ_sc ∧ eval^W Δ_pre^W val_msk.
     // A predicate defined by a command of this block is not yet defined here: the
@@ -159,6 +161,7 @@ pub fn bls_w_step(
         &block.body,
         &mut written,
         &mut refresh,
+        scratch,
     )?;
     let mut pmask = pm;
     if predicate_pos.is_some() {
@@ -170,23 +173,7 @@ pub fn bls_w_step(
     // Every slot is written below (evalterm of every lane), so the old slots of
     // the reused vector are only resized, not cleared first.
     succ.resize(active.len(), Succ::Any);
-    if state.env.is_strict() {
-        // Strict mode checks each active lane's terminator operands before the
-        // lane's evalterm, so the lanes go one at a time.
-        let strict_operands = block.term.operands();
-        for (lane, (&a, slot)) in active.iter().zip(succ.iter_mut()).enumerate() {
-            if a {
-                for &v in &strict_operands {
-                    check_defined(ctx, Rule::BlsWStep, &state.env, v, lane, Site::Terminator)?;
-                }
-            }
-            *slot =
-                eval_term(&state.env, &block.term, a, lane).map_err(|e| term_ub(ctx, lane, e))?;
-        }
-    } else {
-        eval_term_w(&state.env, &block.term, &active, &mut succ)
-            .map_err(|(lane, e)| term_ub(ctx, lane, e))?;
-    }
+    eval_term_w(ctx, &state.env, &block.term, &active, &mut succ)?;
     applied.record(Rule::BlsWStep);
     Ok(BlockStep {
         scheduled,
@@ -199,12 +186,38 @@ pub fn bls_w_step(
     })
 }
 
+/// evalterm^W lane by lane: i^W(τ) = evalterm amsk^W(τ) Δ^W(τ) tmn for every lane
+/// τ, in lane order, the first undefined lane ending the step. In strict mode
+/// each active lane's terminator operands must be defined first (Def. 11.3).
+pub(crate) fn eval_term_lanes(
+    ctx: CmdCtx<'_, '_>,
+    env: &Env,
+    term: &Terminator,
+    active: &[bool],
+    succ: &mut [Succ],
+) -> Result<(), StepError> {
+    let strict_operands = if env.is_strict() {
+        term.operands()
+    } else {
+        Vec::new()
+    };
+    for (lane, (&a, slot)) in active.iter().zip(succ.iter_mut()).enumerate() {
+        if a {
+            for &v in &strict_operands {
+                check_defined(ctx, Rule::BlsWStep, env, v, lane, Site::Terminator)?;
+            }
+        }
+        *slot = eval_term(env, term, a, lane).map_err(|e| term_ub(ctx, lane, e))?;
+    }
+    Ok(())
+}
+
 /// The undefined behaviour of an active lane's terminator, under [BLS-W-STEP].
 #[allow(
     rustdoc::broken_intra_doc_links,
     reason = "a rule citation, not a link"
 )]
-fn term_ub(ctx: CmdCtx<'_, '_>, lane: usize, e: TermUb) -> StepError {
+pub(crate) fn term_ub(ctx: CmdCtx<'_, '_>, lane: usize, e: TermUb) -> StepError {
     let msg = match e {
         TermUb::BranchOnUndef => "an active lane branches on ⊤",
         TermUb::Unreachable => "an active lane reached unreachable",
@@ -353,16 +366,19 @@ pub fn pc_wstep(
 /// schedule: execute the block ([BLS-W-STEP]), then update the control state
 /// ([PC-WSTEP]). Returns what the block did and every rule applied; `state`
 /// becomes σ'. A stuck step names the scheduled block ([`Stuck::block`]).
+/// `exec` and `scratch` are passed on to [`bls_w_step`].
 pub fn lss_w_step(
     program: &Program<'_>,
     interp: Interp,
+    exec: Exec,
     scheduled: Block,
     state: &mut State,
+    scratch: &mut Scratch,
     record: bool,
 ) -> Result<BlockStep, StepError> {
     // Premise: ℓ_sc ⊢ (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) →_𝓘 𝕄' Δ'^W i^W.
-    let mut step =
-        bls_w_step(program, interp, scheduled, state, record).map_err(|e| e.in_block(scheduled))?;
+    let mut step = bls_w_step(program, interp, exec, scheduled, state, scratch, record)
+        .map_err(|e| e.in_block(scheduled))?;
     // Premise: advancepc^W i^W ℓ_in^W ℓ_next^W ℓ_sc → ℓ_in'^W ℓ_next'^W.
     let applied = Applied::default();
     pc_wstep(

@@ -1,9 +1,10 @@
 //! Column kernels: one scalar instruction over all lanes of a thread array at once,
-//! for [W-INST-LLVM] (thesis §4.9: "each thread executes it independently according
-//! to regular LLVM semantics").
+//! for the fast execution of [W-INST-LLVM] (thesis §4.9: "each thread executes it
+//! independently according to regular LLVM semantics"; the rule itself is
+//! [`crate::rules::cmd::w_inst_llvm`], lane by lane).
 //!
 //! Each kernel computes, for every active lane τ, exactly what the per-lane
-//! operation of this module's parent computes on lane τ's operands (`out[τ] =
+//! operation of [`crate::ops`] computes on lane τ's operands (`out[τ] =
 //! binary(op, flags, ty, a[τ], b[τ])`, and so on), and leaves passive lanes of
 //! `out` as they are. The kernels only hoist the dispatch on the opcode and the
 //! type out of the lane loop: the frequent (opcode, type) pairs (`double` and
@@ -12,14 +13,14 @@
 //! The unit tests compare every kernel with the per-lane operation on random
 //! columns, ⊤ included.
 
-use super::{LaneUb, float, int};
 use crate::column::{BitColumn, BitKind};
 use crate::ir::{BinOp, FCmpPred, ICmpPred, IntFlags};
+use crate::ops::{LaneUb, float, int};
 use crate::types::TypeData;
 use crate::value::{Val, low_mask};
 
 /// `op [flags] ty a, b` in every active lane: `out[τ] = binary(op, flags, ty, a[τ],
-/// b[τ])` ([`super::binary`]). The first lane (in lane order) whose operation is
+/// b[τ])` ([`crate::ops::binary`]). The first lane (in lane order) whose operation is
 /// undefined behaviour is returned with its reason; lanes after it are not computed.
 pub fn binary_column(
     op: BinOp,
@@ -81,7 +82,7 @@ fn generic_lanes(
 ) -> Result<(), (usize, LaneUb)> {
     for (lane, (((o, x), y), &on)) in out.iter_mut().zip(a).zip(b).zip(active).enumerate() {
         if on {
-            *o = super::binary(op, flags, ty, x, y).map_err(|e| (lane, e))?;
+            *o = crate::ops::binary(op, flags, ty, x, y).map_err(|e| (lane, e))?;
         }
     }
     Ok(())
@@ -139,7 +140,7 @@ fn int_lanes(
 }
 
 /// `icmp pred ty a, b` in every active lane: `out[τ] = icmp(pred, ty, a[τ], b[τ])`
-/// ([`super::icmp`]). Two `Int` operands of a type up to 128 bits are compared in
+/// ([`crate::ops::icmp`]). Two `Int` operands of a type up to 128 bits are compared in
 /// the loop; every other lane goes through the per-lane operation.
 pub fn icmp_column(
     pred: ICmpPred,
@@ -160,14 +161,14 @@ pub fn icmp_column(
                     let signed = int::sext128(w, *x).cmp(&int::sext128(w, *y));
                     Val::bool(int::icmp_holds(pred, x.cmp(y), signed))
                 }
-                _ => super::icmp(pred, ty, x, y),
+                _ => crate::ops::icmp(pred, ty, x, y),
             };
         }
     }
 }
 
 /// `fcmp pred ty a, b` in every active lane: `out[τ] = fcmp(pred, ty, a[τ], b[τ])`
-/// ([`super::fcmp`]). Two `F64` operands of a `double` comparison are compared in
+/// ([`crate::ops::fcmp`]). Two `F64` operands of a `double` comparison are compared in
 /// the loop; every other lane goes through the per-lane operation.
 pub fn fcmp_column(
     pred: FCmpPred,
@@ -186,18 +187,18 @@ pub fn fcmp_column(
                     f64::from_bits(*x),
                     f64::from_bits(*y),
                 )),
-                _ => super::fcmp(pred, ty, x, y),
+                _ => crate::ops::fcmp(pred, ty, x, y),
             };
         }
     }
 }
 
 /// `select i1 cond, ty t, ty f` in every active lane: `out[τ] = select(cond[τ],
-/// t[τ], f[τ])` ([`super::select`]).
+/// t[τ], f[τ])` ([`crate::ops::select`]).
 pub fn select_column(cond: &[Val], t: &[Val], f: &[Val], active: &[bool], out: &mut [Val]) {
     for ((((o, c), x), y), &on) in out.iter_mut().zip(cond).zip(t).zip(f).zip(active) {
         if on {
-            *o = super::select(c, x, y);
+            *o = crate::ops::select(c, x, y);
         }
     }
 }
