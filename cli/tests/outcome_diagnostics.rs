@@ -163,3 +163,31 @@ fn explore_renders_each_undefined_ending_after_its_report() {
         "{out}"
     );
 }
+
+/// A store to a `constant` global is undefined behaviour ([W-INST-STORE] through
+/// write^W, §4.9.1), named at the store; a load of it and a store to a plain
+/// global are fine.
+#[test]
+fn a_store_to_a_constant_global_is_undefined_behaviour_at_the_store() {
+    let text = "@k = constant i32 5\n@g = global i32 0\n\n\
+                define i32 @f() {\nentry:\n  %v = load i32, ptr @k\n  \
+                store i32 %v, ptr @g\n  store i32 7, ptr @k\n  ret i32 %v\n}\n";
+    let file = temp_file("constant.ll", text);
+    let o = pllvm(&["run", &file, "--threads", "2"]);
+    assert_eq!(code(&o), 1, "{}{}", stdout(&o), stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(&format!("{file}:8:3: error: undefined behaviour")),
+        "{err}"
+    );
+    assert!(err.contains("read-only @k"), "{err}");
+    assert!(err.contains("help: [W-INST-STORE]"), "{err}");
+    // Without the store to @k the same program returns 5 in every lane.
+    let fine = temp_file(
+        "constant-ok.ll",
+        &text.replace("  store i32 7, ptr @k\n", ""),
+    );
+    let o = pllvm(&["run", &fine, "--threads", "2"]);
+    assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("result: [5, 5]"), "{}", stdout(&o));
+}

@@ -211,6 +211,20 @@ impl<'m> Machine<'m> {
                     .map_err(|e| about(format!("--mem @{name}[{k}]: {e}")))?;
             }
         }
+        // A `constant` global is written once, by its initializer or its run input
+        // (above); a store to it during the run is undefined behaviour (LangRef,
+        // [W-INST-STORE] through write^W, §4.9.1).
+        for (g, data) in module.globals.iter() {
+            if let (
+                true,
+                Some(Pointer {
+                    object: Some(id), ..
+                }),
+            ) = (data.constant, globals[g])
+            {
+                mem.set_read_only(id, true);
+            }
+        }
         for (_, data) in module.globals.iter() {
             let given = config
                 .memory
