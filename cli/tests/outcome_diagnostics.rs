@@ -185,7 +185,7 @@ fn a_store_to_a_constant_global_is_undefined_behaviour_at_the_store() {
     // Without the store to @k the same program returns 5 in every lane.
     let fine = temp_file(
         "constant-ok.ll",
-        &text.replace("  store i32 7, ptr @k\n", ""),
+        text.replace("  store i32 7, ptr @k\n", ""),
     );
     let o = pllvm(&["run", &fine, "--threads", "2"]);
     assert_eq!(code(&o), 0, "{}{}", stdout(&o), stderr(&o));
