@@ -418,19 +418,25 @@ impl<'m> Machine<'m> {
         }
     }
 
+    /// The blocks a runtime schedule (Def. 5) names, in order; a name that is no
+    /// block of the function is a [`RunError::BadSchedule`].
+    pub fn schedule_blocks(&self, schedule: &[String]) -> Result<Vec<Block>, RunError> {
+        schedule
+            .iter()
+            .map(|name| {
+                self.program
+                    .body
+                    .block_by_name(name)
+                    .ok_or_else(|| RunError::BadSchedule(format!("no block named {name}")))
+            })
+            .collect()
+    }
+
     /// Executes a runtime schedule (Def. 5) of block names. Stops at the end of
     /// the list, at undefined behaviour, or at the step limit; the rest of a list
     /// after every lane terminated is executed too (every lane is passive then).
     pub fn run_schedule(&mut self, schedule: &[String]) -> Result<Outcome, RunError> {
-        let mut blocks = Vec::with_capacity(schedule.len());
-        for name in schedule {
-            let b = self
-                .program
-                .body
-                .block_by_name(name)
-                .ok_or_else(|| RunError::BadSchedule(format!("no block named {name}")))?;
-            blocks.push(b);
-        }
+        let blocks = self.schedule_blocks(schedule)?;
         for b in blocks {
             if let Some(outcome) = self.checked_step(b)? {
                 return Ok(outcome);

@@ -58,15 +58,7 @@ impl Machine<'_> {
     /// [`Machine::run_schedule`], and reports every step that is not greedy
     /// (Def. 12-18, see [`run_checked`]).
     pub fn run_schedule_checked(&mut self, schedule: &[String]) -> Result<ScheduledRun, RunError> {
-        let mut blocks = Vec::with_capacity(schedule.len());
-        for name in schedule {
-            let b = self
-                .program
-                .body
-                .block_by_name(name)
-                .ok_or_else(|| RunError::BadSchedule(format!("no block named {name}")))?;
-            blocks.push(b);
-        }
+        let blocks = self.schedule_blocks(schedule)?;
         let facts = GreedyFacts::compute(&self.program)
             .with_interp(self.interp)
             .with_exec(self.exec);
