@@ -1,0 +1,189 @@
+//! The transform pipeline: a list of passes (`--pass dlt,boscc,pl`), each run on
+//! the output of the one before, with the divergence analysis recomputed on every
+//! intermediate program (STYLE §2: no caching across transforms). Every stage is
+//! kept, so a checker can compare the program after each pass with the original
+//! (the stage-wise equivalence of issue 16: FR(original) = OBL(after each stage)).
+
+use crate::error::{Site, TransformError};
+use crate::uniform::{self, AnalysisChoice};
+use crate::{boscc, dlt, ifconv, linearize, reconverge};
+use pllvm_analysis::result::Uniformity;
+use pllvm_semantics::ir::{FuncId, Module};
+
+/// One transform.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Pass {
+    /// The divergent loop transform (thesis §9.1): every loop becomes uniform.
+    Dlt,
+    /// The BOSCC gadget (thesis §9.2), inserted before partial linearization.
+    Boscc,
+    /// Partial linearization (thesis Ch. 8, Listing 8; loops §8.3; phis §8.4).
+    Pl,
+    /// The reconverging-CFG transform (the poster's OpenTree with flow blocks),
+    /// for any CFG, irreducible ones included.
+    Reconverge,
+    /// Full if-conversion: every branch that is not a loop's own becomes data
+    /// flow (the naive baseline of Ch. 8).
+    IfConv,
+}
+
+impl Pass {
+    /// Every pass.
+    pub const ALL: [Pass; 5] = [
+        Pass::Dlt,
+        Pass::Boscc,
+        Pass::Pl,
+        Pass::Reconverge,
+        Pass::IfConv,
+    ];
+
+    /// The name `--pass` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Pass::Dlt => "dlt",
+            Pass::Boscc => "boscc",
+            Pass::Pl => "pl",
+            Pass::Reconverge => "reconverge",
+            Pass::IfConv => "ifconv",
+        }
+    }
+
+    /// The pass called `name`.
+    pub fn parse(name: &str) -> Option<Pass> {
+        Pass::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+/// Parses `dlt,boscc,pl`, checking the order the passes need.
+pub fn parse_passes(spec: &str) -> Result<Vec<Pass>, String> {
+    let mut passes = Vec::new();
+    for word in spec.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        let pass = Pass::parse(word).ok_or_else(|| {
+            format!(
+                "unknown pass `{word}` (expected a comma-separated list of {})",
+                Pass::ALL.map(Pass::name).join(", ")
+            )
+        })?;
+        if passes.contains(&pass) {
+            return Err(format!("pass `{word}` is given twice"));
+        }
+        passes.push(pass);
+    }
+    if passes.is_empty() {
+        return Err("no pass given (expected e.g. dlt,pl or reconverge)".into());
+    }
+    let at = |p: Pass| passes.iter().position(|&q| q == p);
+    if let (Some(b), Some(p)) = (at(Pass::Boscc), at(Pass::Pl))
+        && b > p
+    {
+        return Err(
+            "boscc inserts its gadgets before partial linearization folds them (thesis §9.2): write dlt,boscc,pl".into(),
+        );
+    }
+    if let (Some(d), Some(p)) = (at(Pass::Dlt), at(Pass::Pl))
+        && d > p
+    {
+        return Err(
+            "dlt must run before pl (partial linearization needs uniform loops, thesis §8.3)"
+                .into(),
+        );
+    }
+    for standalone in [Pass::Reconverge, Pass::IfConv] {
+        if at(standalone).is_some() && passes.len() > 1 {
+            return Err(format!(
+                "{} is a whole route of its own (it runs its loop transform itself): give it alone",
+                standalone.name()
+            ));
+        }
+    }
+    Ok(passes)
+}
+
+/// What a pipeline needs besides the program.
+#[derive(Clone, Debug, Default)]
+pub struct Options {
+    /// The analysis deciding what is uniform.
+    pub analysis: AnalysisChoice,
+    /// Parameters (by name or number) that are uniform; the others are varying.
+    pub uniform_args: Vec<String>,
+    /// Where BOSCC gadgets go.
+    pub boscc: boscc::Policy,
+}
+
+/// What a pass gets: the options, and the analysis on demand.
+pub struct PassContext<'o> {
+    /// The pipeline's options.
+    pub options: &'o Options,
+    /// The pass running (for error messages).
+    pub pass: Pass,
+}
+
+impl PassContext<'_> {
+    /// The chosen analysis on `func` of `module`.
+    pub fn analyze(&self, module: &Module, func: FuncId) -> Result<Uniformity, TransformError> {
+        uniform::analyze(
+            module,
+            func,
+            self.options.analysis,
+            &self.options.uniform_args,
+            self.pass.name(),
+        )
+    }
+}
+
+/// The program after one pass, with what the pass did.
+#[derive(Clone, Debug)]
+pub struct Stage {
+    /// The pass.
+    pub pass: Pass,
+    /// The whole module after it.
+    pub module: Module,
+    /// One line per decision (a loop transformed, a branch kept, a gadget placed).
+    pub notes: Vec<String>,
+}
+
+/// Runs `passes` on `func` of `module` in order; returns every stage.
+pub fn run_passes(
+    module: &Module,
+    func: FuncId,
+    passes: &[Pass],
+    options: &Options,
+) -> Result<Vec<Stage>, TransformError> {
+    if module.functions[func].body.is_none() {
+        return Err(TransformError::new(
+            "transform",
+            Site::Function(func),
+            format!(
+                "@{} is only declared: there is no body to transform",
+                module.functions[func].name
+            ),
+        ));
+    }
+    let mut stages: Vec<Stage> = Vec::new();
+    for &pass in passes {
+        let input = stages.last().map_or(module, |s| &s.module);
+        let cx = PassContext { options, pass };
+        let (out, notes) = run_pass(input, func, &cx)?;
+        stages.push(Stage {
+            pass,
+            module: out,
+            notes,
+        });
+    }
+    Ok(stages)
+}
+
+/// One pass on `func` of `module`.
+pub fn run_pass(
+    module: &Module,
+    func: FuncId,
+    cx: &PassContext<'_>,
+) -> Result<(Module, Vec<String>), TransformError> {
+    match cx.pass {
+        Pass::Dlt => dlt::divergent_loop_transform(module, func, cx),
+        Pass::Boscc => boscc::insert_gadgets(module, func, cx),
+        Pass::Pl => linearize::partial_linearization(module, func, cx),
+        Pass::Reconverge => reconverge::reconverge(module, func, cx),
+        Pass::IfConv => ifconv::if_convert(module, func, cx),
+    }
+}
