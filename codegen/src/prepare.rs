@@ -11,7 +11,9 @@
 use crate::edit::Editor;
 use crate::error::{Site, TransformError};
 use pllvm_analysis::loops::LoopInfo;
-use pllvm_semantics::ir::{Block, Body, ConstData, FuncId, Module, Terminator, Value};
+use pllvm_semantics::ir::{
+    BinOp, Block, Body, ConstData, FuncId, InstKind, Module, Terminator, Value,
+};
 use pllvm_semantics::types::TypeTable;
 
 /// The body of `func`, or an error naming the declaration.
@@ -33,7 +35,10 @@ pub fn body_of<'m>(
 }
 
 /// Refuses a block predicate other than `true` (Def. 7) and a `total` command
-/// ([W-CMD-TOTAL]): the input must be unpredicated SPMD code.
+/// ([W-CMD-TOTAL]) with a side effect: the input must be unpredicated SPMD code.
+/// Side-effect-free `total` commands (the mask arithmetic and horizontal builtins
+/// the divergent loop transform emits) are fine: after linearization a block may
+/// run with no active lane, and a pure command then only recomputes a value.
 pub fn require_unpredicated(
     module: &Module,
     func: FuncId,
@@ -55,12 +60,13 @@ pub fn require_unpredicated(
             ));
         }
         for &i in data.phis.iter().chain(&data.body) {
-            if body.insts[i].total {
+            if body.insts[i].total && !is_pure(module, &body.insts[i].kind) {
                 return Err(TransformError::new(
                     pass,
                     Site::Inst(func, i),
                     format!(
-                        "unsupported construct: a `total` command in block %{}; {pass} takes unpredicated SPMD code, whose commands run only in active lanes",
+                        "unsupported construct: a `total` {} in block %{}; a transform may schedule a block where no lane is active, so only side-effect-free commands may be `total` in its input",
+                        body.insts[i].kind.opcode(),
                         data.name
                     ),
                 ));
@@ -144,4 +150,26 @@ pub fn unify_exits(ed: &mut Editor) -> Option<Block> {
     };
     ed.body_mut().blocks[exit].term = Terminator::Ret(ret);
     Some(exit)
+}
+
+/// Whether `kind` has no side effect and cannot be undefined behaviour in a lane
+/// that did not need it: arithmetic, comparisons, casts, `select`, `freeze`,
+/// `getelementptr`, `mask()`, and the builtins of Fig. 4.15 (`@pllvm.*`).
+pub fn is_pure(module: &Module, kind: &InstKind) -> bool {
+    match kind {
+        InstKind::Binary { op, .. } => {
+            !matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem)
+        }
+        InstKind::Phi { .. }
+        | InstKind::FNeg { .. }
+        | InstKind::ICmp { .. }
+        | InstKind::FCmp { .. }
+        | InstKind::Cast { .. }
+        | InstKind::Select { .. }
+        | InstKind::Freeze { .. }
+        | InstKind::Gep { .. }
+        | InstKind::Mask => true,
+        InstKind::Call { callee, .. } => module.functions[*callee].name.starts_with("pllvm."),
+        InstKind::Alloca { .. } | InstKind::Load { .. } | InstKind::Store { .. } => false,
+    }
 }
