@@ -12,6 +12,16 @@ pub enum Policy {
     Heuristic,
 }
 
+impl Policy {
+    /// Reads `--boscc`.
+    pub fn parse(text: &str) -> Result<Policy, String> {
+        match text {
+            "heuristic" => Ok(Policy::Heuristic),
+            other => Err(format!("unknown --boscc policy '{other}'")),
+        }
+    }
+}
+
 /// Inserts BOSCC gadgets into `func`.
 pub fn insert_gadgets(
     _module: &Module,

@@ -17,7 +17,7 @@
 //! Shared pieces: [`edit`] (the body editor), [`ssa`] (SSA construction for
 //! values the new control flow no longer dominates), [`prepare`] (input checks,
 //! one exit block), [`uniform`] (which analysis decides uniformity), [`pipeline`]
-//! (pass lists and stages), [`error`].
+//! (pass lists and stages), [`shape`] (the CFG of an output as text), [`error`].
 #![deny(missing_docs)]
 
 pub mod boscc;
@@ -29,6 +29,7 @@ pub mod linearize;
 pub mod pipeline;
 pub mod prepare;
 pub mod reconverge;
+pub mod shape;
 pub mod ssa;
 pub mod uniform;
 

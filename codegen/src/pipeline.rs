@@ -110,6 +110,42 @@ pub struct Options {
     pub boscc: boscc::Policy,
 }
 
+/// A pipeline as a corpus file's `; transform NAME:` line writes it: `--pass
+/// dlt,pl` (required), `--analysis best|thesis|popl|llvm|sa`, `--uniform-args
+/// a,b`, `--boscc POLICY`, `--function NAME`. Returns the passes, the options and
+/// the function name (if given).
+pub fn parse_pipeline(text: &str) -> Result<(Vec<Pass>, Options, Option<String>), String> {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let mut passes = None;
+    let mut options = Options::default();
+    let mut function = None;
+    let mut k = 0;
+    while k < words.len() {
+        let flag = words[k];
+        let value = words
+            .get(k + 1)
+            .copied()
+            .ok_or_else(|| format!("{flag} needs a value"))?;
+        match flag {
+            "--pass" => passes = Some(parse_passes(value)?),
+            "--analysis" => {
+                options.analysis = AnalysisChoice::parse(value).ok_or_else(|| {
+                    format!("--analysis: '{value}' is not best, thesis, popl, llvm or sa")
+                })?
+            }
+            "--uniform-args" => {
+                options.uniform_args = value.split(',').map(|a| a.trim().to_string()).collect()
+            }
+            "--boscc" => options.boscc = boscc::Policy::parse(value)?,
+            "--function" => function = Some(value.trim_start_matches('@').to_string()),
+            other => return Err(format!("unknown transform option '{other}'")),
+        }
+        k += 2;
+    }
+    let passes = passes.ok_or("a transform needs --pass (e.g. --pass dlt,pl)")?;
+    Ok((passes, options, function))
+}
+
 /// What a pass gets: the options, and the analysis on demand.
 pub struct PassContext<'o> {
     /// The pipeline's options.

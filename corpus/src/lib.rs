@@ -5,6 +5,8 @@
 //! `pllvm_interp::directives`. This crate checks one file against its
 //! expectations; `tests/corpus.rs` turns every file into a test.
 
+mod transform;
+
 use pllvm_interp::directives::{self, ExpectKind, RunDirective, RunMode, normalize};
 use pllvm_interp::greedy::{self, GreedyFacts, Verdict};
 use pllvm_interp::run::ScheduledRun;
@@ -80,9 +82,31 @@ pub fn check_file(path: &Path, bless: bool) -> Result<Checked, String> {
     let mut checked = Checked::default();
     let mut failures = Vec::new();
     let mut snapshots = Vec::new();
+    // The `; transform NAME:` pipelines, each run once (transform.rs).
+    let mut transformed = std::collections::BTreeMap::new();
+    for t in &d.transforms {
+        let out = transform::run(&module, t).map_err(|e| format!("{name}:{}: {e}", t.line))?;
+        transformed.insert(t.name.clone(), out);
+    }
+    for e in &d.expects {
+        if let ExpectKind::TransformCfg { transform, rows } = &e.kind
+            && let Some(msg) = transformed
+                .get(transform)
+                .and_then(|m| transform::check_cfg(m, rows))
+        {
+            failures.push(format!(
+                "{name}:{}: the CFG after transform '{transform}' differs:\n{msg}",
+                e.line
+            ));
+        }
+    }
     for run in &d.runs {
+        let program = match &run.transform {
+            Some(t) => transformed.get(t).unwrap_or(&module),
+            None => &module,
+        };
         let output =
-            run_directive(&module, run).map_err(|e| format!("{name}:{}: {e}", run.line))?;
+            run_directive(program, run).map_err(|e| format!("{name}:{}: {e}", run.line))?;
         checked.runs += 1;
         checked.rules.extend(output.rules.iter().copied());
         for e in d
@@ -106,6 +130,7 @@ pub fn check_file(path: &Path, bless: bool) -> Result<Checked, String> {
     let runs: Vec<(String, pllvm_interp::RunConfig)> = d
         .runs
         .iter()
+        .filter(|r| r.transform.is_none())
         .map(|r| (r.name.clone(), r.config.clone()))
         .collect();
     failures.extend(analysis_expect::check(&name, &src, &module, &spans, &runs));
@@ -467,7 +492,9 @@ fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
             (got != want).then(|| format!("  expected cnb {want:?}\n  got          {got:?}"))
         }
         // Checked with the module by `check_convergence`.
-        ExpectKind::Convergence { .. } | ExpectKind::MConverged(_) => None,
+        ExpectKind::Convergence { .. }
+        | ExpectKind::MConverged(_)
+        | ExpectKind::TransformCfg { .. } => None,
         ExpectKind::Trace(rows) => {
             let want: Vec<String> = rows
                 .iter()

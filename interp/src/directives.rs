@@ -48,6 +48,22 @@ pub struct RunDirective {
     pub config: RunConfig,
     /// How the blocks are chosen.
     pub mode: RunMode,
+    /// `--transform NAME`: the run executes the program after the file's
+    /// `; transform NAME:` pipeline instead of the program as written.
+    pub transform: Option<String>,
+}
+
+/// One `; transform NAME: --pass dlt,pl ...` line: a pipeline of the vectorizing
+/// transforms (`pllvm transform` options) whose output runs may execute and whose
+/// CFG `; expect transform NAME cfg:` checks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransformDirective {
+    /// Its name.
+    pub name: String,
+    /// 1-based line number.
+    pub line: usize,
+    /// The options as written (`--pass`, `--analysis`, `--uniform-args`, `--boscc`).
+    pub options: String,
 }
 
 /// How a run chooses its blocks.
@@ -102,6 +118,15 @@ pub enum ExpectKind {
     /// `m-converged: A, B` or `none`: exactly these executed blocks behaved
     /// m-converged (the same relation in every hierarchy).
     MConverged(Vec<String>),
+    /// `transform NAME cfg:` followed by rows `A -> B, C` (`A [p] -> ...` for a
+    /// predicated block, `A -> ret`): the CFG of the program after the transform
+    /// `NAME`, block by block in layout order. Applies to no run.
+    TransformCfg {
+        /// The transform directive's name.
+        transform: String,
+        /// One row per block.
+        rows: Vec<String>,
+    },
 }
 
 /// Reads `(Def. 17, lane 1)` / `(Def. 14)` / `(§5.3)`.
@@ -196,6 +221,34 @@ pub struct Directives {
     pub expects: Vec<Expectation>,
     /// Lines carrying a trailing `; error: <substring>` (verifier expectations).
     pub errors: Vec<(usize, String)>,
+    /// The `; transform NAME:` pipelines, in file order.
+    pub transforms: Vec<TransformDirective>,
+}
+
+/// Takes `--transform NAME` out of a run line's options.
+fn take_transform(args: &str) -> Result<(String, Option<String>), String> {
+    let words = words(args);
+    let mut rest = Vec::new();
+    let mut transform = None;
+    let mut k = 0;
+    while k < words.len() {
+        if words[k] == "--transform" {
+            let name = words
+                .get(k + 1)
+                .ok_or("--transform needs the name of a `; transform NAME:` line")?;
+            transform = Some(name.clone());
+            k += 2;
+            continue;
+        }
+        if let Some(name) = words[k].strip_prefix("--transform=") {
+            transform = Some(name.to_string());
+            k += 1;
+            continue;
+        }
+        rest.push(format!("\"{}\"", words[k]));
+        k += 1;
+    }
+    Ok((rest.join(" "), transform))
 }
 
 /// Splits a run line into words; double quotes group words.
@@ -338,7 +391,22 @@ pub fn parse(src: &str) -> Result<Directives, String> {
             continue;
         }
         let body = trimmed.trim_start_matches(';').trim();
-        if let Some(rest) = body.strip_prefix("run") {
+        if let Some(rest) = body.strip_prefix("transform") {
+            let Some((name, options)) = rest.split_once(':') else {
+                continue;
+            };
+            let name = name.trim();
+            if name.is_empty() || name.contains(' ') {
+                return Err(format!(
+                    "line {number}: a transform line is `; transform NAME: --pass ...`"
+                ));
+            }
+            d.transforms.push(TransformDirective {
+                name: name.to_string(),
+                line: number,
+                options: options.trim().to_string(),
+            });
+        } else if let Some(rest) = body.strip_prefix("run") {
             let Some((name, args)) = rest.split_once(':') else {
                 continue;
             };
@@ -348,7 +416,9 @@ pub fn parse(src: &str) -> Result<Directives, String> {
             }
             let mut config = RunConfig::default();
             let mut mode = RunMode::Plain;
-            apply_run_options_with_mode(&mut config, &mut mode, args)
+            let (args, transform) =
+                take_transform(args).map_err(|e| format!("line {number}: {e}"))?;
+            apply_run_options_with_mode(&mut config, &mut mode, &args)
                 .map_err(|e| format!("line {number}: {e}"))?;
             d.runs.push(RunDirective {
                 name: if name.is_empty() {
@@ -359,12 +429,36 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                 line: number,
                 config,
                 mode,
+                transform,
             });
         } else if let Some(rest) = body.strip_prefix("expect") {
             let Some((head, value)) = rest.split_once(':') else {
                 return Err(format!("line {number}: expect without ':'"));
             };
             let head: Vec<&str> = head.split_whitespace().collect();
+            if let ["transform", transform, "cfg"] = head.as_slice() {
+                let mut rows = Vec::new();
+                while n < lines.len() {
+                    let t = lines[n].trim_start();
+                    let Some(row) = t.strip_prefix(";  ") else {
+                        break;
+                    };
+                    if t.starts_with(";;") || row.trim().is_empty() {
+                        break;
+                    }
+                    rows.push(normalize(row));
+                    n += 1;
+                }
+                d.expects.push(Expectation {
+                    run: None,
+                    line: number,
+                    kind: ExpectKind::TransformCfg {
+                        transform: transform.to_string(),
+                        rows,
+                    },
+                });
+                continue;
+            }
             // `first violation` is the one two-word expectation.
             let (run, what) = match head.as_slice() {
                 ["first", "violation"] => (None, "first violation"),
@@ -476,6 +570,21 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                 line: number,
                 kind,
             });
+        }
+    }
+    let transform_named = |t: &str| d.transforms.iter().any(|x| x.name == t);
+    for r in &d.runs {
+        if let Some(t) = &r.transform
+            && !transform_named(t)
+        {
+            return Err(format!("line {}: no transform named '{t}'", r.line));
+        }
+    }
+    for e in &d.expects {
+        if let ExpectKind::TransformCfg { transform, .. } = &e.kind
+            && !transform_named(transform)
+        {
+            return Err(format!("line {}: no transform named '{transform}'", e.line));
         }
     }
     for e in &d.expects {
@@ -607,6 +716,36 @@ define i32 @f(i32 %x) {
             ExpectKind::MConverged(vec!["Entry".into(), "Exit".into()])
         );
         assert!(parse("; expect convergence: R, S\n").is_err());
+    }
+
+    #[test]
+    fn reads_transform_directives() {
+        let src = "\
+; transform pl: --pass dlt,pl --uniform-args n
+; expect transform pl cfg:
+;   A -> B,   C
+;   B [p] -> ret
+; run obl: --transform pl --threads 2 --interp obl
+; run fr: --threads 2
+";
+        let d = parse(src).unwrap();
+        assert_eq!(d.transforms[0].name, "pl");
+        assert_eq!(d.transforms[0].options, "--pass dlt,pl --uniform-args n");
+        assert_eq!(d.runs[0].transform.as_deref(), Some("pl"));
+        assert_eq!(d.runs[0].config.threads, 2);
+        assert_eq!(d.runs[1].transform, None);
+        assert_eq!(
+            d.expects[0].kind,
+            ExpectKind::TransformCfg {
+                transform: "pl".into(),
+                rows: vec!["A -> B, C".into(), "B [p] -> ret".into()]
+            }
+        );
+        assert!(
+            parse("; run: --transform nope\n")
+                .unwrap_err()
+                .contains("no transform named")
+        );
     }
 
     #[test]
