@@ -10,6 +10,7 @@ mod compare_llvm;
 mod default_program;
 mod interrupt;
 mod repl;
+mod transform;
 
 /// The allocator of the `pllvm` process: mimalloc instead of the system malloc.
 /// Parsing, normalizing and analyzing a large module allocate many small vectors
@@ -60,6 +61,10 @@ enum Command {
     Explore(ExploreArgs),
     /// Divergence analyses (thesis Ch. 6-7, POPL'21): the shape of every value, branch and block.
     Analyze(AnalyzeArgs),
+    /// The vectorizing transforms (thesis Ch. 8-9): divergent loop transform (dlt), BOSCC
+    /// gadgets (boscc), partial linearization (pl), reconverging CFGs (reconverge), full
+    /// if-conversion (ifconv).
+    Transform(transform::TransformArgs),
 }
 
 #[derive(Args, Debug)]
@@ -462,6 +467,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Run(r) => run(r),
         Command::Repl(r) => repl::main(r),
         Command::Explore(e) => explore(e),
+        Command::Transform(t) => transform::main(t),
         Command::Analyze(a) => {
             let kinds = analyze::parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
             let (module, _, _, src) = load(&Some(a.file.clone()))?;

@@ -1,0 +1,156 @@
+//! `pllvm transform FILE --pass dlt,pl`: the vectorizing transforms of
+//! `pllvm-codegen` (thesis Ch. 8-9, the reconverging-CFG poster) on a program.
+//! Prints the program after the last pass (or every stage, or the CFG shapes);
+//! an input a pass refuses is reported at its `file:line:col` like a verifier
+//! error, and an output that does not verify is reported as the bug it is.
+
+use crate::{Rendered, Usage, load};
+use anyhow::{Result, anyhow};
+use clap::Args;
+use pllvm_codegen::pipeline::{Options, Stage, parse_passes};
+use pllvm_codegen::shape::cfg_lines;
+use pllvm_codegen::{AnalysisChoice, Site, TransformError};
+use pllvm_semantics::diag::{Diagnostic, SourceMap, render_all};
+use pllvm_semantics::ir::FuncId;
+use pllvm_semantics::text::print_module;
+use pllvm_semantics::verify::verify_module;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Args, Debug)]
+pub struct TransformArgs {
+    /// A .ll file (`-` reads standard input).
+    file: PathBuf,
+    /// The passes, in order: dlt, boscc, pl (e.g. dlt,boscc,pl), or reconverge, or
+    /// ifconv alone.
+    #[arg(long, value_name = "PASSES")]
+    pass: String,
+    /// The analysis deciding what is uniform: best (the meet of thesis, popl and
+    /// sa; llvm on irreducible CFGs), thesis, popl, llvm or sa.
+    #[arg(long, value_name = "best|thesis|popl|llvm|sa", default_value = "best")]
+    analysis: String,
+    /// Parameters that are uniform (by name or number, comma-separated); the
+    /// others are varying.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    uniform_args: Vec<String>,
+    /// Where BOSCC gadgets go (thesis §9.2): heuristic, all, none or a
+    /// comma-separated list of blocks to guard.
+    #[arg(long, value_name = "POLICY", default_value = "heuristic")]
+    boscc: String,
+    /// The function to transform (default: the first definition).
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+    /// Write the program to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "OUT.ll")]
+    output: Option<PathBuf>,
+    /// Print the CFG of each stage (`A -> B, C`, `A [p] -> ...` for a predicated
+    /// block) instead of the program.
+    #[arg(long)]
+    cfg: bool,
+    /// Print the program after every pass, each after a `; stage N: PASS` line.
+    #[arg(long)]
+    stages: bool,
+    /// Print what each pass decided (loops transformed, branches kept, gadgets) on
+    /// standard error.
+    #[arg(long)]
+    notes: bool,
+}
+
+/// Runs `pllvm transform`.
+pub fn main(a: TransformArgs) -> Result<ExitCode> {
+    let passes = parse_passes(&a.pass).map_err(|e| Usage(format!("--pass: {e}")))?;
+    let analysis = AnalysisChoice::parse(&a.analysis).ok_or_else(|| {
+        Usage(format!(
+            "--analysis: '{}' is not best, thesis, popl, llvm or sa",
+            a.analysis
+        ))
+    })?;
+    let boscc = pllvm_codegen::boscc::Policy::parse(&a.boscc)
+        .map_err(|e| Usage(format!("--boscc: {e}")))?;
+    let (module, spans, name, src) = load(&Some(a.file.clone()))?;
+    let func = match &a.function {
+        Some(f) => {
+            let f = f.trim_start_matches('@');
+            module
+                .function_by_name(f)
+                .filter(|&id| module.functions[id].body.is_some())
+                .ok_or_else(|| Usage(format!("--function: the program defines no @{f}")))?
+        }
+        None => module
+            .first_definition()
+            .ok_or_else(|| anyhow!("{name}: the file defines no function"))?,
+    };
+    let options = Options {
+        analysis,
+        uniform_args: a.uniform_args.clone(),
+        boscc,
+        ..Options::default()
+    };
+    let stages = pllvm_codegen::run_passes(&module, func, &passes, &options)
+        .map_err(|e| Rendered(render_error(&e, &spans, &name, &src)))?;
+    for stage in &stages {
+        let report = verify_module(&stage.module, &SourceMap::default());
+        if !report.is_ok() {
+            let text = print_module(&stage.module);
+            return Err(Rendered(format!(
+                "{}\nerror: internal error: the program after `{}` does not verify (a bug in pllvm's transform; please report it with the input)\n{text}",
+                render_all(&report.errors, &format!("<after {}>", stage.pass.name()), &text),
+                stage.pass.name()
+            ))
+            .into());
+        }
+    }
+    if a.notes {
+        let mut err = std::io::stderr().lock();
+        for stage in &stages {
+            for note in &stage.notes {
+                writeln!(err, "{}: {note}", stage.pass.name())?;
+            }
+        }
+    }
+    let text = render_stages(&stages, func, &a);
+    match &a.output {
+        Some(path) => std::fs::write(path, text)
+            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?,
+        None => write!(std::io::stdout(), "{text}")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The text `transform` prints: the last program, every stage, or the CFGs.
+fn render_stages(stages: &[Stage], func: FuncId, a: &TransformArgs) -> String {
+    let shown: Vec<&Stage> = if a.stages || a.cfg {
+        stages.iter().collect()
+    } else {
+        stages.last().into_iter().collect()
+    };
+    let mut out = String::new();
+    for (n, stage) in shown.iter().enumerate() {
+        if a.stages || a.cfg {
+            out.push_str(&format!("; stage {}: {}\n", n + 1, stage.pass.name()));
+        }
+        if a.cfg {
+            if let Some(body) = &stage.module.functions[func].body {
+                for line in cfg_lines(body) {
+                    out.push_str(&format!("  {line}\n"));
+                }
+            }
+        } else {
+            out.push_str(&print_module(&stage.module));
+        }
+    }
+    out
+}
+
+/// A transform's refusal at the input's `file:line:col`.
+pub fn render_error(e: &TransformError, spans: &SourceMap, name: &str, src: &str) -> String {
+    let span = |func: FuncId| spans.function(func);
+    let at = match e.site {
+        Site::Function(f) => span(f).header,
+        Site::Block(f, b) => *span(f).blocks.get(b),
+        Site::Terminator(f, b) => *span(f).terms.get(b),
+        Site::Inst(f, i) => *span(f).insts.get(i),
+    };
+    Diagnostic::error(at, format!("{}: {}", e.pass, e.message)).render(name, src)
+}
