@@ -3,6 +3,7 @@
 //! verified (every transform maps verified programs to verified programs), and the
 //! output's CFG compared with `; expect transform NAME cfg:` rows.
 
+use crate::diff;
 use pllvm_codegen::shape::cfg_lines;
 use pllvm_interp::directives::{TransformDirective, normalize};
 use pllvm_semantics::diag::SourceMap;
@@ -46,5 +47,5 @@ pub fn check_cfg(module: &Module, rows: &[String]) -> Option<String> {
     let body = module.functions[func].body.as_ref()?;
     let got: Vec<String> = cfg_lines(body).iter().map(|l| normalize(l)).collect();
     let want: Vec<String> = rows.iter().map(|l| normalize(l)).collect();
-    (got != want).then(|| crate::diff(&want.join("\n"), &got.join("\n")))
+    (got != want).then(|| diff(&want.join("\n"), &got.join("\n")))
 }

@@ -20,6 +20,7 @@ pub mod run;
 pub mod sched;
 pub mod stepper;
 pub mod trace;
+pub mod work;
 
 pub use config::RunConfig;
 pub use machine::{Machine, Outcome, RunError, SetupError, SetupInput};
