@@ -1,18 +1,169 @@
-//! The reconverging-CFG transform. Being written (issue 16).
+//! The reconverging-CFG transform of the poster "Reconverging Control Flow
+//! Graphs" (Definition 1: "A control flow graph is reconverging if every
+//! non-uniform condition node (terminator T) has exactly two successors, one of
+//! which post-dominates it"), for any CFG, irreducible ones included, as a
+//! P-LLVM route whose output runs under OBLIVIOUS and computes what the input
+//! computes under FREEZING.
+//!
+//! # The route
+//! 1. [`fix_irreducible`] (module `irreducible`): every irreducible cycle becomes a natural
+//!    loop, headed by a new block that dispatches to the cycle's entries on an
+//!    entry-index phi (LLVM's FixIrreducible construction; cycles and entries as
+//!    in LLVM's "Convergence and Uniformity").
+//! 2. [`make_loops_uniform`]: the divergent loop transform (thesis §9.1,
+//!    [`crate::dlt`]) on the result, when the analysis finds a divergent loop.
+//!    The poster's wave-level lowering relies on masked-off lanes keeping their
+//!    registers, which OBLIVIOUS does not promise: a lane that left a divergent
+//!    loop early has its loop values overwritten with ⊤ while the others iterate
+//!    (thesis Fig. 3.21). After §9.1 every loop is uniform: the lanes that enter
+//!    a loop leave it together.
+//! 3. [`reconverging_cfg`] (modules `normal_form`, then `open_tree`): the
+//!    poster's OpenTree walk reroutes open edges through flow blocks with phis,
+//!    keeping the uniform branches it does not have to reroute, until every
+//!    divergent branch has two successors one of which post-dominates it. The
+//!    route checks Definition 1 on a fresh analysis of the result
+//!    (`pllvm_analysis::reconverging::check_reconverging`); a branch that the
+//!    fresh analysis finds divergent and the first walk took for uniform gets a
+//!    further walk (at most [`MAX_WALKS`]).
+//!
+//! # Why no block predicates are needed, and why OBLIVIOUS is right
+//! The poster lowers a reconverging CFG to wave-level code with execution-mask
+//! updates. In P-LLVM the greedy schedules of thesis Ch. 5 do that work: every
+//! block is a barrier (Def. 17-18), so a block runs only once no lane is waiting
+//! at a block that reaches it without a back edge. In an acyclic region every
+//! block therefore runs once, with every lane whose path passes it, and no block
+//! runs again after a lane has left it (the test
+//! `proofs/tests/acyclic_schedule_independence.rs` checks that every greedy
+//! schedule of such a program gives one outcome). So within one iteration of a
+//! uniform loop (one latch, step 3's normal form) and outside loops, no block
+//! runs while a lane that needs its values is masked off, and OBLIVIOUS's ⊤ in
+//! masked-off lanes is never read: each lane computes what it computes alone,
+//! which is what FREEZING gives it. The flow blocks only forward lanes to the
+//! successor their original branch chose (their phis remember it, poster Fig. 3),
+//! so each lane runs its original blocks in the original order. Loops are where
+//! OBLIVIOUS differs, and step 2 makes them uniform.
+//!
+//! Notes: one line per fixed irreducible cycle, per flow block, per lowered
+//! switch, and what the divergent loop transform reports.
 
+mod irreducible;
+mod normal_form;
+mod open_tree;
+mod repair;
+
+use crate::dlt;
 use crate::error::{Site, TransformError};
-use crate::pipeline::PassContext;
+use crate::pipeline::{Pass, PassContext};
+use crate::prepare::{body_of, require_unpredicated};
+use pllvm_analysis::postdom::PostDomTree;
+use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_semantics::ir::{FuncId, Module};
 
-/// Makes `func` reconverging.
+/// The pass name in errors.
+const PASS: &str = "reconverge";
+
+/// How many OpenTree walks the route runs at most (see the module doc, step 3).
+pub const MAX_WALKS: usize = 3;
+
+/// Makes `func` reconverging (poster Definition 1) by the route of the module
+/// doc: irreducible cycles to natural loops, divergent loops to uniform ones,
+/// then the OpenTree walk.
 pub fn reconverge(
-    _module: &Module,
+    module: &Module,
     func: FuncId,
-    _cx: &PassContext<'_>,
+    cx: &PassContext<'_>,
 ) -> Result<(Module, Vec<String>), TransformError> {
-    Err(TransformError::new(
-        "reconverge",
+    require_unpredicated(module, func, PASS)?;
+    let mut notes = Vec::new();
+    let natural = irreducible::natural_loops(module, func, &mut notes)?;
+    let uniform = make_loops_uniform(&natural, func, cx, &mut notes)?;
+    let reconverging = reconverging_cfg(&uniform, func, cx, &mut notes)?;
+    Ok((reconverging, notes))
+}
+
+/// Step 1 alone (irreducible cycles to natural loops), for tests and tools.
+pub fn fix_irreducible(
+    module: &Module,
+    func: FuncId,
+) -> Result<(Module, Vec<String>), TransformError> {
+    let mut notes = Vec::new();
+    let out = irreducible::natural_loops(module, func, &mut notes)?;
+    Ok((out, notes))
+}
+
+/// Step 2: the divergent loop transform (thesis §9.1) when the analysis finds a
+/// loop with a temporally divergent exit; without one there is nothing for it to
+/// do and the program is passed on unchanged.
+pub fn make_loops_uniform(
+    module: &Module,
+    func: FuncId,
+    cx: &PassContext<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Module, TransformError> {
+    let before = cx.analyze(module, func)?;
+    if before.divergent_loops.is_empty() {
+        return Ok(module.clone());
+    }
+    let dlt_cx = PassContext {
+        options: cx.options,
+        pass: Pass::Dlt,
+    };
+    let (out, dlt_notes) = dlt::divergent_loop_transform(module, func, &dlt_cx)?;
+    notes.extend(dlt_notes.into_iter().map(|n| format!("dlt: {n}")));
+    let after = cx.analyze(&out, func)?;
+    if !after.divergent_loops.is_empty() {
+        return Err(internal_error(
+            func,
+            "a loop is still divergent after the divergent loop transform (thesis §9.1)",
+        ));
+    }
+    Ok(out)
+}
+
+/// Step 3: the OpenTree walk (after putting the CFG in its normal form) until
+/// Definition 1 holds under a fresh analysis of the result.
+pub fn reconverging_cfg(
+    module: &Module,
+    func: FuncId,
+    cx: &PassContext<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Module, TransformError> {
+    let mut current = normal_form::prepare_walk(module, func, cx, notes)?;
+    for _ in 0..MAX_WALKS {
+        let uniformity = cx.analyze(&current, func)?;
+        let body = body_of(&current, func, PASS)?;
+        let violations = check_reconverging(body, &PostDomTree::compute(body), &uniformity);
+        let Some(first) = violations.first() else {
+            return Ok(current);
+        };
+        let walked = open_tree::open_tree_walk(&current, func, &uniformity, notes)?;
+        if walked == current {
+            return Err(internal_error(
+                func,
+                &format!(
+                    "the OpenTree walk changed nothing, yet {}",
+                    first.message(body)
+                ),
+            ));
+        }
+        current = walked;
+    }
+    let body = body_of(&current, func, PASS)?;
+    let uniformity = cx.analyze(&current, func)?;
+    match check_reconverging(body, &PostDomTree::compute(body), &uniformity).first() {
+        None => Ok(current),
+        Some(v) => Err(internal_error(
+            func,
+            &format!("after {MAX_WALKS} OpenTree walks, {}", v.message(body)),
+        )),
+    }
+}
+
+/// An error of the transform itself (not of its input), at the function.
+fn internal_error(func: FuncId, what: &str) -> TransformError {
+    TransformError::new(
+        PASS,
         Site::Function(func),
-        "not built yet",
-    ))
+        format!("internal error of the reconverging transform: {what}"),
+    )
 }

@@ -1,0 +1,207 @@
+//! The form the OpenTree walk ([`super::open_tree`]) takes its CFG in, each a
+//! behaviour-preserving rewrite:
+//!
+//! - one exit block (the poster's algorithm, step 1: "Make sure a unique sink
+//!   exists by adding a common virtual exit to be able to merge control flow from
+//!   non-uniform branches that lead to different exit nodes"), by
+//!   [`crate::prepare::unify_exits`];
+//! - no conditional branch with both successors the same block (it has one
+//!   successor, and Definition 1 asks a divergent terminator for two);
+//! - divergent `switch`es as chains of two-way branches (Definition 1 speaks of
+//!   two successors, and rerouting one edge of a terminator needs a condition for
+//!   that edge alone); uniform `switch`es stay;
+//! - one latch per loop (thesis §2.4, `pllvm_analysis::normalize::unify_latches`):
+//!   the OpenTree walk never reroutes back edges, and with a single latch every
+//!   divergent branch of a loop body has a post-dominator inside the body.
+
+use super::PASS;
+use crate::edit::Editor;
+use crate::error::{Site, TransformError};
+use crate::pipeline::PassContext;
+use crate::prepare::unify_exits;
+use pllvm_analysis::normalize::unify_latches;
+use pllvm_semantics::ir::{
+    Block, ConstData, FuncId, ICmpPred, InstKind, Module, Terminator, Value,
+};
+use std::collections::HashSet;
+
+/// Puts `func` in the form above; one note per change.
+pub(super) fn prepare_walk(
+    module: &Module,
+    func: FuncId,
+    cx: &PassContext<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Module, TransformError> {
+    let uniformity = cx.analyze(module, func)?;
+    let mut ed = Editor::new(module, func);
+    let before = ed.body().blocks.len();
+    if let Some(exit) = unify_exits(&mut ed)
+        && ed.body().blocks.len() > before
+    {
+        notes.push(format!(
+            "the returns now branch to one exit block %{} (the poster's unique sink)",
+            ed.block_name(exit)
+        ));
+    }
+    merge_equal_successors(&mut ed);
+    let switches: Vec<Block> = ed
+        .body()
+        .layout
+        .iter()
+        .copied()
+        .filter(|&b| {
+            matches!(ed.body().blocks[b].term, Terminator::Switch { .. })
+                && uniformity.terminators[b].is_varying()
+        })
+        .collect();
+    for b in switches {
+        let n = switch_to_chain(&mut ed, b);
+        notes.push(format!(
+            "divergent switch of %{} became a chain of {n} two-way branches",
+            ed.block_name(b)
+        ));
+    }
+    let mut out = ed.finish();
+    let Some(body) = out.functions[func].body.as_mut() else {
+        return Err(TransformError::new(
+            PASS,
+            Site::Function(func),
+            "the function lost its body",
+        ));
+    };
+    let latches = unify_latches(body).map_err(|e| {
+        TransformError::new(
+            PASS,
+            Site::Function(func),
+            format!("internal error: the CFG is irreducible after step 1: {e}"),
+        )
+    })?;
+    if latches > 0 {
+        notes.push(format!(
+            "{latches} loop(s) got a unique latch (thesis §2.4)"
+        ));
+    }
+    Ok(out)
+}
+
+/// `br c, X, X` becomes `br X`; the phis of `X` keep one of the two arms.
+fn merge_equal_successors(ed: &mut Editor) {
+    let layout = ed.body().layout.clone();
+    for b in layout {
+        let Terminator::CondBr {
+            if_true, if_false, ..
+        } = ed.body().blocks[b].term
+        else {
+            continue;
+        };
+        if if_true != if_false {
+            continue;
+        }
+        ed.body_mut().blocks[b].term = Terminator::Br(if_true);
+        let phis = ed.body().blocks[if_true].phis.clone();
+        for phi in phis {
+            if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind
+                && let Some(second) = incoming
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, (_, p))| *p == b)
+                    .nth(1)
+                    .map(|(i, _)| i)
+            {
+                incoming.remove(second);
+            }
+        }
+    }
+}
+
+/// `switch ty v, D [c₀, T₀; …; cₙ₋₁, Tₙ₋₁]` in `block` becomes `block: br (v == c₀),
+/// T₀, s₁`, `s₁: br (v == c₁), T₁, s₂`, …, `sₙ₋₁: br (v == cₙ₋₁), Tₙ₋₁, D`: the
+/// lanes take the same targets (the first matching case, else the default), and
+/// each edge has a block of its own. Returns the number of two-way branches.
+fn switch_to_chain(ed: &mut Editor, block: Block) -> usize {
+    let Terminator::Switch {
+        ty,
+        cond,
+        default,
+        cases,
+    } = ed.body().blocks[block].term.clone()
+    else {
+        return 0;
+    };
+    // The value each target's phis take from `block` (the same on every edge).
+    let targets: Vec<Block> = std::iter::once(default)
+        .chain(cases.iter().map(|&(_, t)| t))
+        .collect();
+    let mut arm_values: Vec<(Block, Vec<Option<Value>>)> = Vec::new();
+    let mut seen = HashSet::new();
+    for &t in &targets {
+        if !seen.insert(t) {
+            continue;
+        }
+        let values = ed.body().blocks[t]
+            .phis
+            .iter()
+            .map(|&phi| match &ed.body().insts[phi].kind {
+                InstKind::Phi { incoming, .. } => {
+                    incoming.iter().find(|&&(_, p)| p == block).map(|&(v, _)| v)
+                }
+                _ => None,
+            })
+            .collect();
+        arm_values.push((t, values));
+        // Drop the arms from `block`; the chain adds one per new edge.
+        let phis = ed.body().blocks[t].phis.clone();
+        for phi in phis {
+            if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
+                incoming.retain(|&(_, p)| p != block);
+            }
+        }
+    }
+    let mut edges: Vec<(Block, Block)> = Vec::new();
+    if cases.is_empty() {
+        ed.body_mut().blocks[block].term = Terminator::Br(default);
+        edges.push((block, default));
+    }
+    let mut current = block;
+    let name = ed.block_name(block).to_string();
+    for (k, (value, target)) in cases.iter().enumerate() {
+        let last = k + 1 == cases.len();
+        let otherwise = if last {
+            default
+        } else {
+            let next = ed.new_block(&format!("{name}.sw{}", k + 1), Terminator::Unreachable);
+            ed.place_after(next, current);
+            next
+        };
+        ed.body_mut().blocks[current].term = if *target == otherwise {
+            edges.push((current, *target));
+            Terminator::Br(*target)
+        } else {
+            let constant = ed.body_mut().add_const(ty, ConstData::Int(value.clone()));
+            let stem = format!("{name}.case{k}");
+            let test = ed.icmp(current, ICmpPred::Eq, ty, (cond, constant), &stem, false);
+            edges.push((current, *target));
+            edges.push((current, otherwise));
+            Terminator::CondBr {
+                cond: test,
+                if_true: *target,
+                if_false: otherwise,
+            }
+        };
+        current = otherwise;
+    }
+    for (from, to) in edges {
+        let Some((_, values)) = arm_values.iter().find(|(t, _)| *t == to) else {
+            continue;
+        };
+        let phis = ed.body().blocks[to].phis.clone();
+        for (phi, value) in phis.into_iter().zip(values.clone()) {
+            if let (InstKind::Phi { incoming, .. }, Some(v)) =
+                (&mut ed.body_mut().insts[phi].kind, value)
+            {
+                incoming.push((v, from));
+            }
+        }
+    }
+    cases.len().max(1)
+}
