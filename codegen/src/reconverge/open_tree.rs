@@ -116,8 +116,15 @@ struct OpenTree {
     splits: HashMap<Block, (Block, Block)>,
     /// The current distinct predecessors of every block.
     incoming: HashMap<Block, Vec<Block>>,
-    /// The layout being built (flow blocks after their last predecessor).
-    layout: Vec<Block>,
+    /// Where each block goes in the layout: original blocks by their position,
+    /// a new block after its anchor (the key of the anchor with one more
+    /// number); the layout is the blocks sorted by key.
+    layout_key: HashMap<Block, Vec<u32>>,
+    /// The next number for a key (so that later blocks after one anchor follow
+    /// earlier ones).
+    next_key: u32,
+    /// Each flow block's index in `flow_order`.
+    flow_index: HashMap<Block, usize>,
     notes: Vec<String>,
 }
 
@@ -170,7 +177,14 @@ pub(super) fn open_tree_walk(
         flow_preds: HashMap::new(),
         splits: HashMap::new(),
         incoming,
-        layout: body.layout.clone(),
+        layout_key: body
+            .layout
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| (b, vec![i as u32]))
+            .collect(),
+        next_key: 0,
+        flow_index: HashMap::new(),
         notes: Vec::new(),
     };
     for b in order {
@@ -183,7 +197,7 @@ pub(super) fn open_tree_walk(
         ));
     }
     tree.finish_flow_blocks(&mut ed, func)?;
-    ed.body_mut().layout = tree.layout.clone();
+    ed.body_mut().layout = tree.layout();
     // The blocks that existed before the walk and whose incoming edges changed.
     let now = predecessor_edges(ed.body());
     let changed: Vec<Block> = module.functions[func]
@@ -397,11 +411,10 @@ impl OpenTree {
         self.flow_preds.insert(flow, flow_preds.clone());
         let last = flow_preds
             .iter()
-            .filter_map(|p| self.layout.iter().position(|b| b == p))
-            .max();
-        match last {
-            Some(i) => self.layout.insert(i + 1, flow),
-            None => self.layout.push(flow),
+            .copied()
+            .max_by(|a, b| self.layout_key.get(a).cmp(&self.layout_key.get(b)));
+        if let Some(anchor) = last {
+            self.insert_after(flow, anchor);
         }
         let name_list = |ed: &Editor, list: &[Block]| {
             list.iter()
@@ -416,17 +429,27 @@ impl OpenTree {
             name_list(ed, &targets),
         ));
         self.flows.insert(flow, Flow { first: None, out });
+        self.flow_index.insert(flow, self.flow_order.len());
         self.flow_order.push(flow);
         self.divergent.insert(flow);
         self.attach(ed, flow);
     }
 
-    /// Puts `b` right after `anchor` in the layout being built.
+    /// Puts the new block `b` after `anchor` (and after the blocks put there
+    /// before) in the layout.
     fn insert_after(&mut self, b: Block, anchor: Block) {
-        match self.layout.iter().position(|&x| x == anchor) {
-            Some(i) => self.layout.insert(i + 1, b),
-            None => self.layout.push(b),
-        }
+        let mut key = self.layout_key.get(&anchor).cloned().unwrap_or_default();
+        key.push(self.next_key);
+        self.next_key += 1;
+        self.layout_key.insert(b, key);
+    }
+
+    /// The layout: every block by its key.
+    fn layout(&self) -> Vec<Block> {
+        let mut blocks: Vec<(&Vec<u32>, Block)> =
+            self.layout_key.iter().map(|(&b, k)| (k, b)).collect();
+        blocks.sort();
+        blocks.into_iter().map(|(_, b)| b).collect()
     }
 
     /// Step 2: attaches `b` below the flattened chain of its OT predecessors and
@@ -492,27 +515,36 @@ impl OpenTree {
     /// below that ancestor (ancestors above descendants, inner nodes before
     /// leaves) and returns the bottom of the chain.
     fn flatten(&mut self, preds: &[usize]) -> usize {
-        let path_up = |nodes: &[TreeNode], mut n: usize| {
-            let mut path = vec![n];
+        let ancestors = |nodes: &[TreeNode], mut n: usize| {
+            let mut set = HashSet::from([n]);
             while let Some(p) = nodes[n].parent {
-                path.push(p);
+                set.insert(p);
                 n = p;
             }
-            path
+            set
         };
-        let paths: Vec<Vec<usize>> = preds.iter().map(|&p| path_up(&self.nodes, p)).collect();
-        let common = paths[0]
-            .iter()
-            .copied()
-            .find(|n| paths.iter().all(|path| path.contains(n)))
-            .unwrap_or(ROOT);
-        let mut on_paths: HashSet<usize> = HashSet::new();
-        for path in &paths {
-            for &n in path {
-                if n == common {
-                    break;
+        // The deepest common ancestor, one predecessor at a time.
+        let mut common = preds[0];
+        for &p in &preds[1..] {
+            let above = ancestors(&self.nodes, common);
+            let mut n = p;
+            while !above.contains(&n) {
+                match self.nodes[n].parent {
+                    Some(q) => n = q,
+                    None => break,
                 }
+            }
+            common = n;
+        }
+        let mut on_paths: HashSet<usize> = HashSet::new();
+        for &p in preds {
+            let mut n = p;
+            while n != common {
                 on_paths.insert(n);
+                match self.nodes[n].parent {
+                    Some(q) => n = q,
+                    None => break,
+                }
             }
         }
         let mut head = common;
@@ -597,12 +629,8 @@ impl OpenTree {
                     }
                 }
             }
-            let flows: Vec<Block> = self
-                .flow_order
-                .iter()
-                .copied()
-                .filter(|f| needed.contains(f))
-                .collect();
+            let mut flows: Vec<Block> = needed.into_iter().collect();
+            flows.sort_by_key(|f| self.flow_index.get(f).copied().unwrap_or(usize::MAX));
             for phi in phis {
                 let InstKind::Phi { ty, incoming, .. } = ed.body().insts[phi].kind.clone() else {
                     continue;

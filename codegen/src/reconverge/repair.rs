@@ -217,52 +217,67 @@ fn rewrite_use(
 }
 
 /// Removes the phis and pure commands with an index at or above `first_new` (the
-/// ones the transform created) that nothing uses, until none is left; flow
-/// conditions a flow block ended up not needing go this way.
+/// ones the transform created) that nothing uses, and then those only they used;
+/// flow conditions a flow block ended up not needing go this way.
 pub(super) fn remove_unused_new(ed: &mut Editor, first_new: usize) {
-    loop {
-        let body = ed.body();
-        let mut used: HashSet<Value> = HashSet::new();
-        for &b in &body.layout {
-            let data = &body.blocks[b];
-            for &inst in data.phis.iter().chain(&data.body) {
-                used.extend(body.insts[inst].kind.operands());
+    let body = ed.body();
+    let mut uses: HashMap<Value, usize> = HashMap::new();
+    let mut defined_by: HashMap<Value, Inst> = HashMap::new();
+    for &b in &body.layout {
+        let data = &body.blocks[b];
+        for &inst in data.phis.iter().chain(&data.body) {
+            for v in body.insts[inst].kind.operands() {
+                *uses.entry(v).or_default() += 1;
             }
-            used.extend(data.predicate);
-            used.extend(data.term.operands());
+            if let Some(r) = body.insts[inst].result {
+                defined_by.insert(r, inst);
+            }
         }
-        let removable = |inst: Inst| {
-            let data = &body.insts[inst];
-            inst.as_u32() as usize >= first_new
-                && matches!(
-                    data.kind,
-                    InstKind::Phi { .. }
-                        | InstKind::Binary { .. }
-                        | InstKind::ICmp { .. }
-                        | InstKind::Select { .. }
-                )
-                && data.result.is_some_and(|r| !used.contains(&r))
-        };
-        let mut dead: HashSet<Inst> = HashSet::new();
-        for &b in &body.layout {
-            let data = &body.blocks[b];
-            dead.extend(
-                data.phis
-                    .iter()
-                    .chain(&data.body)
-                    .copied()
-                    .filter(|&i| removable(i)),
-            );
+        for v in data.predicate.iter().copied().chain(data.term.operands()) {
+            *uses.entry(v).or_default() += 1;
         }
-        if dead.is_empty() {
-            return;
+    }
+    let removable = |inst: Inst| {
+        inst.as_u32() as usize >= first_new
+            && matches!(
+                body.insts[inst].kind,
+                InstKind::Phi { .. }
+                    | InstKind::Binary { .. }
+                    | InstKind::ICmp { .. }
+                    | InstKind::Select { .. }
+            )
+    };
+    let mut work: Vec<Inst> = defined_by
+        .iter()
+        .filter(|(v, i)| removable(**i) && uses.get(v).copied().unwrap_or(0) == 0)
+        .map(|(_, &i)| i)
+        .collect();
+    let mut dead: HashSet<Inst> = HashSet::new();
+    while let Some(inst) = work.pop() {
+        if !dead.insert(inst) {
+            continue;
         }
-        let layout = body.layout.clone();
-        let body = ed.body_mut();
-        for b in layout {
-            let data = &mut body.blocks[b];
-            data.phis.retain(|i| !dead.contains(i));
-            data.body.retain(|i| !dead.contains(i));
+        for v in body.insts[inst].kind.operands() {
+            let Some(n) = uses.get_mut(&v) else {
+                continue;
+            };
+            *n = n.saturating_sub(1);
+            if *n == 0
+                && let Some(&d) = defined_by.get(&v)
+                && removable(d)
+            {
+                work.push(d);
+            }
         }
+    }
+    if dead.is_empty() {
+        return;
+    }
+    let layout = body.layout.clone();
+    let body = ed.body_mut();
+    for b in layout {
+        let data = &mut body.blocks[b];
+        data.phis.retain(|i| !dead.contains(i));
+        data.body.retain(|i| !dead.contains(i));
     }
 }
