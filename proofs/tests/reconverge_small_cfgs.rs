@@ -245,7 +245,7 @@ fn every_small_acyclic_cfg() {
                 return;
             }
             seen += 1;
-            if seen % sample(n, false) != 0 {
+            if !seen.is_multiple_of(sample(n, false)) {
                 return;
             }
             for uniform in [&(|_| false) as &dyn Fn(usize) -> bool, &|b| b % 2 == 1] {
@@ -321,7 +321,7 @@ fn every_small_cyclic_cfg_keeps_freezing_behaviour() {
                 return;
             }
             seen += 1;
-            if seen % sample(n, true) != 0 {
+            if !seen.is_multiple_of(sample(n, true)) {
                 return;
             }
             programs += 1;
