@@ -42,19 +42,22 @@ pub(super) fn natural_loops(
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
     let mut current = module.clone();
-    // Each round turns one irreducible cycle into a natural loop; the nested
-    // cycles found afterwards have fewer blocks, so the rounds are bounded.
+    // Each round fixes the irreducible cycles of the least depth (disjoint, so
+    // one dispatch does not touch another cycle's entries); the cycles found
+    // nested in them afterwards are smaller, so the rounds are bounded.
     let limit = body_of(module, func, PASS)?.layout.len() + 1;
     for _ in 0..limit {
         let body = body_of(&current, func, PASS)?;
         let info = CycleInfo::compute(body);
-        let Some(cycle) = outermost_irreducible(&info) else {
+        let cycles = outermost_irreducible(&info);
+        if cycles.is_empty() {
             return Ok(current);
-        };
+        }
         let mut ed = Editor::new(&current, func);
-        let note = dispatch_entries(&mut ed, &cycle);
+        for cycle in &cycles {
+            notes.push(dispatch_entries(&mut ed, cycle));
+        }
         repair_dominance(&mut ed);
-        notes.push(note);
         current = ed.finish();
     }
     Err(internal_error(
@@ -63,13 +66,21 @@ pub(super) fn natural_loops(
     ))
 }
 
-/// The irreducible cycle of least depth (the first one found at that depth).
-fn outermost_irreducible(info: &CycleInfo) -> Option<Cycle> {
-    info.ids()
+/// The irreducible cycles of the least depth among irreducible cycles.
+fn outermost_irreducible(info: &CycleInfo) -> Vec<Cycle> {
+    let irreducible: Vec<&Cycle> = info
+        .ids()
         .map(|id| info.cycle(id))
         .filter(|c| !c.is_reducible())
-        .min_by_key(|c| c.depth)
+        .collect();
+    let Some(depth) = irreducible.iter().map(|c| c.depth).min() else {
+        return Vec::new();
+    };
+    irreducible
+        .into_iter()
+        .filter(|c| c.depth == depth)
         .cloned()
+        .collect()
 }
 
 /// One edge into the dispatch block.

@@ -32,7 +32,17 @@ pub(super) fn prepare_walk(
     cx: &PassContext<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
-    let uniformity = cx.analyze(module, func)?;
+    let has_switch = module.functions[func].body.as_ref().is_some_and(|b| {
+        b.layout
+            .iter()
+            .any(|&x| matches!(b.blocks[x].term, Terminator::Switch { .. }))
+    });
+    // Only the switches need the analysis here.
+    let uniformity = if has_switch {
+        Some(cx.analyze(module, func)?)
+    } else {
+        None
+    };
     let mut ed = Editor::new(module, func);
     let before = ed.body().blocks.len();
     if let Some(exit) = unify_exits(&mut ed)
@@ -51,7 +61,9 @@ pub(super) fn prepare_walk(
         .copied()
         .filter(|&b| {
             matches!(ed.body().blocks[b].term, Terminator::Switch { .. })
-                && uniformity.terminators[b].is_varying()
+                && uniformity
+                    .as_ref()
+                    .is_some_and(|u| u.terminators[b].is_varying())
         })
         .collect();
     for b in switches {

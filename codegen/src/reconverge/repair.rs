@@ -19,11 +19,13 @@ use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Body, Inst, InstKind, Terminator, Value};
 use std::collections::{HashMap, HashSet};
 
-/// The predecessors of every block in the layout, one entry per edge (a phi has
-/// one arm per predecessor edge, as in LLVM), in layout order.
+/// The predecessors of every block, one entry per edge (a phi has one arm per
+/// predecessor edge, as in LLVM), in arena order. Every block of the arena
+/// counts, also one the editor has not placed in the layout yet (a new block
+/// waits for [`Editor::finish`]), as `pllvm_semantics::cfg::Cfg` counts them.
 pub(super) fn predecessor_edges(body: &Body) -> HashMap<Block, Vec<Block>> {
     let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
-    for &b in &body.layout {
+    for b in body.blocks.keys() {
         for s in body.blocks[b].term.successors() {
             preds.entry(s).or_default().push(b);
         }
@@ -60,8 +62,10 @@ pub(super) fn repair_dominance(ed: &mut Editor) -> usize {
     let body = ed.body();
     let cfg = Cfg::new(body);
     let dom = cfg.dominators();
+    // Every block of the arena, placed or not (see `predecessor_edges`).
+    let blocks: Vec<Block> = body.blocks.keys().collect();
     let mut defs: HashMap<Value, DefSite> = HashMap::new();
-    for &b in &body.layout {
+    for &b in &blocks {
         let data = &body.blocks[b];
         for (position, &inst) in data.phis.iter().chain(&data.body).enumerate() {
             if let Some(v) = body.insts[inst].result {
@@ -85,7 +89,7 @@ pub(super) fn repair_dominance(ed: &mut Editor) -> usize {
         });
         broken[slot].1.push(site);
     };
-    for &b in &body.layout {
+    for &b in &blocks {
         if !dom.is_reachable(b) {
             continue;
         }
@@ -223,7 +227,8 @@ pub(super) fn remove_unused_new(ed: &mut Editor, first_new: usize) {
     let body = ed.body();
     let mut uses: HashMap<Value, usize> = HashMap::new();
     let mut defined_by: HashMap<Value, Inst> = HashMap::new();
-    for &b in &body.layout {
+    let blocks: Vec<Block> = body.blocks.keys().collect();
+    for &b in &blocks {
         let data = &body.blocks[b];
         for &inst in data.phis.iter().chain(&data.body) {
             for v in body.insts[inst].kind.operands() {
@@ -273,9 +278,8 @@ pub(super) fn remove_unused_new(ed: &mut Editor, first_new: usize) {
     if dead.is_empty() {
         return;
     }
-    let layout = body.layout.clone();
     let body = ed.body_mut();
-    for b in layout {
+    for b in blocks {
         let data = &mut body.blocks[b];
         data.phis.retain(|i| !dead.contains(i));
         data.body.retain(|i| !dead.contains(i));
