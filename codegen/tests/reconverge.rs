@@ -588,3 +588,53 @@ B:
     assert_eq!(err.site, Site::Block(func, b));
     assert!(err.message.contains("predicate"), "{}", err.message);
 }
+
+/// A uniform `switch` and a uniform branch inside a divergent region, whose
+/// open edges the walk reroutes (the switch's second open edge through a block of
+/// its own), with phis in every target.
+const UNIFORM_SWITCH_IN_REGION: &str = "
+define i32 @f(i32 %n) {
+A:
+  %t = call i32 @pllvm.thread_id()
+  %c = icmp eq i32 %t, 0
+  br i1 %c, label %B, label %U
+U:
+  %tu = mul i32 %t, 10
+  switch i32 %n, label %P [ i32 1, label %Q
+                            i32 2, label %R ]
+R:
+  %r = add i32 %tu, 5
+  br label %J
+B:
+  %u = icmp eq i32 %n, 7
+  br i1 %u, label %P, label %Q
+P:
+  %pv = phi i32 [ %tu, %U ], [ 2, %B ]
+  %p1 = add i32 %pv, 100
+  br label %J
+Q:
+  %qv = phi i32 [ %tu, %U ], [ 4, %B ]
+  %q1 = add i32 %qv, 200
+  br label %J
+J:
+  %j = phi i32 [ %p1, %P ], [ %q1, %Q ], [ %r, %R ]
+  ret i32 %j
+}
+";
+
+#[test]
+fn uniform_switch_edges_rerouted_keep_their_values() {
+    let (module, func) = parse(UNIFORM_SWITCH_IN_REGION);
+    let opts = options(&["n"]);
+    let (out, notes) = route(&module, func, &opts);
+    assert_eq!(notes.len(), 3, "{notes:?}");
+    assert!(
+        cfg(&out, func).iter().any(|l| l == "U.to.Q -> flow0"),
+        "{:?}",
+        cfg(&out, func)
+    );
+    assert_reconverging(&out, func, &opts);
+    for n in [0, 1, 2, 7] {
+        assert_fr_equals_obl(&module, &out, &[("n", &[n])]);
+    }
+}

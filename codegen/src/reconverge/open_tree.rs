@@ -743,3 +743,178 @@ fn set_slot(term: &mut Terminator, slot: usize, to: Block) {
         _ => {}
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! One OpenTree walk on inputs already in the walk's normal form (one exit,
+    //! two-way branches): the CFG each gives, derived by hand from the module
+    //! doc, and the output verifies.
+    use super::open_tree_walk;
+    use crate::shape::cfg_lines;
+    use crate::uniform::{AnalysisChoice, analyze};
+    use pllvm_semantics::diag::SourceMap;
+    use pllvm_semantics::text::{parse_module, print_module};
+    use pllvm_semantics::verify::verify_module;
+
+    /// `%n`, when the function has it, is uniform.
+    fn check(src: &str, expect: &[&str]) {
+        let (module, _) = parse_module(src).unwrap_or_else(|e| panic!("{e:?}"));
+        let func = module
+            .first_definition()
+            .unwrap_or_else(|| panic!("no function"));
+        let uniform: Vec<String> = if src.contains("%n") {
+            vec!["n".to_string()]
+        } else {
+            Vec::new()
+        };
+        let uniformity = analyze(&module, func, AnalysisChoice::Best, &uniform, "reconverge")
+            .unwrap_or_else(|e| panic!("{e}"));
+        let mut notes = Vec::new();
+        let out = open_tree_walk(&module, func, &uniformity, &mut notes)
+            .unwrap_or_else(|e| panic!("{e}"));
+        let printed = print_module(&out);
+        let report = verify_module(&out, &SourceMap::default());
+        assert!(report.is_ok(), "{:?}\n{printed}", report.errors);
+        let body = out.functions[func]
+            .body
+            .as_ref()
+            .unwrap_or_else(|| panic!("no body"));
+        assert_eq!(cfg_lines(body), expect, "{printed}");
+    }
+
+    #[test]
+    fn if_then_needs_nothing() {
+        // C post-dominates A: at C every open edge of A's subtree goes to C.
+        check(
+            "define i32 @f() {
+A:
+  %t = call i32 @pllvm.thread_id()
+  %c = icmp eq i32 %t, 0
+  br i1 %c, label %B, label %C
+B:
+  br label %C
+C:
+  ret i32 0
+}",
+            &["A -> B, C", "B -> C", "C -> ret"],
+        );
+    }
+
+    #[test]
+    fn crossing_branches_of_thesis_fig_5_6() {
+        // A -> {C, B}, B -> {D, C}, C -> D, both divergent; order A, B, C, D.
+        // B arms A; at C, A's subtree {A, B} has the open edge B -> D besides
+        // the edges to C: flow0 takes A -> C and both edges of B (whose branch
+        // moves into flow0: to C on ¬q, to D on q); D then closes flow0.
+        check(
+            "define i32 @f() {
+A:
+  %t = call i32 @pllvm.thread_id()
+  %p = icmp eq i32 %t, 0
+  br i1 %p, label %C, label %B
+B:
+  %q = icmp eq i32 %t, 1
+  br i1 %q, label %D, label %C
+C:
+  br label %D
+D:
+  ret i32 0
+}",
+            &[
+                "A -> flow0, B",
+                "B -> flow0",
+                "flow0 -> C, D",
+                "C -> D",
+                "D -> ret",
+            ],
+        );
+    }
+
+    #[test]
+    fn uniform_switch_inside_a_divergent_region_is_kept() {
+        // A -> {U, V} diverges; U is a switch on the uniform %n to P, Q, R, each
+        // to J; V -> J. Block index A, V, U, R, Q, P, J (ties by reverse
+        // postorder, where the DFS took each block's successor 0 first). V arms
+        // A; at U, A's subtree {A, V} has the open edge V -> J: flow0 takes
+        // A -> U and V -> J. U, R, Q, P attach below flow0; at J every open edge
+        // of flow0's subtree goes to J. U's switch keeps its three edges.
+        check(
+            "define i32 @f(i32 %n) {
+A:
+  %t = call i32 @pllvm.thread_id()
+  %c = icmp eq i32 %t, 0
+  br i1 %c, label %U, label %V
+U:
+  switch i32 %n, label %P [ i32 1, label %Q
+                            i32 2, label %R ]
+P:
+  br label %J
+Q:
+  br label %J
+R:
+  br label %J
+V:
+  br label %J
+J:
+  ret i32 0
+}",
+            &[
+                "A -> flow0, V",
+                "U -> P, Q, R",
+                "P -> J",
+                "Q -> J",
+                "R -> J",
+                "V -> flow0",
+                "flow0 -> U, J",
+                "J -> ret",
+            ],
+        );
+    }
+
+    #[test]
+    fn uniform_switch_with_two_open_edges_gets_an_edge_block() {
+        // A -> {B, U} diverges; U switches on the uniform %n to P, Q, R; B
+        // branches on %n to P, Q; P, Q, R -> J. Block index A, U, R, B, Q, P, J.
+        // At B, A's subtree {A, U, R} has U's open edges to P and Q and R -> J:
+        // flow0 takes them with A -> B; U's first open edge (to P) goes to
+        // flow0 directly, the one to Q through the new block U.to.Q, so that
+        // every arm of flow0's phis names one target. At Q, flow0's other open
+        // edges (P, J) and both of B's go to flow1; at P, flow1's edges to P and
+        // J and Q -> J go to flow2. Each flow block ends with two successors.
+        check(
+            "define i32 @f(i32 %n) {
+A:
+  %t = call i32 @pllvm.thread_id()
+  %c = icmp eq i32 %t, 0
+  br i1 %c, label %B, label %U
+U:
+  switch i32 %n, label %P [ i32 1, label %Q
+                            i32 2, label %R ]
+R:
+  br label %J
+B:
+  %u = icmp eq i32 %n, 7
+  br i1 %u, label %P, label %Q
+P:
+  br label %J
+Q:
+  br label %J
+J:
+  ret i32 0
+}",
+            &[
+                "A -> flow0, U",
+                "U -> flow0, U.to.Q, R",
+                "U.to.Q -> flow0",
+                "R -> flow0",
+                "flow0 -> B, flow1",
+                "B -> flow1",
+                "flow1 -> Q, flow2",
+                "P -> J",
+                "Q -> flow2",
+                "flow2 -> P, J",
+                "J -> ret",
+            ],
+        );
+    }
+}
