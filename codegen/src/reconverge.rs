@@ -6,10 +6,10 @@
 //! computes under FREEZING.
 //!
 //! # The route
-//! 1. [`fix_irreducible`] (module `irreducible`): every irreducible cycle becomes a natural
-//!    loop, headed by a new block that dispatches to the cycle's entries on an
-//!    entry-index phi (LLVM's FixIrreducible construction; cycles and entries as
-//!    in LLVM's "Convergence and Uniformity").
+//! 1. [`fix_irreducible`] (module `irreducible`): every irreducible cycle
+//!    becomes a natural loop, headed by a new block that dispatches to the
+//!    cycle's entries on an entry-index phi (LLVM's FixIrreducible construction;
+//!    cycles and entries as in LLVM's "Convergence and Uniformity").
 //! 2. [`make_loops_uniform`]: the divergent loop transform (thesis §9.1,
 //!    [`crate::dlt`]) on the result, when the analysis finds a divergent loop.
 //!    The poster's wave-level lowering relies on masked-off lanes keeping their
@@ -37,11 +37,16 @@
 //! schedule of such a program gives one outcome). So within one iteration of a
 //! uniform loop (one latch, step 3's normal form) and outside loops, no block
 //! runs while a lane that needs its values is masked off, and OBLIVIOUS's ⊤ in
-//! masked-off lanes is never read: each lane computes what it computes alone,
-//! which is what FREEZING gives it. The flow blocks only forward lanes to the
+//! masked-off lanes is never read: each lane reads only values it computed
+//! itself, as under FREEZING. The flow blocks only forward lanes to the
 //! successor their original branch chose (their phis remember it, poster Fig. 3),
-//! so each lane runs its original blocks in the original order. Loops are where
-//! OBLIVIOUS differs, and step 2 makes them uniform.
+//! so each lane runs its original blocks in the original order, and each
+//! original block runs with the same lanes together as in the input. Loops are
+//! where OBLIVIOUS differs, and step 2 makes them uniform. (A horizontal builtin
+//! of Fig. 4.15 also reads the lanes that are not at its block; those hold ⊤
+//! under OBLIVIOUS where FREEZING keeps their last value. That difference is the
+//! input's under the two interpretations, not the transform's; the property
+//! tests use lane-local programs.)
 //!
 //! Notes: one line per fixed irreducible cycle, per flow block, per lowered
 //! switch, and what the divergent loop transform reports.

@@ -12,7 +12,11 @@
 //!   that edge alone); uniform `switch`es stay;
 //! - one latch per loop (thesis §2.4, `pllvm_analysis::normalize::unify_latches`):
 //!   the OpenTree walk never reroutes back edges, and with a single latch every
-//!   divergent branch of a loop body has a post-dominator inside the body.
+//!   divergent branch of a loop body has a post-dominator inside the body. Under
+//!   a greedy schedule the latch is then also where an iteration's lanes meet:
+//!   every block of the body reaches it without a back edge, so it runs only
+//!   once no lane of the iteration is still in the body (Def. 17), and the
+//!   header runs the next iteration for all of them at once.
 
 use super::PASS;
 use crate::edit::Editor;

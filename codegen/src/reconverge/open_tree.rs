@@ -60,11 +60,18 @@
 //! visited as one interval (a subtree rooted inside a loop then holds only blocks
 //! of that loop, so no flow block mixes edges from inside a loop with edges from
 //! outside, which would give the loop a second entry). RPOT has the first
-//! property; the thesis block index (§2.5) is an RPOT of the forward CFG that also
-//! has the second, and keeps dominance regions compact where it can, which delays
-//! a post-dominator until the blocks it post-dominates are visited (the DFPD
-//! idea). That is the ordering used. On the poster's Fig. 2a it gives
-//! A → C → B → D, the order of Fig. 4.
+//! property but not always the second; the thesis block index (§2.5) is a
+//! topological order of the forward CFG that has both, and also keeps dominance
+//! regions compact where it can (not needed for correctness: a region's blocks
+//! are visited together, so its edges close before the walk moves on). Ties
+//! between unrelated blocks go by the RPOT of the documented DFS, so the block
+//! index is the poster's RPOT made loop-compact. That is the ordering used. On
+//! the poster's Fig. 2a it gives A → C → B → D, the order of Fig. 4.
+//!
+//! A divergent block with a back edge (a divergent latch) cannot satisfy
+//! Definition 1 without rerouting the back edge; after the divergent loop
+//! transform and with one latch per loop there is none, and the route's final
+//! check would report it.
 
 use super::internal_error;
 use super::repair::{predecessor_edges, remove_unused_new, repair_dominance};
