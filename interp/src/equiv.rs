@@ -426,46 +426,90 @@ pub fn check_refines(
     transformed: &Module,
     config: &EquivConfig,
 ) -> Result<EquivReport, Difference> {
-    match config.coverage {
-        Coverage::Sampled => check_sampled(original, transformed, config, None),
-        Coverage::Auto => {
-            let explored = explore_side(original, Side::Original, config)?;
-            if let Some(why) = &explored.truncated {
-                return check_sampled(original, transformed, config, Some(why.clone()));
-            }
-            let originals = explored_outcomes(&explored);
-            let explored = explore_side(transformed, Side::Transformed, config)?;
-            let mut transformeds = explored_outcomes(&explored);
-            let (method, runs) = match &explored.truncated {
-                None => (Method::Exhaustive, 0),
-                Some(why) => {
-                    let (sampled, runs) = sample_side(transformed, Side::Transformed, config)?;
-                    add_distinct(&mut transformeds, sampled);
-                    (Method::OriginalExhaustive { why: why.clone() }, runs)
-                }
-            };
-            compare_outcomes(&originals, &transformeds, method, runs, original, config)
-        }
-    }
+    Baseline::of(original, config)?.check(transformed, config)
 }
 
-/// [`check_refines`] by scheduler runs of both programs.
-fn check_sampled(
-    original: &Module,
-    transformed: &Module,
-    config: &EquivConfig,
-    why: Option<String>,
-) -> Result<EquivReport, Difference> {
-    let (originals, original_runs) = sample_side(original, Side::Original, config)?;
-    let (transformeds, transformed_runs) = sample_side(transformed, Side::Transformed, config)?;
-    compare_outcomes(
-        &originals,
-        &transformeds,
-        Method::Sampled { why },
-        original_runs + transformed_runs,
-        original,
-        config,
-    )
+/// The original's outcomes under FREEZING, found once and compared with any
+/// number of transformed programs (the stages of a pipeline).
+#[derive(Clone, Debug)]
+pub struct Baseline {
+    outcomes: Vec<Observed>,
+    /// `None` when every greedy schedule was explored; otherwise the outcomes
+    /// are those of scheduler runs, and why (`None`: [`Coverage::Sampled`]).
+    sampled: Option<Option<String>>,
+    /// Scheduler runs made.
+    runs: usize,
+    /// The width of the function's integer return type.
+    int_width: Option<u32>,
+}
+
+impl Baseline {
+    /// The outcomes of `original` under FREEZING on the inputs of `config`: every
+    /// greedy schedule's when the exploration finishes within the bounds (and
+    /// [`Coverage::Auto`] asks for it), else those of scheduler runs.
+    pub fn of(original: &Module, config: &EquivConfig) -> Result<Baseline, Difference> {
+        let int_width = return_width(original, config);
+        let why = match config.coverage {
+            Coverage::Sampled => None,
+            Coverage::Auto => {
+                let explored = explore_side(original, Side::Original, config)?;
+                match explored.truncated.clone() {
+                    None => {
+                        return Ok(Baseline {
+                            outcomes: explored_outcomes(&explored),
+                            sampled: None,
+                            runs: 0,
+                            int_width,
+                        });
+                    }
+                    Some(why) => Some(why),
+                }
+            }
+        };
+        let (outcomes, runs) = sample_side(original, Side::Original, config)?;
+        Ok(Baseline {
+            outcomes,
+            sampled: Some(why),
+            runs,
+            int_width,
+        })
+    }
+
+    /// Whether every greedy schedule of the original was explored.
+    pub fn is_exhaustive(&self) -> bool {
+        self.sampled.is_none()
+    }
+
+    /// Checks that `transformed` under OBLIVIOUS refines the original: by
+    /// exploration when the original was explored (completed by scheduler runs
+    /// if the transformed program's exploration stops), by scheduler runs when
+    /// the original's outcomes are sampled.
+    pub fn check(
+        &self,
+        transformed: &Module,
+        config: &EquivConfig,
+    ) -> Result<EquivReport, Difference> {
+        let (transformeds, method, runs) = match &self.sampled {
+            Some(why) => {
+                let (outcomes, runs) = sample_side(transformed, Side::Transformed, config)?;
+                let method = Method::Sampled { why: why.clone() };
+                (outcomes, method, self.runs + runs)
+            }
+            None => {
+                let explored = explore_side(transformed, Side::Transformed, config)?;
+                let mut outcomes = explored_outcomes(&explored);
+                match explored.truncated {
+                    None => (outcomes, Method::Exhaustive, 0),
+                    Some(why) => {
+                        let (sampled, runs) = sample_side(transformed, Side::Transformed, config)?;
+                        add_distinct(&mut outcomes, sampled);
+                        (outcomes, Method::OriginalExhaustive { why }, runs)
+                    }
+                }
+            }
+        };
+        compare_outcomes(&self.outcomes, &transformeds, method, runs, self.int_width)
+    }
 }
 
 /// The run inputs of `config` for one side: its interpretation, no fixed
@@ -607,8 +651,7 @@ fn compare_outcomes(
     transformeds: &[Observed],
     method: Method,
     runs: usize,
-    original_module: &Module,
-    config: &EquivConfig,
+    int_width: Option<u32>,
 ) -> Result<EquivReport, Difference> {
     let mut report = EquivReport {
         method,
@@ -622,7 +665,6 @@ fn compare_outcomes(
         report.original_undefined = Some(ub.schedule.clone());
         return Ok(report);
     }
-    let int_width = return_width(original_module, config);
     for t in transformeds {
         let comparable: Vec<&Observed> = originals
             .iter()
@@ -778,23 +820,27 @@ impl StageCheck {
 /// as (name, module) pairs, e.g. `stages.iter().map(|s| (s.pass.name(), &s.module))`
 /// for the stages `pllvm_codegen::run_passes` returns. Every stage is checked,
 /// also after one fails, so that a front end can say which pass broke it first.
+/// The original's outcomes are found once ([`Baseline`]).
 pub fn check_stages<'a>(
     original: &Module,
     stages: impl IntoIterator<Item = (&'a str, &'a Module)>,
     config: &EquivConfig,
 ) -> Vec<StageCheck> {
+    // The original is explored (or run) once for all stages.
+    let baseline = Baseline::of(original, config);
     stages
         .into_iter()
         .map(|(stage, module)| {
             let report = verify_module(module, &SourceMap::default());
             let verify_errors: Vec<String> =
                 report.errors.iter().map(|d| d.message.clone()).collect();
-            let result = match verify_errors.first() {
-                Some(first) => Err(Difference::unrunnable(
+            let result = match (verify_errors.first(), &baseline) {
+                (Some(first), _) => Err(Difference::unrunnable(
                     Side::Transformed,
                     format!("it does not verify (§4.10): {first}"),
                 )),
-                None => check_refines(original, module, config),
+                (None, Ok(baseline)) => baseline.check(module, config),
+                (None, Err(e)) => Err(e.clone()),
             };
             StageCheck {
                 stage: stage.to_string(),
