@@ -446,7 +446,13 @@ fn a_broken_transform_is_caught() {
             );
             match (fault, checks.iter().find(|c| !c.passed())) {
                 (None, Some(bad)) => panic!("seed {seed}: the unbroken dlt fails: {bad:?}"),
-                (Some(_), Some(bad)) => caught = Some((seed, format!("{:?}", bad.result))),
+                (Some(_), Some(bad)) => {
+                    let why = match &bad.result {
+                        Err(d) => d.to_string(),
+                        Ok(_) => bad.verify_errors.join("; "),
+                    };
+                    caught = Some(format!("seed {seed}: {why}"));
+                }
                 _ => {}
             }
         }
@@ -454,7 +460,10 @@ fn a_broken_transform_is_caught() {
             break;
         }
     }
-    eprintln!("a_broken_transform_is_caught: {tried} generated programs tried, caught: {caught:?}");
+    eprintln!(
+        "a_broken_transform_is_caught: {tried} generated programs with divergent loops tried; caught on {}",
+        caught.as_deref().unwrap_or("none")
+    );
     assert!(
         caught.is_some(),
         "the broken dlt was caught on none of {tried} generated programs with divergent loops"
