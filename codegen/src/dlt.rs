@@ -260,9 +260,10 @@ pub fn classify(
     verdicts
 }
 
-/// A block of `l` whose terminator is varying and that reaches an exit of `l`
-/// inside `l` without entering `l`'s header or following a uniform inner loop's
-/// back edge, with the exit it reaches: a backward search from the exit edges.
+/// A block of `l` whose terminator is varying, that reaches an exit of `l` inside
+/// `l` without entering `l`'s header or following a uniform inner loop's back edge
+/// (a backward search from the exit edges), and whose lanes need not meet again
+/// before an exit ([`forward_ipdoms`]); with the exit it reaches.
 fn varying_reach(
     body: &pllvm_semantics::ir::Body,
     cfg: &Cfg,
@@ -300,13 +301,94 @@ fn varying_reach(
             }
         }
     }
+    let meet = forward_ipdoms(cfg, loops, l);
     // In layout order, so that the reason a note gives is deterministic.
     body.layout
         .iter()
         .copied()
         .filter(|b| body.blocks[*b].term.is_branch_on_value())
-        .find(|b| reached.contains_key(b) && uniformity.terminators[*b].is_varying())
+        .find(|b| {
+            reached.contains_key(b)
+                && uniformity.terminators[*b].is_varying()
+                && meet.get(b).copied().flatten().is_none()
+        })
         .map(|b| (b, reached[&b]))
+}
+
+/// The immediate post-dominator of every block of `l` in its *forward* graph: the
+/// blocks of `l` with every edge that is not a back edge (Def. 15), where an exit
+/// edge, an edge back to `l`'s header and a block left without successors (an
+/// inner latch) lead to one virtual end (`None`). When `Some(p)`, every lane
+/// leaving the block reaches `p` along forward edges before it can leave `l` or
+/// go round, so the greedy schedule (every block a barrier, Def. 17-18) makes the
+/// lanes that parted there meet again at `p`, and `p` decides for all of them
+/// together: the block's divergence does not reach an exit. (Without the forward
+/// condition the meeting is not guaranteed: a lane inside an inner loop that exits
+/// only at its header does not reach `p` without a back edge, and the others may
+/// pass `p` first.)
+fn forward_ipdoms(cfg: &Cfg, loops: &LoopInfo, l: LoopId) -> HashMap<Block, Option<Block>> {
+    let header = loops.header(l);
+    let succs = |x: Block| -> Vec<Option<Block>> {
+        let mut out: Vec<Option<Block>> = Vec::new();
+        for &s in cfg.succs(x) {
+            if !loops.contains(l, s) || s == header {
+                out.push(None);
+            } else if !loops.is_back_edge(x, s) {
+                out.push(Some(s));
+            }
+        }
+        if out.is_empty() {
+            out.push(None);
+        }
+        out
+    };
+    // Postorder of the forward graph from the header (it is acyclic: a reducible
+    // CFG without its back edges), iteratively.
+    let mut post = Vec::new();
+    let mut seen: HashSet<Block> = HashSet::from([header]);
+    let mut stack = vec![(header, succs(header), 0usize)];
+    while let Some((x, ss, k)) = stack.last_mut() {
+        if let Some(&s) = ss.get(*k) {
+            *k += 1;
+            if let Some(s) = s
+                && seen.insert(s)
+            {
+                let next = succs(s);
+                stack.push((s, next, 0));
+            }
+        } else {
+            post.push(*x);
+            stack.pop();
+        }
+    }
+    // Sinks first: a block's successors have their immediate post-dominators.
+    let mut ipdom: HashMap<Block, Option<Block>> = HashMap::new();
+    let mut depth: HashMap<Block, usize> = HashMap::new();
+    let depth_of = |d: &HashMap<Block, usize>, x: Option<Block>| x.map_or(0, |b| d[&b]);
+    for &x in &post {
+        let mut acc: Option<Option<Block>> = None;
+        for s in succs(x) {
+            acc = Some(match acc {
+                None => s,
+                Some(a) => {
+                    // Nearest common ancestor in the post-dominator tree.
+                    let (mut a, mut b) = (a, s);
+                    while a != b {
+                        if depth_of(&depth, a) >= depth_of(&depth, b) {
+                            a = a.and_then(|x| ipdom[&x]);
+                        } else {
+                            b = b.and_then(|x| ipdom[&x]);
+                        }
+                    }
+                    a
+                }
+            });
+        }
+        let p = acc.flatten();
+        ipdom.insert(x, p);
+        depth.insert(x, depth_of(&depth, p) + 1);
+    }
+    ipdom
 }
 
 /// What one loop looks like before its transform, read from the program as it
@@ -423,10 +505,11 @@ struct Built {
     live_upd: Value,
     /// One per exit edge, in [`LoopFacts::exit_edges`] order.
     rebound: Vec<Block>,
-    /// Exit trackers in `NewH`, one per exit edge but the last.
-    exit_tracks: Vec<Value>,
-    /// `(v, v.out)` per live-out value.
-    outs: Vec<(Value, Value)>,
+    /// Exit trackers, one per exit edge but the last: (`X.track` in `NewH`,
+    /// `X.track.upd` in `L`).
+    exit_tracks: Vec<(Value, Value)>,
+    /// `(v, v.out, v.track)` per live-out value.
+    outs: Vec<(Value, Value, Value)>,
 }
 
 /// Transforms the loop with `header`; returns the note's tail.
@@ -459,7 +542,7 @@ fn transform_loop(
         let outs: Vec<String> = built
             .outs
             .iter()
-            .map(|&(v, out)| format!("%{} as %{}", ed.stem(v), ed.stem(out)))
+            .map(|&(v, out, _)| format!("%{} as %{}", ed.stem(v), ed.stem(out)))
             .collect();
         note.push_str(&format!(", live-outs {}", outs.join(" ")));
     }
@@ -646,7 +729,7 @@ fn phase2_rebound_exits(
             .map(|&p| (if p == e { t } else { track }, p))
             .collect();
         set_arms(ed, upd, arms);
-        built.exit_tracks.push(track);
+        built.exit_tracks.push((track, upd));
     }
 
     // Live-out trackers: %v.out = phi [undef, P], [%v.track, L]; %v.track = phi
@@ -681,7 +764,7 @@ fn phase2_rebound_exits(
             })
             .collect();
         set_arms(ed, track, arms);
-        built.outs.push((v, out));
+        built.outs.push((v, out, track));
     }
 }
 
@@ -721,6 +804,44 @@ fn dispatch(ed: &mut Editor, facts: &LoopFacts, built: &Built) -> Vec<Block> {
         ed.place_after(b, built.latch);
         disp.push(b);
     }
+    // L tests too: `%again = any(select(mask(), %live.upd, false))`, so that every
+    // block of the loop reaches the exit without a back edge (see the module doc,
+    // "Bottom test"). Disp merges the trackers of the two exits.
+    let f = ed.const_bool(false);
+    let m = ed.append(built.latch, InstKind::Mask, TypeTable::I1, "m.next", false);
+    let go = ed.select(
+        built.latch,
+        TypeTable::I1,
+        (m, built.live_upd, f),
+        "go.next",
+        true,
+    );
+    let again = ed.call_builtin(
+        built.latch,
+        "any",
+        TypeTable::I1,
+        &[(go, TypeTable::I1)],
+        "again",
+        true,
+    );
+    ed.body_mut().blocks[built.latch].term = Terminator::CondBr {
+        cond: again,
+        if_true: built.newh,
+        if_false: first,
+    };
+    let mut exit_final = Vec::with_capacity(built.exit_tracks.len());
+    for &(track, upd) in &built.exit_tracks {
+        let stem = format!("{}.final", ed.stem(track));
+        let arms = vec![(track, built.newh), (upd, built.latch)];
+        exit_final.push(ed.phi(first, TypeTable::I1, arms, None, &stem));
+    }
+    let mut finals = Vec::with_capacity(built.outs.len());
+    for &(v, out, track) in &built.outs {
+        let ty = ed.ty(v);
+        let stem = format!("{}.final", ed.stem(v));
+        let arms = vec![(out, built.newh), (track, built.latch)];
+        finals.push((v, ed.phi(first, ty, arms, None, &stem)));
+    }
     let mut arrives_from = vec![first; n];
     if n == 1 {
         ed.body_mut().blocks[first].term = Terminator::Br(landing[0]);
@@ -729,7 +850,7 @@ fn dispatch(ed: &mut Editor, facts: &LoopFacts, built: &Built) -> Vec<Block> {
             let last = k + 1 == disp.len();
             let rest = if last { landing[n - 1] } else { disp[k + 1] };
             ed.body_mut().blocks[b].term = Terminator::CondBr {
-                cond: built.exit_tracks[k],
+                cond: exit_final[k],
                 if_true: landing[k],
                 if_false: rest,
             };
@@ -750,7 +871,7 @@ fn dispatch(ed: &mut Editor, facts: &LoopFacts, built: &Built) -> Vec<Block> {
             ed.rename_incoming(x, a, arrives_from[k]);
         }
     }
-    let outs: HashMap<Value, Value> = built.outs.iter().copied().collect();
+    let outs: HashMap<Value, Value> = finals.into_iter().collect();
     let outside: Vec<Block> = ed
         .body()
         .layout
