@@ -9,10 +9,11 @@
 //! (thesis Fig. 9.2-9.3, names as there):
 //!
 //! ```text
-//! P ─► NewH ──stay──► Guard ──live──► H … body …  B ─────────────► L ─► NewH
-//!        │              └──¬live─────────────────────────────────► L
-//!        │                          a_k ──► E_k ──────────────────► L
-//!        └──¬stay──► Disp ──X_1.track──► X_1 | … ──► X_n
+//! P ─► NewH ──stay──► Guard ──live──► H … body …  B ─────────────► L ──again──► NewH
+//!        │              └──¬live─────────────────────────────────► L    │
+//!        │                          a_k ──► E_k ──────────────────► L    │
+//!        └──¬stay──► Disp ◄─────────────────────────────────────────¬again
+//!                     └──X_1.track──► X_1 | … ──► X_n
 //! ```
 //!
 //! - Phase 1, the basic structure ([`phase1_basic_structure`]): a new header
@@ -21,10 +22,10 @@
 //!   program is not in the loop), the loop branch `br i1 %stay, Guard, Disp` on
 //!   `%m = mask()`, `%go = select i1 %m, i1 %live, i1 false total` and `%stay =
 //!   any(%go) total`, the block `Guard` (`br i1 %live, H, L`: the body runs only
-//!   for live lanes), and the new latch `L` (`br NewH`) with `%live.upd`. The
-//!   header phis of `H` move to `NewH`; their latch arm reads a phi of `L` that
-//!   forwards the latch's value (a lane that is not going round again has no next
-//!   value: `undef` there). The old latch branches to `L` instead of `H`.
+//!   for live lanes), and the new latch `L` with `%live.upd`. The header phis of
+//!   `H` move to `NewH`; their latch arm reads a phi of `L` that forwards the
+//!   latch's value (a lane that is not going round again has no next value:
+//!   `undef` there). The old latch branches to `L` instead of `H`.
 //! - Phase 2, rebounding the exits ([`phase2_rebound_exits`]): every exit edge
 //!   `a_k → X_k` becomes `a_k → E_k → L`. In `L`, a lane's incoming block says
 //!   what it did in this iteration: it left by exit k (from `E_k`), it had left
@@ -34,47 +35,81 @@
 //!   `NewH` and `%X_k.track.upd` in `L` (true from `E_k`, else kept), and one
 //!   live-out tracker per value of the loop used after it, `%v.out` in `NewH` and
 //!   `%v.track` in `L` (`%v` from every `E_k` whose exiting block `%v` dominates,
-//!   else kept). Every use of `%v` outside the loop reads `%v.out` instead.
-//! - The dispatch ([`dispatch`]): `Disp` sends each lane to the exit it took, by a
-//!   cascade of branches on the exit trackers (`Disp: br %X_1.track, X_1, Disp.X_2`
-//!   …, the last exit is the remaining case). The normalization gives every exit
-//!   block a single predecessor edge (dedicated exits), so each exit edge has a
-//!   landing block of its own, its exit block, and the exit-block phis (`phi [v,
-//!   a_k]`) read `[v.out, Disp…]` with distinct predecessors. An exit block with
-//!   several exit edges (not after the normalization) gets a landing block per
-//!   edge.
+//!   else kept).
+//! - The dispatch ([`dispatch`]): `L` tests as `NewH` does (`%again = any(%go.next)`
+//!   on `%live.upd`, see "Bottom test" below) and branches to `NewH` or `Disp`.
+//!   `Disp` merges the trackers of its two predecessors (`%X_k.track.final`,
+//!   `%v.final`: the `NewH` value or the `L` value) and sends each lane to the
+//!   exit it took, by a cascade of branches on the exit trackers (`Disp: br
+//!   %X_1.track.final, X_1, Disp.X_2` …, the last exit is the remaining case).
+//!   Every use of a live-out value outside the loop reads `%v.final`. The
+//!   normalization gives every exit block a single predecessor edge (dedicated
+//!   exits), so each exit edge has a landing block of its own, its exit block,
+//!   and the exit-block phis (`phi [v, a_k]`) read `[v.final, Disp…]` with
+//!   distinct predecessors. An exit block with several exit edges (not after the
+//!   normalization) gets a landing block per edge.
 //!
 //! Under OBLIVIOUS the transformed loop computes what the original computes
 //! under FREEZING (§3.6.1): a lane that left runs only `NewH`, `Guard` and `L`
 //! actively, whose phis keep its state, and is passive in the body, whose values
-//! it no longer reads. The loop exit `NewH → Disp` is uniform: `%stay` is a
-//! horizontal `any` and so the same in every lane. `%m`/`%go` make it robust for
-//! partial linearization, which may schedule `NewH` where a lane's predicate is
-//! false: `mask()` and `total` commands are assigned in every lane ([W-CMD-MASK],
-//! [W-CMD-TOTAL]), so `%stay` is defined everywhere and a lane whose activation is
-//! false never keeps the loop running.
+//! it no longer reads. The loop's exits are uniform: `%stay` and `%again` are
+//! horizontal `any`s and so the same in every lane. `%m`/`%go` make the tests
+//! robust for partial linearization, which may schedule `NewH` where a lane's
+//! predicate is false: `mask()` and `total` commands are assigned in every lane
+//! ([W-CMD-MASK], [W-CMD-TOTAL]), so `%stay` is defined everywhere and a lane
+//! whose activation is false never keeps the loop running.
+//!
+//! ## Bottom test
+//!
+//! §9.1 tests only in `NewH`. With that shape the body blocks reach the loop's
+//! exit only through the back edge `L → NewH`, so no body block is in
+//! `fwdreaching` (Def. 16) of a block after the loop, and a greedy schedule
+//! (Def. 12) may run the lanes that left an *outer* transformed loop (from its
+//! `Guard` to its `L`, `NewH` and `Disp`) while other lanes are still inside the
+//! inner one: Theorem 1 does not hold for that shape (`explore` reports "header
+//! O.newh concurrent next with I.guard"). Under OBLIVIOUS the lanes still inside
+//! then see the outer `NewH`'s values overwritten with ⊤ (an active lane branching
+//! on ⊤ in `explore` of the nested loop of `codegen/tests/dlt.rs`). Testing in `L`
+//! too makes every block of the loop reach `Disp` along forward edges, so `L` and
+//! every block after the loop are barriers for the lanes inside: the lanes leave
+//! the loop together. `NewH` keeps its own test (the shape partial linearization
+//! relies on); it is taken only when the loop is entered with no live lane.
 //!
 //! # Which loops
 //!
 //! The analysis ([`PassContext::analyze`], on the normalized program) decides. A
 //! loop `O` is *divergent* if its header is in `divergent_loops`, or one of its
 //! exits is temporally divergent (`loop_exits`), or some varying terminator `t`
-//! of a block of `O` reaches an exit of `O` along a path inside `O` that neither
-//! enters `O`'s header nor takes the back edge of a *uniform* inner loop
-//! ([`classify`]). The argument: lanes that start an iteration of `O` together at
-//! its header and meet only uniform terminators on every block from which an exit
-//! is reachable take the same edges there, so they leave by the same exit edge or
-//! all leave the part of `O` from which the exits are reachable within the
-//! iteration; from there they can only go back to the header, and the greedy
-//! schedule (Def. 12, Theorem 1) reconverges them at the unique latch before it,
-//! so they start the next iteration together again. A uniform inner loop is
-//! entered and left together, so the varying terminators inside it (which by its
-//! own verdict reach its exits only through its back edge) do not part lanes
-//! across `O`'s iterations: its back edge is not followed. A divergent inner
-//! loop's back edge is followed: a lane leaving it early may take an exit of `O`
-//! (an exit edge that leaves several loops at once) or reach one from an exit
-//! that stays in `O` while others keep iterating the inner loop. A loop with no
-//! varying terminator reaching its exits is uniform: it is kept.
+//! of a block `b` of `O` reaches an exit of `O` along a path inside `O` that
+//! neither enters `O`'s header nor takes the back edge of a *uniform* inner loop,
+//! and the lanes parting at `t` need not meet again before an exit: `b` has no
+//! post-dominator in `O`'s forward graph (exit edges, back edges and inner latches
+//! leading to one end, [`forward_ipdoms`]) ([`classify`]). The argument: lanes
+//! that start an iteration of `O` together at its header, and part only at
+//! terminators whose lanes meet again at a forward post-dominator `p` (a barrier
+//! they all reach without a back edge, where they continue together) or at
+//! uniform terminators, take the same edges on every block from which an exit is
+//! reachable; so they leave by the same exit edge, or all leave the part of `O`
+//! from which the exits are reachable within the iteration. From there they can
+//! only go back to the header, and the greedy schedule reconverges them at the
+//! unique latch before it, so they start the next iteration together again. A
+//! uniform inner loop is entered and left together, so the varying terminators
+//! inside it (which by its own verdict reach its exits only through its back
+//! edge) do not part lanes across `O`'s iterations: its back edge is not followed.
+//! A divergent inner loop's back edge is followed: a lane leaving it early may
+//! take an exit of `O` (an exit edge that leaves several loops at once) or reach
+//! one from an exit that stays in `O` while others keep iterating the inner loop.
+//! On the transform's own output every loop is uniform by this rule (`Guard`'s
+//! lanes meet at `L`, the `Disp` cascade's lanes at the outer `L`), so running the
+//! transform again keeps every loop.
+//!
+//! A *uniform* loop that some of its blocks leave only through its back edge (a
+//! `while` loop tested at its header), inside a divergent loop, would let lanes
+//! that left the outer loop run ahead while the others are in it, as described
+//! under "Bottom test" (`explore` finds a ⊤ result). Such a loop is transformed
+//! too (note `uniform, but left only through its header inside the divergent loop
+//! %O, made bottom-tested`): the transform works on any loop, and its output is
+//! bottom-tested. Uniform loops elsewhere are kept as they are.
 //!
 //! Loops are transformed innermost first: an inner loop's transform adds blocks
 //! and values to every loop around it (its `Disp` cascade and its trackers, which
@@ -130,11 +165,19 @@ pub fn divergent_loop_transform(
     let mut ed = Editor::new(&normalized, func);
     let mut notes = Vec::new();
     let mut first_fault = fault;
+    let inside = header_tested_inside_divergent(&cfg, &loops, &verdicts);
     for v in verdicts {
         let name = body.blocks[v.header].name.clone();
-        match v.reason {
-            None => notes.push(format!("loop %{name}: uniform, kept")),
-            Some(reason) => {
+        match (v.reason, inside.get(&v.header)) {
+            (None, None) => notes.push(format!("loop %{name}: uniform, kept")),
+            (None, Some(&outer)) => {
+                let made = transform_loop(&mut ed, v.header, first_fault.take())?;
+                notes.push(format!(
+                    "loop %{name}: uniform, but left only through its header inside the divergent loop %{}, made bottom-tested: {made}",
+                    body.blocks[outer].name
+                ));
+            }
+            (Some(reason), _) => {
                 let made = transform_loop(&mut ed, v.header, first_fault.take())?;
                 notes.push(format!(
                     "loop %{name}: divergent ({reason}), made uniform: {made}"
@@ -313,6 +356,58 @@ fn varying_reach(
                 && meet.get(b).copied().flatten().is_none()
         })
         .map(|b| (b, reached[&b]))
+}
+
+/// The uniform loops that some block of cannot leave without a back edge (a loop
+/// tested only at its header, a `while` loop), nested in a divergent loop, by
+/// header, with the innermost divergent loop around them. The transform makes
+/// them bottom-tested too (see the module doc, "Bottom test"): otherwise the lanes
+/// that left the divergent loop could run ahead while the others are inside.
+fn header_tested_inside_divergent(
+    cfg: &Cfg,
+    loops: &LoopInfo,
+    verdicts: &[Verdict],
+) -> HashMap<Block, Block> {
+    let divergent: HashSet<Block> = verdicts
+        .iter()
+        .filter(|v| v.reason.is_some())
+        .map(|v| v.header)
+        .collect();
+    let mut out = HashMap::new();
+    for v in verdicts.iter().filter(|v| v.reason.is_none()) {
+        let Some(l) = loops.loop_with_header(v.header) else {
+            continue;
+        };
+        let mut up = loops.parent(l);
+        let outer = loop {
+            match up {
+                None => break None,
+                Some(p) if divergent.contains(&loops.header(p)) => break Some(loops.header(p)),
+                Some(p) => up = loops.parent(p),
+            }
+        };
+        if let Some(outer) = outer
+            && !forward_complete(cfg, loops, l)
+        {
+            out.insert(v.header, outer);
+        }
+    }
+    out
+}
+
+/// Whether every block of `l` reaches an exit of `l` along forward edges (no back
+/// edge, Def. 15): a backward search from the exiting blocks.
+fn forward_complete(cfg: &Cfg, loops: &LoopInfo, l: LoopId) -> bool {
+    let mut reached: HashSet<Block> = loops.exiting(l).iter().copied().collect();
+    let mut stack: Vec<Block> = reached.iter().copied().collect();
+    while let Some(y) = stack.pop() {
+        for &p in cfg.preds(y) {
+            if loops.contains(l, p) && !loops.is_back_edge(p, y) && reached.insert(p) {
+                stack.push(p);
+            }
+        }
+    }
+    loops.blocks(l).iter().all(|b| reached.contains(b))
 }
 
 /// The immediate post-dominator of every block of `l` in its *forward* graph: the

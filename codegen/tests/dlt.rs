@@ -479,3 +479,73 @@ A:
     let err = dlt_with(&input, &Options::default()).expect_err("refused");
     assert!(err.contains("block %A has a predicate"), "{err}");
 }
+
+/// A uniform `while` loop (tested at its header, two iterations in every lane)
+/// inside a divergent loop.
+const WHILE_IN_DIVERGENT: &str = "
+define i32 @w(i32 %n) {
+A:
+  br label %O
+O:
+  %j = phi i32 [ 0, %A ], [ %j.next, %OL ]
+  %acc = phi i32 [ 0, %A ], [ %acc2, %OL ]
+  %base = mul i32 %j, 3
+  br label %K
+K:
+  %k = phi i32 [ 0, %O ], [ %k.next, %KB ]
+  %s = phi i32 [ %acc, %O ], [ %s.next, %KB ]
+  %kc = icmp slt i32 %k, 2
+  br i1 %kc, label %KB, label %OL
+KB:
+  %t = add i32 %base, %k
+  %s.next = add i32 %s, %t
+  %k.next = add i32 %k, 1
+  br label %K
+OL:
+  %acc2 = add i32 %s, 1
+  %j.next = add i32 %j, 1
+  %co = icmp slt i32 %j.next, %n
+  br i1 %co, label %O, label %X
+X:
+  ret i32 %acc2
+}
+";
+
+#[test]
+fn a_uniform_while_loop_inside_a_divergent_loop_is_made_bottom_tested() {
+    let input = module(WHILE_IN_DIVERGENT);
+    let (out, notes) = dlt(&input);
+    assert!(
+        notes[0].starts_with(
+            "loop %K: uniform, but left only through its header inside the divergent loop %O, made bottom-tested"
+        ),
+        "{notes:?}"
+    );
+    assert!(notes[1].starts_with("loop %O: divergent"), "{notes:?}");
+    // Per outer iteration j: s += 3j + 0 + 3j + 1, then acc = s + 1. n = 1: 0 + 1
+    // + 1 = 2. n = 3: 2, then 2 + 3 + 3 + 1 = 9 + 1 = 10, then 10 + 6 + 6 + 1 + 1 = 24.
+    assert_eq!(
+        endings(&out, Interp::Oblivious, 2, &["n=1,3"]),
+        ["returned [2, 24] []"]
+    );
+    check_equivalent(&input, &out, &[(2, &["n=1,3"]), (3, &["n=1,2,3"])]);
+}
+
+#[test]
+fn the_output_is_a_fixed_point() {
+    for src in [
+        LOGSTAR,
+        MULTI_EXIT,
+        NESTED,
+        EXIT_OUT_OF_TWO,
+        WHILE_IN_DIVERGENT,
+    ] {
+        let (once, _) = dlt(&module(src));
+        let (_, notes) = dlt(&once);
+        assert!(
+            notes.iter().all(|n| n.ends_with(": uniform, kept")),
+            "{notes:?}\n{}",
+            print_module(&once)
+        );
+    }
+}
