@@ -1016,3 +1016,163 @@ fn set_arms(ed: &mut Editor, phi: Value, arms: Vec<(Value, Block)>) {
         *incoming = arms;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The shape §9.1 and the next pass rely on, block by block, on logstar.
+
+    use super::*;
+    use crate::pipeline::{Options, Pass};
+    use pllvm_semantics::text::{parse_module, print_function};
+
+    /// Runs dlt on `src` and compares the printed block `block` with `expect`
+    /// (lines trimmed).
+    fn check(src: &str, block: &str, expect: &[&str]) {
+        let m = parse_module(src).expect("parses").0;
+        let func = m.first_definition().expect("a function");
+        let options = Options::default();
+        let cx = PassContext {
+            options: &options,
+            pass: Pass::Dlt,
+        };
+        let (out, _) = divergent_loop_transform(&m, func, &cx).expect("transforms");
+        let text = print_function(&out, func);
+        let lines: Vec<&str> = text
+            .lines()
+            .skip_while(|l| l.trim() != format!("{block}:"))
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty() && !l.starts_with('}'))
+            .map(str::trim)
+            .collect();
+        assert_eq!(lines, expect, "\n{text}");
+    }
+
+    const LOGSTAR: &str = include_str!("../../corpus/semantics/fig3.20b-logstar-fr.ll");
+
+    #[test]
+    fn newh_holds_live_the_moved_header_phis_the_trackers_and_the_uniform_test() {
+        check(
+            LOGSTAR,
+            "B.newh",
+            &[
+                "%live = phi i1 [ true, %A ], [ %live.upd, %B.newlatch ] shadow(false)",
+                "%x = phi double [ %n, %A ], [ %x.next, %B.newlatch ]",
+                "%i = phi i32 [ 0, %A ], [ %i.next, %B.newlatch ]",
+                "%i.inc.out = phi i32 [ undef, %A ], [ %i.inc.track, %B.newlatch ]",
+                "%m = mask()",
+                "%go = select i1 %m, i1 %live, i1 false total",
+                "%stay = call i1 @pllvm.any(i1 %go) total",
+                "br i1 %stay, label %B.guard, label %B.disp",
+            ],
+        );
+    }
+
+    #[test]
+    fn guard_runs_the_body_for_live_lanes_only() {
+        check(
+            LOGSTAR,
+            "B.guard",
+            &["br i1 %live, label %B, label %B.newlatch"],
+        );
+    }
+
+    #[test]
+    fn the_old_latch_and_the_exit_are_rebounded_to_l() {
+        check(
+            LOGSTAR,
+            "B",
+            &[
+                "%i.inc = add i32 %i, 1",
+                "%x.log = call double @llvm.log.f64(double %x)",
+                "%x.gt.one = fcmp ogt double %x.log, 1.0e0",
+                "br i1 %x.gt.one, label %B.newlatch, label %B.e.C",
+            ],
+        );
+        check(LOGSTAR, "B.e.C", &["br label %B.newlatch"]);
+    }
+
+    #[test]
+    fn l_updates_live_and_the_trackers_by_incoming_edge_and_tests_again() {
+        check(
+            LOGSTAR,
+            "B.newlatch",
+            &[
+                "%live.upd = phi i1 [ false, %B.guard ], [ true, %B ], [ false, %B.e.C ]",
+                "%x.next = phi double [ %x.log, %B ], [ undef, %B.guard ], [ undef, %B.e.C ]",
+                "%i.next = phi i32 [ %i.inc, %B ], [ undef, %B.guard ], [ undef, %B.e.C ]",
+                "%i.inc.track = phi i32 [ %i.inc.out, %B.guard ], [ %i.inc.out, %B ], [ %i.inc, %B.e.C ]",
+                "%m.next = mask()",
+                "%go.next = select i1 %m.next, i1 %live.upd, i1 false total",
+                "%again = call i1 @pllvm.any(i1 %go.next) total",
+                "br i1 %again, label %B.newh, label %B.disp",
+            ],
+        );
+    }
+
+    #[test]
+    fn disp_merges_the_trackers_and_the_exit_reads_them() {
+        check(
+            LOGSTAR,
+            "B.disp",
+            &[
+                "%i.inc.final = phi i32 [ %i.inc.out, %B.newh ], [ %i.inc.track, %B.newlatch ]",
+                "br label %C",
+            ],
+        );
+        check(
+            LOGSTAR,
+            "C",
+            &[
+                "%i.inc.lcssa = phi i32 [ %i.inc.final, %B.disp ]",
+                "%n.gt.one = fcmp ogt double %n, 1.0e0",
+                "%r = select i1 %n.gt.one, i32 %i.inc.lcssa, i32 0",
+                "ret i32 %r",
+            ],
+        );
+    }
+
+    #[test]
+    fn two_exits_dispatch_on_the_first_exit_tracker() {
+        let src = "
+define i32 @f(i32 %n) {
+A:
+  br label %H
+H:
+  %i = phi i32 [ 0, %A ], [ %i1, %B ]
+  %c = icmp eq i32 %i, %n
+  br i1 %c, label %X, label %B
+B:
+  %i1 = add i32 %i, 1
+  %d = icmp slt i32 %i1, 5
+  br i1 %d, label %H, label %Y
+X:
+  ret i32 %i
+Y:
+  ret i32 -1
+}
+";
+        check(
+            src,
+            "H.disp",
+            &[
+                "%X.track.final = phi i1 [ %X.track, %H.newh ], [ %X.track.upd, %H.newlatch ]",
+                "%i.final = phi i32 [ %i.out, %H.newh ], [ %i.track, %H.newlatch ]",
+                "br i1 %X.track.final, label %X, label %Y",
+            ],
+        );
+        check(
+            src,
+            "H.newlatch",
+            &[
+                "%live.upd = phi i1 [ false, %H.guard ], [ true, %B ], [ false, %H.e.X ], [ false, %H.e.Y ]",
+                "%i.next = phi i32 [ %i1, %B ], [ undef, %H.guard ], [ undef, %H.e.X ], [ undef, %H.e.Y ]",
+                "%X.track.upd = phi i1 [ %X.track, %H.guard ], [ %X.track, %B ], [ true, %H.e.X ], [ %X.track, %H.e.Y ]",
+                "%i.track = phi i32 [ %i.out, %H.guard ], [ %i.out, %B ], [ %i, %H.e.X ], [ %i, %H.e.Y ]",
+                "%m.next = mask()",
+                "%go.next = select i1 %m.next, i1 %live.upd, i1 false total",
+                "%again = call i1 @pllvm.any(i1 %go.next) total",
+                "br i1 %again, label %H.newh, label %H.disp",
+            ],
+        );
+    }
+}
