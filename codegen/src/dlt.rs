@@ -16,7 +16,7 @@
 //!                     └──X_1.track──► X_1 | … ──► X_n
 //! ```
 //!
-//! - Phase 1, the basic structure ([`phase1_basic_structure`]): a new header
+//! - Phase 1, the basic structure (`phase1_basic_structure`): a new header
 //!   `NewH` with `%live = phi i1 [true, P], [%live.upd, L] shadow(false)` (the
 //!   lanes that still run the body; `shadow(false)`: a lane elsewhere in the
 //!   program is not in the loop), the loop branch `br i1 %stay, Guard, Disp` on
@@ -26,7 +26,7 @@
 //!   `H` move to `NewH`; their latch arm reads a phi of `L` that forwards the
 //!   latch's value (a lane that is not going round again has no next value:
 //!   `undef` there). The old latch branches to `L` instead of `H`.
-//! - Phase 2, rebounding the exits ([`phase2_rebound_exits`]): every exit edge
+//! - Phase 2, rebounding the exits (`phase2_rebound_exits`): every exit edge
 //!   `a_k → X_k` becomes `a_k → E_k → L`. In `L`, a lane's incoming block says
 //!   what it did in this iteration: it left by exit k (from `E_k`), it had left
 //!   before (from `Guard`), or it stays (from `B`). Phi pairs carry the state
@@ -36,7 +36,7 @@
 //!   live-out tracker per value of the loop used after it, `%v.out` in `NewH` and
 //!   `%v.track` in `L` (`%v` from every `E_k` whose exiting block `%v` dominates,
 //!   else kept).
-//! - The dispatch ([`dispatch`]): `L` tests as `NewH` does (`%again = any(%go.next)`
+//! - The dispatch (`dispatch`): `L` tests as `NewH` does (`%again = any(%go.next)`
 //!   on `%live.upd`, see "Bottom test" below) and branches to `NewH` or `Disp`.
 //!   `Disp` merges the trackers of its two predecessors (`%X_k.track.final`,
 //!   `%v.final`: the `NewH` value or the `L` value) and sends each lane to the
@@ -84,7 +84,7 @@
 //! neither enters `O`'s header nor takes the back edge of a *uniform* inner loop,
 //! and the lanes parting at `t` need not meet again before an exit: `b` has no
 //! post-dominator in `O`'s forward graph (exit edges, back edges and inner latches
-//! leading to one end, [`forward_ipdoms`]) ([`classify`]). The argument: lanes
+//! leading to one end, `forward_ipdoms`) ([`classify`]). The argument: lanes
 //! that start an iteration of `O` together at its header, and part only at
 //! terminators whose lanes meet again at a forward post-dominator `p` (a barrier
 //! they all reach without a back edge, where they continue together) or at
@@ -752,7 +752,7 @@ fn phase2_rebound_exits(
         .zip(&built.rebound)
         .filter(|&(&(a, _), _)| a == facts.last)
         .map(|(_, &e)| e)
-        .last()
+        .next_back()
         .unwrap_or(facts.last);
     ed.place_after(latch, anchor);
     // L's predecessors: Guard, the old latches, the E blocks.
