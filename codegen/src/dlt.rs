@@ -125,7 +125,7 @@ use pllvm_analysis::loops::{LoopId, LoopInfo};
 use pllvm_analysis::normalize;
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::cfg::{BlockDomTree, Cfg};
-use pllvm_semantics::ir::{Block, FuncId, InstKind, Module, Terminator, Value};
+use pllvm_semantics::ir::{Block, FuncId, Inst, InstKind, Module, Terminator, Value};
 use pllvm_semantics::types::{Ty, TypeTable};
 use std::collections::{HashMap, HashSet};
 
@@ -163,26 +163,43 @@ pub fn divergent_loop_transform(
     let verdicts = classify(&normalized, func, &cfg, &loops, &uniformity);
     let fault = cx.options.fault;
     let mut ed = Editor::new(&normalized, func);
-    let mut notes = Vec::new();
-    let mut first_fault = fault;
     let inside = header_tested_inside_divergent(&cfg, &loops, &verdicts);
+    // Innermost first, one nesting depth at a time (see [`Level`]).
+    let mut by_depth: Vec<(u32, Block)> = verdicts
+        .iter()
+        .filter(|v| v.reason.is_some() || inside.contains_key(&v.header))
+        .filter_map(|v| {
+            let l = loops.loop_with_header(v.header)?;
+            Some((loops.loop_depth(l), v.header))
+        })
+        .collect();
+    by_depth.sort_by_key(|&(d, _)| std::cmp::Reverse(d));
+    let mut made: HashMap<Block, String> = HashMap::new();
+    let mut first_fault = fault;
+    let mut k = 0;
+    while k < by_depth.len() {
+        let depth = by_depth[k].0;
+        let level = level(&mut ed)?;
+        while k < by_depth.len() && by_depth[k].0 == depth {
+            let header = by_depth[k].1;
+            let note = transform_loop(&mut ed, &level, header, first_fault.take())?;
+            made.insert(header, note);
+            k += 1;
+        }
+    }
+    let mut notes = Vec::new();
     for v in verdicts {
         let name = body.blocks[v.header].name.clone();
+        let done = made.remove(&v.header).unwrap_or_default();
         match (v.reason, inside.get(&v.header)) {
             (None, None) => notes.push(format!("loop %{name}: uniform, kept")),
-            (None, Some(&outer)) => {
-                let made = transform_loop(&mut ed, v.header, first_fault.take())?;
-                notes.push(format!(
-                    "loop %{name}: uniform, but left only through its header inside the divergent loop %{}, made bottom-tested: {made}",
-                    body.blocks[outer].name
-                ));
-            }
-            (Some(reason), _) => {
-                let made = transform_loop(&mut ed, v.header, first_fault.take())?;
-                notes.push(format!(
-                    "loop %{name}: divergent ({reason}), made uniform: {made}"
-                ));
-            }
+            (None, Some(&outer)) => notes.push(format!(
+                "loop %{name}: uniform, but left only through its header inside the divergent loop %{}, made bottom-tested: {done}",
+                body.blocks[outer].name
+            )),
+            (Some(reason), _) => notes.push(format!(
+                "loop %{name}: divergent ({reason}), made uniform: {done}"
+            )),
         }
     }
     Ok((ed.finish(), notes))
@@ -273,6 +290,12 @@ pub fn classify(
     // comes after its parent's, so descending ids put children first.
     let mut order: Vec<LoopId> = loops.loops().collect();
     order.sort_by(|a, b| b.cmp(a));
+    let pos: HashMap<Block, usize> = body
+        .layout
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, k))
+        .collect();
     let mut uniform_loops: HashSet<LoopId> = HashSet::new();
     let mut verdicts = Vec::new();
     for l in order {
@@ -292,7 +315,7 @@ pub fn classify(
             reason = Some("temporally divergent".to_string());
         }
         if reason.is_none() {
-            reason = varying_reach(body, cfg, loops, l, &uniform_loops, uniformity)
+            reason = varying_reach(body, &pos, cfg, loops, l, &uniform_loops, uniformity)
                 .map(|(b, x)| format!("branch of %{} varying, reaches exit %{}", name(b), name(x)));
         }
         if reason.is_none() {
@@ -309,6 +332,7 @@ pub fn classify(
 /// before an exit ([`forward_ipdoms`]); with the exit it reaches.
 fn varying_reach(
     body: &pllvm_semantics::ir::Body,
+    pos: &HashMap<Block, usize>,
     cfg: &Cfg,
     loops: &LoopInfo,
     l: LoopId,
@@ -346,9 +370,10 @@ fn varying_reach(
     }
     let meet = forward_ipdoms(cfg, loops, l);
     // In layout order, so that the reason a note gives is deterministic.
-    body.layout
-        .iter()
-        .copied()
+    let mut candidates: Vec<Block> = reached.keys().copied().collect();
+    candidates.sort_by_key(|b| pos.get(b).copied().unwrap_or(usize::MAX));
+    candidates
+        .into_iter()
         .filter(|b| body.blocks[*b].term.is_branch_on_value())
         .find(|b| {
             reached.contains_key(b)
@@ -486,9 +511,86 @@ fn forward_ipdoms(cfg: &Cfg, loops: &LoopInfo, l: LoopId) -> HashMap<Block, Opti
     ipdom
 }
 
-/// What one loop looks like before its transform, read from the program as it
-/// stands (inner loops already transformed).
-struct LoopFacts {
+/// The program as it stands before the loops of one nesting depth are
+/// transformed: its loops, CFG, dominators, where each value is defined and
+/// where it is used. The loops of one depth are disjoint, and a transform changes
+/// only its own loop, the uses of its own values and its exits' phis, so the
+/// facts of one level serve every loop of that depth; an outer loop reads a
+/// later level, after its inner loops changed it. The cost is linear per level.
+struct Level {
+    module: Module,
+    loops: LoopInfo,
+    dom: BlockDomTree,
+    cfg: Cfg,
+    /// Layout position of every laid-out block.
+    pos: HashMap<Block, usize>,
+    /// The block of every phi and command.
+    inst_block: HashMap<Inst, Block>,
+    /// Where each value is read: by a phi or command, or by a block's terminator
+    /// or predicate.
+    users: HashMap<Value, Vec<UseSite>>,
+}
+
+/// A place that reads a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UseSite {
+    /// A phi (arm or shadow) or command.
+    Inst(Inst),
+    /// A block's terminator or predicate.
+    Block(Block),
+}
+
+impl UseSite {
+    /// The block the use is in (at the level's time).
+    fn block(self, level: &Level) -> Option<Block> {
+        match self {
+            UseSite::Inst(i) => level.inst_block.get(&i).copied(),
+            UseSite::Block(b) => Some(b),
+        }
+    }
+}
+
+/// Reads a [`Level`] from the editor's current program.
+fn level(ed: &mut Editor) -> Result<Level, TransformError> {
+    let func = ed.func();
+    let module = ed.snapshot();
+    let body = prepare::body_of(&module, func, PASS)?;
+    let loops = LoopInfo::compute(body).map_err(|e| internal(func, &e.to_string()))?;
+    let cfg = Cfg::new(body);
+    let dom = cfg.dominators();
+    let pos = body
+        .layout
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, k))
+        .collect();
+    let mut inst_block = HashMap::new();
+    let mut users: HashMap<Value, Vec<UseSite>> = HashMap::new();
+    for &b in &body.layout {
+        let data = &body.blocks[b];
+        for &i in data.phis.iter().chain(&data.body) {
+            inst_block.insert(i, b);
+            for v in body.insts[i].kind.operands() {
+                users.entry(v).or_default().push(UseSite::Inst(i));
+            }
+        }
+        for v in data.term.operands().into_iter().chain(data.predicate) {
+            users.entry(v).or_default().push(UseSite::Block(b));
+        }
+    }
+    Ok(Level {
+        module,
+        loops,
+        dom,
+        cfg,
+        pos,
+        inst_block,
+        users,
+    })
+}
+
+/// What one loop looks like before its transform, read from its [`Level`].
+struct LoopFacts<'l> {
     header: Block,
     blocks: HashSet<Block>,
     /// Outside predecessors of the header (the preheader after normalization).
@@ -500,30 +602,37 @@ struct LoopFacts {
     /// Values defined in the loop and used outside it, in definition order, with
     /// their defining blocks.
     live_outs: Vec<(Value, Block)>,
-    dom: BlockDomTree,
+    /// The uses outside the loop of the live-out values.
+    outside_uses: Vec<UseSite>,
+    dom: &'l BlockDomTree,
     /// The last block of the loop in layout order (where `L` goes).
     last: Block,
 }
 
-/// Reads [`LoopFacts`] for the loop with `header` from `module`.
-fn loop_facts(module: &Module, func: FuncId, header: Block) -> Result<LoopFacts, TransformError> {
-    let body = prepare::body_of(module, func, PASS)?;
-    let loops = loop_info(module, func)?;
+/// Reads [`LoopFacts`] for the loop with `header` from `level`, in time linear in
+/// the loop's size and the uses of its values.
+fn loop_facts<'l>(
+    level: &'l Level,
+    func: FuncId,
+    header: Block,
+) -> Result<LoopFacts<'l>, TransformError> {
+    let body = prepare::body_of(&level.module, func, PASS)?;
+    let loops = &level.loops;
     let l = loops
         .loop_with_header(header)
         .ok_or_else(|| internal(func, "a loop to transform has lost its header"))?;
-    let cfg = Cfg::new(body);
-    let dom = cfg.dominators();
     let blocks: HashSet<Block> = loops.blocks(l).iter().copied().collect();
-    let (latches, entries): (Vec<Block>, Vec<Block>) =
-        cfg.preds(header).iter().partition(|p| blocks.contains(p));
+    let (latches, entries): (Vec<Block>, Vec<Block>) = level
+        .cfg
+        .preds(header)
+        .iter()
+        .partition(|p| blocks.contains(p));
+    // The loop's blocks in layout order.
+    let mut laid: Vec<Block> = loops.blocks(l).to_vec();
+    laid.sort_by_key(|b| level.pos.get(b).copied().unwrap_or(usize::MAX));
+    let last = laid.last().copied().unwrap_or(header);
     let mut exit_edges = Vec::new();
-    let mut last = header;
-    for &b in &body.layout {
-        if !blocks.contains(&b) {
-            continue;
-        }
-        last = b;
+    for &b in &laid {
         let mut seen = HashSet::new();
         for s in body.blocks[b].term.successors() {
             if !blocks.contains(&s) && seen.insert(s) {
@@ -534,37 +643,31 @@ fn loop_facts(module: &Module, func: FuncId, header: Block) -> Result<LoopFacts,
     // Deepest exit first: the cascade then tests the exits that stay in more of
     // the surrounding loops before those that leave more of them.
     exit_edges.sort_by_key(|&(_, x)| std::cmp::Reverse(loops.depth(x)));
-    // Definitions in the loop, then the values among them used outside it.
-    let mut def_block: HashMap<Value, Block> = HashMap::new();
-    let mut defs = Vec::new();
-    for &b in &body.layout {
-        if !blocks.contains(&b) {
-            continue;
-        }
+    // Definitions in the loop, and those among them read outside it.
+    let mut live_outs = Vec::new();
+    let mut outside_uses = Vec::new();
+    for &b in &laid {
         let data = &body.blocks[b];
         for &i in data.phis.iter().chain(&data.body) {
-            if let Some(v) = body.insts[i].result {
-                def_block.insert(v, b);
-                defs.push(v);
+            let Some(v) = body.insts[i].result else {
+                continue;
+            };
+            let outside: Vec<UseSite> = level
+                .users
+                .get(&v)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|u| u.block(level).is_some_and(|ub| !blocks.contains(&ub)))
+                .collect();
+            if !outside.is_empty() {
+                live_outs.push((v, b));
+                outside_uses.extend(outside);
             }
         }
     }
-    let mut used: HashSet<Value> = HashSet::new();
-    for &b in &body.layout {
-        if blocks.contains(&b) {
-            continue;
-        }
-        for v in block_operands(body, b) {
-            if def_block.contains_key(&v) {
-                used.insert(v);
-            }
-        }
-    }
-    let live_outs = defs
-        .into_iter()
-        .filter(|v| used.contains(v))
-        .map(|v| (v, def_block[&v]))
-        .collect();
+    outside_uses.sort_by_key(|u| format!("{u:?}"));
+    outside_uses.dedup();
     Ok(LoopFacts {
         header,
         blocks,
@@ -572,23 +675,10 @@ fn loop_facts(module: &Module, func: FuncId, header: Block) -> Result<LoopFacts,
         latches,
         exit_edges,
         live_outs,
-        dom,
+        outside_uses,
+        dom: &level.dom,
         last,
     })
-}
-
-/// Every value `b` reads: phi arms and shadows, operands, predicate, terminator.
-fn block_operands(body: &pllvm_semantics::ir::Body, b: Block) -> Vec<Value> {
-    let data = &body.blocks[b];
-    let mut out: Vec<Value> = data
-        .phis
-        .iter()
-        .chain(&data.body)
-        .flat_map(|&i| body.insts[i].kind.operands())
-        .collect();
-    out.extend(data.predicate);
-    out.extend(data.term.operands());
-    out
 }
 
 /// The blocks and values one transform made (phase 1 and 2), for the next phase
@@ -610,12 +700,12 @@ struct Built {
 /// Transforms the loop with `header`; returns the note's tail.
 fn transform_loop(
     ed: &mut Editor,
+    level: &Level,
     header: Block,
     fault: Option<Fault>,
 ) -> Result<String, TransformError> {
     let func = ed.func();
-    let snapshot = ed.snapshot();
-    let facts = loop_facts(&snapshot, func, header)?;
+    let facts = loop_facts(level, func, header)?;
     let mut built = phase1_basic_structure(ed, &facts);
     phase2_rebound_exits(ed, &facts, &mut built, fault);
     let disp = dispatch(ed, &facts, &built);
@@ -967,44 +1057,32 @@ fn dispatch(ed: &mut Editor, facts: &LoopFacts, built: &Built) -> Vec<Block> {
         }
     }
     let outs: HashMap<Value, Value> = finals.into_iter().collect();
-    let outside: Vec<Block> = ed
-        .body()
-        .layout
-        .iter()
-        .copied()
-        .filter(|b| !facts.blocks.contains(b))
-        .collect();
-    for b in outside {
-        rewrite_uses(ed, b, &outs);
+    for &u in &facts.outside_uses {
+        rewrite_use(ed, u, &outs);
     }
     disp
 }
 
-/// Replaces in block `b` every use of a key of `map` with its image.
-fn rewrite_uses(ed: &mut Editor, b: Block, map: &HashMap<Value, Value>) {
-    if map.is_empty() {
-        return;
-    }
+/// Replaces at `site` every use of a key of `map` with its image.
+fn rewrite_use(ed: &mut Editor, site: UseSite, map: &HashMap<Value, Value>) {
     let image = |v: &mut Value| {
         if let Some(&n) = map.get(v) {
             *v = n;
         }
     };
-    let insts: Vec<_> = {
-        let data = &ed.body().blocks[b];
-        data.phis.iter().chain(&data.body).copied().collect()
-    };
-    for i in insts {
-        for_each_operand_mut(&mut ed.body_mut().insts[i].kind, &image);
-    }
-    let data = &mut ed.body_mut().blocks[b];
-    if let Some(p) = &mut data.predicate {
-        image(p);
-    }
-    match &mut data.term {
-        Terminator::CondBr { cond, .. } | Terminator::Switch { cond, .. } => image(cond),
-        Terminator::Ret(Some(v)) => image(v),
-        _ => {}
+    match site {
+        UseSite::Inst(i) => for_each_operand_mut(&mut ed.body_mut().insts[i].kind, &image),
+        UseSite::Block(b) => {
+            let data = &mut ed.body_mut().blocks[b];
+            if let Some(p) = &mut data.predicate {
+                image(p);
+            }
+            match &mut data.term {
+                Terminator::CondBr { cond, .. } | Terminator::Switch { cond, .. } => image(cond),
+                Terminator::Ret(Some(v)) => image(v),
+                _ => {}
+            }
+        }
     }
 }
 
