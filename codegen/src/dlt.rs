@@ -111,11 +111,12 @@
 //! %O, made bottom-tested`): the transform works on any loop, and its output is
 //! bottom-tested. Uniform loops elsewhere are kept as they are.
 //!
-//! Loops are transformed innermost first: an inner loop's transform adds blocks
-//! and values to every loop around it (its `Disp` cascade and its trackers, which
-//! the outer transform then tracks in turn), so each transform reads the loops,
-//! dominators and uses of the program as it stands (one linear pass per
-//! divergent loop).
+//! Loops are transformed innermost first, one nesting depth at a time: an inner
+//! loop's transform adds blocks and values to every loop around it (its `Disp`
+//! cascade and its trackers, which the outer transform then tracks in turn), so
+//! the loops of each depth read the loops, dominators and uses of the program as
+//! it stands after the deeper ones (`Level`: one linear pass per depth; the loops
+//! of one depth are disjoint and read the same facts).
 
 use crate::edit::{Editor, for_each_operand_mut};
 use crate::error::{Site, TransformError};
