@@ -108,6 +108,7 @@ pub fn main(a: TransformArgs) -> Result<ExitCode> {
         analysis,
         uniform_args: a.uniform_args.clone(),
         boscc,
+        ..Options::default()
     };
     let stages = pllvm_codegen::run_passes(&module, func, &passes, &options)
         .map_err(|e| Rendered(render_error(&e, &spans, &name, &src)))?;
