@@ -1,18 +1,1257 @@
-//! The divergent loop transform (thesis §9.1). Being written (issue 16).
+//! The divergent loop transform (thesis §9.1, with §3.6 and Fig. 3.20-3.22):
+//! every loop that lanes may leave in different iterations or by different exits
+//! becomes a *uniform* loop, which all lanes that enter it leave together, in the
+//! same iteration and by the same exit edge.
+//!
+//! # What a divergent loop becomes
+//!
+//! For a loop with header `H`, preheader `P`, latch `B` and exit edges `a_k → X_k`
+//! (thesis Fig. 9.2-9.3, names as there):
+//!
+//! ```text
+//! P ─► NewH ──stay──► Guard ──live──► H … body …  B ─────────────► L ──again──► NewH
+//!        │              └──¬live─────────────────────────────────► L    │
+//!        │                          a_k ──► E_k ──────────────────► L    │
+//!        └──¬stay──► Disp ◄─────────────────────────────────────────¬again
+//!                     └──X_1.track──► X_1 | … ──► X_n
+//! ```
+//!
+//! - Phase 1, the basic structure (`phase1_basic_structure`): a new header
+//!   `NewH` with `%live = phi i1 [true, P], [%live.upd, L] shadow(false)` (the
+//!   lanes that still run the body; `shadow(false)`: a lane elsewhere in the
+//!   program is not in the loop), the loop branch `br i1 %stay, Guard, Disp` on
+//!   `%m = mask()`, `%go = select i1 %m, i1 %live, i1 false total` and `%stay =
+//!   any(%go) total`, the block `Guard` (`br i1 %live, H, L`: the body runs only
+//!   for live lanes), and the new latch `L` with `%live.upd`. The header phis of
+//!   `H` move to `NewH`; their latch arm reads a phi of `L` that forwards the
+//!   latch's value (a lane that is not going round again has no next value:
+//!   `undef` there). The old latch branches to `L` instead of `H`.
+//! - Phase 2, rebounding the exits (`phase2_rebound_exits`): every exit edge
+//!   `a_k → X_k` becomes `a_k → E_k → L`. In `L`, a lane's incoming block says
+//!   what it did in this iteration: it left by exit k (from `E_k`), it had left
+//!   before (from `Guard`), or it stays (from `B`). Phi pairs carry the state
+//!   across iterations: `%live`/`%live.upd` (false from `E_k` and `Guard`, true
+//!   from `B`), one exit tracker per exit edge but the last, `%X_k.track` in
+//!   `NewH` and `%X_k.track.upd` in `L` (true from `E_k`, else kept), and one
+//!   live-out tracker per value of the loop used after it, `%v.out` in `NewH` and
+//!   `%v.track` in `L` (`%v` from every `E_k` whose exiting block `%v` dominates,
+//!   else kept).
+//! - The dispatch (`dispatch`): `L` tests as `NewH` does (`%again = any(%go.next)`
+//!   on `%live.upd`, see "Bottom test" below) and branches to `NewH` or `Disp`.
+//!   `Disp` merges the trackers of its two predecessors (`%X_k.track.final`,
+//!   `%v.final`: the `NewH` value or the `L` value) and sends each lane to the
+//!   exit it took, by a cascade of branches on the exit trackers (`Disp: br
+//!   %X_1.track.final, X_1, Disp.X_2` …, the last exit is the remaining case).
+//!   Every use of a live-out value outside the loop reads `%v.final`. The
+//!   normalization gives every exit block a single predecessor edge (dedicated
+//!   exits), so each exit edge has a landing block of its own, its exit block,
+//!   and the exit-block phis (`phi [v, a_k]`) read `[v.final, Disp…]` with
+//!   distinct predecessors. An exit block with several exit edges (not after the
+//!   normalization) gets a landing block per edge.
+//!
+//! Under OBLIVIOUS the transformed loop computes what the original computes
+//! under FREEZING (§3.6.1): a lane that left runs only `NewH`, `Guard` and `L`
+//! actively, whose phis keep its state, and is passive in the body, whose values
+//! it no longer reads. The loop's exits are uniform: `%stay` and `%again` are
+//! horizontal `any`s and so the same in every lane. `%m`/`%go` make the tests
+//! robust for partial linearization, which may schedule `NewH` where a lane's
+//! predicate is false: `mask()` and `total` commands are assigned in every lane
+//! ([W-CMD-MASK], [W-CMD-TOTAL]), so `%stay` is defined everywhere and a lane
+//! whose activation is false never keeps the loop running.
+//!
+//! ## Bottom test
+//!
+//! §9.1 tests only in `NewH`. With that shape the body blocks reach the loop's
+//! exit only through the back edge `L → NewH`, so no body block is in
+//! `fwdreaching` (Def. 16) of a block after the loop, and a greedy schedule
+//! (Def. 12) may run the lanes that left an *outer* transformed loop (from its
+//! `Guard` to its `L`, `NewH` and `Disp`) while other lanes are still inside the
+//! inner one: Theorem 1 does not hold for that shape (`explore` reports "header
+//! O.newh concurrent next with I.guard"). Under OBLIVIOUS the lanes still inside
+//! then see the outer `NewH`'s values overwritten with ⊤ (an active lane branching
+//! on ⊤ in `explore` of the nested loop of `codegen/tests/dlt.rs`). Testing in `L`
+//! too makes every block of the loop reach `Disp` along forward edges, so `L` and
+//! every block after the loop are barriers for the lanes inside: the lanes leave
+//! the loop together. `NewH` keeps its own test (the shape partial linearization
+//! relies on); it is taken only when the loop is entered with no live lane.
+//!
+//! # Which loops
+//!
+//! The analysis ([`PassContext::analyze`], on the normalized program) decides. A
+//! loop `O` is *divergent* if its header is in `divergent_loops`, or one of its
+//! exits is temporally divergent (`loop_exits`), or some varying terminator `t`
+//! of a block `b` of `O` reaches an exit of `O` along a path inside `O` that
+//! neither enters `O`'s header nor takes the back edge of a *uniform* inner loop,
+//! and the lanes parting at `t` need not meet again before an exit: `b` has no
+//! post-dominator in `O`'s forward graph (exit edges, back edges and inner latches
+//! leading to one end, `forward_ipdoms`) ([`classify`]). The argument: lanes
+//! that start an iteration of `O` together at its header, and part only at
+//! terminators whose lanes meet again at a forward post-dominator `p` (a barrier
+//! they all reach without a back edge, where they continue together) or at
+//! uniform terminators, take the same edges on every block from which an exit is
+//! reachable; so they leave by the same exit edge, or all leave the part of `O`
+//! from which the exits are reachable within the iteration. From there they can
+//! only go back to the header, and the greedy schedule reconverges them at the
+//! unique latch before it, so they start the next iteration together again. A
+//! uniform inner loop is entered and left together, so the varying terminators
+//! inside it (which by its own verdict reach its exits only through its back
+//! edge) do not part lanes across `O`'s iterations: its back edge is not followed.
+//! A divergent inner loop's back edge is followed: a lane leaving it early may
+//! take an exit of `O` (an exit edge that leaves several loops at once) or reach
+//! one from an exit that stays in `O` while others keep iterating the inner loop.
+//! On the transform's own output every loop is uniform by this rule (`Guard`'s
+//! lanes meet at `L`, the `Disp` cascade's lanes at the outer `L`), so running the
+//! transform again keeps every loop.
+//!
+//! A *uniform* loop that some of its blocks leave only through its back edge (a
+//! `while` loop tested at its header), inside a divergent loop, would let lanes
+//! that left the outer loop run ahead while the others are in it, as described
+//! under "Bottom test" (`explore` finds a ⊤ result). Such a loop is transformed
+//! too (note `uniform, but left only through its header inside the divergent loop
+//! %O, made bottom-tested`): the transform works on any loop, and its output is
+//! bottom-tested. Uniform loops elsewhere are kept as they are.
+//!
+//! Loops are transformed innermost first, one nesting depth at a time: an inner
+//! loop's transform adds blocks and values to every loop around it (its `Disp`
+//! cascade and its trackers, which the outer transform then tracks in turn), so
+//! the loops of each depth read the loops, dominators and uses of the program as
+//! it stands after the deeper ones (`Level`: one linear pass per depth; the loops
+//! of one depth are disjoint and read the same facts).
 
+use crate::edit::{Editor, for_each_operand_mut};
 use crate::error::{Site, TransformError};
 use crate::pipeline::PassContext;
-use pllvm_semantics::ir::{FuncId, Module};
+use crate::prepare;
+use pllvm_analysis::loops::{LoopId, LoopInfo};
+use pllvm_analysis::normalize;
+use pllvm_analysis::result::Uniformity;
+use pllvm_semantics::cfg::{BlockDomTree, Cfg};
+use pllvm_semantics::ir::{Block, FuncId, Inst, InstKind, Module, Terminator, Value};
+use pllvm_semantics::types::{Ty, TypeTable};
+use std::collections::{HashMap, HashSet};
 
-/// [§9.1] Makes every divergent loop of `func` uniform.
+const PASS: &str = "dlt";
+
+/// A deliberate defect of the transform, for tests only: the stage-wise
+/// equivalence checks (issue 16, "a seeded broken transform") must catch it.
+/// Never set by a front end.
+#[doc(hidden)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// The first live-out value gets no tracker that keeps it: its `.track` phi
+    /// in `L` reads the raw value on the exit edges and `undef` on every other
+    /// edge, so a lane that left in an earlier iteration reads `undef` after the
+    /// loop (the lane that left early sees ⊤, as in the naive Fig. 3.21b).
+    DropLiveOutTracker,
+}
+
+/// [§9.1] Makes every divergent loop of `func` uniform; returns the module and one
+/// note per loop (`loop %H: divergent (…), made uniform: …` or `loop %H: uniform,
+/// kept`), innermost loops first.
 pub fn divergent_loop_transform(
-    _module: &Module,
+    module: &Module,
     func: FuncId,
-    _cx: &PassContext<'_>,
+    cx: &PassContext<'_>,
 ) -> Result<(Module, Vec<String>), TransformError> {
-    Err(TransformError::new(
-        "dlt",
-        Site::Function(func),
-        "not built yet",
-    ))
+    // Input checks, on the program the user gave (their sites name its constructs).
+    prepare::require_reducible(module, func, PASS)?;
+    prepare::require_unpredicated(module, func, PASS)?;
+    let normalized = normalize_input(module, func)?;
+    let uniformity = cx.analyze(&normalized, func)?;
+    let body = prepare::body_of(&normalized, func, PASS)?;
+    let loops = loop_info(&normalized, func)?;
+    let cfg = Cfg::new(body);
+    let verdicts = classify(&normalized, func, &cfg, &loops, &uniformity);
+    let fault = cx.options.fault;
+    let mut ed = Editor::new(&normalized, func);
+    let inside = header_tested_inside_divergent(&cfg, &loops, &verdicts);
+    // Innermost first, one nesting depth at a time (see [`Level`]).
+    let mut by_depth: Vec<(u32, Block)> = verdicts
+        .iter()
+        .filter(|v| v.reason.is_some() || inside.contains_key(&v.header))
+        .filter_map(|v| {
+            let l = loops.loop_with_header(v.header)?;
+            Some((loops.loop_depth(l), v.header))
+        })
+        .collect();
+    by_depth.sort_by_key(|&(d, _)| std::cmp::Reverse(d));
+    let mut made: HashMap<Block, String> = HashMap::new();
+    let mut first_fault = fault;
+    let mut k = 0;
+    while k < by_depth.len() {
+        let depth = by_depth[k].0;
+        let level = level(&mut ed)?;
+        while k < by_depth.len() && by_depth[k].0 == depth {
+            let header = by_depth[k].1;
+            let note = transform_loop(&mut ed, &level, header, first_fault.take())?;
+            made.insert(header, note);
+            k += 1;
+        }
+    }
+    let mut notes = Vec::new();
+    for v in verdicts {
+        let name = body.blocks[v.header].name.clone();
+        let done = made.remove(&v.header).unwrap_or_default();
+        match (v.reason, inside.get(&v.header)) {
+            (None, None) => notes.push(format!("loop %{name}: uniform, kept")),
+            (None, Some(&outer)) => notes.push(format!(
+                "loop %{name}: uniform, but left only through its header inside the divergent loop %{}, made bottom-tested: {done}",
+                body.blocks[outer].name
+            )),
+            (Some(reason), _) => notes.push(format!(
+                "loop %{name}: divergent ({reason}), made uniform: {done}"
+            )),
+        }
+    }
+    Ok((ed.finish(), notes))
+}
+
+/// The program the transform works on: one exit block ([`prepare::unify_exits`],
+/// so a `ret` inside a loop becomes a loop exit) and the loop normal forms of
+/// thesis §2.4 (preheaders, unique latches, dedicated exits, LCSSA). Refuses a
+/// loop without any exit, and a loop whose header is the entry block.
+fn normalize_input(module: &Module, func: FuncId) -> Result<Module, TransformError> {
+    let mut ed = Editor::new(module, func);
+    prepare::unify_exits(&mut ed);
+    let mut out = ed.finish();
+    let body = out.functions[func]
+        .body
+        .as_mut()
+        .ok_or_else(|| internal(func, "the body vanished"))?;
+    normalize::normalize(body).map_err(|e| {
+        TransformError::new(
+            PASS,
+            Site::Function(func),
+            e.in_function(&module.functions[func].name).to_string(),
+        )
+    })?;
+    let loops = loop_info(&out, func)?;
+    let body = prepare::body_of(&out, func, PASS)?;
+    for l in loops.loops() {
+        let h = loops.header(l);
+        if loops.exits(l).is_empty() {
+            return Err(TransformError::new(
+                PASS,
+                Site::Block(func, h),
+                format!(
+                    "unsupported construct: the loop with header %{} has no exit (no edge leaves it and it holds no `ret`); dlt makes lanes leave a loop together and needs a loop that can be left",
+                    body.blocks[h].name
+                ),
+            ));
+        }
+        if Some(h) == body.entry() {
+            return Err(TransformError::new(
+                PASS,
+                Site::Block(func, h),
+                format!(
+                    "unsupported construct: the entry block %{} is a loop header; dlt needs a preheader to enter the loop from (LLVM forbids branches to the entry block)",
+                    body.blocks[h].name
+                ),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// The loops of `func`, or an internal error (the input was checked reducible,
+/// and the transforms keep it so).
+fn loop_info(module: &Module, func: FuncId) -> Result<LoopInfo, TransformError> {
+    let body = prepare::body_of(module, func, PASS)?;
+    LoopInfo::compute(body).map_err(|e| internal(func, &e.to_string()))
+}
+
+fn internal(func: FuncId, why: &str) -> TransformError {
+    TransformError::new(PASS, Site::Function(func), format!("internal error: {why}"))
+}
+
+/// The verdict on one loop.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Verdict {
+    /// The loop's header.
+    pub header: Block,
+    /// Why it is divergent (`exit %X varying`, `branch of %b varying, reaches exit
+    /// %X`), or `None`: uniform.
+    pub reason: Option<String>,
+}
+
+/// Which loops of `func` are divergent, innermost first (a child before its
+/// parent); see the module doc for the rule and its argument.
+pub fn classify(
+    module: &Module,
+    func: FuncId,
+    cfg: &Cfg,
+    loops: &LoopInfo,
+    uniformity: &Uniformity,
+) -> Vec<Verdict> {
+    let Some(body) = module.functions[func].body.as_ref() else {
+        return Vec::new();
+    };
+    let name = |b: Block| body.blocks[b].name.as_str();
+    // Loop ids follow the reverse postorder of the headers: an inner loop's header
+    // comes after its parent's, so descending ids put children first.
+    let mut order: Vec<LoopId> = loops.loops().collect();
+    order.sort_by(|a, b| b.cmp(a));
+    let pos: HashMap<Block, usize> = body
+        .layout
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, k))
+        .collect();
+    let mut uniform_loops: HashSet<LoopId> = HashSet::new();
+    let mut verdicts = Vec::new();
+    for l in order {
+        let header = loops.header(l);
+        let exits = loops.exits(l);
+        let mut reason = exits
+            .iter()
+            .find(|&&x| {
+                uniformity
+                    .loop_exits
+                    .get(&x)
+                    .is_some_and(|s| s.is_varying())
+                    || uniformity.temporal_joins.contains(&x)
+            })
+            .map(|&x| format!("exit %{} varying", name(x)));
+        if reason.is_none() && uniformity.divergent_loops.contains(&header) {
+            reason = Some("temporally divergent".to_string());
+        }
+        if reason.is_none() {
+            reason = varying_reach(body, &pos, cfg, loops, l, &uniform_loops, uniformity)
+                .map(|(b, x)| format!("branch of %{} varying, reaches exit %{}", name(b), name(x)));
+        }
+        if reason.is_none() {
+            uniform_loops.insert(l);
+        }
+        verdicts.push(Verdict { header, reason });
+    }
+    verdicts
+}
+
+/// A block of `l` whose terminator is varying, that reaches an exit of `l` inside
+/// `l` without entering `l`'s header or following a uniform inner loop's back edge
+/// (a backward search from the exit edges), and whose lanes need not meet again
+/// before an exit ([`forward_ipdoms`]); with the exit it reaches.
+fn varying_reach(
+    body: &pllvm_semantics::ir::Body,
+    pos: &HashMap<Block, usize>,
+    cfg: &Cfg,
+    loops: &LoopInfo,
+    l: LoopId,
+    uniform_loops: &HashSet<LoopId>,
+    uniformity: &Uniformity,
+) -> Option<(Block, Block)> {
+    let header = loops.header(l);
+    // Whether the edge x → y inside `l` may be followed.
+    let follow = |x: Block, y: Block| {
+        if y == header {
+            return false;
+        }
+        match loops.loop_with_header(y) {
+            Some(inner) if uniform_loops.contains(&inner) => !loops.contains(inner, x),
+            _ => true,
+        }
+    };
+    // Every block of `l` that reaches an exit that way, with the exit.
+    let mut reached: HashMap<Block, Block> = HashMap::new();
+    let mut stack = Vec::new();
+    for &a in loops.exiting(l) {
+        if let Some(&x) = cfg.succs(a).iter().find(|&&s| !loops.contains(l, s)) {
+            reached.insert(a, x);
+            stack.push(a);
+        }
+    }
+    while let Some(y) = stack.pop() {
+        let x = reached[&y];
+        for &p in cfg.preds(y) {
+            if loops.contains(l, p) && follow(p, y) && !reached.contains_key(&p) {
+                reached.insert(p, x);
+                stack.push(p);
+            }
+        }
+    }
+    let meet = forward_ipdoms(cfg, loops, l);
+    // In layout order, so that the reason a note gives is deterministic.
+    let mut candidates: Vec<Block> = reached.keys().copied().collect();
+    candidates.sort_by_key(|b| pos.get(b).copied().unwrap_or(usize::MAX));
+    candidates
+        .into_iter()
+        .filter(|b| body.blocks[*b].term.is_branch_on_value())
+        .find(|b| {
+            reached.contains_key(b)
+                && uniformity.terminators[*b].is_varying()
+                && meet.get(b).copied().flatten().is_none()
+        })
+        .map(|b| (b, reached[&b]))
+}
+
+/// The uniform loops that some block of cannot leave without a back edge (a loop
+/// tested only at its header, a `while` loop), nested in a divergent loop, by
+/// header, with the innermost divergent loop around them. The transform makes
+/// them bottom-tested too (see the module doc, "Bottom test"): otherwise the lanes
+/// that left the divergent loop could run ahead while the others are inside.
+fn header_tested_inside_divergent(
+    cfg: &Cfg,
+    loops: &LoopInfo,
+    verdicts: &[Verdict],
+) -> HashMap<Block, Block> {
+    let divergent: HashSet<Block> = verdicts
+        .iter()
+        .filter(|v| v.reason.is_some())
+        .map(|v| v.header)
+        .collect();
+    let mut out = HashMap::new();
+    for v in verdicts.iter().filter(|v| v.reason.is_none()) {
+        let Some(l) = loops.loop_with_header(v.header) else {
+            continue;
+        };
+        let mut up = loops.parent(l);
+        let outer = loop {
+            match up {
+                None => break None,
+                Some(p) if divergent.contains(&loops.header(p)) => break Some(loops.header(p)),
+                Some(p) => up = loops.parent(p),
+            }
+        };
+        if let Some(outer) = outer
+            && !forward_complete(cfg, loops, l)
+        {
+            out.insert(v.header, outer);
+        }
+    }
+    out
+}
+
+/// Whether every block of `l` reaches an exit of `l` along forward edges (no back
+/// edge, Def. 15): a backward search from the exiting blocks.
+fn forward_complete(cfg: &Cfg, loops: &LoopInfo, l: LoopId) -> bool {
+    let mut reached: HashSet<Block> = loops.exiting(l).iter().copied().collect();
+    let mut stack: Vec<Block> = reached.iter().copied().collect();
+    while let Some(y) = stack.pop() {
+        for &p in cfg.preds(y) {
+            if loops.contains(l, p) && !loops.is_back_edge(p, y) && reached.insert(p) {
+                stack.push(p);
+            }
+        }
+    }
+    loops.blocks(l).iter().all(|b| reached.contains(b))
+}
+
+/// The immediate post-dominator of every block of `l` in its *forward* graph: the
+/// blocks of `l` with every edge that is not a back edge (Def. 15), where an exit
+/// edge, an edge back to `l`'s header and a block left without successors (an
+/// inner latch) lead to one virtual end (`None`). When `Some(p)`, every lane
+/// leaving the block reaches `p` along forward edges before it can leave `l` or
+/// go round, so the greedy schedule (every block a barrier, Def. 17-18) makes the
+/// lanes that parted there meet again at `p`, and `p` decides for all of them
+/// together: the block's divergence does not reach an exit. (Without the forward
+/// condition the meeting is not guaranteed: a lane inside an inner loop that exits
+/// only at its header does not reach `p` without a back edge, and the others may
+/// pass `p` first.)
+fn forward_ipdoms(cfg: &Cfg, loops: &LoopInfo, l: LoopId) -> HashMap<Block, Option<Block>> {
+    let header = loops.header(l);
+    let succs = |x: Block| -> Vec<Option<Block>> {
+        let mut out: Vec<Option<Block>> = Vec::new();
+        for &s in cfg.succs(x) {
+            if !loops.contains(l, s) || s == header {
+                out.push(None);
+            } else if !loops.is_back_edge(x, s) {
+                out.push(Some(s));
+            }
+        }
+        if out.is_empty() {
+            out.push(None);
+        }
+        out
+    };
+    // Postorder of the forward graph from the header (it is acyclic: a reducible
+    // CFG without its back edges), iteratively.
+    let mut post = Vec::new();
+    let mut seen: HashSet<Block> = HashSet::from([header]);
+    let mut stack = vec![(header, succs(header), 0usize)];
+    while let Some((x, ss, k)) = stack.last_mut() {
+        if let Some(&s) = ss.get(*k) {
+            *k += 1;
+            if let Some(s) = s
+                && seen.insert(s)
+            {
+                let next = succs(s);
+                stack.push((s, next, 0));
+            }
+        } else {
+            post.push(*x);
+            stack.pop();
+        }
+    }
+    // Sinks first: a block's successors have their immediate post-dominators.
+    let mut ipdom: HashMap<Block, Option<Block>> = HashMap::new();
+    let mut depth: HashMap<Block, usize> = HashMap::new();
+    let depth_of = |d: &HashMap<Block, usize>, x: Option<Block>| x.map_or(0, |b| d[&b]);
+    for &x in &post {
+        let mut acc: Option<Option<Block>> = None;
+        for s in succs(x) {
+            acc = Some(match acc {
+                None => s,
+                Some(a) => {
+                    // Nearest common ancestor in the post-dominator tree.
+                    let (mut a, mut b) = (a, s);
+                    while a != b {
+                        if depth_of(&depth, a) >= depth_of(&depth, b) {
+                            a = a.and_then(|x| ipdom[&x]);
+                        } else {
+                            b = b.and_then(|x| ipdom[&x]);
+                        }
+                    }
+                    a
+                }
+            });
+        }
+        let p = acc.flatten();
+        ipdom.insert(x, p);
+        depth.insert(x, depth_of(&depth, p) + 1);
+    }
+    ipdom
+}
+
+/// The program as it stands before the loops of one nesting depth are
+/// transformed: its loops, CFG, dominators, where each value is defined and
+/// where it is used. The loops of one depth are disjoint, and a transform changes
+/// only its own loop, the uses of its own values and its exits' phis, so the
+/// facts of one level serve every loop of that depth; an outer loop reads a
+/// later level, after its inner loops changed it. The cost is linear per level.
+struct Level {
+    module: Module,
+    loops: LoopInfo,
+    dom: BlockDomTree,
+    cfg: Cfg,
+    /// Layout position of every laid-out block.
+    pos: HashMap<Block, usize>,
+    /// The block of every phi and command.
+    inst_block: HashMap<Inst, Block>,
+    /// Where each value is read: by a phi or command, or by a block's terminator
+    /// or predicate.
+    users: HashMap<Value, Vec<UseSite>>,
+}
+
+/// A place that reads a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum UseSite {
+    /// A phi (arm or shadow) or command.
+    Inst(Inst),
+    /// A block's terminator or predicate.
+    Block(Block),
+}
+
+impl UseSite {
+    /// The block the use is in (at the level's time).
+    fn block(self, level: &Level) -> Option<Block> {
+        match self {
+            UseSite::Inst(i) => level.inst_block.get(&i).copied(),
+            UseSite::Block(b) => Some(b),
+        }
+    }
+}
+
+/// Reads a [`Level`] from the editor's current program.
+fn level(ed: &mut Editor) -> Result<Level, TransformError> {
+    let func = ed.func();
+    let module = ed.snapshot();
+    let body = prepare::body_of(&module, func, PASS)?;
+    let loops = LoopInfo::compute(body).map_err(|e| internal(func, &e.to_string()))?;
+    let cfg = Cfg::new(body);
+    let dom = cfg.dominators();
+    let pos = body
+        .layout
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, k))
+        .collect();
+    let mut inst_block = HashMap::new();
+    let mut users: HashMap<Value, Vec<UseSite>> = HashMap::new();
+    for &b in &body.layout {
+        let data = &body.blocks[b];
+        for &i in data.phis.iter().chain(&data.body) {
+            inst_block.insert(i, b);
+            for v in body.insts[i].kind.operands() {
+                users.entry(v).or_default().push(UseSite::Inst(i));
+            }
+        }
+        for v in data.term.operands().into_iter().chain(data.predicate) {
+            users.entry(v).or_default().push(UseSite::Block(b));
+        }
+    }
+    Ok(Level {
+        module,
+        loops,
+        dom,
+        cfg,
+        pos,
+        inst_block,
+        users,
+    })
+}
+
+/// What one loop looks like before its transform, read from its [`Level`].
+struct LoopFacts<'l> {
+    header: Block,
+    blocks: HashSet<Block>,
+    /// Outside predecessors of the header (the preheader after normalization).
+    entries: Vec<Block>,
+    /// Predecessors of the header inside the loop (the unique latch).
+    latches: Vec<Block>,
+    /// Exit edges (exiting block, exit block), deepest exit first, then layout.
+    exit_edges: Vec<(Block, Block)>,
+    /// Values defined in the loop and used outside it, in definition order, with
+    /// their defining blocks.
+    live_outs: Vec<(Value, Block)>,
+    /// The uses outside the loop of the live-out values.
+    outside_uses: Vec<UseSite>,
+    dom: &'l BlockDomTree,
+    /// The last block of the loop in layout order (where `L` goes).
+    last: Block,
+}
+
+/// Reads [`LoopFacts`] for the loop with `header` from `level`, in time linear in
+/// the loop's size and the uses of its values.
+fn loop_facts<'l>(
+    level: &'l Level,
+    func: FuncId,
+    header: Block,
+) -> Result<LoopFacts<'l>, TransformError> {
+    let body = prepare::body_of(&level.module, func, PASS)?;
+    let loops = &level.loops;
+    let l = loops
+        .loop_with_header(header)
+        .ok_or_else(|| internal(func, "a loop to transform has lost its header"))?;
+    let blocks: HashSet<Block> = loops.blocks(l).iter().copied().collect();
+    let (latches, entries): (Vec<Block>, Vec<Block>) = level
+        .cfg
+        .preds(header)
+        .iter()
+        .partition(|p| blocks.contains(p));
+    // The loop's blocks in layout order.
+    let mut laid: Vec<Block> = loops.blocks(l).to_vec();
+    laid.sort_by_key(|b| level.pos.get(b).copied().unwrap_or(usize::MAX));
+    let last = laid.last().copied().unwrap_or(header);
+    let mut exit_edges = Vec::new();
+    for &b in &laid {
+        let mut seen = HashSet::new();
+        for s in body.blocks[b].term.successors() {
+            if !blocks.contains(&s) && seen.insert(s) {
+                exit_edges.push((b, s));
+            }
+        }
+    }
+    // Deepest exit first: the cascade then tests the exits that stay in more of
+    // the surrounding loops before those that leave more of them.
+    exit_edges.sort_by_key(|&(_, x)| std::cmp::Reverse(loops.depth(x)));
+    // Definitions in the loop, and those among them read outside it.
+    let mut live_outs = Vec::new();
+    let mut outside_uses = Vec::new();
+    for &b in &laid {
+        let data = &body.blocks[b];
+        for &i in data.phis.iter().chain(&data.body) {
+            let Some(v) = body.insts[i].result else {
+                continue;
+            };
+            let outside: Vec<UseSite> = level
+                .users
+                .get(&v)
+                .into_iter()
+                .flatten()
+                .copied()
+                .filter(|u| u.block(level).is_some_and(|ub| !blocks.contains(&ub)))
+                .collect();
+            if !outside.is_empty() {
+                live_outs.push((v, b));
+                outside_uses.extend(outside);
+            }
+        }
+    }
+    outside_uses.sort_by_key(|u| format!("{u:?}"));
+    outside_uses.dedup();
+    Ok(LoopFacts {
+        header,
+        blocks,
+        entries,
+        latches,
+        exit_edges,
+        live_outs,
+        outside_uses,
+        dom: &level.dom,
+        last,
+    })
+}
+
+/// The blocks and values one transform made (phase 1 and 2), for the next phase
+/// and the note.
+struct Built {
+    newh: Block,
+    guard: Block,
+    latch: Block,
+    live_upd: Value,
+    /// One per exit edge, in [`LoopFacts::exit_edges`] order.
+    rebound: Vec<Block>,
+    /// Exit trackers, one per exit edge but the last: (`X.track` in `NewH`,
+    /// `X.track.upd` in `L`).
+    exit_tracks: Vec<(Value, Value)>,
+    /// `(v, v.out, v.track)` per live-out value.
+    outs: Vec<(Value, Value, Value)>,
+}
+
+/// Transforms the loop with `header`; returns the note's tail.
+fn transform_loop(
+    ed: &mut Editor,
+    level: &Level,
+    header: Block,
+    fault: Option<Fault>,
+) -> Result<String, TransformError> {
+    let func = ed.func();
+    let facts = loop_facts(level, func, header)?;
+    let mut built = phase1_basic_structure(ed, &facts);
+    phase2_rebound_exits(ed, &facts, &mut built, fault);
+    let disp = dispatch(ed, &facts, &built);
+    let names = |ed: &Editor, bs: &[Block]| {
+        bs.iter()
+            .map(|&b| format!("%{}", ed.block_name(b)))
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let mut note = format!(
+        "NewH %{}, Guard %{}, L %{}, E {}, Disp {}",
+        ed.block_name(built.newh),
+        ed.block_name(built.guard),
+        ed.block_name(built.latch),
+        names(ed, &built.rebound),
+        names(ed, &disp),
+    );
+    if !built.outs.is_empty() {
+        let outs: Vec<String> = built
+            .outs
+            .iter()
+            .map(|&(v, out, _)| format!("%{} as %{}", ed.stem(v), ed.stem(out)))
+            .collect();
+        note.push_str(&format!(", live-outs {}", outs.join(" ")));
+    }
+    Ok(note)
+}
+
+/// [§9.1 phase 1] The basic loop structure: `NewH` (with `%live`, the moved header
+/// phis and the uniform loop branch on `%stay`), `Guard` and the new latch `L`;
+/// the entry edges go to `NewH`, the old latch to `L`.
+fn phase1_basic_structure(ed: &mut Editor, facts: &LoopFacts) -> Built {
+    let h = facts.header;
+    let hname = ed.block_name(h).to_string();
+    let newh = ed.new_block(&format!("{hname}.newh"), Terminator::Unreachable);
+    let latch = ed.new_block(&format!("{hname}.newlatch"), Terminator::Br(newh));
+    let guard = ed.new_block(&format!("{hname}.guard"), Terminator::Unreachable);
+    ed.place_before(newh, h);
+    ed.place_before(guard, h);
+
+    // %live = phi i1 [true, P]…, [%live.upd, L] shadow(false); %live.upd is built
+    // empty here and gets its arms in phase 2.
+    let t = ed.const_bool(true);
+    let f = ed.const_bool(false);
+    let live_upd = ed.phi(latch, TypeTable::I1, Vec::new(), None, "live.upd");
+    let mut arms: Vec<(Value, Block)> = facts.entries.iter().map(|&p| (t, p)).collect();
+    arms.push((live_upd, latch));
+    let live = ed.phi(newh, TypeTable::I1, arms, Some(f), "live");
+
+    // The header phis move to NewH: outside arms stay, the latch arms become one
+    // arm from L reading a forwarding phi there.
+    let moved = std::mem::take(&mut ed.body_mut().blocks[h].phis);
+    for &phi in &moved {
+        let (ty, incoming) = match &ed.body().insts[phi].kind {
+            InstKind::Phi { ty, incoming, .. } => (*ty, incoming.clone()),
+            _ => continue,
+        };
+        let (inside, outside): (Vec<_>, Vec<_>) = incoming
+            .into_iter()
+            .partition(|(_, p)| facts.blocks.contains(p));
+        let stem = ed.body().insts[phi]
+            .result
+            .map_or_else(|| "v".to_string(), |r| ed.stem(r));
+        let next = ed.phi(latch, ty, inside, None, &format!("{stem}.next"));
+        if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
+            *incoming = outside;
+            incoming.push((next, latch));
+        }
+    }
+    ed.body_mut().blocks[newh].phis.extend(moved);
+
+    // %m = mask(); %go = select i1 %m, i1 %live, i1 false total;
+    // %stay = any(%go) total; br i1 %stay, Guard, Disp (Disp comes with the dispatch).
+    let m = ed.append(newh, InstKind::Mask, TypeTable::I1, "m", false);
+    let go = ed.select(newh, TypeTable::I1, (m, live, f), "go", true);
+    let stay = ed.call_builtin(
+        newh,
+        "any",
+        TypeTable::I1,
+        &[(go, TypeTable::I1)],
+        "stay",
+        true,
+    );
+    ed.body_mut().blocks[newh].term = Terminator::CondBr {
+        cond: stay,
+        if_true: guard,
+        if_false: newh, // replaced by Disp in [`dispatch`]
+    };
+    ed.body_mut().blocks[guard].term = Terminator::CondBr {
+        cond: live,
+        if_true: h,
+        if_false: latch,
+    };
+    for &p in &facts.entries {
+        ed.retarget(p, h, newh);
+    }
+    for &p in &facts.latches {
+        ed.retarget(p, h, latch);
+    }
+    Built {
+        newh,
+        guard,
+        latch,
+        live_upd,
+        rebound: Vec::new(),
+        exit_tracks: Vec::new(),
+        outs: Vec::new(),
+    }
+}
+
+/// [§9.1 phase 2] Rebounds every exit edge `a → X` through a new block `E` to `L`
+/// and builds the phi pairs that carry the state across iterations: `%live.upd`,
+/// the exit trackers and the live-out trackers.
+fn phase2_rebound_exits(
+    ed: &mut Editor,
+    facts: &LoopFacts,
+    built: &mut Built,
+    fault: Option<Fault>,
+) {
+    let hname = ed.block_name(facts.header).to_string();
+    let (t, f) = (ed.const_bool(true), ed.const_bool(false));
+    let latch = built.latch;
+    for &(a, x) in &facts.exit_edges {
+        let xname = ed.block_name(x).to_string();
+        let e = ed.new_block(&format!("{hname}.e.{xname}"), Terminator::Br(latch));
+        ed.place_after(e, a);
+        ed.retarget(a, x, e);
+        built.rebound.push(e);
+    }
+    // L goes after the loop's last block, and after that block's E if it has one.
+    let anchor = facts
+        .exit_edges
+        .iter()
+        .zip(&built.rebound)
+        .filter(|&(&(a, _), _)| a == facts.last)
+        .map(|(_, &e)| e)
+        .next_back()
+        .unwrap_or(facts.last);
+    ed.place_after(latch, anchor);
+    // L's predecessors: Guard, the old latches, the E blocks.
+    let mut preds: Vec<Block> = vec![built.guard];
+    preds.extend(facts.latches.iter().copied());
+    preds.extend(built.rebound.iter().copied());
+    let rebound: HashSet<Block> = built.rebound.iter().copied().collect();
+
+    // %live.upd: true from the old latch (the lane goes round again), false from
+    // Guard (it had left) and from every E (it leaves now).
+    let arms = preds
+        .iter()
+        .map(|&p| {
+            let stays = facts.latches.contains(&p);
+            (if stays { t } else { f }, p)
+        })
+        .collect();
+    set_arms(ed, built.live_upd, arms);
+
+    // The forwarding phis of phase 1 read undef on the edges that do not go round.
+    for &phi in &ed.body().blocks[latch].phis.clone() {
+        let Some(v) = ed.body().insts[phi].result else {
+            continue;
+        };
+        if v == built.live_upd {
+            continue;
+        }
+        let ty = ed.ty(v);
+        let undef = ed.undef(ty);
+        if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
+            for &p in &preds {
+                if !facts.latches.contains(&p) {
+                    incoming.push((undef, p));
+                }
+            }
+        }
+    }
+
+    // Exit trackers, one per exit edge but the last (the dispatch's remaining case):
+    // %X.track = phi [false, P], [%X.track.upd, L]; %X.track.upd = phi [true, E_X],
+    // [%X.track, every other edge].
+    let n = facts.exit_edges.len();
+    for (k, &(_, x)) in facts
+        .exit_edges
+        .iter()
+        .enumerate()
+        .take(n.saturating_sub(1))
+    {
+        let xname = ed.block_name(x).to_string();
+        let upd = ed.phi(
+            latch,
+            TypeTable::I1,
+            Vec::new(),
+            None,
+            &format!("{xname}.track.upd"),
+        );
+        let mut arms: Vec<(Value, Block)> = facts.entries.iter().map(|&p| (f, p)).collect();
+        arms.push((upd, latch));
+        let track = ed.phi(
+            built.newh,
+            TypeTable::I1,
+            arms,
+            None,
+            &format!("{xname}.track"),
+        );
+        let e = built.rebound[k];
+        let arms = preds
+            .iter()
+            .map(|&p| (if p == e { t } else { track }, p))
+            .collect();
+        set_arms(ed, upd, arms);
+        built.exit_tracks.push((track, upd));
+    }
+
+    // Live-out trackers: %v.out = phi [undef, P], [%v.track, L]; %v.track = phi
+    // [%v, E_k] where %v dominates the exiting block, [%v.out, every other edge].
+    for (k, &(v, def)) in facts.live_outs.iter().enumerate() {
+        let ty: Ty = ed.ty(v);
+        let stem = ed.stem(v);
+        let undef = ed.undef(ty);
+        let track = ed.phi(latch, ty, Vec::new(), None, &format!("{stem}.track"));
+        let mut arms: Vec<(Value, Block)> = facts.entries.iter().map(|&p| (undef, p)).collect();
+        arms.push((track, latch));
+        let out = ed.phi(built.newh, ty, arms, None, &format!("{stem}.out"));
+        let keep = if k == 0 && fault == Some(Fault::DropLiveOutTracker) {
+            undef
+        } else {
+            out
+        };
+        let arms = preds
+            .iter()
+            .map(|&p| {
+                let exit = facts
+                    .exit_edges
+                    .iter()
+                    .zip(&built.rebound)
+                    .find(|&(_, &e)| e == p);
+                match exit {
+                    Some((&(a, _), _)) if rebound.contains(&p) && facts.dom.dominates(def, a) => {
+                        (v, p)
+                    }
+                    _ => (keep, p),
+                }
+            })
+            .collect();
+        set_arms(ed, track, arms);
+        built.outs.push((v, out, track));
+    }
+}
+
+/// [§9.1] The dispatch: `NewH` leaves to `Disp`, which sends each lane to the exit
+/// edge it took (a cascade of branches on the exit trackers); every use of a
+/// live-out value outside the loop reads its tracker. Returns the dispatch blocks.
+fn dispatch(ed: &mut Editor, facts: &LoopFacts, built: &Built) -> Vec<Block> {
+    let hname = ed.block_name(facts.header).to_string();
+    let n = facts.exit_edges.len();
+    // The landing block of each exit edge: its exit block when that has no other
+    // edge from the loop, else a new block per edge.
+    let mut from_loop: HashMap<Block, usize> = HashMap::new();
+    for &(_, x) in &facts.exit_edges {
+        *from_loop.entry(x).or_default() += 1;
+    }
+    let mut landing = Vec::with_capacity(n);
+    for &(a, x) in &facts.exit_edges {
+        if from_loop[&x] == 1 {
+            landing.push(x);
+        } else {
+            let xname = ed.block_name(x).to_string();
+            let d = ed.new_block(&format!("{hname}.land.{xname}"), Terminator::Br(x));
+            ed.place_before(d, x);
+            ed.rename_incoming(x, a, d);
+            landing.push(d);
+        }
+    }
+    // The cascade: Disp tests the first exit's tracker, Disp.X_k the k-th; the last
+    // exit is what remains. `arrives_from[k]` is the block that branches to the
+    // k-th landing block.
+    let first = ed.new_block(&format!("{hname}.disp"), Terminator::Unreachable);
+    ed.place_after(first, built.latch);
+    let mut disp = vec![first];
+    for k in 1..n.saturating_sub(1) {
+        let xname = ed.block_name(facts.exit_edges[k].1).to_string();
+        let b = ed.new_block(&format!("{hname}.disp.{xname}"), Terminator::Unreachable);
+        ed.place_after(b, built.latch);
+        disp.push(b);
+    }
+    // L tests too: `%again = any(select(mask(), %live.upd, false))`, so that every
+    // block of the loop reaches the exit without a back edge (see the module doc,
+    // "Bottom test"). Disp merges the trackers of the two exits.
+    let f = ed.const_bool(false);
+    let m = ed.append(built.latch, InstKind::Mask, TypeTable::I1, "m.next", false);
+    let go = ed.select(
+        built.latch,
+        TypeTable::I1,
+        (m, built.live_upd, f),
+        "go.next",
+        true,
+    );
+    let again = ed.call_builtin(
+        built.latch,
+        "any",
+        TypeTable::I1,
+        &[(go, TypeTable::I1)],
+        "again",
+        true,
+    );
+    ed.body_mut().blocks[built.latch].term = Terminator::CondBr {
+        cond: again,
+        if_true: built.newh,
+        if_false: first,
+    };
+    let mut exit_final = Vec::with_capacity(built.exit_tracks.len());
+    for &(track, upd) in &built.exit_tracks {
+        let stem = format!("{}.final", ed.stem(track));
+        let arms = vec![(track, built.newh), (upd, built.latch)];
+        exit_final.push(ed.phi(first, TypeTable::I1, arms, None, &stem));
+    }
+    let mut finals = Vec::with_capacity(built.outs.len());
+    for &(v, out, track) in &built.outs {
+        let ty = ed.ty(v);
+        let stem = format!("{}.final", ed.stem(v));
+        let arms = vec![(out, built.newh), (track, built.latch)];
+        finals.push((v, ed.phi(first, ty, arms, None, &stem)));
+    }
+    let mut arrives_from = vec![first; n];
+    if n == 1 {
+        ed.body_mut().blocks[first].term = Terminator::Br(landing[0]);
+    } else {
+        for (k, &b) in disp.iter().enumerate() {
+            let last = k + 1 == disp.len();
+            let rest = if last { landing[n - 1] } else { disp[k + 1] };
+            ed.body_mut().blocks[b].term = Terminator::CondBr {
+                cond: exit_final[k],
+                if_true: landing[k],
+                if_false: rest,
+            };
+            arrives_from[k] = b;
+            if last {
+                arrives_from[n - 1] = b;
+            }
+        }
+    }
+    if let Terminator::CondBr { if_false, .. } = &mut ed.body_mut().blocks[built.newh].term {
+        *if_false = first;
+    }
+    // The exit phis' arms from the exiting blocks now come from the dispatch (a
+    // landing block of its own took them over above), and every use outside the
+    // loop reads the trackers.
+    for (k, &(a, x)) in facts.exit_edges.iter().enumerate() {
+        if landing[k] == x {
+            ed.rename_incoming(x, a, arrives_from[k]);
+        }
+    }
+    let outs: HashMap<Value, Value> = finals.into_iter().collect();
+    for &u in &facts.outside_uses {
+        rewrite_use(ed, u, &outs);
+    }
+    disp
+}
+
+/// Replaces at `site` every use of a key of `map` with its image.
+fn rewrite_use(ed: &mut Editor, site: UseSite, map: &HashMap<Value, Value>) {
+    let image = |v: &mut Value| {
+        if let Some(&n) = map.get(v) {
+            *v = n;
+        }
+    };
+    match site {
+        UseSite::Inst(i) => for_each_operand_mut(&mut ed.body_mut().insts[i].kind, &image),
+        UseSite::Block(b) => {
+            let data = &mut ed.body_mut().blocks[b];
+            if let Some(p) = &mut data.predicate {
+                image(p);
+            }
+            match &mut data.term {
+                Terminator::CondBr { cond, .. } | Terminator::Switch { cond, .. } => image(cond),
+                Terminator::Ret(Some(v)) => image(v),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// Sets the arms of the phi defining `phi`.
+fn set_arms(ed: &mut Editor, phi: Value, arms: Vec<(Value, Block)>) {
+    if let Some(inst) = ed.body().def_inst(phi)
+        && let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[inst].kind
+    {
+        *incoming = arms;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The shape §9.1 and the next pass rely on, block by block, on logstar.
+
+    use super::*;
+    use crate::pipeline::{Options, Pass};
+    use pllvm_semantics::text::{parse_module, print_function};
+
+    /// Runs dlt on `src` and compares the printed block `block` with `expect`
+    /// (lines trimmed).
+    fn check(src: &str, block: &str, expect: &[&str]) {
+        let m = parse_module(src).expect("parses").0;
+        let func = m.first_definition().expect("a function");
+        let options = Options::default();
+        let cx = PassContext {
+            options: &options,
+            pass: Pass::Dlt,
+        };
+        let (out, _) = divergent_loop_transform(&m, func, &cx).expect("transforms");
+        let text = print_function(&out, func);
+        let lines: Vec<&str> = text
+            .lines()
+            .skip_while(|l| l.trim() != format!("{block}:"))
+            .skip(1)
+            .take_while(|l| !l.trim().is_empty() && !l.starts_with('}'))
+            .map(str::trim)
+            .collect();
+        assert_eq!(lines, expect, "\n{text}");
+    }
+
+    const LOGSTAR: &str = include_str!("../../corpus/semantics/fig3.20b-logstar-fr.ll");
+
+    #[test]
+    fn newh_holds_live_the_moved_header_phis_the_trackers_and_the_uniform_test() {
+        check(
+            LOGSTAR,
+            "B.newh",
+            &[
+                "%live = phi i1 [ true, %A ], [ %live.upd, %B.newlatch ] shadow(false)",
+                "%x = phi double [ %n, %A ], [ %x.next, %B.newlatch ]",
+                "%i = phi i32 [ 0, %A ], [ %i.next, %B.newlatch ]",
+                "%i.inc.out = phi i32 [ undef, %A ], [ %i.inc.track, %B.newlatch ]",
+                "%m = mask()",
+                "%go = select i1 %m, i1 %live, i1 false total",
+                "%stay = call i1 @pllvm.any(i1 %go) total",
+                "br i1 %stay, label %B.guard, label %B.disp",
+            ],
+        );
+    }
+
+    #[test]
+    fn guard_runs_the_body_for_live_lanes_only() {
+        check(
+            LOGSTAR,
+            "B.guard",
+            &["br i1 %live, label %B, label %B.newlatch"],
+        );
+    }
+
+    #[test]
+    fn the_old_latch_and_the_exit_are_rebounded_to_l() {
+        check(
+            LOGSTAR,
+            "B",
+            &[
+                "%i.inc = add i32 %i, 1",
+                "%x.log = call double @llvm.log.f64(double %x)",
+                "%x.gt.one = fcmp ogt double %x.log, 1.0e0",
+                "br i1 %x.gt.one, label %B.newlatch, label %B.e.C",
+            ],
+        );
+        check(LOGSTAR, "B.e.C", &["br label %B.newlatch"]);
+    }
+
+    #[test]
+    fn l_updates_live_and_the_trackers_by_incoming_edge_and_tests_again() {
+        check(
+            LOGSTAR,
+            "B.newlatch",
+            &[
+                "%live.upd = phi i1 [ false, %B.guard ], [ true, %B ], [ false, %B.e.C ]",
+                "%x.next = phi double [ %x.log, %B ], [ undef, %B.guard ], [ undef, %B.e.C ]",
+                "%i.next = phi i32 [ %i.inc, %B ], [ undef, %B.guard ], [ undef, %B.e.C ]",
+                "%i.inc.track = phi i32 [ %i.inc.out, %B.guard ], [ %i.inc.out, %B ], [ %i.inc, %B.e.C ]",
+                "%m.next = mask()",
+                "%go.next = select i1 %m.next, i1 %live.upd, i1 false total",
+                "%again = call i1 @pllvm.any(i1 %go.next) total",
+                "br i1 %again, label %B.newh, label %B.disp",
+            ],
+        );
+    }
+
+    #[test]
+    fn disp_merges_the_trackers_and_the_exit_reads_them() {
+        check(
+            LOGSTAR,
+            "B.disp",
+            &[
+                "%i.inc.final = phi i32 [ %i.inc.out, %B.newh ], [ %i.inc.track, %B.newlatch ]",
+                "br label %C",
+            ],
+        );
+        check(
+            LOGSTAR,
+            "C",
+            &[
+                "%i.inc.lcssa = phi i32 [ %i.inc.final, %B.disp ]",
+                "%n.gt.one = fcmp ogt double %n, 1.0e0",
+                "%r = select i1 %n.gt.one, i32 %i.inc.lcssa, i32 0",
+                "ret i32 %r",
+            ],
+        );
+    }
+
+    #[test]
+    fn two_exits_dispatch_on_the_first_exit_tracker() {
+        let src = "
+define i32 @f(i32 %n) {
+A:
+  br label %H
+H:
+  %i = phi i32 [ 0, %A ], [ %i1, %B ]
+  %c = icmp eq i32 %i, %n
+  br i1 %c, label %X, label %B
+B:
+  %i1 = add i32 %i, 1
+  %d = icmp slt i32 %i1, 5
+  br i1 %d, label %H, label %Y
+X:
+  ret i32 %i
+Y:
+  ret i32 -1
+}
+";
+        check(
+            src,
+            "H.disp",
+            &[
+                "%X.track.final = phi i1 [ %X.track, %H.newh ], [ %X.track.upd, %H.newlatch ]",
+                "%i.final = phi i32 [ %i.out, %H.newh ], [ %i.track, %H.newlatch ]",
+                "br i1 %X.track.final, label %X, label %Y",
+            ],
+        );
+        check(
+            src,
+            "H.newlatch",
+            &[
+                "%live.upd = phi i1 [ false, %H.guard ], [ true, %B ], [ false, %H.e.X ], [ false, %H.e.Y ]",
+                "%i.next = phi i32 [ %i1, %B ], [ undef, %H.guard ], [ undef, %H.e.X ], [ undef, %H.e.Y ]",
+                "%X.track.upd = phi i1 [ %X.track, %H.guard ], [ %X.track, %B ], [ true, %H.e.X ], [ %X.track, %H.e.Y ]",
+                "%i.track = phi i32 [ %i.out, %H.guard ], [ %i.out, %B ], [ %i, %H.e.X ], [ %i, %H.e.Y ]",
+                "%m.next = mask()",
+                "%go.next = select i1 %m.next, i1 %live.upd, i1 false total",
+                "%again = call i1 @pllvm.any(i1 %go.next) total",
+                "br i1 %again, label %H.newh, label %H.disp",
+            ],
+        );
+    }
 }

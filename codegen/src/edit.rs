@@ -26,6 +26,12 @@ pub struct Editor {
     body: Body,
     block_names: HashSet<String>,
     value_names: HashSet<String>,
+    /// Per block-name stem, the last suffix `fresh` handed out (names are never given back,
+    /// so the search for the next free `stem.N` resumes there: naming stays O(1)
+    /// when one stem is used thousands of times).
+    block_suffixes: HashMap<String, u64>,
+    /// The same for value names.
+    value_suffixes: HashMap<String, u64>,
     before: HashMap<Block, Vec<Block>>,
     after: HashMap<Block, Vec<Block>>,
     at_end: Vec<Block>,
@@ -48,6 +54,8 @@ impl Editor {
             body,
             block_names,
             value_names,
+            block_suffixes: HashMap::new(),
+            value_suffixes: HashMap::new(),
             before: HashMap::new(),
             after: HashMap::new(),
             at_end: Vec::new(),
@@ -141,14 +149,14 @@ impl Editor {
 
     /// `stem`, or `stem.N` for the first N no block is called yet; reserved.
     pub fn fresh_block_name(&mut self, stem: &str) -> String {
-        let name = fresh(stem, &self.block_names);
+        let name = fresh(stem, &self.block_names, &mut self.block_suffixes);
         self.block_names.insert(name.clone());
         name
     }
 
     /// `stem`, or `stem.N` for the first N no value is called yet; reserved.
     pub fn fresh_value_name(&mut self, stem: &str) -> String {
-        let name = fresh(stem, &self.value_names);
+        let name = fresh(stem, &self.value_names, &mut self.value_suffixes);
         self.value_names.insert(name.clone());
         name
     }
@@ -554,12 +562,15 @@ pub fn retarget(term: &mut Terminator, from: Block, to: Block) {
     }
 }
 
-fn fresh(stem: &str, taken: &HashSet<String>) -> String {
+fn fresh(stem: &str, taken: &HashSet<String>, suffixes: &mut HashMap<String, u64>) -> String {
     if !taken.contains(stem) {
         return stem.to_string();
     }
-    (1u64..)
-        .map(|n| format!("{stem}.{n}"))
-        .find(|n| !taken.contains(n))
-        .unwrap_or_else(|| stem.to_string())
+    let start = suffixes.get(stem).map_or(1, |&n| n + 1);
+    let (n, name) = (start..)
+        .map(|n| (n, format!("{stem}.{n}")))
+        .find(|(_, name)| !taken.contains(name))
+        .unwrap_or((start, stem.to_string()));
+    suffixes.insert(stem.to_string(), n);
+    name
 }

@@ -108,6 +108,10 @@ pub struct Options {
     pub uniform_args: Vec<String>,
     /// Where BOSCC gadgets go.
     pub boscc: boscc::Policy,
+    /// Test only: a deliberate defect of the divergent loop transform, which the
+    /// stage-wise equivalence checks must catch (issue 16). `None` everywhere else.
+    #[doc(hidden)]
+    pub fault: Option<crate::dlt::Fault>,
 }
 
 /// A pipeline as a corpus file's `; transform NAME:` line writes it: `--pass
