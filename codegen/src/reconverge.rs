@@ -11,7 +11,7 @@
 //!    cycle's entries on an entry-index phi (LLVM's FixIrreducible construction;
 //!    cycles and entries as in LLVM's "Convergence and Uniformity").
 //! 2. [`make_loops_uniform`]: the divergent loop transform (thesis §9.1,
-//!    [`crate::dlt`]) on the result, when the analysis finds a divergent loop.
+//!    [`crate::dlt`]) on the result; it keeps the uniform loops as they are.
 //!    The poster's wave-level lowering relies on masked-off lanes keeping their
 //!    registers, which OBLIVIOUS does not promise: a lane that left a divergent
 //!    loop early has its loop values overwritten with ⊤ while the others iterate
@@ -96,33 +96,57 @@ pub fn fix_irreducible(
     Ok((out, notes))
 }
 
-/// Step 2: the divergent loop transform (thesis §9.1) when the analysis finds a
-/// loop with a temporally divergent exit; without one there is nothing for it to
-/// do and the program is passed on unchanged.
+/// Step 2: the divergent loop transform (thesis §9.1), until the analysis finds
+/// no divergent loop. The transform decides itself which loops are divergent
+/// (its classification covers more than the analysis's divergent loops) and
+/// keeps the uniform ones as they are; its notes are passed on. It classifies
+/// inner loops before it transforms the loops around them, and a loop it kept
+/// as uniform may look divergent to the analysis of its output: the values an
+/// outer transformed loop carries now come through its new header's phis, which
+/// join the guard's divergent branch (the lanes that left meet the live ones at
+/// the new latch), so the analysis can no longer prove that the inner trip count
+/// is the same for every lane. Such a loop's latch would be a divergent branch
+/// that Definition 1 cannot be met for (the walk never reroutes back edges), so
+/// the transform runs again on its own output, which then transforms it, at most
+/// once per loop.
 pub fn make_loops_uniform(
     module: &Module,
     func: FuncId,
     cx: &PassContext<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
-    let before = cx.analyze(module, func)?;
-    if before.divergent_loops.is_empty() {
-        return Ok(module.clone());
-    }
     let dlt_cx = PassContext {
         options: cx.options,
         pass: Pass::Dlt,
     };
-    let (out, dlt_notes) = dlt::divergent_loop_transform(module, func, &dlt_cx)?;
-    notes.extend(dlt_notes.into_iter().map(|n| format!("dlt: {n}")));
-    let after = cx.analyze(&out, func)?;
-    if !after.divergent_loops.is_empty() {
-        return Err(internal_error(
-            func,
-            "a loop is still divergent after the divergent loop transform (thesis §9.1)",
-        ));
+    let rounds = body_of(module, func, PASS)?.layout.len() + 1;
+    let mut current = module.clone();
+    for round in 0..rounds {
+        let (out, dlt_notes) = dlt::divergent_loop_transform(&current, func, &dlt_cx)?;
+        let label = if round == 0 {
+            "dlt".to_string()
+        } else {
+            format!("dlt (round {})", round + 1)
+        };
+        notes.extend(
+            dlt_notes
+                .into_iter()
+                .filter(|n| round == 0 || !n.ends_with("uniform, kept"))
+                .map(|n| format!("{label}: {n}")),
+        );
+        let unchanged = out == current;
+        current = out;
+        if cx.analyze(&current, func)?.divergent_loops.is_empty() {
+            return Ok(current);
+        }
+        if unchanged {
+            break;
+        }
     }
-    Ok(out)
+    Err(internal_error(
+        func,
+        "a loop is still divergent for the analysis after the divergent loop transform (thesis §9.1)",
+    ))
 }
 
 /// Step 3: the OpenTree walk (after putting the CFG in its normal form) until
@@ -133,8 +157,11 @@ pub fn reconverging_cfg(
     cx: &PassContext<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
-    let mut current = normal_form::prepare_walk(module, func, cx, notes)?;
+    let mut current = module.clone();
     for _ in 0..MAX_WALKS {
+        // Again before every further walk: a switch that the walk's new joins
+        // made divergent for the analysis becomes a chain too.
+        current = normal_form::prepare_walk(&current, func, cx, notes)?;
         let uniformity = cx.analyze(&current, func)?;
         let body = body_of(&current, func, PASS)?;
         let violations = check_reconverging(body, &PostDomTree::compute(body), &uniformity);

@@ -638,3 +638,65 @@ fn uniform_switch_edges_rerouted_keep_their_values() {
         assert_fr_equals_obl(&module, &out, &[("n", &[n])]);
     }
 }
+
+/// A uniform loop in one arm of a divergent branch, tested at its header, so
+/// that its latch has only the back edge; the arms join after the loop.
+const LOOP_IN_ONE_ARM: &str = "
+define i32 @f(i32 %n) {
+entry:
+  %t = call i32 @pllvm.thread_id()
+  %c = icmp eq i32 %t, 0
+  br i1 %c, label %H, label %Y
+H:
+  %i = phi i32 [ 0, %entry ], [ %i1, %Lt ]
+  %i1 = add i32 %i, 1
+  %more = icmp slt i32 %i1, %n
+  br i1 %more, label %Lt, label %X
+Lt:
+  br label %H
+X:
+  br label %J
+Y:
+  br label %J
+J:
+  %v = phi i32 [ %i1, %X ], [ 100, %Y ]
+  %w = add i32 %v, %t
+  %p = icmp sgt i32 %w, 50
+  br i1 %p, label %K2, label %K3
+K2:
+  br label %R
+K3:
+  br label %R
+R:
+  %q = phi i32 [ %w, %K2 ], [ %v, %K3 ]
+  ret i32 %q
+}
+";
+
+#[test]
+fn lanes_outside_a_loop_wait_for_it() {
+    let (module, func) = parse(LOOP_IN_ONE_ARM);
+    // The input itself under OBLIVIOUS: a greedy schedule runs J, K2 or K3 for
+    // lane 1 while lane 0 waits at the latch Lt (which forward-reaches nothing
+    // after the loop, Def. 17), and again for lane 0: lane 1's values become ⊤.
+    let run = config(&[("n", &[3])], 2, Interp::Oblivious);
+    assert!(
+        explored(&module, &run).outcomes.len() > 1,
+        "the input was expected to depend on the schedule under OBLIVIOUS"
+    );
+    let opts = options(&["n"]);
+    let (out, notes) = route(&module, func, &opts);
+    assert!(
+        notes.iter().any(|n| n.contains("never-taken edge")),
+        "{notes:?}"
+    );
+    assert!(
+        cfg(&out, func).iter().any(|l| l == "Lt -> H, X"),
+        "{:?}",
+        cfg(&out, func)
+    );
+    assert_reconverging(&out, func, &opts);
+    for n in [1, 2, 3] {
+        assert_fr_equals_obl(&module, &out, &[("n", &[n])]);
+    }
+}

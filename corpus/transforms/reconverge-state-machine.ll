@@ -16,17 +16,26 @@
 ;; [0, S1j], takes over the phis of S0 and S1 (their arms per edge, undef where
 ;; the edge went to the other entry) and branches `br (%irr.entry == 0), S0, S1`.
 ;; It heads a natural loop with latches S0 and S1j.
-;; Step 2: the analysis finds no divergent loop (%irr.entry, the counters and
-;; the exit tests depend on %m and %n only; S1's divergent branch joins at S1j
-;; before the latches), so the divergent loop transform has nothing to do.
-;; Step 3, normal form: one exit already; the two latches are funnelled into
-;; irr.dispatch.latch (thesis §2.4), placed after the latch that comes last in
-;; reverse postorder: the DFS goes entry, irr.dispatch, S0 (successor 0), done
-;; (S0's other edge goes back to irr.dispatch) before it returns to S1, so S1
-;; and its blocks come before S0 in reverse postorder and S0 is the last latch.
+;; Step 2, the divergent loop transform (codegen/src/dlt.rs) finds the loop
+;; uniform (%irr.entry, the counters and the exit tests depend on %m and %n
+;; only; S1's divergent branch joins at S1j before the latches) and keeps it,
+;; after its normalization (thesis §2.4): the two latches are funnelled into
+;; irr.dispatch.latch, placed after the latch that comes last in reverse
+;; postorder (the DFS goes entry, irr.dispatch, S0 (successor 0), done before it
+;; returns to S1, so S1 and its blocks come before S0 in reverse postorder and S0
+;; is the last latch), and the exit edges S0 -> done and S1j -> done get blocks
+;; of their own, S0.done.exit and S1j.done.exit, after their exiting blocks.
+;; Step 3, normal form: one exit already, one latch. The latch only branches
+;; back, so it forward-reaches nothing after the loop (Def. 16): lanes waiting
+;; there would not hold back the blocks after it (Def. 17). It gets the
+;; never-taken edge `br i1 true, irr.dispatch, irr.dispatch.exits`, a new block
+;; after the latch that `switch`es on the constant 0 to the loop's exits in
+;; reverse postorder (default S1j.done.exit, case 1 S0.done.exit: the DFS reached
+;; S1j's exit before it came back to S0).
 ;; The walk, block index entry, irr.dispatch, S1, S1even, S1odd, S1j, S0,
-;; irr.dispatch.latch, done (S1 before S0 and S1even before S1odd by reverse
-;; postorder; the latch is the loop's last block). Only S1 is divergent:
+;; irr.dispatch.latch, then the blocks after the loop (S1 before S0 and S1even
+;; before S1odd by reverse postorder; the latch is the loop's last block). Only
+;; S1 is divergent:
 ;;   S1even closes S1 -> S1even and arms S1; visiting S1odd finds the open edges
 ;;   S1 -> S1odd and S1even -> S1j in S1's subtree: rerouted through flow0 (to
 ;;   S1odd from S1, to S1j from S1even), placed after S1even. S1j closes flow0's
@@ -47,13 +56,16 @@
 ; expect transform rc cfg:
 ;   entry -> irr.dispatch
 ;   irr.dispatch -> S0, S1
-;   S0 -> irr.dispatch.latch, done
-;   irr.dispatch.latch -> irr.dispatch
+;   S0 -> irr.dispatch.latch, S0.done.exit
+;   S0.done.exit -> done
+;   irr.dispatch.latch -> irr.dispatch, irr.dispatch.exits
+;   irr.dispatch.exits -> S1j.done.exit, S0.done.exit
 ;   S1 -> flow0, S1even
 ;   S1odd -> S1j
 ;   S1even -> flow0
 ;   flow0 -> S1odd, S1j
-;   S1j -> irr.dispatch.latch, done
+;   S1j -> irr.dispatch.latch, S1j.done.exit
+;   S1j.done.exit -> done
 ;   done -> ret
 ; run fr1: --threads 3 --interp fr --arg n=3 --arg m=1
 ; run rc1: --transform rc --threads 3 --interp obl --arg n=3 --arg m=1

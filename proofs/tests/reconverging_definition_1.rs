@@ -2,28 +2,27 @@
 //! poster's Definition 1 ("every non-uniform condition node has exactly two
 //! successors, one of which post-dominates it") on generated programs, reducible
 //! and irreducible (`GenConfig::reducible`, `GenConfig::small` with its two-entry
-//! cycles), and its output verifies (thesis §4.10). Definition 1 is checked with
-//! `pllvm_analysis::reconverging::check_reconverging` against a fresh analysis of
-//! the output, the analysis the transform itself used (`best`), with the
-//! generator's uniform parameters uniform.
+//! cycles, `GenConfig::acyclic`), and its output verifies (thesis §4.10).
+//! Definition 1 is checked with `pllvm_analysis::reconverging::check_reconverging`
+//! against a fresh analysis of the output, the analysis the transform itself used
+//! (`best`), with the generator's uniform parameters uniform. Each sweep prints
+//! its case count.
 //!
 //! The route runs its three steps in order: irreducible cycles to natural loops,
-//! the divergent loop transform (thesis §9.1) where the analysis finds a divergent
-//! loop, then the OpenTree walk. While `pllvm_codegen::dlt` is the placeholder
-//! that refuses every input, a program with a divergent loop goes through steps 1
-//! and 3 only (Definition 1 is a property of the CFG and holds all the same); the
-//! test prints how many did.
+//! the divergent loop transform (thesis §9.1, `pllvm_codegen::dlt`), the
+//! OpenTree walk. The programs have no block predicates and no `total` stores
+//! (the transform takes unpredicated SPMD code, `prepare::require_unpredicated`).
 //!
-//! The programs have no block predicates and no `total` stores (the transform
-//! takes unpredicated SPMD code, `prepare::require_unpredicated`). A second test
-//! runs generated lane-local programs: under OBLIVIOUS the output must compute
-//! what the input computes under FREEZING, lane by lane, on every greedy schedule
-//! (`pllvm_interp::explore`), where no divergent loop needed the placeholder.
+//! Two more tests run generated lane-local programs (each lane computes what it
+//! computes alone): under OBLIVIOUS the output computes what the input computes
+//! under FREEZING, lane by lane, on every greedy schedule
+//! (`pllvm_interp::explore`); and under FREEZING the output returns what the
+//! input returns and leaves the same memory (a cheaper run, on more programs).
 
 use pllvm_analysis::postdom::PostDomTree;
 use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_codegen::pipeline::{Options, Pass, PassContext};
-use pllvm_codegen::reconverge::{fix_irreducible, make_loops_uniform, reconverging_cfg};
+use pllvm_codegen::reconverge::reconverge;
 use pllvm_interp::explore::{Bounds, Exploration, Order, explore};
 use pllvm_interp::{Machine, Outcome};
 use pllvm_proofs::{ArgKind, GenConfig, Generated, generate};
@@ -65,46 +64,21 @@ fn options(g: &Generated) -> Options {
     }
 }
 
-/// What one program gave.
-enum Checked {
-    /// The full route ran and its output passed.
-    Passed,
-    /// A divergent loop met the dlt placeholder: steps 1 and 3 ran alone, and
-    /// their output passed all the same.
-    PassedWithoutDlt,
-    /// A divergent loop met the dlt placeholder and steps 1 and 3 alone did not
-    /// reach Definition 1 (a divergent loop exit needs §9.1 first): not counted
-    /// as a failure of the reconverging walk.
-    NeedsDlt,
-}
-
-/// The route, step by step: `Ok((output, ran_without_dlt))`, or the error and
-/// whether it came without dlt.
-fn route(g: &Generated, options: &Options) -> Result<(Module, bool), (String, bool)> {
+/// The whole route on `g`.
+fn route(g: &Generated, options: &Options) -> Result<Module, String> {
     let cx = PassContext {
         options,
         pass: Pass::Reconverge,
     };
-    let mut notes = Vec::new();
-    let (natural, _) = fix_irreducible(&g.module, g.func).map_err(|e| (e.to_string(), false))?;
-    let (uniform, skipped) = match make_loops_uniform(&natural, g.func, &cx, &mut notes) {
-        Ok(m) => (m, false),
-        Err(e) if e.pass == "dlt" && e.message.contains("not built yet") => (natural, true),
-        Err(e) => return Err((e.to_string(), false)),
-    };
-    let out = reconverging_cfg(&uniform, g.func, &cx, &mut notes)
-        .map_err(|e| (e.to_string(), skipped))?;
-    Ok((out, skipped))
+    reconverge(&g.module, g.func, &cx)
+        .map(|(m, _)| m)
+        .map_err(|e| e.to_string())
 }
 
 /// Definition 1 and the verifier on the route's output for `g`.
-fn check_definition_1(g: &Generated) -> Result<Checked, String> {
+fn check_definition_1(g: &Generated) -> Result<(), String> {
     let options = options(g);
-    let (out, skipped) = match route(g, &options) {
-        Ok(r) => r,
-        Err((_, true)) => return Ok(Checked::NeedsDlt),
-        Err((why, false)) => return Err(why),
-    };
+    let out = route(g, &options)?;
     let printed = print_module(&out);
     let report = verify_module(&out, &SourceMap::default());
     if !report.is_ok() {
@@ -119,30 +93,26 @@ fn check_definition_1(g: &Generated) -> Result<Checked, String> {
     let body = out.functions[g.func].body.as_ref().ok_or("no body")?;
     let violations = check_reconverging(body, &PostDomTree::compute(body), &uniformity);
     match violations.first() {
-        Some(_) if skipped => Ok(Checked::NeedsDlt),
         Some(v) => Err(format!("{}\n{printed}", v.message(body))),
-        None if skipped => Ok(Checked::PassedWithoutDlt),
-        None => Ok(Checked::Passed),
+        None => Ok(()),
     }
 }
 
 fn sweep(config: GenConfig, label: &str) {
     let mut failures = Vec::new();
-    let (mut passed, mut without_dlt, mut needs_dlt) = (0, 0, 0);
+    let (mut loops, mut irreducible) = (0, 0);
     let n = cases();
     for seed in 0..n {
         let g = generate(seed, &config);
-        match check_definition_1(&g) {
-            Ok(Checked::Passed) => passed += 1,
-            Ok(Checked::PassedWithoutDlt) => without_dlt += 1,
-            Ok(Checked::NeedsDlt) => needs_dlt += 1,
-            Err(why) => failures.push(format!("seed {seed}: {why}")),
+        loops += usize::from(g.stats.loops > 0);
+        irreducible += usize::from(g.stats.irreducible > 0);
+        if let Err(why) = check_definition_1(&g) {
+            failures.push(format!("seed {seed}: {why}"));
         }
     }
     eprintln!(
-        "{label}: {n} programs: {passed} reconverging and verified after the full route; \
-         {without_dlt} with a divergent loop reconverging without dlt (placeholder); \
-         {needs_dlt} with a divergent loop left for dlt; {} failed",
+        "{label}: {n} programs ({loops} with loops, {irreducible} with an irreducible cycle): {} reconverging and verified, {} failed",
+        n as usize - failures.len(),
         failures.len()
     );
     assert!(
@@ -197,14 +167,7 @@ fn refines(before: &[Option<Val>], after: &[Option<Val>]) -> bool {
 /// FR(original) = OBL(output) on every greedy schedule, for one program.
 fn check_obl_equals_fr(g: &Generated, seed: u64) -> Result<Option<usize>, String> {
     let options = options(g);
-    let (out, skipped) = match route(g, &options) {
-        Ok(r) => r,
-        Err((_, true)) => return Ok(None),
-        Err((why, false)) => return Err(why),
-    };
-    if skipped {
-        return Ok(None);
-    }
+    let out = route(g, &options)?;
     let width = 2 + (seed % 2) as usize;
     let before = explored(&g.module, g, seed, width, Interp::Freezing)?;
     if before.truncated.is_some() || before.outcomes.iter().any(|o| o.ending != "returned") {
@@ -321,12 +284,11 @@ fn run_freezing(
     })
 }
 
-/// Steps 1 and 3 keep FREEZING behaviour, divergent loops included: on
-/// lane-local programs (each lane computes what it computes alone under
-/// FREEZING), irreducible ones included, the output run under FREEZING returns
-/// what the input returns, lane by lane, and leaves the same memory. This checks
-/// the rewiring and the phis of the flow blocks and of the cycle dispatch on
-/// every program, also where OBLIVIOUS would need the divergent loop transform.
+/// The route keeps FREEZING behaviour: on lane-local programs (each lane
+/// computes what it computes alone under FREEZING), irreducible ones included,
+/// the output run under FREEZING returns what the input returns, lane by lane,
+/// and leaves the same memory. This checks the rewiring and the phis of the flow
+/// blocks and of the cycle dispatch on more programs than the exploration can.
 #[test]
 fn freezing_behaviour_is_kept() {
     let config = unpredicated(GenConfig::lane_local());
@@ -336,19 +298,8 @@ fn freezing_behaviour_is_kept() {
     let mut irreducible = 0;
     for seed in 0..n {
         let g = generate(seed, &config);
-        let options = options(&g);
-        let cx = PassContext {
-            options: &options,
-            pass: Pass::Reconverge,
-        };
-        let mut notes = Vec::new();
-        let out = fix_irreducible(&g.module, g.func)
-            .and_then(|(m, _)| reconverging_cfg(&m, g.func, &cx, &mut notes));
-        let out = match out {
+        let out = match route(&g, &options(&g)) {
             Ok(m) => m,
-            // Without dlt a divergent loop exit may keep the walk from
-            // Definition 1; the FREEZING comparison needs no Definition 1.
-            Err(e) if e.message.contains("Definition 1") => continue,
             Err(e) => {
                 failures.push(format!("seed {seed}: {e}"));
                 continue;

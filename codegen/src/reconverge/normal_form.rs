@@ -5,8 +5,8 @@
 //!   exists by adding a common virtual exit to be able to merge control flow from
 //!   non-uniform branches that lead to different exit nodes"), by
 //!   [`crate::prepare::unify_exits`];
-//! - no conditional branch with both successors the same block (it has one
-//!   successor, and Definition 1 asks a divergent terminator for two);
+//! - no conditional branch or `switch` whose edges all go to one block (it has
+//!   one successor, and Definition 1 asks a divergent terminator for two);
 //! - divergent `switch`es as chains of two-way branches (Definition 1 speaks of
 //!   two successors, and rerouting one edge of a terminator needs a condition for
 //!   that edge alone); uniform `switch`es stay;
@@ -19,14 +19,19 @@
 //!   header runs the next iteration for all of them at once.
 
 use super::PASS;
+use super::repair::repair_dominance;
 use crate::edit::Editor;
 use crate::error::{Site, TransformError};
 use crate::pipeline::PassContext;
 use crate::prepare::unify_exits;
+use num_bigint::BigUint;
+use pllvm_analysis::loops::LoopInfo;
 use pllvm_analysis::normalize::unify_latches;
+use pllvm_analysis::reach::ForwardReach;
 use pllvm_semantics::ir::{
     Block, ConstData, FuncId, ICmpPred, InstKind, Module, Terminator, Value,
 };
+use pllvm_semantics::types::TypeTable;
 use std::collections::HashSet;
 
 /// Puts `func` in the form above; one note per change.
@@ -97,34 +102,162 @@ pub(super) fn prepare_walk(
             "{latches} loop(s) got a unique latch (thesis §2.4)"
         ));
     }
-    Ok(out)
+    latches_reach_exits(&out, func, notes)
 }
 
-/// `br c, X, X` becomes `br X`; the phis of `X` keep one of the two arms.
+/// Gives every loop whose latch reaches some exit of the loop only through the
+/// back edge a second, never-taken edge from the latch to a block that reaches
+/// those exits: the latch ends in `br i1 true, header, S` (a block of its own on
+/// the back edge when the latch has other successors), and `S` goes to the one
+/// missing exit or, for several, `switch`es on the constant 0 to all of them.
+///
+/// Why: Def. 17 lets a block run while a lane waits only at blocks that do not
+/// reach it along forward edges, and a latch whose only way on is the back edge
+/// forward-reaches nothing after the loop. So lanes outside the loop may run the
+/// blocks after it while lanes of the loop wait at the latch between two
+/// iterations, and a block after the loop that both groups reach (a join) then
+/// runs twice: once for the lanes outside, once for the loop's lanes when they
+/// leave. Under OBLIVIOUS the second run overwrites the first group's values
+/// with ⊤ (the IPD schedule of thesis Fig. 5.6, back again). With the edge,
+/// every block of the loop forward-reaches every exit, so no block after the
+/// loop runs while a lane is still in it (`proofs/tests/reconverge_small_cfgs.rs`
+/// and `codegen/tests/reconverge.rs` meet the case). The edge is never taken
+/// (the condition is the constant `true`, a uniform branch), the phis of its
+/// targets read `undef` on it, and the uses its new paths leave undominated are
+/// repaired by SSA construction.
+fn latches_reach_exits(
+    module: &Module,
+    func: FuncId,
+    notes: &mut Vec<String>,
+) -> Result<Module, TransformError> {
+    let Some(body) = module.functions[func].body.as_ref() else {
+        return Ok(module.clone());
+    };
+    let loops = LoopInfo::compute(body).map_err(|e| {
+        TransformError::new(
+            PASS,
+            Site::Function(func),
+            format!("internal error: the CFG is irreducible after step 1: {e}"),
+        )
+    })?;
+    let reach = ForwardReach::compute(body);
+    let mut ed = Editor::new(module, func);
+    let mut changed = false;
+    for l in loops.loops() {
+        let (Some(latch), header) = (loops.latch(l), loops.header(l)) else {
+            continue;
+        };
+        let missing: Vec<Block> = loops
+            .exits(l)
+            .iter()
+            .copied()
+            .filter(|&x| !reach.reaches(latch, x))
+            .collect();
+        let Some(&first) = missing.first() else {
+            continue;
+        };
+        let carrier = if ed.body().blocks[latch].term == Terminator::Br(header) {
+            latch
+        } else {
+            let stem = format!("{}.bottom", ed.block_name(latch));
+            let bottom = ed.new_block(&stem, Terminator::Br(header));
+            ed.place_after(bottom, latch);
+            ed.retarget(latch, header, bottom);
+            ed.rename_incoming(header, latch, bottom);
+            bottom
+        };
+        let target = if let [only] = missing[..] {
+            only
+        } else {
+            let stem = format!("{}.exits", ed.block_name(header));
+            let zero = ed.const_int(TypeTable::I32, 0);
+            let cases = missing[1..]
+                .iter()
+                .enumerate()
+                .map(|(k, &x)| (BigUint::from(k as u64 + 1), x))
+                .collect();
+            let switch = ed.new_block(
+                &stem,
+                Terminator::Switch {
+                    ty: TypeTable::I32,
+                    cond: zero,
+                    default: first,
+                    cases,
+                },
+            );
+            ed.place_after(switch, carrier);
+            for &x in &missing {
+                add_undef_arm(&mut ed, x, switch);
+            }
+            switch
+        };
+        if missing.len() == 1 {
+            add_undef_arm(&mut ed, first, carrier);
+        }
+        let yes = ed.const_bool(true);
+        ed.body_mut().blocks[carrier].term = Terminator::CondBr {
+            cond: yes,
+            if_true: header,
+            if_false: target,
+        };
+        notes.push(format!(
+            "loop %{}: its latch %{} reaches the loop's exits only through the back edge; a never-taken edge to %{} lets it hold back the blocks after the loop (Def. 17)",
+            ed.block_name(header),
+            ed.block_name(carrier),
+            ed.block_name(target),
+        ));
+        changed = true;
+    }
+    if !changed {
+        return Ok(module.clone());
+    }
+    repair_dominance(&mut ed);
+    Ok(ed.finish())
+}
+
+/// Adds an `undef` arm from `pred` to every phi of `block`.
+fn add_undef_arm(ed: &mut Editor, block: Block, pred: Block) {
+    let phis = ed.body().blocks[block].phis.clone();
+    for phi in phis {
+        let InstKind::Phi { ty, .. } = ed.body().insts[phi].kind else {
+            continue;
+        };
+        let undef = ed.undef(ty);
+        if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
+            incoming.push((undef, pred));
+        }
+    }
+}
+
+/// A conditional branch or `switch` whose edges all go to one block `X` becomes
+/// `br X`; the phis of `X` keep one of their arms for it.
 fn merge_equal_successors(ed: &mut Editor) {
     let layout = ed.body().layout.clone();
     for b in layout {
-        let Terminator::CondBr {
-            if_true, if_false, ..
-        } = ed.body().blocks[b].term
-        else {
-            continue;
-        };
-        if if_true != if_false {
+        let term = &ed.body().blocks[b].term;
+        if !matches!(term, Terminator::CondBr { .. } | Terminator::Switch { .. }) {
             continue;
         }
-        ed.body_mut().blocks[b].term = Terminator::Br(if_true);
-        let phis = ed.body().blocks[if_true].phis.clone();
+        let succs = term.successors();
+        let Some(&target) = succs.first() else {
+            continue;
+        };
+        if succs.iter().any(|&s| s != target) {
+            continue;
+        }
+        ed.body_mut().blocks[b].term = Terminator::Br(target);
+        let phis = ed.body().blocks[target].phis.clone();
         for phi in phis {
-            if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind
-                && let Some(second) = incoming
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, (_, p))| *p == b)
-                    .nth(1)
-                    .map(|(i, _)| i)
-            {
-                incoming.remove(second);
+            if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
+                let mut seen = false;
+                incoming.retain(|&(_, p)| {
+                    if p != b {
+                        return true;
+                    }
+                    let keep = !seen;
+                    seen = true;
+                    keep
+                });
             }
         }
     }
