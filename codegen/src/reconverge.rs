@@ -62,6 +62,7 @@ use crate::pipeline::{Pass, PassContext};
 use crate::prepare::{body_of, require_unpredicated};
 use pllvm_analysis::postdom::PostDomTree;
 use pllvm_analysis::reconverging::check_reconverging;
+use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::ir::{FuncId, Module};
 
 /// The pass name in errors.
@@ -81,8 +82,8 @@ pub fn reconverge(
     require_unpredicated(module, func, PASS)?;
     let mut notes = Vec::new();
     let natural = irreducible::natural_loops(module, func, &mut notes)?;
-    let uniform = make_loops_uniform(&natural, func, cx, &mut notes)?;
-    let reconverging = reconverging_cfg(&uniform, func, cx, &mut notes)?;
+    let (uniform, uniformity) = uniform_loops(&natural, func, cx, &mut notes)?;
+    let reconverging = walk_until_reconverging(uniform, uniformity, func, cx, &mut notes)?;
     Ok((reconverging, notes))
 }
 
@@ -115,6 +116,16 @@ pub fn make_loops_uniform(
     cx: &PassContext<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
+    uniform_loops(module, func, cx, notes).map(|(m, _)| m)
+}
+
+/// [`make_loops_uniform`], also returning the analysis of its result.
+fn uniform_loops(
+    module: &Module,
+    func: FuncId,
+    cx: &PassContext<'_>,
+    notes: &mut Vec<String>,
+) -> Result<(Module, Uniformity), TransformError> {
     let dlt_cx = PassContext {
         options: cx.options,
         pass: Pass::Dlt,
@@ -136,8 +147,9 @@ pub fn make_loops_uniform(
         );
         let unchanged = out == current;
         current = out;
-        if cx.analyze(&current, func)?.divergent_loops.is_empty() {
-            return Ok(current);
+        let uniformity = cx.analyze(&current, func)?;
+        if uniformity.divergent_loops.is_empty() {
+            return Ok((current, uniformity));
         }
         if unchanged {
             break;
@@ -157,12 +169,27 @@ pub fn reconverging_cfg(
     cx: &PassContext<'_>,
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
-    let mut current = module.clone();
+    let uniformity = cx.analyze(module, func)?;
+    walk_until_reconverging(module.clone(), uniformity, func, cx, notes)
+}
+
+/// [`reconverging_cfg`] on `module` whose analysis is `uniformity`.
+fn walk_until_reconverging(
+    module: Module,
+    uniformity: Uniformity,
+    func: FuncId,
+    cx: &PassContext<'_>,
+    notes: &mut Vec<String>,
+) -> Result<Module, TransformError> {
+    let (mut current, mut uniformity) = (module, uniformity);
     for _ in 0..MAX_WALKS {
         // Again before every further walk: a switch that the walk's new joins
         // made divergent for the analysis becomes a chain too.
-        current = normal_form::prepare_walk(&current, func, cx, notes)?;
-        let uniformity = cx.analyze(&current, func)?;
+        let prepared = normal_form::prepare_walk(&current, func, &uniformity, notes)?;
+        if prepared != current {
+            current = prepared;
+            uniformity = cx.analyze(&current, func)?;
+        }
         let body = body_of(&current, func, PASS)?;
         let violations = check_reconverging(body, &PostDomTree::compute(body), &uniformity);
         let Some(first) = violations.first() else {
@@ -179,9 +206,9 @@ pub fn reconverging_cfg(
             ));
         }
         current = walked;
+        uniformity = cx.analyze(&current, func)?;
     }
     let body = body_of(&current, func, PASS)?;
-    let uniformity = cx.analyze(&current, func)?;
     match check_reconverging(body, &PostDomTree::compute(body), &uniformity).first() {
         None => Ok(current),
         Some(v) => Err(internal_error(

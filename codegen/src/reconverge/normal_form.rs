@@ -22,12 +22,12 @@ use super::PASS;
 use super::repair::repair_dominance;
 use crate::edit::Editor;
 use crate::error::{Site, TransformError};
-use crate::pipeline::PassContext;
 use crate::prepare::unify_exits;
 use num_bigint::BigUint;
 use pllvm_analysis::loops::LoopInfo;
 use pllvm_analysis::normalize::unify_latches;
 use pllvm_analysis::reach::ForwardReach;
+use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::ir::{
     Block, ConstData, FuncId, ICmpPred, InstKind, Module, Terminator, Value,
 };
@@ -35,23 +35,13 @@ use pllvm_semantics::types::TypeTable;
 use std::collections::HashSet;
 
 /// Puts `func` in the form above; one note per change.
+/// `uniformity` is the analysis of `module` (the switches need it).
 pub(super) fn prepare_walk(
     module: &Module,
     func: FuncId,
-    cx: &PassContext<'_>,
+    uniformity: &Uniformity,
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
-    let has_switch = module.functions[func].body.as_ref().is_some_and(|b| {
-        b.layout
-            .iter()
-            .any(|&x| matches!(b.blocks[x].term, Terminator::Switch { .. }))
-    });
-    // Only the switches need the analysis here.
-    let uniformity = if has_switch {
-        Some(cx.analyze(module, func)?)
-    } else {
-        None
-    };
     let mut ed = Editor::new(module, func);
     let before = ed.body().blocks.len();
     if let Some(exit) = unify_exits(&mut ed)
@@ -70,9 +60,7 @@ pub(super) fn prepare_walk(
         .copied()
         .filter(|&b| {
             matches!(ed.body().blocks[b].term, Terminator::Switch { .. })
-                && uniformity
-                    .as_ref()
-                    .is_some_and(|u| u.terminators[b].is_varying())
+                && uniformity.terminators[b].is_varying()
         })
         .collect();
     for b in switches {
