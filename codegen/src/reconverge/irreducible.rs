@@ -103,7 +103,9 @@ fn dispatch_entries(ed: &mut Editor, cycle: &Cycle) -> String {
         .enumerate()
         .map(|(j, &e)| (e, j as u64))
         .collect();
-    let header = entries[0];
+    let Some(&header) = entries.first() else {
+        return "a cycle without entries was left alone".to_string();
+    };
     let dispatch = ed.new_block("irr.dispatch", Terminator::Unreachable);
     ed.place_before(dispatch, header);
     let preds = predecessor_edges(ed.body());

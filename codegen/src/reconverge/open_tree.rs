@@ -531,8 +531,11 @@ impl OpenTree {
             set
         };
         // The deepest common ancestor, one predecessor at a time.
-        let mut common = preds[0];
-        for &p in &preds[1..] {
+        let Some((&first, rest)) = preds.split_first() else {
+            return ROOT;
+        };
+        let mut common = first;
+        for &p in rest {
             let above = ancestors(&self.nodes, common);
             let mut n = p;
             while !above.contains(&n) {
@@ -664,7 +667,11 @@ impl OpenTree {
                     }
                 };
                 for &f in &flows {
-                    let arms: Vec<(Value, Block)> = self.flow_preds[&f]
+                    let arms: Vec<(Value, Block)> = self
+                        .flow_preds
+                        .get(&f)
+                        .map(Vec::as_slice)
+                        .unwrap_or(&[])
                         .iter()
                         .map(|&p| (value_from(&at_flow, p), p))
                         .collect();
