@@ -190,6 +190,32 @@ pub fn linearize(
 /// §8.3: partial linearization needs uniform loops. A loop is divergent if the
 /// analysis says its exits are temporally divergent, or if an exiting block has a
 /// divergent branch with a successor inside the loop (lanes would stay and leave).
+/// Returns the headers of the divergent loops, outermost first.
+pub fn divergent_loops(body: &Body, loops: &LoopInfo, uniformity: &Uniformity) -> Vec<Block> {
+    loops
+        .loops()
+        .filter(|&l| {
+            let header = loops.header(l);
+            let temporal = uniformity.divergent_loops.contains(&header)
+                || loops
+                    .exits(l)
+                    .iter()
+                    .any(|x| uniformity.loop_exits.get(x).is_some_and(|s| s.is_varying()));
+            let splitting = loops.exiting(l).iter().any(|&x| {
+                uniformity.terminators[x].is_varying()
+                    && body.blocks[x]
+                        .term
+                        .successors()
+                        .iter()
+                        .any(|&s| loops.contains(l, s))
+            });
+            temporal || splitting
+        })
+        .map(|l| loops.header(l))
+        .collect()
+}
+
+/// Refuses the first divergent loop ([`divergent_loops`]), naming its header.
 fn require_uniform_loops(
     func: FuncId,
     body: &Body,
@@ -197,33 +223,28 @@ fn require_uniform_loops(
     uniformity: &Uniformity,
     pass: &'static str,
 ) -> Result<(), TransformError> {
-    for l in loops.loops() {
-        let header = loops.header(l);
-        let temporal = uniformity.divergent_loops.contains(&header)
-            || loops
-                .exits(l)
-                .iter()
-                .any(|x| uniformity.loop_exits.get(x).is_some_and(|s| s.is_varying()));
-        let splitting = loops.exiting(l).iter().any(|&x| {
-            uniformity.terminators[x].is_varying()
-                && body.blocks[x]
-                    .term
-                    .successors()
-                    .iter()
-                    .any(|&s| loops.contains(l, s))
-        });
-        if temporal || splitting {
-            return Err(TransformError::new(
-                pass,
-                Site::Block(func, header),
-                format!(
-                    "loop %{} is divergent: run dlt first (--pass dlt,{pass})",
-                    body.blocks[header].name
-                ),
-            ));
-        }
+    match divergent_loops(body, loops, uniformity).first() {
+        None => Ok(()),
+        Some(&header) => Err(TransformError::new(
+            pass,
+            Site::Block(func, header),
+            format!(
+                "loop %{} is divergent: {}",
+                body.blocks[header].name,
+                run_dlt_first(pass)
+            ),
+        )),
     }
-    Ok(())
+}
+
+/// What to do about a divergent loop: run dlt first (`ifconv` runs it itself, so
+/// a divergent loop there is one dlt left).
+fn run_dlt_first(pass: &str) -> String {
+    if pass == "ifconv" {
+        "the divergent loop transform did not make it uniform (thesis §9.1)".into()
+    } else {
+        format!("run dlt first (--pass dlt,{pass})")
+    }
 }
 
 /// The normal form Listing 8 runs on: one exit block (`prepare::unify_exits`), no
@@ -526,8 +547,11 @@ fn require_exits_kept(
                         pass,
                         Site::Block(func, header),
                         format!(
-                            "loop %{} is divergent: its exit %{} -> %{} depends on a divergent branch inside the loop; run dlt first (--pass dlt,{pass})",
-                            body.blocks[header].name, body.blocks[a].name, body.blocks[s].name
+                            "loop %{} is divergent: its exit %{} -> %{} depends on a divergent branch inside the loop; {}",
+                            body.blocks[header].name,
+                            body.blocks[a].name,
+                            body.blocks[s].name,
+                            run_dlt_first(pass)
                         ),
                     ));
                 }

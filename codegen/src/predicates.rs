@@ -493,7 +493,7 @@ fn update_successors(
                         .find(|&&(_, from)| from == b)
                         .map(|&(v, _)| v)
                         .unwrap_or(prev);
-                    if is_undef(ed, prev) {
+                    if is_undef(ed, prev) || v == prev {
                         v
                     } else {
                         let e = *edge.get_or_insert_with(|| edge_predicate(ed, b, p, &term, s));
