@@ -623,11 +623,17 @@ fn rewrite_terminators(ed: &mut Editor, dag: &Dag, folded: &[Folded]) -> Vec<Str
 }
 
 /// `term` with its successors replaced by `targets` (in successor-index order);
-/// a branch on a value whose targets all coincide becomes an unconditional `br`.
+/// a branch on a value whose targets Listing 8 made all coincide becomes an
+/// unconditional `br` (one that had a single target already stays as written).
 fn with_targets(term: &Terminator, targets: &[Block]) -> Terminator {
+    let single = |list: &[Block]| {
+        list.split_first()
+            .is_some_and(|(f, rest)| rest.iter().all(|t| t == f))
+    };
     if term.is_branch_on_value()
-        && let Some((&first, rest)) = targets.split_first()
-        && rest.iter().all(|&t| t == first)
+        && single(targets)
+        && !single(&term.successors())
+        && let Some(&first) = targets.first()
     {
         return Terminator::Br(first);
     }
