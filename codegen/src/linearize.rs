@@ -715,3 +715,93 @@ fn require_headers_kept(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs Listing 8 on a DAG given by position: `succs[k]` are the targets of
+    /// block `k` in successor-index order, `uniform[k]` whether its branch is kept;
+    /// compares the new successors of every block with `expect` (one list per
+    /// block: per successor index for a uniform branch, the single `next` for a
+    /// divergent one).
+    fn check(succs: &[&[u32]], uniform: &[bool], expect: &[&[u32]]) {
+        let dag = Dag {
+            blocks: (0..succs.len() as u32).map(Block::from_u32).collect(),
+            position: (0..succs.len() as u32).collect(),
+            succs: succs
+                .iter()
+                .map(|list| list.iter().copied().enumerate().collect())
+                .collect(),
+            back: vec![Vec::new(); succs.len()],
+        };
+        let mut work = Work::default();
+        let folded = listing_8(&dag, uniform, &mut work);
+        let got: Vec<Vec<u32>> = folded
+            .iter()
+            .map(|f| match f {
+                Folded::Uniform(edges) => edges.iter().map(|&(_, n)| n).collect(),
+                Folded::Divergent(next) => next.iter().copied().collect(),
+            })
+            .collect();
+        let want: Vec<Vec<u32>> = expect.iter().map(|l| l.to_vec()).collect();
+        assert_eq!(got, want);
+        assert_eq!(work.blocks, succs.len() as u64);
+    }
+
+    /// A divergent diamond 0 -> {1, 2} -> 3: 0 -> 1 -> 2 -> 3 (§8.1).
+    #[test]
+    fn divergent_diamond() {
+        check(
+            &[&[1, 2], &[3], &[3], &[]],
+            &[false, true, true, true],
+            &[&[1], &[2], &[3], &[]],
+        );
+    }
+
+    /// The same diamond with a uniform branch keeps both edges.
+    #[test]
+    fn uniform_diamond() {
+        check(
+            &[&[1, 2], &[3], &[3], &[]],
+            &[true, true, true, true],
+            &[&[1, 2], &[3], &[3], &[]],
+        );
+    }
+
+    /// Fig. 8.5: 0 divergent to {1, 5}; 1 uniform to {2, 3}; 2, 3 -> 4 -> 5. The
+    /// deferred 5 travels along both edges of 1, which stay (Theorem 5).
+    #[test]
+    fn uniform_branch_under_a_deferral() {
+        check(
+            &[&[1, 5], &[2, 3], &[4], &[4], &[5], &[]],
+            &[false, true, true, true, true, true],
+            &[&[1], &[2, 3], &[4], &[4], &[5], &[]],
+        );
+    }
+
+    /// A uniform branch whose edge is not dominated: 0 divergent to {1, 2}; 1
+    /// uniform to {2, 3}; 2 -> 3. Both edges of 1 fold to 2 (line 8: min(T ∪ {s})).
+    #[test]
+    fn uniform_branch_folded_by_a_smaller_deferral() {
+        check(
+            &[&[1, 2], &[2, 3], &[3], &[]],
+            &[false, true, true, true],
+            &[&[1], &[2, 2], &[3], &[]],
+        );
+    }
+
+    /// Line 14 takes the minimum over T ∪ S: a deferred block that comes before
+    /// the block's own successor is visited first.
+    #[test]
+    fn deferred_block_before_own_successor() {
+        // 0 divergent to {1, 3}; 1 divergent to {2, 4}; 2 -> 4; 3 -> 4.
+        // 0: next 1, D(1) = {3}; 1: T = {3}, S = {2, 4}: next 2, D(2) = {3, 4};
+        // 2: T = {3, 4}, S = {4}: next 3, D(3) = {4}; 3: 4.
+        check(
+            &[&[1, 3], &[2, 4], &[4], &[4], &[]],
+            &[false, false, true, true, true],
+            &[&[1], &[2], &[3], &[4], &[]],
+        );
+    }
+}

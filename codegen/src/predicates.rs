@@ -92,41 +92,35 @@ enum AccKind {
 pub fn predicate_blocks(ed: &mut Editor, g: &Original<'_>) -> Vec<String> {
     let preds = edge_predecessors(ed);
     let kept_edges = blocks_with_unchanged_edges(ed, g);
-    let mut accs = accumulators(ed, g, &kept_edges);
+    let accs = accumulators(ed, g, &kept_edges);
     let into = accumulators_by_target(&accs);
     let crossing = crossing_loops(g, &accs);
+    let mut sweep = Sweep {
+        ed,
+        g,
+        preds,
+        kept_edges,
+        accs,
+        into,
+        predicate: HashMap::new(),
+        header_phi: HashMap::new(),
+        replaced: HashMap::new(),
+    };
     let mut notes = Vec::new();
-    let mut predicate: HashMap<Block, Value> = HashMap::new();
-    let mut header_phi: HashMap<Block, Inst> = HashMap::new();
-    let mut replaced: HashMap<Value, Value> = HashMap::new();
     for &b in g.order {
-        enter_loop_header(ed, g, &preds, &mut accs, crossing.get(&b), b);
-        let p = block_predicate(
-            ed,
-            g,
-            &preds,
-            &mut accs,
-            &into,
-            &predicate,
-            &mut header_phi,
-            b,
-        );
-        predicate.insert(b, p);
-        if let Some(note) = convert_phis(
-            ed,
-            g,
-            &preds,
-            &mut accs,
-            &into,
-            &kept_edges,
-            p,
-            b,
-            &mut replaced,
-        ) {
-            notes.push(note);
-        }
-        update_successors(ed, g, &preds, &mut accs, &into, &header_phi, p, b);
+        sweep.enter_loop_header(crossing.get(&b), b);
+        let p = sweep.block_predicate(b);
+        sweep.predicate.insert(b, p);
+        notes.extend(sweep.convert_phis(p, b));
+        sweep.update_successors(p, b);
     }
+    let Sweep {
+        ed,
+        accs,
+        predicate,
+        replaced,
+        ..
+    } = sweep;
     for (&b, &p) in &predicate {
         if !is_true(ed.body(), p) && !g.unpredicated.contains(&b) {
             ed.body_mut().blocks[b].predicate = Some(p);
@@ -135,6 +129,25 @@ pub fn predicate_blocks(ed: &mut Editor, g: &Original<'_>) -> Vec<String> {
     ed.replace_uses(&replaced);
     finish_all(accs.into_iter().map(|a| a.var).collect(), ed);
     notes
+}
+
+/// The state of the one sweep over the blocks in block-index order.
+struct Sweep<'e, 'g> {
+    ed: &'e mut Editor,
+    g: &'g Original<'g>,
+    /// The predecessors in `G_ℓ`, one per edge.
+    preds: HashMap<Block, Vec<Block>>,
+    /// The blocks whose phis stay phis.
+    kept_edges: HashSet<Block>,
+    accs: Vec<Acc>,
+    /// The accumulators of each target block.
+    into: HashMap<Block, Vec<usize>>,
+    /// `p(b)` of the blocks visited so far.
+    predicate: HashMap<Block, Value>,
+    /// The predicate phi of each predicated loop header (its latch arm pending).
+    header_phi: HashMap<Block, Inst>,
+    /// Phi results and their replacements.
+    replaced: HashMap<Value, Value>,
 }
 
 /// The predecessors of every block in the current CFG, one entry per edge (a block
@@ -288,145 +301,182 @@ fn original_sources(g: &Original<'_>) -> HashMap<Block, Vec<Block>> {
     sources
 }
 
-/// At a loop header: every accumulator crossing the loop starts each iteration
-/// with its value at the end of the preheader.
-fn enter_loop_header(
-    ed: &mut Editor,
-    g: &Original<'_>,
-    preds: &HashMap<Block, Vec<Block>>,
-    accs: &mut [Acc],
-    crossing: Option<&Vec<usize>>,
-    header: Block,
-) {
-    let Some(list) = crossing else { return };
-    let Some(preheader) = g
-        .loops
-        .loop_with_header(header)
-        .and_then(|l| g.loops.preheader(l))
-    else {
-        return;
-    };
-    for &k in list {
-        let v = accs[k].var.read_at_end(ed, preds, preheader);
-        accs[k].var.define_at_start(header, v);
+impl Sweep<'_, '_> {
+    /// At a loop header: every accumulator crossing the loop starts each iteration
+    /// with its value at the end of the preheader.
+    fn enter_loop_header(&mut self, crossing: Option<&Vec<usize>>, header: Block) {
+        let Some(list) = crossing else { return };
+        let loops = self.g.loops;
+        let Some(preheader) = loops
+            .loop_with_header(header)
+            .and_then(|l| loops.preheader(l))
+        else {
+            return;
+        };
+        for &k in list {
+            let v = self.accs[k]
+                .var
+                .read_at_end(self.ed, &self.preds, preheader);
+            self.accs[k].var.define_at_start(header, v);
+        }
     }
-}
 
-/// `p(b)`: `true` at the entry and where Theorem 4 needs none; at a loop header
-/// the phi `[p(preheader), preheader], [e(latch→header), latch]` (its latch arm is
-/// filled when the latch is processed); elsewhere the mask accumulator's value.
-#[allow(clippy::too_many_arguments, reason = "the shared state of one sweep")]
-fn block_predicate(
-    ed: &mut Editor,
-    g: &Original<'_>,
-    preds: &HashMap<Block, Vec<Block>>,
-    accs: &mut [Acc],
-    into: &HashMap<Block, Vec<usize>>,
-    predicate: &HashMap<Block, Value>,
-    header_phi: &mut HashMap<Block, Inst>,
-    b: Block,
-) -> Value {
-    if g.unpredicated.contains(&b) || g.order.first() == Some(&b) {
-        return ed.const_bool(true);
-    }
-    if let Some(l) = g.loops.loop_with_header(b) {
-        let (Some(pre), Some(latch)) = (g.loops.preheader(l), g.loops.latch(l)) else {
-            return ed.const_bool(true);
-        };
-        let from_pre = match predicate.get(&pre) {
-            Some(&p) => p,
-            None => ed.const_bool(true),
-        };
-        let placeholder = ed.const_bool(false);
-        let name = format!("{}.mask", ed.block_name(b));
-        let phi = ed.phi(
-            b,
-            TypeTable::I1,
-            vec![(from_pre, pre), (placeholder, latch)],
-            None,
-            &name,
-        );
-        if let Some(inst) = ed.body().def_inst(phi) {
-            header_phi.insert(b, inst);
+    /// `p(b)`: `true` at the entry and where Theorem 4 needs none; at a loop header
+    /// the phi `[p(preheader), preheader], [e(latch→header), latch]` (its latch arm
+    /// is filled when the latch is processed); elsewhere the mask accumulator's
+    /// value.
+    fn block_predicate(&mut self, b: Block) -> Value {
+        let g = self.g;
+        if g.unpredicated.contains(&b) || g.order.first() == Some(&b) {
+            return self.ed.const_bool(true);
         }
-        return phi;
-    }
-    for &k in into.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
-        if matches!(accs[k].kind, AccKind::Mask) {
-            return accs[k].var.read_at_start(ed, preds, b);
+        if let Some(l) = g.loops.loop_with_header(b) {
+            let (Some(pre), Some(latch)) = (g.loops.preheader(l), g.loops.latch(l)) else {
+                return self.ed.const_bool(true);
+            };
+            let from_pre = match self.predicate.get(&pre) {
+                Some(&p) => p,
+                None => self.ed.const_bool(true),
+            };
+            let placeholder = self.ed.const_bool(false);
+            let name = format!("{}.mask", self.ed.block_name(b));
+            let phi = self.ed.phi(
+                b,
+                TypeTable::I1,
+                vec![(from_pre, pre), (placeholder, latch)],
+                None,
+                &name,
+            );
+            if let Some(inst) = self.ed.body().def_inst(phi) {
+                self.header_phi.insert(b, inst);
+            }
+            return phi;
         }
+        for &k in self.into.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
+            if matches!(self.accs[k].kind, AccKind::Mask) {
+                return self.accs[k].var.read_at_start(self.ed, &self.preds, b);
+            }
+        }
+        self.ed.const_bool(true)
     }
-    ed.const_bool(true)
-}
 
-/// Fig. 8.4: the phis of `b` whose incoming edges changed become their
-/// accumulators' values (a shadow phi selects its shadow where `p(b)` is false);
-/// a shadow phi that stays a phi in a predicated block loses its shadow to the
-/// same select. Returns a note when `b` had phis converted.
-#[allow(clippy::too_many_arguments, reason = "the shared state of one sweep")]
-fn convert_phis(
-    ed: &mut Editor,
-    g: &Original<'_>,
-    preds: &HashMap<Block, Vec<Block>>,
-    accs: &mut [Acc],
-    into: &HashMap<Block, Vec<usize>>,
-    kept_edges: &HashSet<Block>,
-    p: Value,
-    b: Block,
-    replaced: &mut HashMap<Value, Value>,
-) -> Option<String> {
-    let predicated = !is_true(ed.body(), p) && !g.unpredicated.contains(&b);
-    let mut prelude: Vec<Inst> = Vec::new();
-    let mut converted = Vec::new();
-    for &k in into.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
-        let AccKind::Phi { inst, shadow, .. } = accs[k].kind else {
-            continue;
-        };
-        let Some(old) = ed.body().insts[inst].result else {
-            continue;
-        };
-        let mut value = accs[k].var.read_at_start(ed, preds, b);
-        if let (Some(s), true) = (shadow, predicated) {
-            let (sel, v) = select_inst(ed, p, value, s, &ed.stem(old));
-            prelude.push(sel);
-            value = v;
-        }
-        replaced.insert(old, value);
-        converted.push(ed.stem(old));
-        ed.body_mut().blocks[b].phis.retain(|&i| i != inst);
-    }
-    let keeps_phis = kept_edges.contains(&b) || g.loops.is_header(b);
-    if keeps_phis && predicated {
-        for phi in ed.body().blocks[b].phis.clone() {
-            let InstKind::Phi {
-                ty,
-                incoming,
-                shadow: Some(s),
-            } = ed.body().insts[phi].kind.clone()
-            else {
+    /// Fig. 8.4: the phis of `b` whose incoming edges changed become their
+    /// accumulators' values (a shadow phi selects its shadow where `p(b)` is
+    /// false); a shadow phi that stays a phi in a predicated block loses its
+    /// shadow to the same select. Returns a note when `b` had phis converted.
+    fn convert_phis(&mut self, p: Value, b: Block) -> Option<String> {
+        let ed = &mut *self.ed;
+        let predicated = !is_true(ed.body(), p) && !self.g.unpredicated.contains(&b);
+        let mut prelude: Vec<Inst> = Vec::new();
+        let mut converted = Vec::new();
+        for &k in self.into.get(&b).map(Vec::as_slice).unwrap_or(&[]) {
+            let AccKind::Phi { inst, shadow, .. } = self.accs[k].kind else {
                 continue;
             };
-            let Some(old) = ed.body().insts[phi].result else {
+            let Some(old) = ed.body().insts[inst].result else {
                 continue;
             };
-            let stem = ed.stem(old);
-            let plain = ed.phi(b, ty, incoming, None, &format!("{stem}.phi"));
-            let (sel, v) = select_inst(ed, p, plain, s, &stem);
-            prelude.push(sel);
-            replaced.insert(old, v);
-            ed.body_mut().blocks[b].phis.retain(|&i| i != phi);
+            let mut value = self.accs[k].var.read_at_start(ed, &self.preds, b);
+            if let (Some(s), true) = (shadow, predicated) {
+                let (sel, v) = select_inst(ed, p, value, s, &ed.stem(old));
+                prelude.push(sel);
+                value = v;
+            }
+            self.replaced.insert(old, value);
+            converted.push(ed.stem(old));
+            ed.body_mut().blocks[b].phis.retain(|&i| i != inst);
+        }
+        let keeps_phis = self.kept_edges.contains(&b) || self.g.loops.is_header(b);
+        if keeps_phis && predicated {
+            for phi in ed.body().blocks[b].phis.clone() {
+                let InstKind::Phi {
+                    ty,
+                    incoming,
+                    shadow: Some(s),
+                } = ed.body().insts[phi].kind.clone()
+                else {
+                    continue;
+                };
+                let Some(old) = ed.body().insts[phi].result else {
+                    continue;
+                };
+                let stem = ed.stem(old);
+                let plain = ed.phi(b, ty, incoming, None, &format!("{stem}.phi"));
+                let (sel, v) = select_inst(ed, p, plain, s, &stem);
+                prelude.push(sel);
+                self.replaced.insert(old, v);
+                ed.body_mut().blocks[b].phis.retain(|&i| i != phi);
+            }
+        }
+        ed.body_mut().blocks[b].body.splice(0..0, prelude);
+        (!converted.is_empty()).then(|| {
+            format!(
+                "if-converted phi{} %{} in %{} (Fig. 8.4)",
+                if converted.len() > 1 { "s" } else { "" },
+                converted.join(", %"),
+                ed.block_name(b)
+            )
+        })
+    }
+
+    /// At the end of `b`: for every successor `s` in `G`, the edge predicate
+    /// `e(b→s)`, and the update of each accumulator of `s` (and of a header's
+    /// predicate phi through its back edge).
+    fn update_successors(&mut self, p: Value, b: Block) {
+        let g = self.g;
+        let Some(term) = g.terms.get(&b) else {
+            return;
+        };
+        let mut succs = term.successors();
+        succs.sort_unstable();
+        succs.dedup();
+        for s in succs {
+            if g.loops.is_header(s) {
+                if let Some(&phi) = self.header_phi.get(&s)
+                    && g.loops.loop_with_header(s).and_then(|l| g.loops.latch(l)) == Some(b)
+                {
+                    let e = edge_predicate(self.ed, b, p, term, s);
+                    if let InstKind::Phi { incoming, .. } = &mut self.ed.body_mut().insts[phi].kind
+                    {
+                        for (v, from) in incoming.iter_mut() {
+                            if *from == b {
+                                *v = e;
+                            }
+                        }
+                    }
+                }
+                continue;
+            }
+            // e(b→s), computed once and only if an accumulator needs it.
+            let mut edge: Option<Value> = None;
+            for &k in self.into.get(&s).map(Vec::as_slice).unwrap_or(&[]) {
+                let ed = &mut *self.ed;
+                let prev = self.accs[k].var.read_at_end(ed, &self.preds, b);
+                let next = match &self.accs[k].kind {
+                    AccKind::Mask => {
+                        let e = *edge.get_or_insert_with(|| edge_predicate(ed, b, p, term, s));
+                        or_folded(ed, b, prev, e)
+                    }
+                    AccKind::Phi { arms, .. } => {
+                        let v = arms
+                            .iter()
+                            .find(|&&(_, from)| from == b)
+                            .map(|&(v, _)| v)
+                            .unwrap_or(prev);
+                        if is_undef(ed, prev) || v == prev {
+                            v
+                        } else {
+                            let e = *edge.get_or_insert_with(|| edge_predicate(ed, b, p, term, s));
+                            let stem = format!("{}.sel", self.accs[k].var_stem(ed));
+                            let ty = ed.ty(v);
+                            ed.select(b, ty, (e, v, prev), &stem, true)
+                        }
+                    }
+                };
+                self.accs[k].var.define_at_end(b, next);
+            }
         }
     }
-    let body = &mut ed.body_mut().blocks[b].body;
-    body.splice(0..0, prelude);
-    (!converted.is_empty()).then(|| {
-        format!(
-            "if-converted phi{} %{} in %{} (Fig. 8.4)",
-            if converted.len() > 1 { "s" } else { "" },
-            converted.join(", %"),
-            ed.block_name(b)
-        )
-    })
 }
 
 /// A new `total` `select i1 cond, ty a, ty b` (not yet in a block) and its result.
@@ -439,73 +489,6 @@ fn select_inst(ed: &mut Editor, cond: Value, a: Value, b: Value, stem: &str) -> 
         if_false: b,
     };
     ed.new_inst(kind, ty, stem, true)
-}
-
-/// At the end of `b`: for every successor `s` in `G`, the edge predicate
-/// `e(b→s)`, and the update of each accumulator of `s` (and of a header's
-/// predicate phi through its back edge).
-#[allow(clippy::too_many_arguments, reason = "the shared state of one sweep")]
-fn update_successors(
-    ed: &mut Editor,
-    g: &Original<'_>,
-    preds: &HashMap<Block, Vec<Block>>,
-    accs: &mut [Acc],
-    into: &HashMap<Block, Vec<usize>>,
-    header_phi: &HashMap<Block, Inst>,
-    p: Value,
-    b: Block,
-) {
-    let Some(term) = g.terms.get(&b).cloned() else {
-        return;
-    };
-    let mut succs = term.successors();
-    succs.sort_unstable();
-    succs.dedup();
-    for s in succs {
-        if g.loops.is_header(s) {
-            if let Some(&phi) = header_phi.get(&s)
-                && g.loops.loop_with_header(s).and_then(|l| g.loops.latch(l)) == Some(b)
-            {
-                let e = edge_predicate(ed, b, p, &term, s);
-                if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
-                    for (v, from) in incoming.iter_mut() {
-                        if *from == b {
-                            *v = e;
-                        }
-                    }
-                }
-            }
-            continue;
-        }
-        let targets = into.get(&s).map(Vec::as_slice).unwrap_or(&[]);
-        // e(b→s), computed once and only if an accumulator needs it.
-        let mut edge: Option<Value> = None;
-        for &k in targets {
-            let prev = accs[k].var.read_at_end(ed, preds, b);
-            let next = match &accs[k].kind {
-                AccKind::Mask => {
-                    let e = *edge.get_or_insert_with(|| edge_predicate(ed, b, p, &term, s));
-                    or_folded(ed, b, prev, e)
-                }
-                AccKind::Phi { arms, .. } => {
-                    let v = arms
-                        .iter()
-                        .find(|&&(_, from)| from == b)
-                        .map(|&(v, _)| v)
-                        .unwrap_or(prev);
-                    if is_undef(ed, prev) || v == prev {
-                        v
-                    } else {
-                        let e = *edge.get_or_insert_with(|| edge_predicate(ed, b, p, &term, s));
-                        let stem = format!("{}.sel", accs[k].var_stem(ed));
-                        let ty = ed.ty(v);
-                        ed.select(b, ty, (e, v, prev), &stem, true)
-                    }
-                }
-            };
-            accs[k].var.define_at_end(b, next);
-        }
-    }
 }
 
 impl Acc {
