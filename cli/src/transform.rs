@@ -55,6 +55,29 @@ pub struct TransformArgs {
     /// standard error.
     #[arg(long)]
     notes: bool,
+    /// Check every stage against the original instead of printing the program:
+    /// each must verify and, run under OBLIVIOUS, refine the original under
+    /// FREEZING lane by lane (results and globals), on every greedy schedule when
+    /// the exploration finishes, else on scheduler runs (lowest, highest, random).
+    /// Takes the run inputs below; exit 1 names the first difference.
+    #[arg(long)]
+    check: bool,
+    /// `--check`: W, the number of lanes.
+    #[arg(long, short = 'w', value_name = "W", value_parser = pllvm_interp::config::parse_width)]
+    threads: Option<usize>,
+    /// `--check`: an argument, NAME=V or NAME=V0,V1,...
+    #[arg(long = "arg", value_name = "NAME=V[,V...]", value_parser = crate::arg_flag)]
+    args: Vec<String>,
+    /// `--check`: initial contents of a global, @G=V0,V1,...
+    #[arg(long = "mem", value_name = "@G=V,...", value_parser = crate::mem_flag)]
+    mem: Vec<String>,
+    /// `--check`: run inputs as JSON; flags override it.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// `--check`: most distinct states an exploration may visit before the check
+    /// falls back to scheduler runs.
+    #[arg(long, value_name = "N", default_value_t = 20_000)]
+    max_states: usize,
 }
 
 /// Runs `pllvm transform`.
@@ -100,6 +123,9 @@ pub fn main(a: TransformArgs) -> Result<ExitCode> {
             .into());
         }
     }
+    if a.check {
+        return check(&module, &stages, &a);
+    }
     if a.notes {
         let mut err = std::io::stderr().lock();
         for stage in &stages {
@@ -115,6 +141,72 @@ pub fn main(a: TransformArgs) -> Result<ExitCode> {
         None => write!(std::io::stdout(), "{text}")?,
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--check`: every stage against the original (`pllvm_interp::equiv`).
+fn check(
+    module: &pllvm_semantics::ir::Module,
+    stages: &[Stage],
+    a: &TransformArgs,
+) -> Result<ExitCode> {
+    let flags = crate::InputFlags {
+        input: &a.input,
+        threads: a.threads,
+        interp: None,
+        exec: None,
+        args: &a.args,
+        mem: &a.mem,
+        strict: false,
+        function: &a.function,
+        schedule: false,
+        sched: None,
+    };
+    let mut config = pllvm_interp::equiv::EquivConfig::default();
+    let run = flags.config()?;
+    config.run = pllvm_interp::RunConfig {
+        observe: false,
+        ..run
+    };
+    config.bounds.max_states = a.max_states;
+    // The untransformed program under OBLIVIOUS first, for comparison: where a
+    // divergent loop lets a lane's values be overwritten (thesis Fig. 3.21b) it
+    // differs, and that is what the transforms repair; it does not decide the
+    // exit code.
+    let checks = pllvm_interp::equiv::check_stages(
+        module,
+        std::iter::once(("naive", module)).chain(stages.iter().map(|s| (s.pass.name(), &s.module))),
+        &config,
+    );
+    let mut out = std::io::stdout().lock();
+    let mut ok = true;
+    for (n, c) in checks.iter().enumerate() {
+        if n == 0 {
+            match &c.result {
+                Ok(report) => writeln!(
+                    out,
+                    "naive (the program as written, under OBL): agrees: {}",
+                    report.summary()
+                )?,
+                Err(d) => writeln!(
+                    out,
+                    "naive (the program as written, under OBL): differs, as expected without the transforms: {d}"
+                )?,
+            }
+            continue;
+        }
+        match &c.result {
+            Ok(report) => writeln!(out, "{}: ok: {}", c.stage, report.summary())?,
+            Err(d) => {
+                ok = false;
+                writeln!(out, "{}: DIFFERS: {d}", c.stage)?;
+            }
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// The text `transform` prints: the last program, every stage, or the CFGs.

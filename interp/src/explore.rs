@@ -29,8 +29,8 @@
 
 use crate::config::RunConfig;
 use crate::greedy::{GreedyFacts, NaturalLoop, candidates, lane_targets, progress};
-use crate::machine::{Machine, SetupError};
-use pllvm_semantics::ir::{Block, FuncId, Module};
+use crate::machine::{GlobalValues, Machine, SetupError, global_values};
+use pllvm_semantics::ir::{Block, FuncId, GlobalId, Module};
 use pllvm_semantics::memory::ByteStore;
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
 use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError, Ub};
@@ -84,6 +84,9 @@ pub struct ExploredOutcome {
     pub result_text: String,
     /// `(@global, contents)` for every global, as `pllvm run` prints memory.
     pub memory: Vec<(String, String)>,
+    /// Every global's contents as values, scalar by scalar (the same memory as
+    /// `memory`, for comparisons by value: `crate::equiv`).
+    pub globals: Vec<GlobalValues>,
     /// A schedule that ends this way (a shortest one).
     pub witness: Vec<Block>,
     /// The undefined behaviour, when the ending is `undefined: …`: its rule, lane
@@ -443,7 +446,12 @@ pub fn explore_watched(
         .with_interp(machine.interp)
         .with_exec(machine.exec)
         .with_termination_budget(0);
-    let globals: Vec<(String, Option<pllvm_semantics::value::ObjectId>, _)> = module
+    let globals: Vec<(
+        String,
+        Option<pllvm_semantics::value::ObjectId>,
+        _,
+        GlobalId,
+    )> = module
         .globals
         .iter()
         .map(|(g, data)| {
@@ -451,6 +459,7 @@ pub fn explore_watched(
                 format!("@{}", data.name),
                 machine.global_pointer(g).and_then(|p| p.object),
                 crate::machine::element_type(&module.types, data.ty),
+                g,
             )
         })
         .collect();
@@ -526,7 +535,7 @@ pub fn explore_watched(
                 .collect();
             let bytes: Vec<ByteStore> = globals
                 .iter()
-                .map(|(_, o, _)| {
+                .map(|(_, o, _, _)| {
                     o.and_then(|o| state.mem.object(o))
                         .map_or(ByteStore::default(), |obj| obj.bytes.clone())
                 })
@@ -553,10 +562,14 @@ pub fn explore_watched(
             );
             let memory = globals
                 .iter()
-                .filter_map(|(name, o, elem)| {
+                .filter_map(|(name, o, elem, _)| {
                     let o = (*o)?;
                     Some((name.clone(), state.mem.dump_object(o, &module.types, *elem)))
                 })
+                .collect();
+            let values = globals
+                .iter()
+                .filter_map(|(_, o, _, g)| Some(global_values(module, &state.mem, *g, (*o)?)))
                 .collect();
             outcome_keys.insert(key, outcomes.len());
             outcomes.push(ExploredOutcome {
@@ -564,6 +577,7 @@ pub fn explore_watched(
                 results,
                 result_text,
                 memory,
+                globals: values,
                 witness,
                 undefined,
             });

@@ -6,12 +6,15 @@
 //! of Ch. 5 ([`greedy`]), schedulers ([`sched`]), the scheduler loop and the
 //! machine's run wrappers ([`run`]), stepping forward and back ([`stepper`], the
 //! REPL's) and exhaustive exploration of
-//! every greedy schedule ([`explore`]), and dynamic convergence as LLVM's "Convergence
-//! and Uniformity" defines it ([`convergence`]).
+//! every greedy schedule ([`explore`]), dynamic convergence as LLVM's "Convergence
+//! and Uniformity" defines it ([`convergence`]), and the stage-wise equivalence
+//! checker of the transforms: OBL of a transformed program refines FR of the
+//! original ([`equiv`]).
 #![deny(missing_docs)]
 
 pub mod config;
 pub mod convergence;
+pub mod equiv;
 pub mod explore;
 pub mod greedy;
 pub mod machine;

@@ -19,7 +19,7 @@ use pllvm_semantics::rules::{
     Env, Exec, Interp, Program, RuleSet, Scratch, State, StepBuffers, StepError, Stuck, Ub,
 };
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
-use pllvm_semantics::value::{Pointer, Val, display_signed, wrap_biguint};
+use pllvm_semantics::value::{ObjectId, Pointer, Val, display_signed, wrap_biguint};
 
 /// How a run ended (an outcome, not an error: STYLE §5).
 #[derive(Clone, Debug, PartialEq)]
@@ -505,6 +505,104 @@ impl<'m> Machine<'m> {
                 _ => None,
             })
             .collect()
+    }
+
+    /// The contents of every global now, scalar by scalar ([`global_values`]), in
+    /// the module's order of globals.
+    pub fn global_contents(&self) -> Vec<GlobalValues> {
+        let module = self.program.module;
+        module
+            .globals
+            .keys()
+            .filter_map(|g| {
+                let object = self.globals[g]?.object?;
+                Some(global_values(module, &self.state.mem, g, object))
+            })
+            .collect()
+    }
+}
+
+/// One scalar of a global's contents.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MemoryCell {
+    /// Where in the global, as an index path: `[3]`, `[1][2]`, `[0].1`; empty for
+    /// a global of scalar type.
+    pub path: String,
+    /// What a load of the scalar's type reads there (⊤ when a byte of it is
+    /// uninitialized, §4.9.1).
+    pub value: Val,
+    /// The width of an integer scalar (to print it signed), `None` otherwise.
+    pub int_width: Option<u32>,
+}
+
+/// The contents of one global, scalar by scalar in address order: what a
+/// comparison of two runs' memories compares element by element (the checker of
+/// `crate::equiv`), where the printed contents (`Memory::dump_object`) are text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalValues {
+    /// `@name`.
+    pub name: String,
+    /// Every scalar of the global's type (arrays and structs flattened).
+    pub cells: Vec<MemoryCell>,
+}
+
+/// The contents of global `g`, whose object is `object` in `mem`, scalar by
+/// scalar. A scalar that cannot be read (an object no longer live) reads as ⊤.
+pub fn global_values(module: &Module, mem: &Memory, g: GlobalId, object: ObjectId) -> GlobalValues {
+    let data = &module.globals[g];
+    let mut cells = Vec::new();
+    push_cells(
+        &module.types,
+        mem,
+        object,
+        data.ty,
+        0,
+        String::new(),
+        &mut cells,
+    );
+    GlobalValues {
+        name: format!("@{}", data.name),
+        cells,
+    }
+}
+
+/// The scalars of a value of type `ty` at `offset` of `object`, named from `path`.
+fn push_cells(
+    types: &TypeTable,
+    mem: &Memory,
+    object: ObjectId,
+    ty: Ty,
+    offset: u64,
+    path: String,
+    cells: &mut Vec<MemoryCell>,
+) {
+    match types.get(ty) {
+        TypeData::Array(n, elem) => {
+            let step = types.size_of(*elem);
+            for k in 0..*n {
+                let at = format!("{path}[{k}]");
+                push_cells(types, mem, object, *elem, offset + k * step, at, cells);
+            }
+        }
+        TypeData::Struct { fields, .. } => {
+            let (offsets, _) = types.struct_layout(ty);
+            for (k, (field, field_offset)) in fields.iter().zip(offsets).enumerate() {
+                let at = format!("{path}.{k}");
+                push_cells(types, mem, object, *field, offset + field_offset, at, cells);
+            }
+        }
+        TypeData::Void | TypeData::Label => {}
+        TypeData::Int(_) | TypeData::F32 | TypeData::F64 | TypeData::Ptr(_) => {
+            let at = Val::Ptr(Pointer {
+                object: Some(object),
+                offset,
+            });
+            cells.push(MemoryCell {
+                path,
+                value: mem.load(types, ty, &at).unwrap_or(Val::Undef),
+                int_width: types.int_width(ty),
+            });
+        }
     }
 }
 
