@@ -35,7 +35,6 @@ use crate::prepare;
 use pllvm_analysis::block_index::block_index;
 use pllvm_analysis::control_dep::control_dependence;
 use pllvm_analysis::loops::LoopInfo;
-use pllvm_analysis::normalize;
 use pllvm_analysis::postdom::PostDomTree;
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::cfg::Cfg;
@@ -249,6 +248,8 @@ fn run_dlt_first(pass: &str) -> String {
 
 /// The normal form Listing 8 runs on: one exit block (`prepare::unify_exits`), no
 /// unreachable block, a dedicated preheader and a unique latch per loop (§2.4).
+/// The loops are funnelled with the [`Editor`] (fresh names in O(1), one layout
+/// pass at the end), so the normal form costs time linear in the body.
 fn normal_form(
     module: &Module,
     func: FuncId,
@@ -256,16 +257,50 @@ fn normal_form(
 ) -> Result<Module, TransformError> {
     let mut ed = Editor::new(module, func);
     prepare::unify_exits(&mut ed);
-    let mut normal = ed.finish();
-    let internal = |e: pllvm_analysis::loops::Irreducible| {
-        TransformError::new(pass, Site::Function(func), format!("internal: {e}"))
-    };
-    if let Some(body) = normal.functions[func].body.as_mut() {
-        remove_unreachable(body);
-        normalize::insert_preheaders(body).map_err(internal)?;
-        normalize::unify_latches(body).map_err(internal)?;
+    remove_unreachable(ed.body_mut());
+    let loops = LoopInfo::compute(ed.body())
+        .map_err(|e| TransformError::new(pass, Site::Function(func), format!("internal: {e}")))?;
+    insert_preheaders(&mut ed, &loops);
+    unify_latches(&mut ed, &loops);
+    Ok(ed.finish())
+}
+
+/// §2.4: every loop header whose predecessors outside the loop are not exactly
+/// one block branching only to it gets a new preheader funnelling those edges.
+fn insert_preheaders(ed: &mut Editor, loops: &LoopInfo) {
+    let cfg = Cfg::new(ed.body());
+    for l in loops.loops() {
+        let header = loops.header(l);
+        let mut outside: Vec<Block> = cfg
+            .preds(header)
+            .iter()
+            .copied()
+            .filter(|&p| !loops.contains(l, p))
+            .collect();
+        outside.sort_unstable();
+        outside.dedup();
+        let dedicated =
+            matches!(outside.as_slice(), [p] if cfg.succs(*p).iter().all(|&s| s == header));
+        if dedicated || outside.is_empty() {
+            continue;
+        }
+        let stem = format!("{}.preheader", ed.block_name(header));
+        ed.funnel(header, &outside, &stem, None);
     }
-    Ok(normal)
+}
+
+/// §2.4: every loop with several latches gets one new latch they branch to.
+fn unify_latches(ed: &mut Editor, loops: &LoopInfo) {
+    for l in loops.loops() {
+        let latches = loops.latches(l);
+        let [.., last] = latches else { continue };
+        if latches.len() < 2 {
+            continue;
+        }
+        let header = loops.header(l);
+        let stem = format!("{}.latch", ed.block_name(header));
+        ed.funnel(header, latches, &stem, Some(*last));
+    }
 }
 
 /// Drops the blocks the entry cannot reach (§2.2 excludes them): out of the

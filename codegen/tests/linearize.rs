@@ -691,3 +691,57 @@ fn a_20k_block_diamond_chain_transforms_in_linear_work() {
     let want = [Some(Val::Int(sum(0))), Some(Val::Int(sum(4_000)))];
     assert_eq!(machine.results(), want);
 }
+
+/// A loop the normal form has to fix (§2.4): two outside entries with different
+/// phi values (a preheader with a phi of them) and two latches that also exit (a
+/// new latch), with a divergent `if` inside.
+const PREHEADER_AND_LATCHES: &str = "
+define i32 @pl(i32 %n, i32 %tid) {
+entry:
+  %c = icmp sgt i32 %n, 2
+  br i1 %c, label %h, label %other
+other:
+  %m = mul i32 %n, 3
+  br label %h
+h:
+  %i = phi i32 [ 0, %entry ], [ %m, %other ], [ %i1, %alatch ], [ %i1, %b ]
+  %s = phi i32 [ %tid, %entry ], [ 1, %other ], [ %s1, %alatch ], [ %s2, %b ]
+  %i1 = add i32 %i, 1
+  %k = and i32 %i1, 1
+  %odd = icmp eq i32 %k, 1
+  br i1 %odd, label %a, label %b
+a:
+  %d = icmp slt i32 %tid, 2
+  br i1 %d, label %a1, label %alatch
+a1:
+  %s1x = add i32 %s, 100
+  br label %alatch
+alatch:
+  %s1 = phi i32 [ %s1x, %a1 ], [ %s, %a ]
+  %t = icmp slt i32 %i1, %n
+  br i1 %t, label %h, label %x
+b:
+  %s2 = mul i32 %s, 2
+  %t2 = icmp slt i32 %i1, %n
+  br i1 %t2, label %h, label %x
+x:
+  %r = phi i32 [ %s1, %alatch ], [ %s2, %b ]
+  ret i32 %r
+}
+";
+
+#[test]
+fn a_loop_gets_a_preheader_and_one_latch() {
+    let (out, notes) = transform(PREHEADER_AND_LATCHES, "pl", &["n"], "none");
+    let lines = cfg(&out);
+    assert!(lines.iter().any(|l| l.starts_with("h.preheader")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.starts_with("h.latch")), "{lines:?}");
+    assert!(notes.contains(&"linearized divergent branch in %a -> %a1".to_string()), "{notes:?}");
+    for n in [1, 2, 3, 5] {
+        agree(PREHEADER_AND_LATCHES, &out, 4, &[("n", &[n]), ("tid", &[0, 1, 2, 3])]);
+    }
+    let (full, _) = transform(PREHEADER_AND_LATCHES, "ifconv", &["n"], "none");
+    for n in [1, 3, 5] {
+        agree(PREHEADER_AND_LATCHES, &full, 4, &[("n", &[n]), ("tid", &[0, 1, 2, 3])]);
+    }
+}
