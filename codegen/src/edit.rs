@@ -444,8 +444,15 @@ impl Editor {
             let InstKind::Phi { ty, incoming, .. } = self.body.insts[phi].kind.clone() else {
                 continue;
             };
-            let (moved, mut kept): (Vec<(Value, Block)>, Vec<(Value, Block)>) =
-                incoming.into_iter().partition(|(_, b)| sources.contains(b));
+            let mut kept: Vec<(Value, Block)> = Vec::new();
+            let mut moved: Vec<(Value, Block)> = Vec::new();
+            for arm in incoming {
+                if sources.contains(&arm.1) {
+                    moved.push(arm);
+                } else {
+                    kept.push(arm);
+                }
+            }
             let Some(&(first, _)) = moved.first() else {
                 continue;
             };

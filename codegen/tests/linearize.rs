@@ -734,14 +734,30 @@ x:
 fn a_loop_gets_a_preheader_and_one_latch() {
     let (out, notes) = transform(PREHEADER_AND_LATCHES, "pl", &["n"], "none");
     let lines = cfg(&out);
-    assert!(lines.iter().any(|l| l.starts_with("h.preheader")), "{lines:?}");
+    assert!(
+        lines.iter().any(|l| l.starts_with("h.preheader")),
+        "{lines:?}"
+    );
     assert!(lines.iter().any(|l| l.starts_with("h.latch")), "{lines:?}");
-    assert!(notes.contains(&"linearized divergent branch in %a -> %a1".to_string()), "{notes:?}");
+    assert!(
+        notes.contains(&"linearized divergent branch in %a -> %a1".to_string()),
+        "{notes:?}"
+    );
     for n in [1, 2, 3, 5] {
-        agree(PREHEADER_AND_LATCHES, &out, 4, &[("n", &[n]), ("tid", &[0, 1, 2, 3])]);
+        agree(
+            PREHEADER_AND_LATCHES,
+            &out,
+            4,
+            &[("n", &[n]), ("tid", &[0, 1, 2, 3])],
+        );
     }
     let (full, _) = transform(PREHEADER_AND_LATCHES, "ifconv", &["n"], "none");
     for n in [1, 3, 5] {
-        agree(PREHEADER_AND_LATCHES, &full, 4, &[("n", &[n]), ("tid", &[0, 1, 2, 3])]);
+        agree(
+            PREHEADER_AND_LATCHES,
+            &full,
+            4,
+            &[("n", &[n]), ("tid", &[0, 1, 2, 3])],
+        );
     }
 }
