@@ -35,16 +35,20 @@ pub fn if_convert(
     let body = prepare::body_of(module, func, pass)?;
     let uniformity = cx.analyze(module, func)?;
     let divergent = linearize::divergent_loops(body, &loops, &uniformity);
-    let (uniform_loops, mut notes) = if divergent.is_empty() {
-        (module.clone(), Vec::new())
-    } else {
-        dlt::divergent_loop_transform(module, func, cx)?
-    };
     let settings = Settings {
         branches: Branches::LoopControl,
         ..Settings::full()
     };
-    let out = linearize::linearize(&uniform_loops, func, cx, settings)?;
+    let (out, mut notes) = if divergent.is_empty() {
+        let out = linearize::linearize_analyzed(module, func, cx, settings, &uniformity)?;
+        (out, Vec::new())
+    } else {
+        let (uniform_loops, notes) = dlt::divergent_loop_transform(module, func, cx)?;
+        (
+            linearize::linearize(&uniform_loops, func, cx, settings)?,
+            notes,
+        )
+    };
     notes.extend(out.notes);
     Ok((out.module, notes))
 }

@@ -125,11 +125,25 @@ pub fn linearize(
     settings: Settings,
 ) -> Result<Linearized, TransformError> {
     let pass = cx.pass.name();
-    let input_loops = prepare::require_reducible(module, func, pass)?;
+    prepare::require_reducible(module, func, pass)?;
     prepare::require_unpredicated(module, func, pass)?;
     let uniformity = cx.analyze(module, func)?;
+    linearize_analyzed(module, func, cx, settings, &uniformity)
+}
+
+/// [`linearize`] with the pipeline's analysis of `func` already at hand.
+pub fn linearize_analyzed(
+    module: &Module,
+    func: FuncId,
+    cx: &PassContext<'_>,
+    settings: Settings,
+    uniformity: &Uniformity,
+) -> Result<Linearized, TransformError> {
+    let pass = cx.pass.name();
+    let input_loops = prepare::require_reducible(module, func, pass)?;
+    prepare::require_unpredicated(module, func, pass)?;
     let input = prepare::body_of(module, func, pass)?;
-    require_uniform_loops(func, input, &input_loops, &uniformity, pass)?;
+    require_uniform_loops(func, input, &input_loops, uniformity, pass)?;
     let input_blocks = input.blocks.len();
 
     let normal = normal_form(module, func, pass)?;
@@ -138,7 +152,7 @@ pub fn linearize(
         .map_err(|e| TransformError::new(pass, Site::Function(func), format!("internal: {e}")))?;
     let cfg = Cfg::new(body);
     let dag = Dag::new(body, &cfg, &loops);
-    let keeps = kept_branches(body, &dag, &loops, &uniformity, input_blocks, settings);
+    let keeps = kept_branches(body, &dag, &loops, uniformity, input_blocks, settings);
     let mut work = Work::default();
     let folded = listing_8(&dag, &keeps, &mut work);
     require_exits_kept(func, body, &dag, &loops, &folded, pass)?;
