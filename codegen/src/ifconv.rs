@@ -3,7 +3,8 @@
 //! including the uniform ones").
 //!
 //! Every divergent loop is first made uniform by the divergent loop transform
-//! (thesis §9.1, [`crate::dlt`]); then Listing 8 runs with every branch treated
+//! (thesis §9.1, [`crate::dlt`], repeated while the analysis still finds a
+//! divergent loop); then Listing 8 runs with every branch treated
 //! as divergent except the branches that control a loop (its latch and exiting
 //! branches and the branches inside the loop those depend on), so that loops stay
 //! loops and keep their exits ([`Branches::LoopControl`]). The predicates and
@@ -21,6 +22,33 @@ use crate::linearize::{self, Branches, Settings};
 use crate::pipeline::PassContext;
 use crate::prepare;
 use pllvm_semantics::ir::{FuncId, Module};
+
+/// [§9.1] dlt until the analysis finds no divergent loop: making an outer loop
+/// uniform can make an inner one divergent in the analysis's eyes (a trip count
+/// computed from the outer loop's counter, which dlt carries through its new
+/// header phis), and the next round transforms that one. At most one round per
+/// loop of the input, plus one.
+fn loops_made_uniform(
+    module: &Module,
+    func: FuncId,
+    cx: &PassContext<'_>,
+    rounds: usize,
+) -> Result<(Module, Vec<String>), TransformError> {
+    let pass = cx.pass.name();
+    let (mut current, mut notes) = dlt::divergent_loop_transform(module, func, cx)?;
+    for _ in 0..rounds {
+        let loops = prepare::require_reducible(&current, func, pass)?;
+        let uniformity = cx.analyze(&current, func)?;
+        let body = prepare::body_of(&current, func, pass)?;
+        if linearize::divergent_loops(body, &loops, &uniformity).is_empty() {
+            break;
+        }
+        let (next, more) = dlt::divergent_loop_transform(&current, func, cx)?;
+        notes.extend(more);
+        current = next;
+    }
+    Ok((current, notes))
+}
 
 /// Fully if-converts `func`: dlt on the divergent loops, then Listing 8 keeping
 /// only the branches that control loops.
@@ -43,7 +71,7 @@ pub fn if_convert(
         let out = linearize::linearize_analyzed(module, func, cx, settings, &uniformity)?;
         (out, Vec::new())
     } else {
-        let (uniform_loops, notes) = dlt::divergent_loop_transform(module, func, cx)?;
+        let (uniform_loops, notes) = loops_made_uniform(module, func, cx, loops.len())?;
         (
             linearize::linearize(&uniform_loops, func, cx, settings)?,
             notes,
