@@ -252,7 +252,8 @@ fn heavy_regions(
     }
     for &b in rpo.iter().rev() {
         if let Some(parent) = dom.idom(b) {
-            let (n, c) = (commands[&b], costly[&b]);
+            let n = commands.get(&b).copied().unwrap_or(0);
+            let c = costly.get(&b).copied().unwrap_or(false);
             *commands.entry(parent).or_default() += n;
             *costly.entry(parent).or_default() |= c;
         }
@@ -261,7 +262,9 @@ fn heavy_regions(
         .filter(|&b| {
             let cascade =
                 body.blocks[b].term.is_branch_on_value() && uniformity.terminators[b].is_varying();
-            commands[&b] >= HEAVY_REGION || costly[&b] || cascade
+            commands.get(&b).is_some_and(|&n| n >= HEAVY_REGION)
+                || costly.get(&b).copied().unwrap_or(false)
+                || cascade
         })
         .collect()
 }
