@@ -99,8 +99,9 @@ pub struct Work {
     pub blocks: u64,
     /// Edges of `E_ℓ` drawn (lines 9 and 15).
     pub edges: u64,
-    /// Set elements inserted into the deferral relation (lines 10 and 16),
-    /// merges and copies included.
+    /// Set elements copied or merged into the deferral relation (lines 10 and
+    /// 16): the smaller set of each merge and each copy of `T` for the extra
+    /// successors of a uniform branch (a set moved whole costs nothing).
     pub deferral_inserts: u64,
 }
 
@@ -531,12 +532,14 @@ fn fold_uniform_branch(
     let mut edges = Vec::with_capacity(succs.len());
     let mut rest = Some(t);
     for (k, &(i, s)) in succs.iter().enumerate() {
+        // The last edge takes T itself; the others copy it.
         let mut candidates = if k + 1 == succs.len() {
             rest.take().unwrap_or_default()
         } else {
-            rest.clone().unwrap_or_default()
+            let copy = rest.clone().unwrap_or_default();
+            work.deferral_inserts += copy.len() as u64;
+            copy
         };
-        work.deferral_inserts += candidates.len() as u64;
         candidates.insert(s);
         let Some(next) = candidates.pop_first() else {
             continue;
