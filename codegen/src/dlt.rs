@@ -169,7 +169,9 @@ pub fn divergent_loop_transform(
     prepare::require_reducible(module, func, PASS)?;
     prepare::require_unpredicated(module, func, PASS)?;
     let (mut out, mut notes, _) = one_round(module, func, cx, cx.options.fault)?;
-    let rounds = loop_info(&out, func)?.len() + 1;
+    // A round after the last transforming one finds nothing to do: at most one
+    // round per loop, and one more to see that.
+    let rounds = loop_info(&out, func)?.len() + 2;
     for round in 2..=rounds {
         let (next, more, transformed) = one_round(&out, func, cx, None)?;
         if transformed == 0 {
