@@ -148,6 +148,18 @@ pub enum Fault {
 /// [§9.1] Makes every divergent loop of `func` uniform; returns the module and one
 /// note per loop (`loop %H: divergent (…), made uniform: …` or `loop %H: uniform,
 /// kept`), innermost loops first.
+///
+/// The transform runs in rounds until the analysis, run on its output, finds no
+/// divergent loop ([`classify`] on the output): a loop that is uniform in the
+/// input can stop being *provably* uniform once an enclosing loop is transformed.
+/// Its trip count may depend on a value of the enclosing loop's header, which the
+/// transform turns into a phi of `NewH` fed by the new latch `L`, where lanes that
+/// left (from `Guard`, `undef`) meet lanes that stay: the analysis calls that phi
+/// varying, although every lane *live* in the body agrees. Partial linearization
+/// needs loops the analysis proves uniform (§8.3), so such a loop is transformed
+/// in the next round (its note says so). Each round transforms at least one loop
+/// and a transformed loop stays uniform (a transform of the output keeps every
+/// loop), so there are at most as many rounds as loops.
 pub fn divergent_loop_transform(
     module: &Module,
     func: FuncId,
@@ -156,13 +168,47 @@ pub fn divergent_loop_transform(
     // Input checks, on the program the user gave (their sites name its constructs).
     prepare::require_reducible(module, func, PASS)?;
     prepare::require_unpredicated(module, func, PASS)?;
+    let (mut out, mut notes, _) = one_round(module, func, cx, cx.options.fault)?;
+    // A round after the last transforming one finds nothing to do: at most one
+    // round per loop, and one more to see that.
+    let rounds = loop_info(&out, func)?.len() + 2;
+    for round in 2..=rounds {
+        let (next, more, transformed) = one_round(&out, func, cx, None)?;
+        if transformed == 0 {
+            return Ok((out, notes));
+        }
+        out = next;
+        notes.extend(
+            more.into_iter()
+                .filter(|n| !n.ends_with("uniform, kept"))
+                .map(|n| {
+                    format!(
+                        "round {round}: {n} (uniform in the input, but no longer provably uniform after an enclosing loop's transform)"
+                    )
+                }),
+        );
+    }
+    Err(internal(
+        func,
+        "the divergent loop transform did not reach a program whose loops are all uniform",
+    ))
+}
+
+/// One round of the transform: classify the loops of the (normalized) program and
+/// transform the divergent ones. Returns the module, the notes and how many loops
+/// were transformed.
+fn one_round(
+    module: &Module,
+    func: FuncId,
+    cx: &PassContext<'_>,
+    fault: Option<Fault>,
+) -> Result<(Module, Vec<String>, usize), TransformError> {
     let normalized = normalize_input(module, func)?;
     let uniformity = cx.analyze(&normalized, func)?;
     let body = prepare::body_of(&normalized, func, PASS)?;
     let loops = loop_info(&normalized, func)?;
     let cfg = Cfg::new(body);
     let verdicts = classify(&normalized, func, &cfg, &loops, &uniformity);
-    let fault = cx.options.fault;
     let mut ed = Editor::new(&normalized, func);
     let inside = header_tested_inside_divergent(&cfg, &loops, &verdicts);
     // Innermost first, one nesting depth at a time (see [`Level`]).
@@ -203,7 +249,7 @@ pub fn divergent_loop_transform(
             )),
         }
     }
-    Ok((ed.finish(), notes))
+    Ok((ed.finish(), notes, by_depth.len()))
 }
 
 /// The program the transform works on: one exit block ([`prepare::unify_exits`],

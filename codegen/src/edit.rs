@@ -428,6 +428,60 @@ impl Editor {
         mid
     }
 
+    /// Sends every edge from a block of `sources` to `target` through a new block
+    /// `stem` (placed right before `target`, or after `after` if given) that
+    /// branches to `target`. Each phi of `target` keeps its other arms and gets one
+    /// from the new block: the value the moved arms agree on, or a new phi of them
+    /// in the new block (the funnel of thesis §2.4's preheaders and latches).
+    pub fn funnel(
+        &mut self,
+        target: Block,
+        sources: &[Block],
+        stem: &str,
+        after: Option<Block>,
+    ) -> Block {
+        let mid = self.new_block(stem, Terminator::Br(target));
+        match after {
+            Some(a) => self.place_after(mid, a),
+            None => self.place_before(mid, target),
+        }
+        for &s in sources {
+            self.retarget(s, target, mid);
+        }
+        for phi in self.body.blocks[target].phis.clone() {
+            let InstKind::Phi { ty, incoming, .. } = self.body.insts[phi].kind.clone() else {
+                continue;
+            };
+            let mut kept: Vec<(Value, Block)> = Vec::new();
+            let mut moved: Vec<(Value, Block)> = Vec::new();
+            for arm in incoming {
+                if sources.contains(&arm.1) {
+                    moved.push(arm);
+                } else {
+                    kept.push(arm);
+                }
+            }
+            let Some(&(first, _)) = moved.first() else {
+                continue;
+            };
+            let value = if moved.iter().all(|&(v, _)| v == first) {
+                first
+            } else {
+                let name = self.body.insts[phi]
+                    .result
+                    .map(|v| self.stem(v))
+                    .unwrap_or_else(|| "v".into());
+                let name = format!("{}.{name}", self.body.blocks[mid].name);
+                self.phi(mid, ty, moved, None, &name)
+            };
+            kept.push((value, mid));
+            if let InstKind::Phi { incoming, .. } = &mut self.body.insts[phi].kind {
+                *incoming = kept;
+            }
+        }
+        mid
+    }
+
     /// The predecessors of every block, in layout order of the predecessor, each
     /// listed once.
     pub fn predecessors(&self) -> HashMap<Block, Vec<Block>> {

@@ -14,7 +14,8 @@
 //! | `reconverge` | [`reconverge`] | reconverging-CFG poster (Definition 1, OpenTree) |
 //! | `ifconv` | [`ifconv`] | full if-conversion, the baseline of Ch. 8 |
 //!
-//! Shared pieces: [`edit`] (the body editor), [`ssa`] (SSA construction for
+//! Shared pieces: [`edit`] (the body editor), [`predicates`] (block and edge
+//! predicates and phis as selects for a linearized CFG, §8.4-8.5), [`ssa`] (SSA construction for
 //! values the new control flow no longer dominates), [`prepare`] (input checks,
 //! one exit block), [`uniform`] (which analysis decides uniformity), [`pipeline`]
 //! (pass lists and stages), [`shape`] (the CFG of an output as text), [`error`].
@@ -27,6 +28,7 @@ pub mod error;
 pub mod ifconv;
 pub mod linearize;
 pub mod pipeline;
+pub mod predicates;
 pub mod prepare;
 pub mod reconverge;
 pub mod shape;

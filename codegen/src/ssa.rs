@@ -138,65 +138,95 @@ impl SsaVar {
     /// Removes the trivial phis this variable created (all arms equal, ignoring
     /// the phi itself), repeatedly, and rewrites their uses everywhere.
     pub fn finish(self, ed: &mut Editor) {
-        let mut replace: HashMap<Value, Value> = HashMap::new();
-        let find = |replace: &HashMap<Value, Value>, mut v: Value| {
-            while let Some(&n) = replace.get(&v) {
-                v = n;
+        finish_all(vec![self], ed);
+    }
+
+    /// Adds to `replace` every phi of this variable that is trivial once the
+    /// replacements already in `replace` are applied; whether any was added.
+    fn collect_trivial(&self, ed: &mut Editor, replace: &mut HashMap<Value, Value>) -> bool {
+        let mut added = false;
+        for &(_, phi) in &self.phis {
+            if replace.contains_key(&phi) {
+                continue;
             }
-            v
-        };
-        let mut changed = true;
-        while changed {
-            changed = false;
-            for &(_, phi) in &self.phis {
-                if replace.contains_key(&phi) {
+            let Some(inst) = ed.body().def_inst(phi) else {
+                continue;
+            };
+            let InstKind::Phi { incoming, .. } = &ed.body().insts[inst].kind else {
+                continue;
+            };
+            let mut same: Option<Value> = None;
+            let mut trivial = true;
+            for &(v, _) in incoming {
+                let v = resolve_chain(replace, v);
+                if v == phi || Some(v) == same {
                     continue;
                 }
-                let Some(inst) = ed.body().def_inst(phi) else {
-                    continue;
+                if same.is_some() {
+                    trivial = false;
+                    break;
+                }
+                same = Some(v);
+            }
+            if trivial {
+                let to = match same {
+                    Some(v) => v,
+                    None => ed.undef(self.ty),
                 };
-                let InstKind::Phi { incoming, .. } = &ed.body().insts[inst].kind else {
-                    continue;
-                };
-                let mut same: Option<Value> = None;
-                let mut trivial = true;
-                for &(v, _) in incoming {
-                    let v = find(&replace, v);
-                    if v == phi || Some(v) == same {
-                        continue;
-                    }
-                    if same.is_some() {
-                        trivial = false;
-                        break;
-                    }
-                    same = Some(v);
-                }
-                if trivial {
-                    let to = match same {
-                        Some(v) => v,
-                        None => ed.undef(self.ty),
-                    };
-                    replace.insert(phi, to);
-                    changed = true;
-                }
+                replace.insert(phi, to);
+                added = true;
             }
         }
-        if replace.is_empty() {
-            return;
+        added
+    }
+}
+
+/// The end of a replacement chain `v -> w -> ...` in `replace`.
+fn resolve_chain(replace: &HashMap<Value, Value>, mut v: Value) -> Value {
+    while let Some(&n) = replace.get(&v) {
+        v = n;
+    }
+    v
+}
+
+/// [`SsaVar::finish`] for many variables at once: the trivial phis of all of them
+/// are found first and the body is rewritten in one pass, so that a transform with
+/// one variable per block stays linear in the size of the body.
+pub fn finish_all(vars: Vec<SsaVar>, ed: &mut Editor) {
+    let mut replace: HashMap<Value, Value> = HashMap::new();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for var in &vars {
+            changed |= var.collect_trivial(ed, &mut replace);
         }
-        let resolved: HashMap<Value, Value> =
-            replace.keys().map(|&k| (k, find(&replace, k))).collect();
-        ed.replace_uses(&resolved);
-        let removed: HashSet<Value> = resolved.keys().copied().collect();
-        for (b, _) in &self.phis {
-            let body = ed.body_mut();
-            let keep: Vec<_> = body.blocks[*b]
-                .phis
-                .iter()
-                .copied()
-                .filter(|&i| body.insts[i].result.is_none_or(|r| !removed.contains(&r)))
-                .collect();
-            body.blocks[*b].phis = keep;
-        }
+    }
+    if replace.is_empty() {
+        return;
+    }
+    let resolved: HashMap<Value, Value> = replace
+        .keys()
+        .map(|&k| (k, resolve_chain(&replace, k)))
+        .collect();
+    ed.replace_uses(&resolved);
+    let touched: HashSet<Block> = vars
+        .iter()
+        .flat_map(|var| var.phis.iter())
+        .filter(|(_, phi)| resolved.contains_key(phi))
+        .map(|&(b, _)| b)
+        .collect();
+    for b in touched {
+        let body = ed.body_mut();
+        let keep: Vec<_> = body.blocks[b]
+            .phis
+            .iter()
+            .copied()
+            .filter(|&i| {
+                body.insts[i]
+                    .result
+                    .is_none_or(|r| !resolved.contains_key(&r))
+            })
+            .collect();
+        body.blocks[b].phis = keep;
     }
 }

@@ -10,4 +10,5 @@ pub use generator::{
     ArgKind, ArgSpec, ArgTy, BufferSpec, GenConfig, Generated, InputScalar, Stats, generate,
 };
 
+pub mod linearization;
 pub mod small_cfgs;
