@@ -99,17 +99,15 @@ pub fn fix_irreducible(
 
 /// Step 2: the divergent loop transform (thesis §9.1), until the analysis finds
 /// no divergent loop. The transform decides itself which loops are divergent
-/// (its classification covers more than the analysis's divergent loops) and
-/// keeps the uniform ones as they are; its notes are passed on. It classifies
-/// inner loops before it transforms the loops around them, and a loop it kept
-/// as uniform may look divergent to the analysis of its output: the values an
-/// outer transformed loop carries now come through its new header's phis, which
-/// join the guard's divergent branch (the lanes that left meet the live ones at
-/// the new latch), so the analysis can no longer prove that the inner trip count
-/// is the same for every lane. Such a loop's latch would be a divergent branch
-/// that Definition 1 cannot be met for (the walk never reroutes back edges), so
-/// the transform runs again on its own output, which then transforms it, at most
-/// once per loop.
+/// (its classification covers more than the analysis's divergent loops), keeps
+/// the uniform ones as they are, and runs in rounds until the analysis of its
+/// output proves every loop uniform: a loop it kept can look divergent after an
+/// enclosing loop's transform (the values the outer loop carries then come
+/// through its new header's phis, which join the guard's divergent branch). A
+/// loop the analysis still calls divergent would have a divergent latch, for
+/// which Definition 1 cannot be met (the walk never reroutes back edges), so the
+/// route checks the analysis itself and runs the transform again while it
+/// changes something. Its notes are passed on.
 pub fn make_loops_uniform(
     module: &Module,
     func: FuncId,
