@@ -3,7 +3,9 @@
 //!
 //! For every kernel, the first FR run of the file (its inputs and W) is run on
 //! the original program under FREEZING, and on the output of each route under
-//! OBLIVIOUS, with the default greedy scheduler (`pllvm run`'s default). The
+//! OBLIVIOUS, with the default greedy scheduler (`pllvm run`'s default); the
+//! parameters a file's `; analyze: --uniform-args` names are uniform for the
+//! transforms (`pllvm transform --uniform-args`). The
 //! counts (`pllvm_interp::work`): scheduled blocks, issued instructions (phis and
 //! commands per scheduled block), active lane-instructions and the active share;
 //! the last column is issued instructions relative to full if-conversion. A route
@@ -69,6 +71,23 @@ fn main() {
             eprintln!("{name}: no FR run to take inputs from");
             continue;
         };
+        // `; analyze: --uniform-args a,b`: the parameters every run gives one value.
+        let uniform_args: Vec<String> = src
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("; analyze:"))
+            .flat_map(|l| {
+                let words: Vec<&str> = l.split_whitespace().collect();
+                words
+                    .windows(2)
+                    .filter(|w| w[0] == "--uniform-args")
+                    .flat_map(|w| w[1].split(',').map(str::to_string).collect::<Vec<_>>())
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        let options = Options {
+            uniform_args,
+            ..Options::default()
+        };
         let mut config = run.config.clone();
         config.schedule = None;
         let Some(func) = module.first_definition() else {
@@ -86,7 +105,7 @@ fn main() {
         let mut baseline: Option<Work> = None;
         config.interp = Interp::Oblivious;
         for (route, passes) in ROUTES {
-            let stages = match run_passes(&module, func, passes, &Options::default()) {
+            let stages = match run_passes(&module, func, passes, &options) {
                 Ok(s) => s,
                 Err(e) => {
                     println!(

@@ -169,6 +169,7 @@ pub fn divergent_loop_transform(
     prepare::require_reducible(module, func, PASS)?;
     prepare::require_unpredicated(module, func, PASS)?;
     let (mut out, mut notes, _) = one_round(module, func, cx, cx.options.fault)?;
+    out = hold_back_after_uniform_loops(&out, func, &mut notes)?;
     // A round after the last transforming one finds nothing to do: at most one
     // round per loop, and one more to see that.
     let rounds = loop_info(&out, func)?.len() + 2;
@@ -192,6 +193,25 @@ pub fn divergent_loop_transform(
         func,
         "the divergent loop transform did not reach a program whose loops are all uniform",
     ))
+}
+
+/// The loops the transform keeps (uniform ones) must still hold back the blocks
+/// after them while their lanes iterate: Def. 17 lets a block run while a lane
+/// waits only at blocks that do not forward-reach it, and a latch whose only way
+/// on is the back edge forward-reaches nothing after the loop. A uniform
+/// header-tested loop inside a divergent region would then let the lanes outside
+/// it run a join after it, which runs again when the loop's lanes leave, and
+/// under OBLIVIOUS the second run overwrites the first group's values with ⊤
+/// (found by the reconverging route's exhaustive small-CFG check). Such a latch
+/// gets a never-taken edge to the exits it misses, the normal form the
+/// reconverging route uses ([`crate::reconverge::normal_form::latches_reach_exits`]);
+/// a loop this transform made uniform already tests its exit in its new latch.
+fn hold_back_after_uniform_loops(
+    module: &Module,
+    func: FuncId,
+    notes: &mut Vec<String>,
+) -> Result<Module, TransformError> {
+    crate::reconverge::normal_form::latches_reach_exits(module, func, notes)
 }
 
 /// One round of the transform: classify the loops of the (normalized) program and

@@ -52,7 +52,7 @@
 //! switch, and what the divergent loop transform reports.
 
 mod irreducible;
-mod normal_form;
+pub(crate) mod normal_form;
 mod open_tree;
 mod repair;
 

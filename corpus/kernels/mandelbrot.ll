@@ -50,6 +50,9 @@
 ;; When no lane leaves early, OBL is right: c = (2, 0) and (1, 1) both escape at
 ;; i = 2 in the same (third) while.body, so nothing runs passively after it:
 ;; [2, 2] (run obl-same-trip).
+;; The analysis (and the transforms, in the work-efficiency benchmark) take %maxit as
+;; uniform: every lane of the thread array gets the same value, as in the runs below.
+; analyze: --uniform-args maxit
 ; run fr: --threads 4 --interp fr --arg cx=0.0,1.0,0.5,1.0 --arg cy=0.0,0.0,0.0,1.0 --arg maxit=16
 ; run obl: --threads 4 --interp obl --arg cx=0.0,1.0,0.5,1.0 --arg cy=0.0,0.0,0.0,1.0 --arg maxit=16
 ; run fr8: --threads 8 --interp fr --arg cx=0.0,1.0,0.5,1.0,2.0,-2.0,0.0,3.0 --arg cy=0.0,0.0,0.0,1.0,0.0,0.0,1.0,0.0 --arg maxit=16

@@ -60,6 +60,9 @@
 ;; for.inc reads only on the edge that lane did not take, and %dij and %sj, read
 ;; further down the cascade, come from for.body and if.end, which do not run again
 ;; before for.inc.
+;; The analysis (and the transforms, in the work-efficiency benchmark) take %n as
+;; uniform: every lane of the thread array gets the same value, as in the runs below.
+; analyze: --uniform-args n
 ; run fr: --threads 4 --interp fr --arg xi=0,4,10,24 --arg ri=1,2,0,1 --arg n=6
 ; run obl: --threads 4 --interp obl --arg xi=0,4,10,24 --arg ri=1,2,0,1 --arg n=6
 ; run fr3: --threads 4 --interp fr --arg xi=0,4,10,24 --arg ri=1,2,0,1 --arg n=3

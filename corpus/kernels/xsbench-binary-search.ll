@@ -42,6 +42,9 @@
 ;; OBLIVIOUS: that third, passive while.body writes ⊤ to %lower.next of the
 ;; 2-trip lanes, and while.end's phi reads it afterwards: W = 4 gives
 ;; [3, ⊤, 6, 1], W = 8 gives [3, ⊤, 6, 1, ⊤, 6, 3, 5].
+;; The analysis (and the transforms, in the work-efficiency benchmark) take %n, %A as
+;; uniform: every lane of the thread array gets the same value, as in the runs below.
+; analyze: --uniform-args n,A
 ; run fr: --threads 4 --interp fr --arg n=8 --arg quarry=5.0,0.5,63.0,1.5 --arg A=@egrid --mem @egrid=0.0,1.0,2.0,4.0,8.0,16.0,32.0,64.0
 ; run obl: --threads 4 --interp obl --arg n=8 --arg quarry=5.0,0.5,63.0,1.5 --arg A=@egrid --mem @egrid=0.0,1.0,2.0,4.0,8.0,16.0,32.0,64.0
 ; run fr8: --threads 8 --interp fr --arg n=8 --arg quarry=5.0,0.5,63.0,1.5,-1.0,100.0,4.0,16.0 --arg A=@egrid --mem @egrid=0.0,1.0,2.0,4.0,8.0,16.0,32.0,64.0

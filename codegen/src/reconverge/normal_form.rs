@@ -113,7 +113,7 @@ pub(super) fn prepare_walk(
 /// (the condition is the constant `true`, a uniform branch), the phis of its
 /// targets read `undef` on it, and the uses its new paths leave undominated are
 /// repaired by SSA construction.
-fn latches_reach_exits(
+pub(crate) fn latches_reach_exits(
     module: &Module,
     func: FuncId,
     notes: &mut Vec<String>,
