@@ -203,15 +203,16 @@ pub fn divergent_loop_transform(
 /// it run a join after it, which runs again when the loop's lanes leave, and
 /// under OBLIVIOUS the second run overwrites the first group's values with ⊤
 /// (found by the reconverging route's exhaustive small-CFG check). Such a latch
-/// gets a never-taken edge to the exits it misses, the normal form the
-/// reconverging route uses ([`crate::reconverge::normal_form::latches_reach_exits`]);
+/// gets a never-taken edge to the loop's exits, the normal form the reconverging
+/// route uses (`reconverge::normal_form::latches_reach`);
 /// a loop this transform made uniform already tests its exit in its new latch.
 fn hold_back_after_uniform_loops(
     module: &Module,
     func: FuncId,
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
-    crate::reconverge::normal_form::latches_reach_exits(module, func, notes)
+    use crate::reconverge::normal_form::{Reach, latches_reach};
+    latches_reach(module, func, notes, Reach::SomeExit)
 }
 
 /// One round of the transform: classify the loops of the (normalized) program and

@@ -54,12 +54,18 @@
 ;   flow0 -> H.preheader, J
 ;   J -> K
 ;   K -> ret
+;; The same repair on the divergent loop transform's route: dlt keeps the uniform
+;; loop but gives its latch Lt the never-taken edge to the exit X, so the join J
+;; waits for the loop's lanes there too (every greedy schedule: one outcome).
+; transform dlt: --pass dlt --uniform-args n
 ; run fr: --threads 2 --interp fr --arg n=2 --explore
 ; run naive-obl: --threads 2 --interp obl --arg n=2 --explore
 ; run rc-obl: --transform rc --threads 2 --interp obl --arg n=2 --explore
 ; expect fr outcomes: [3, 102]
 ; expect naive-obl outcomes: [3, 102] | [3, ⊤]
 ; expect rc-obl outcomes: [3, 102]
+; run dlt-obl: --transform dlt --threads 2 --interp obl --arg n=2 --explore
+; expect dlt-obl outcomes: [3, 102]
 define i32 @f(i32 %n) {
 entry:
   %t = call i32 @pllvm.thread_id()

@@ -4,7 +4,10 @@
 //! OBL(transformed) lane by lane where the original is defined (issue 16's
 //! correctness claim; thesis Ch. 3.6-3.7).
 
-use crate::{GenConfig, Generated, InputScalar};
+use crate::ArgKind;
+use crate::GenConfig;
+use crate::Generated;
+use crate::InputScalar;
 use pllvm_interp::trace::TraceRow;
 use pllvm_interp::{Machine, Outcome};
 use pllvm_semantics::ir::{Block, Module};
@@ -31,7 +34,7 @@ pub fn transformable(base: GenConfig) -> GenConfig {
 pub fn uniform_args(g: &Generated) -> Vec<String> {
     g.args
         .iter()
-        .filter(|a| a.kind == crate::ArgKind::Uniform)
+        .filter(|a| a.kind == ArgKind::Uniform)
         .map(|a| a.name.clone())
         .collect()
 }

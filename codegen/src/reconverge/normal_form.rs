@@ -118,6 +118,27 @@ pub(crate) fn latches_reach_exits(
     func: FuncId,
     notes: &mut Vec<String>,
 ) -> Result<Module, TransformError> {
+    latches_reach(module, func, notes, Reach::EveryExit)
+}
+
+/// Which latches [`latches_reach`] gives a never-taken edge.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Reach {
+    /// Every latch that misses some exit of its loop (the walk needs each exit).
+    EveryExit,
+    /// Only a latch that reaches no exit at all: it then holds back nothing after
+    /// the loop (what the divergent loop transform needs for the loops it keeps;
+    /// a latch that reaches one exit holds back the blocks after it).
+    SomeExit,
+}
+
+/// [`latches_reach_exits`], for the latches `which` selects.
+pub(crate) fn latches_reach(
+    module: &Module,
+    func: FuncId,
+    notes: &mut Vec<String>,
+    which: Reach,
+) -> Result<Module, TransformError> {
     let Some(body) = module.functions[func].body.as_ref() else {
         return Ok(module.clone());
     };
@@ -144,6 +165,9 @@ pub(crate) fn latches_reach_exits(
         let Some(&first) = missing.first() else {
             continue;
         };
+        if which == Reach::SomeExit && missing.len() < loops.exits(l).len() {
+            continue;
+        }
         let carrier = if ed.body().blocks[latch].term == Terminator::Br(header) {
             latch
         } else {
