@@ -71,6 +71,18 @@ fn linearize(g: &Generated, route: Route) -> Result<Option<(Module, usize)>, Str
         ..Options::default()
     };
     match run_passes(&g.module, g.func, passes, &options) {
+        // Theorem 3 is about Listing 8 on a CFG whose loops are uniform: when
+        // `ifconv` had to run the divergent loop transform first, the paths of G
+        // are not the paths its Listing 8 saw, so the program is not compared
+        // here (the whole route is: proofs/tests/stagewise_equivalence.rs).
+        Ok(stages)
+            if stages
+                .iter()
+                .flat_map(|s| &s.notes)
+                .any(|n| n.contains("made uniform") || n.contains("made bottom-tested")) =>
+        {
+            Ok(None)
+        }
         Ok(stages) => {
             let out = stages.last().map(|s| s.module.clone()).ok_or("no stage")?;
             let report = verify_module(&out, &SourceMap::default());
@@ -88,11 +100,8 @@ fn linearize(g: &Generated, route: Route) -> Result<Option<(Module, usize)>, Str
                 .count();
             Ok(Some((out, linearized)))
         }
-        // A divergent loop: `pl` asks for dlt first; `ifconv` runs dlt, which is
-        // not merged yet ("not built yet").
-        Err(e) if e.message.contains("is divergent") || e.message.contains("not built yet") => {
-            Ok(None)
-        }
+        // A divergent loop: `pl` asks for dlt first.
+        Err(e) if e.message.contains("is divergent") => Ok(None),
         Err(e) => Err(format!("pl refused: {e}")),
     }
 }
