@@ -372,6 +372,24 @@ pub fn apply_run_options_with_mode(
     Ok(())
 }
 
+/// The continuation rows of a multi-line expectation (`;   row`, up to a line
+/// that is not one, a `;;` line or an empty row), trimmed; advances `n` past them.
+fn continuation_rows(lines: &[&str], n: &mut usize) -> Vec<String> {
+    let mut rows = Vec::new();
+    while *n < lines.len() {
+        let t = lines[*n].trim_start();
+        let Some(row) = t.strip_prefix(";  ") else {
+            break;
+        };
+        if t.starts_with(";;") || row.trim().is_empty() {
+            break;
+        }
+        rows.push(row.trim().to_string());
+        *n += 1;
+    }
+    rows
+}
+
 /// Reads the directives of a corpus file. Errors name the line.
 pub fn parse(src: &str) -> Result<Directives, String> {
     let mut d = Directives::default();
@@ -437,18 +455,10 @@ pub fn parse(src: &str) -> Result<Directives, String> {
             };
             let head: Vec<&str> = head.split_whitespace().collect();
             if let ["transform", transform, "cfg"] = head.as_slice() {
-                let mut rows = Vec::new();
-                while n < lines.len() {
-                    let t = lines[n].trim_start();
-                    let Some(row) = t.strip_prefix(";  ") else {
-                        break;
-                    };
-                    if t.starts_with(";;") || row.trim().is_empty() {
-                        break;
-                    }
-                    rows.push(normalize(row));
-                    n += 1;
-                }
+                let rows = continuation_rows(&lines, &mut n)
+                    .into_iter()
+                    .map(|r| normalize(&r))
+                    .collect();
                 d.expects.push(Expectation {
                     run: None,
                     line: number,
@@ -484,18 +494,7 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                     }
                 }
                 "trace" => {
-                    let mut rows = Vec::new();
-                    while n < lines.len() {
-                        let t = lines[n].trim_start();
-                        let Some(row) = t.strip_prefix(";  ") else {
-                            break;
-                        };
-                        if t.starts_with(";;") || row.trim().is_empty() {
-                            break;
-                        }
-                        rows.push(row.trim().to_string());
-                        n += 1;
-                    }
+                    let rows = continuation_rows(&lines, &mut n);
                     ExpectKind::Trace(rows)
                 }
                 "legal" => ExpectKind::Legal(if value == "none" {
@@ -544,18 +543,7 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                             )));
                         }
                     };
-                    let mut rows = Vec::new();
-                    while n < lines.len() {
-                        let t = lines[n].trim_start();
-                        let Some(row) = t.strip_prefix(";  ") else {
-                            break;
-                        };
-                        if t.starts_with(";;") || row.trim().is_empty() {
-                            break;
-                        }
-                        rows.push(row.trim().to_string());
-                        n += 1;
-                    }
+                    let rows = continuation_rows(&lines, &mut n);
                     ExpectKind::Convergence { headers, rows }
                 }
                 "m-converged" => ExpectKind::MConverged(if value == "none" {
