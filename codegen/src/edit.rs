@@ -591,6 +591,27 @@ pub fn for_each_operand_mut(kind: &mut InstKind, f: &impl Fn(&mut Value)) {
     }
 }
 
+/// Points successor slot `slot` of `term` (successor-index order) at `to`.
+pub fn set_successor(term: &mut Terminator, slot: usize, to: Block) {
+    match term {
+        Terminator::Br(b) if slot == 0 => *b = to,
+        Terminator::CondBr {
+            if_true, if_false, ..
+        } => match slot {
+            0 => *if_true = to,
+            _ => *if_false = to,
+        },
+        Terminator::Switch { default, cases, .. } => {
+            if slot == 0 {
+                *default = to;
+            } else if let Some(case) = cases.get_mut(slot - 1) {
+                case.1 = to;
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Replaces every successor `from` of `term` with `to`.
 pub fn retarget(term: &mut Terminator, from: Block, to: Block) {
     let swap = |b: &mut Block| {

@@ -26,7 +26,7 @@
 
 use super::repair::{predecessor_edges, repair_dominance};
 use super::{PASS, internal_error};
-use crate::edit::Editor;
+use crate::edit::{Editor, set_successor};
 use crate::error::TransformError;
 use crate::prepare::body_of;
 use pllvm_analysis::cycles::{Cycle, CycleInfo};
@@ -265,7 +265,7 @@ fn redirect_source(
                 let split = ed.new_block(&stem, Terminator::Br(dispatch));
                 ed.place_after(split, anchor);
                 anchor = split;
-                set_slot(&mut ed.body_mut().blocks[p].term, s, split);
+                set_successor(&mut ed.body_mut().blocks[p].term, s, split);
                 let j = constant(ed, e);
                 // The value the entry's phis take on this edge is their arm for
                 // `p`, which the caller reads; the entries' phis are rebuilt.
@@ -274,27 +274,6 @@ fn redirect_source(
             out
         }
         _ => Vec::new(),
-    }
-}
-
-/// Points successor slot `slot` of `term` (successor-index order) at `to`.
-fn set_slot(term: &mut Terminator, slot: usize, to: Block) {
-    match term {
-        Terminator::Br(b) if slot == 0 => *b = to,
-        Terminator::CondBr {
-            if_true, if_false, ..
-        } => match slot {
-            0 => *if_true = to,
-            _ => *if_false = to,
-        },
-        Terminator::Switch { default, cases, .. } => {
-            if slot == 0 {
-                *default = to;
-            } else if let Some(case) = cases.get_mut(slot - 1) {
-                case.1 = to;
-            }
-        }
-        _ => {}
     }
 }
 

@@ -75,7 +75,7 @@
 
 use super::internal_error;
 use super::repair::{predecessor_edges, remove_unused_new, repair_dominance};
-use crate::edit::Editor;
+use crate::edit::{Editor, set_successor};
 use crate::error::TransformError;
 use pllvm_analysis::block_index;
 use pllvm_analysis::result::Uniformity;
@@ -384,7 +384,7 @@ impl OpenTree {
                             split
                         };
                         let to = if from == x { flow } else { from };
-                        set_slot(&mut ed.body_mut().blocks[x].term, s, to);
+                        set_successor(&mut ed.body_mut().blocks[x].term, s, to);
                         arms.push((from, t, yes));
                         flow_preds.push(from);
                     }
@@ -735,27 +735,6 @@ fn fresh_flow_name(ed: &Editor) -> String {
         .map(|n| format!("flow{n}"))
         .find(|n| !taken.contains(n.as_str()))
         .unwrap_or_else(|| "flow".to_string())
-}
-
-/// Points successor slot `slot` of `term` (successor-index order) at `to`.
-fn set_slot(term: &mut Terminator, slot: usize, to: Block) {
-    match term {
-        Terminator::Br(b) if slot == 0 => *b = to,
-        Terminator::CondBr {
-            if_true, if_false, ..
-        } => match slot {
-            0 => *if_true = to,
-            _ => *if_false = to,
-        },
-        Terminator::Switch { default, cases, .. } => {
-            if slot == 0 {
-                *default = to;
-            } else if let Some(case) = cases.get_mut(slot - 1) {
-                case.1 = to;
-            }
-        }
-        _ => {}
-    }
 }
 
 #[cfg(test)]
