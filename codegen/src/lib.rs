@@ -26,6 +26,7 @@ pub mod dlt;
 pub mod edit;
 pub mod error;
 pub mod ifconv;
+pub mod kernel;
 pub mod linearize;
 pub mod pipeline;
 pub mod predicates;
@@ -36,5 +37,6 @@ pub mod ssa;
 pub mod uniform;
 
 pub use error::{Site, TransformError};
+pub use kernel::Kernel;
 pub use pipeline::{Options, Pass, PassContext, Stage, parse_passes, run_passes};
 pub use uniform::AnalysisChoice;
