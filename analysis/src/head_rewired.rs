@@ -20,6 +20,8 @@ use std::collections::BTreeSet;
 pub struct HeadRewired {
     graph: Graph,
     topological: Vec<Block>,
+    /// `position[i]`: where `Block(i)` stands in `topological`.
+    position: Vec<u32>,
 }
 
 impl HeadRewired {
@@ -39,11 +41,19 @@ impl HeadRewired {
             })
             .collect();
         let graph = Graph::from_succs(succs);
-        let topological = topological_order(&graph)
+        let topological: Vec<Block> = topological_order(&graph)
             .into_iter()
             .map(Block::from_u32)
             .collect();
-        HeadRewired { graph, topological }
+        let mut position = vec![0; graph.len()];
+        for (at, b) in topological.iter().enumerate() {
+            position[b.as_u32() as usize] = at as u32;
+        }
+        HeadRewired {
+            graph,
+            topological,
+            position,
+        }
     }
 
     /// The graph (node `i` is `Block(i)`).
@@ -65,6 +75,12 @@ impl HeadRewired {
     /// reducible CFG's `G⋆`) the blocks on or after the cycle follow by arena index.
     pub fn topological(&self) -> &[Block] {
         &self.topological
+    }
+
+    /// Where each block stands in [`HeadRewired::topological`] (node `i` is
+    /// `Block(i)`).
+    pub fn positions(&self) -> &[u32] {
+        &self.position
     }
 }
 

@@ -31,11 +31,24 @@
 //!   successors: threads taking either case reach the same block together.
 //!
 //! The listings assume a reducible CFG; irreducible bodies have no [`CfgFacts`].
+//!
+//! ## Where the traversal may stop
+//! [`local_joins`] is Listing 4 as printed: it visits the rest of `ParentLoop`'s
+//! interval and returns the whole `DomMap`. [`global_joins`] asks only for the
+//! joins and exits, and at the top level (`ParentLoop` = ε) it stops as soon as
+//! the outcome is settled: when every block ahead that has a `DomMap` entry
+//! carries the same definition `d`, and no loop begun behind is still open (no
+//! back edge can reach a visited block). From there on only `d` is pushed, to
+//! blocks that hold `d` or nothing, so no further block becomes a join; ε has no
+//! exits to reach. A diamond then costs its own blocks, not the rest of the CFG,
+//! and the analysis of a long chain of branches stays linear. The exhaustive
+//! checks of `proofs/tests/control_divergence.rs` run on [`global_joins`].
 
 use crate::facts::CfgFacts;
 use crate::loops::LoopId;
 use crate::tables::BlockMap;
 use pllvm_semantics::ir::Block;
+use std::collections::HashMap;
 
 /// A `DomMap` entry (Listing 4): `⊥` is represented by absence.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -122,27 +135,39 @@ pub struct LocalJoins {
     pub dom_map: BlockMap<Option<Def>>,
 }
 
-/// The state `PushDef` updates (the data of Listings 4-5).
+/// The state `PushDef` updates (the data of Listings 4-5). `DomMap` is sparse:
+/// a traversal touches only the blocks it reaches.
 struct State<'a> {
     facts: &'a CfgFacts,
     parent_loop: Option<LoopId>,
-    dom_map: BlockMap<Option<Def>>,
+    dom_map: HashMap<Block, Def>,
     sync: Vec<Block>,
     reached_exits: Vec<Block>,
+    /// The index position the traversal has visited up to.
+    visited: u32,
+    /// Per definition, how many blocks ahead of `visited` carry it.
+    ahead: HashMap<Def, usize>,
 }
 
 impl State<'_> {
     /// `PushDef(b, d)` (Listing 5): control reaches `b` along an edge carrying `d`.
     fn push_def(&mut self, b: Block, d: Def) {
-        let previous = self.dom_map[b];
-        match previous {
+        let previous = self.dom_map.get(&b).copied();
+        let next = match previous {
             Some(other) if other != d => {
                 if !self.sync.contains(&b) {
                     self.sync.push(b);
                 }
-                self.dom_map[b] = Some(Def::Block(b));
+                Def::Block(b)
             }
-            _ => self.dom_map[b] = Some(d),
+            _ => d,
+        };
+        self.dom_map.insert(b, next);
+        if self.facts.index.index(b) > self.visited && previous != Some(next) {
+            if let Some(old) = previous {
+                self.leave_ahead(old);
+            }
+            *self.ahead.entry(next).or_insert(0) += 1;
         }
         let in_parent = self
             .parent_loop
@@ -151,6 +176,46 @@ impl State<'_> {
             self.reached_exits.push(b);
         }
     }
+
+    /// One block carrying `d` is no longer ahead of the traversal.
+    fn leave_ahead(&mut self, d: Def) {
+        if let Some(count) = self.ahead.get_mut(&d) {
+            *count -= 1;
+            if *count == 0 {
+                self.ahead.remove(&d);
+            }
+        }
+    }
+
+    /// Whether the rest of a top-level traversal after `position` can change
+    /// nothing but `DomMap` entries (see the module documentation).
+    fn settled(&self, position: usize) -> bool {
+        if self.parent_loop.is_some() || self.ahead.len() > 1 {
+            return false;
+        }
+        let Some(&next) = self.facts.index.order().get(position + 1) else {
+            return true;
+        };
+        // A loop around `next` that begins before it is still open.
+        let loops = &self.facts.loops;
+        let mut around = loops.loop_of(next);
+        while let Some(l) = around {
+            if loops.header(l) != next {
+                return self.ahead.is_empty();
+            }
+            around = loops.parent(l);
+        }
+        true
+    }
+}
+
+/// How far [`traverse`] goes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Extent {
+    /// The whole interval (Listing 4 as printed, the complete `DomMap`).
+    Interval,
+    /// Until the joins and exits are settled (see the module documentation).
+    UntilSettled,
 }
 
 /// `local_joins` (Listing 4): sync dependences of `node` reachable without a back
@@ -161,12 +226,30 @@ pub fn local_joins(
     node: &PartialNode,
     parent_loop: Option<LoopId>,
 ) -> LocalJoins {
+    let (state, local) = traverse(facts, node, parent_loop, Extent::Interval);
+    let mut dom_map = BlockMap::filled(facts.cfg.len(), None);
+    for (&b, &d) in &state.dom_map {
+        dom_map[b] = Some(d);
+    }
+    LocalJoins { dom_map, ..local }
+}
+
+/// Listing 4's traversal to `extent`: the state it leaves and the result without
+/// its `DomMap` (left empty).
+fn traverse<'a>(
+    facts: &'a CfgFacts,
+    node: &PartialNode,
+    parent_loop: Option<LoopId>,
+    extent: Extent,
+) -> (State<'a>, LocalJoins) {
     let mut state = State {
         facts,
         parent_loop,
-        dom_map: BlockMap::filled(facts.cfg.len(), None),
+        dom_map: HashMap::new(),
         sync: Vec::new(),
         reached_exits: Vec::new(),
+        visited: node.last_index,
+        ahead: HashMap::new(),
     };
     // Initialize DomMap (lines 3-8).
     for &s in &node.div_succs {
@@ -186,24 +269,35 @@ pub fn local_joins(
     let order = facts.index.order();
     for position in (node.last_index as usize + 1)..=(end as usize) {
         let Some(&b) = order.get(position) else { break };
-        let Some(d) = state.dom_map[b] else { continue };
-        for &s in facts.cfg.succs(b) {
-            state.push_def(s, d);
+        state.visited = position as u32;
+        if let Some(d) = state.dom_map.get(&b).copied() {
+            state.leave_ahead(d);
+            for &s in facts.cfg.succs(b) {
+                state.push_def(s, d);
+            }
+        }
+        if extent == Extent::UntilSettled && state.settled(position) {
+            break;
         }
     }
-    let (div_loop, div_loop_exits) =
-        local_exits(facts, parent_loop, &state.dom_map, &state.reached_exits);
-    let mut sync = state.sync;
+    let (div_loop, div_loop_exits) = local_exits(
+        facts,
+        parent_loop,
+        |b| state.dom_map.get(&b).copied(),
+        &state.reached_exits,
+    );
+    let mut sync = state.sync.clone();
     sync.sort_unstable();
-    let mut reached_exits = state.reached_exits;
+    let mut reached_exits = state.reached_exits.clone();
     reached_exits.sort_unstable();
-    LocalJoins {
+    let local = LocalJoins {
         sync,
         div_loop_exits,
         div_loop,
         reached_exits,
-        dom_map: state.dom_map,
-    }
+        dom_map: BlockMap::filled(0, None),
+    };
+    (state, local)
 }
 
 /// `local_exits` (Listing 6): the reached exits of `parent_loop` whose `DomMap`
@@ -211,7 +305,7 @@ pub fn local_joins(
 pub fn local_exits(
     facts: &CfgFacts,
     parent_loop: Option<LoopId>,
-    dom_map: &BlockMap<Option<Def>>,
+    dom_map: impl Fn(Block) -> Option<Def>,
     reached_exits: &[Block],
 ) -> (Option<LoopId>, Vec<Block>) {
     let Some(parent) = parent_loop else {
@@ -223,11 +317,11 @@ pub fn local_exits(
     chain.reverse();
     let mut depth = 0usize;
     let mut div_loop_exits = Vec::new();
-    let header_def = dom_map[facts.loops.header(parent)];
+    let header_def = dom_map(facts.loops.header(parent));
     let mut reached: Vec<Block> = reached_exits.to_vec();
     reached.sort_unstable_by_key(|&e| facts.index.index(e));
     for e in reached {
-        if dom_map[e] != header_def {
+        if dom_map(e) != header_def {
             div_loop_exits.push(e);
             // Descend from ε towards the node while the exit stays inside.
             while depth < chain.len() && (depth == 0 || facts.loops.contains(chain[depth - 1], e)) {
@@ -260,7 +354,7 @@ pub fn global_joins(facts: &CfgFacts, split: Block, div_succs: &[Block]) -> Join
     let mut parent_loop = facts.loops.loop_of(split);
     // Each round is one invocation of Listing 7; the recursion is a tail call.
     loop {
-        let local = local_joins(facts, &node, parent_loop);
+        let (_, local) = traverse(facts, &node, parent_loop, Extent::UntilSettled);
         joins.sync.extend(&local.sync);
         joins.temporal.extend(&local.div_loop_exits);
         let Some(div_loop) = local.div_loop else {

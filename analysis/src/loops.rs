@@ -132,13 +132,13 @@ impl LoopInfo {
         let mut loops: Vec<LoopData> = Vec::new();
         let mut innermost: Vec<Option<LoopId>> = vec![None; len];
         let mut stamp: Vec<u32> = vec![u32::MAX; len];
+        let mut latches_of: Vec<Vec<Block>> = vec![Vec::new(); len];
+        for &(x, y) in &back_edges {
+            latches_of[y.as_u32() as usize].push(x);
+        }
         for &header in &headers {
             let id = loops.len() as u32;
-            let mut latches: Vec<Block> = back_edges
-                .iter()
-                .filter(|&&(_, y)| y == header)
-                .map(|&(x, _)| x)
-                .collect();
+            let mut latches = std::mem::take(&mut latches_of[header.as_u32() as usize]);
             by_rpo(&mut latches);
             // Natural loop: walk predecessors back from the latches, stopping at the
             // header; unreachable predecessors are not part of any loop.

@@ -35,7 +35,8 @@ use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{
     Block, BlockData, Body, Inst, InstData, InstKind, Terminator, Value, ValueData, ValueDef,
 };
-use std::collections::{BTreeMap, BTreeSet};
+use pllvm_semantics::names::Namespace;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// What [`normalize`] changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -64,6 +65,7 @@ pub fn normalize(body: &mut Body) -> Result<NormalizeStats, Irreducible> {
 pub fn insert_preheaders(body: &mut Body) -> Result<usize, Irreducible> {
     let loops = LoopInfo::compute(body)?;
     let cfg = Cfg::new(body);
+    let mut names = Names::of(body);
     let mut inserted = 0;
     for l in loops.loops() {
         let header = loops.header(l);
@@ -83,8 +85,15 @@ pub fn insert_preheaders(body: &mut Body) -> Result<usize, Irreducible> {
         if dedicated || outside.is_empty() {
             continue;
         }
-        let name = fresh_block_name(body, &format!("{}.preheader", body.blocks[header].name));
-        funnel(body, header, &outside, &name, Placement::Before(header));
+        let name = names.block(&format!("{}.preheader", body.blocks[header].name));
+        funnel(
+            body,
+            &mut names,
+            header,
+            &outside,
+            &name,
+            Placement::Before(header),
+        );
         inserted += 1;
     }
     Ok(inserted)
@@ -93,6 +102,7 @@ pub fn insert_preheaders(body: &mut Body) -> Result<usize, Irreducible> {
 /// Gives every loop a unique latch; returns how many latches were inserted.
 pub fn unify_latches(body: &mut Body) -> Result<usize, Irreducible> {
     let loops = LoopInfo::compute(body)?;
+    let mut names = Names::of(body);
     let mut inserted = 0;
     for l in loops.loops() {
         if loops.latches(l).len() < 2 {
@@ -101,8 +111,15 @@ pub fn unify_latches(body: &mut Body) -> Result<usize, Irreducible> {
         let header = loops.header(l);
         let latches: BTreeSet<Block> = loops.latches(l).iter().copied().collect();
         let last = *loops.latches(l).last().unwrap_or(&header);
-        let name = fresh_block_name(body, &format!("{}.latch", body.blocks[header].name));
-        funnel(body, header, &latches, &name, Placement::After(last));
+        let name = names.block(&format!("{}.latch", body.blocks[header].name));
+        funnel(
+            body,
+            &mut names,
+            header,
+            &latches,
+            &name,
+            Placement::After(last),
+        );
         inserted += 1;
     }
     Ok(inserted)
@@ -127,21 +144,35 @@ pub fn dedicate_exits(body: &mut Body) -> Result<usize, Irreducible> {
             }
         }
     }
+    let mut names = Names::of(body);
     for &(a, e) in &edges {
-        let name = fresh_block_name(
+        let name = names.block(&format!(
+            "{}.{}.exit",
+            body.blocks[a].name, body.blocks[e].name
+        ));
+        funnel(
             body,
-            &format!("{}.{}.exit", body.blocks[a].name, body.blocks[e].name),
+            &mut names,
+            e,
+            &BTreeSet::from([a]),
+            &name,
+            Placement::After(a),
         );
-        funnel(body, e, &BTreeSet::from([a]), &name, Placement::After(a));
     }
     Ok(edges.len())
 }
 
 /// Puts the body in Loop-Closed SSA form; returns how many phis were inserted.
+///
+/// The uses of every value are indexed once ([`UseIndex`]) and the index follows
+/// each rewrite, so a value's outside uses cost its own uses, not a scan of the
+/// body: the pass stays linear on long chains of loops.
 pub fn lcssa(body: &mut Body) -> Result<usize, Irreducible> {
     let loops = LoopInfo::compute(body)?;
     let cfg = Cfg::new(body);
     let dom = cfg.dominators();
+    let mut names = Names::of(body);
+    let mut index = UseIndex::of(body, &cfg);
     let mut inserted = 0;
     // Innermost loops first: their exit phis are then values of the outer loops.
     let order: Vec<_> = loops.loops().collect();
@@ -161,7 +192,7 @@ pub fn lcssa(body: &mut Body) -> Result<usize, Irreducible> {
             })
             .collect();
         for (value, def_block) in defined {
-            let uses = outside_uses(body, &cfg, value, &in_loop);
+            let uses = index.outside(body, value, &in_loop);
             if uses.is_empty() {
                 continue;
             }
@@ -180,13 +211,14 @@ pub fn lcssa(body: &mut Body) -> Result<usize, Irreducible> {
                 if !cfg.reachable(at) || !dom.dominates(def_block, at) {
                     continue;
                 }
-                let v = repair.read(body, &cfg, &in_loop, at);
+                let v = repair.read(body, &cfg, &mut names, &mut index, &in_loop, at);
                 replacements.push((u, v));
             }
             for (u, v) in replacements {
                 apply_use(body, u, value, v);
+                index.moved(u, value, v);
             }
-            inserted += repair.finish(body);
+            inserted += repair.finish(body, &mut index);
         }
     }
     Ok(inserted)
@@ -207,6 +239,7 @@ enum Placement {
 /// all redirected arms agree).
 fn funnel(
     body: &mut Body,
+    names: &mut Names,
     target: Block,
     sources: &BTreeSet<Block>,
     name: &str,
@@ -242,7 +275,7 @@ fn funnel(
             first
         } else {
             let phi_name = format!("{name}.{}", value_stem(body, body.insts[phi].result));
-            new_phi(body, new_block, ty, moved, &phi_name)
+            new_phi(body, names, new_block, ty, moved, &phi_name)
         };
         if let InstKind::Phi { incoming, .. } = &mut body.insts[phi].kind {
             *incoming = kept;
@@ -280,6 +313,7 @@ fn retarget(term: &mut Terminator, from: Block, to: Block) {
 /// Adds `phi ty incoming` at the end of the phis of `block` as `%name` (made unique).
 fn new_phi(
     body: &mut Body,
+    names: &mut Names,
     block: Block,
     ty: pllvm_semantics::types::Ty,
     incoming: Vec<(Value, Block)>,
@@ -288,7 +322,7 @@ fn new_phi(
     let inst: Inst = body.insts.next_key();
     let value = body.values.push(ValueData {
         ty,
-        name: Some(fresh_value_name(body, name)),
+        name: Some(names.value(name)),
         def: ValueDef::Inst(inst),
     });
     body.insts.push(InstData {
@@ -311,26 +345,30 @@ fn value_stem(body: &Body, value: Option<Value>) -> String {
         .unwrap_or_else(|| "v".to_string())
 }
 
-/// `stem`, or `stem.N` for the first N that no block uses.
-fn fresh_block_name(body: &Body, stem: &str) -> String {
-    let taken = |n: &str| body.blocks.values().any(|b| b.name == n);
-    fresh(stem, taken)
+/// The block and value names of a body, for fresh names in one pass over it
+/// (a lookup per new name, not a scan of the body).
+struct Names {
+    blocks: Namespace,
+    values: Namespace,
 }
 
-/// `stem`, or `stem.N` for the first N that no value uses.
-fn fresh_value_name(body: &Body, stem: &str) -> String {
-    let taken = |n: &str| body.values.values().any(|v| v.name.as_deref() == Some(n));
-    fresh(stem, taken)
-}
-
-fn fresh(stem: &str, taken: impl Fn(&str) -> bool) -> String {
-    if !taken(stem) {
-        return stem.to_string();
+impl Names {
+    fn of(body: &Body) -> Names {
+        Names {
+            blocks: Namespace::blocks_of(body),
+            values: Namespace::values_of(body),
+        }
     }
-    (1u32..)
-        .map(|n| format!("{stem}.{n}"))
-        .find(|n| !taken(n))
-        .unwrap_or_else(|| stem.to_string())
+
+    /// `stem`, or `stem.N` for the first N that no block uses; now taken.
+    fn block(&mut self, stem: &str) -> String {
+        self.blocks.take(stem)
+    }
+
+    /// `stem`, or `stem.N` for the first N that no value uses; now taken.
+    fn value(&mut self, stem: &str) -> String {
+        self.values.take(stem)
+    }
 }
 
 /// A use of a value outside its loop.
@@ -343,40 +381,110 @@ enum Use {
     PhiArm(Block, Inst, Block),
 }
 
-/// The uses of `value` in reachable blocks outside the loop, except phi arms from
-/// inside the loop (already loop-closed) and shadow operands (see the module doc).
-fn outside_uses(
-    body: &Body,
-    cfg: &Cfg,
-    value: Value,
-    in_loop: &impl Fn(Block) -> bool,
-) -> Vec<Use> {
-    let mut uses = Vec::new();
-    for &b in &body.layout {
-        if in_loop(b) || !cfg.reachable(b) {
-            continue;
-        }
-        let data = &body.blocks[b];
-        for &phi in &data.phis {
-            if let InstKind::Phi { incoming, .. } = &body.insts[phi].kind {
-                for &(v, pred) in incoming {
-                    if v == value && !in_loop(pred) {
-                        uses.push(Use::PhiArm(b, phi, pred));
+/// Every use of every value in the reachable blocks (phi arms, commands,
+/// predicates and terminators; not shadow operands, see the module doc), kept
+/// current by [`lcssa`] as it rewrites uses and adds and removes phis.
+struct UseIndex {
+    of: HashMap<Value, Vec<Use>>,
+    /// Layout position of each block, for listing uses in layout order.
+    position: HashMap<Block, usize>,
+}
+
+impl UseIndex {
+    fn of(body: &Body, cfg: &Cfg) -> UseIndex {
+        let mut index = UseIndex {
+            of: HashMap::new(),
+            position: body
+                .layout
+                .iter()
+                .enumerate()
+                .map(|(i, &b)| (b, i))
+                .collect(),
+        };
+        for &b in &body.layout {
+            if !cfg.reachable(b) {
+                continue;
+            }
+            let data = &body.blocks[b];
+            for &phi in &data.phis {
+                if let InstKind::Phi { incoming, .. } = &body.insts[phi].kind {
+                    for &(v, pred) in incoming {
+                        index.add(v, Use::PhiArm(b, phi, pred));
                     }
                 }
             }
-        }
-        if data.predicate == Some(value) || data.term.operands().contains(&value) {
-            uses.push(Use::Start(b, None));
-        }
-        for &i in &data.body {
-            if body.insts[i].kind.operands().contains(&value) {
-                uses.push(Use::Start(b, Some(i)));
+            for v in data.predicate.iter().chain(&data.term.operands()) {
+                index.add(*v, Use::Start(b, None));
+            }
+            for &i in &data.body {
+                for v in body.insts[i].kind.operands() {
+                    index.add(v, Use::Start(b, Some(i)));
+                }
             }
         }
+        index
     }
-    uses.dedup();
-    uses
+
+    fn place(&self, b: Block) -> usize {
+        self.position.get(&b).copied().unwrap_or(usize::MAX)
+    }
+
+    fn add(&mut self, value: Value, u: Use) {
+        let uses = self.of.entry(value).or_default();
+        if !uses.contains(&u) {
+            uses.push(u);
+        }
+    }
+
+    fn remove(&mut self, value: Value, u: Use) {
+        if let Some(uses) = self.of.get_mut(&value) {
+            uses.retain(|&x| x != u);
+        }
+    }
+
+    /// `u` now uses `new` instead of `old`.
+    fn moved(&mut self, u: Use, old: Value, new: Value) {
+        self.remove(old, u);
+        self.add(new, u);
+    }
+
+    /// Every use of `value`, which has none afterwards.
+    fn take(&mut self, value: Value) -> Vec<Use> {
+        self.of.remove(&value).unwrap_or_default()
+    }
+
+    /// The uses of `value` outside the loop, except phi arms from inside the loop
+    /// (already loop-closed), in layout order: per block its phi arms, then its
+    /// predicate and terminator, then its commands.
+    fn outside(&self, body: &Body, value: Value, in_loop: &impl Fn(Block) -> bool) -> Vec<Use> {
+        let mut uses: Vec<Use> = self
+            .of
+            .get(&value)
+            .into_iter()
+            .flatten()
+            .copied()
+            .filter(|&u| match u {
+                Use::Start(b, _) => !in_loop(b),
+                Use::PhiArm(b, _, pred) => !in_loop(b) && !in_loop(pred),
+            })
+            .collect();
+        let at = |list: &[Inst], i: Inst| list.iter().position(|&x| x == i).unwrap_or(usize::MAX);
+        uses.sort_by_key(|&u| match u {
+            Use::PhiArm(b, phi, pred) => {
+                let data = &body.blocks[b];
+                let arm = match &body.insts[phi].kind {
+                    InstKind::Phi { incoming, .. } => {
+                        incoming.iter().position(|&(_, p)| p == pred).unwrap_or(0)
+                    }
+                    _ => 0,
+                };
+                (self.place(b), 0, at(&data.phis, phi), arm)
+            }
+            Use::Start(b, None) => (self.place(b), 1, 0, 0),
+            Use::Start(b, Some(i)) => (self.place(b), 2, at(&body.blocks[b].body, i), 0),
+        });
+        uses
+    }
 }
 
 /// Replaces `old` by `new` at one use.
@@ -476,6 +584,8 @@ impl Repair {
         &mut self,
         body: &mut Body,
         cfg: &Cfg,
+        names: &mut Names,
+        index: &mut UseIndex,
         in_loop: &impl Fn(Block) -> bool,
         block: Block,
     ) -> Value {
@@ -488,27 +598,32 @@ impl Repair {
         let preds: Vec<Block> = cfg.preds(block).to_vec();
         let is_exit = self.exits.contains(&block);
         if !is_exit && let [only] = preds.as_slice() {
-            let v = self.read(body, cfg, in_loop, *only);
+            let v = self.read(body, cfg, names, index, in_loop, *only);
             self.memo.insert(block, v);
             return v;
         }
         // A phi first (so cycles outside the loop find it), then its arms.
         let ty = body.values[self.value].ty;
         let stem = format!("{}.lcssa", value_stem(body, Some(self.value)));
-        let phi = new_phi(body, block, ty, Vec::new(), &stem);
+        let phi = new_phi(body, names, block, ty, Vec::new(), &stem);
         self.memo.insert(block, phi);
         self.created.push((block, phi, is_exit));
         let mut arms = Vec::new();
         let mut seen = BTreeSet::new();
         for p in preds {
             if seen.insert(p) {
-                let v = self.read(body, cfg, in_loop, p);
+                let v = self.read(body, cfg, names, index, in_loop, p);
                 arms.push((v, p));
             }
         }
         if let Some(ValueDef::Inst(inst)) = body.values.get(phi).map(|d| d.def.clone())
             && let InstKind::Phi { incoming, .. } = &mut body.insts[inst].kind
         {
+            if cfg.reachable(block) {
+                for &(v, p) in &arms {
+                    index.add(v, Use::PhiArm(block, inst, p));
+                }
+            }
             *incoming = arms;
         }
         phi
@@ -517,7 +632,7 @@ impl Repair {
     /// Removes trivial join phis (every arm the phi itself or one other value),
     /// which the on-demand construction may create; exit phis stay. Returns how
     /// many phis remain.
-    fn finish(self, body: &mut Body) -> usize {
+    fn finish(self, body: &mut Body, index: &mut UseIndex) -> usize {
         let mut live: Vec<(Block, Value, bool)> = self.created;
         loop {
             let trivial = live
@@ -528,9 +643,19 @@ impl Repair {
             let Some(replacement) = trivial_operand(body, phi) else {
                 break;
             };
-            replace_everywhere(body, phi, replacement);
             if let ValueDef::Inst(inst) = body.values[phi].def {
+                if let InstKind::Phi { incoming, .. } = &body.insts[inst].kind {
+                    for &(v, p) in incoming {
+                        index.remove(v, Use::PhiArm(block, inst, p));
+                    }
+                }
                 body.blocks[block].phis.retain(|&i| i != inst);
+            }
+            // A created phi is used only where lcssa put it (never as a shadow
+            // operand), all of which the index holds.
+            for u in index.take(phi) {
+                apply_use(body, u, phi, replacement);
+                index.add(replacement, u);
             }
         }
         live.len()
@@ -550,43 +675,12 @@ fn trivial_operand(body: &Body, phi: Value) -> Option<Value> {
     others.all(|v| v == first).then_some(first)
 }
 
-/// Replaces every use of `old` (operands, phi arms, shadows, predicates,
-/// terminators) by `new`.
-fn replace_everywhere(body: &mut Body, old: Value, new: Value) {
-    let blocks: Vec<Block> = body.layout.clone();
-    for b in blocks {
-        let insts: Vec<Inst> = body.blocks[b]
-            .phis
-            .iter()
-            .chain(&body.blocks[b].body)
-            .copied()
-            .collect();
-        for inst in insts {
-            match &mut body.insts[inst].kind {
-                InstKind::Phi {
-                    incoming, shadow, ..
-                } => {
-                    for (v, _) in incoming.iter_mut() {
-                        if *v == old {
-                            *v = new;
-                        }
-                    }
-                    if *shadow == Some(old) {
-                        *shadow = Some(new);
-                    }
-                }
-                kind => replace_operands(kind, old, new),
-            }
-        }
-        apply_use(body, Use::Start(b, None), old, new);
-    }
-}
-
 /// The normal-form violations of `body` (empty when [`normalize`] has nothing to
 /// do), one message per violation.
 pub fn violations(body: &Body) -> Result<Vec<String>, Irreducible> {
     let loops = LoopInfo::compute(body)?;
     let cfg = Cfg::new(body);
+    let index = UseIndex::of(body, &cfg);
     let name = |b: Block| body.blocks[b].name.clone();
     let mut found = Vec::new();
     for l in loops.loops() {
@@ -614,7 +708,7 @@ pub fn violations(body: &Body) -> Result<Vec<String>, Irreducible> {
                 let Some(v) = body.insts[i].result else {
                     continue;
                 };
-                if !outside_uses(body, &cfg, v, &|x| loops.contains(l, x)).is_empty() {
+                if !index.outside(body, v, &|x| loops.contains(l, x)).is_empty() {
                     found.push(format!(
                         "%{} is used outside loop %{} not through an exit phi (LCSSA)",
                         value_stem(body, Some(v)),

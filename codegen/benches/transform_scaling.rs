@@ -10,7 +10,8 @@
 //! for 10x blocks).
 //!
 //! Run: `cargo bench -p pllvm-codegen --bench transform_scaling` (add a size, e.g.
-//! `-- 30000`, to run one size only).
+//! `-- 30000`, to run one size only, and a route, e.g. `-- 30000 dlt,pl`, to run
+//! one route only).
 
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
 use pllvm_semantics::text::parse_module;
@@ -77,6 +78,11 @@ fn main() {
             given
         }
     };
+    let routes: Vec<&str> = std::env::args()
+        .skip(1)
+        .filter(|a| ROUTES.iter().any(|(r, _)| r == a))
+        .map(|a| ROUTES.iter().find(|(r, _)| *r == a).map_or("", |(r, _)| *r))
+        .collect();
     let options = Options {
         uniform_args: vec!["u".into(), "n".into()],
         ..Options::default()
@@ -85,6 +91,9 @@ fn main() {
     println!("| --- | --- | --- | --- | --- |");
     let mut failed = false;
     for (route, passes) in ROUTES {
+        if !routes.is_empty() && !routes.contains(&route) {
+            continue;
+        }
         let mut last: Option<(usize, f64)> = None;
         for &size in &sizes {
             let text = program(size);

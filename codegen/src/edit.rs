@@ -16,6 +16,7 @@ use pllvm_semantics::ir::{
     BinOp, Block, BlockData, Body, ConstData, FuncId, FunctionData, ICmpPred, Inst, InstData,
     InstKind, IntFlags, Module, Param, Terminator, Value, ValueData, ValueDef,
 };
+use pllvm_semantics::names::Namespace;
 use pllvm_semantics::types::{Ty, TypeTable};
 use std::collections::{HashMap, HashSet};
 
@@ -24,14 +25,8 @@ pub struct Editor {
     module: Module,
     func: FuncId,
     body: Body,
-    block_names: HashSet<String>,
-    value_names: HashSet<String>,
-    /// Per block-name stem, the last suffix `fresh` handed out (names are never given back,
-    /// so the search for the next free `stem.N` resumes there: naming stays O(1)
-    /// when one stem is used thousands of times).
-    block_suffixes: HashMap<String, u64>,
-    /// The same for value names.
-    value_suffixes: HashMap<String, u64>,
+    block_names: Namespace,
+    value_names: Namespace,
     before: HashMap<Block, Vec<Block>>,
     after: HashMap<Block, Vec<Block>>,
     at_end: Vec<Block>,
@@ -42,20 +37,14 @@ impl Editor {
     pub fn new(module: &Module, func: FuncId) -> Editor {
         let mut module = module.clone();
         let body = module.functions[func].body.take().unwrap_or_default();
-        let block_names = body.blocks.values().map(|b| b.name.clone()).collect();
-        let value_names = body
-            .values
-            .values()
-            .filter_map(|v| v.name.clone())
-            .collect();
+        let block_names = Namespace::blocks_of(&body);
+        let value_names = Namespace::values_of(&body);
         Editor {
             module,
             func,
             body,
             block_names,
             value_names,
-            block_suffixes: HashMap::new(),
-            value_suffixes: HashMap::new(),
             before: HashMap::new(),
             after: HashMap::new(),
             at_end: Vec::new(),
@@ -149,16 +138,20 @@ impl Editor {
 
     /// `stem`, or `stem.N` for the first N no block is called yet; reserved.
     pub fn fresh_block_name(&mut self, stem: &str) -> String {
-        let name = fresh(stem, &self.block_names, &mut self.block_suffixes);
-        self.block_names.insert(name.clone());
-        name
+        self.block_names.take(stem)
+    }
+
+    /// A new, empty block called `prefixN` for the first N no block is called yet
+    /// (the poster's `FLOW0`, `FLOW1`, ...), ending in `term`; placed as
+    /// [`Editor::new_block`]'s blocks are.
+    pub fn new_numbered_block(&mut self, prefix: &str, term: Terminator) -> Block {
+        let name = self.block_names.take_numbered(prefix);
+        self.push_block(name, term)
     }
 
     /// `stem`, or `stem.N` for the first N no value is called yet; reserved.
     pub fn fresh_value_name(&mut self, stem: &str) -> String {
-        let name = fresh(stem, &self.value_names, &mut self.value_suffixes);
-        self.value_names.insert(name.clone());
-        name
+        self.value_names.take(stem)
     }
 
     /// A new, empty block called `stem` (made unique) ending in `term`; it is not in
@@ -166,6 +159,10 @@ impl Editor {
     /// or [`Editor::place_at_end`].
     pub fn new_block(&mut self, stem: &str, term: Terminator) -> Block {
         let name = self.fresh_block_name(stem);
+        self.push_block(name, term)
+    }
+
+    fn push_block(&mut self, name: String, term: Terminator) -> Block {
         self.body.blocks.push(BlockData {
             name,
             predicate: None,
@@ -635,17 +632,4 @@ pub fn retarget(term: &mut Terminator, from: Block, to: Block) {
         }
         Terminator::Ret(_) | Terminator::Unreachable => {}
     }
-}
-
-fn fresh(stem: &str, taken: &HashSet<String>, suffixes: &mut HashMap<String, u64>) -> String {
-    if !taken.contains(stem) {
-        return stem.to_string();
-    }
-    let start = suffixes.get(stem).map_or(1, |&n| n + 1);
-    let (n, name) = (start..)
-        .map(|n| (n, format!("{stem}.{n}")))
-        .find(|(_, name)| !taken.contains(name))
-        .unwrap_or((start, stem.to_string()));
-    suffixes.insert(stem.to_string(), n);
-    name
 }

@@ -29,6 +29,7 @@ pub mod entity;
 pub mod ir;
 pub mod kernels;
 pub mod memory;
+pub mod names;
 pub mod ops;
 pub mod rules;
 pub mod text;

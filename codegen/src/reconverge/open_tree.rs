@@ -304,8 +304,7 @@ impl OpenTree {
     /// Step 1's rerouting: a new flow block takes every open edge of `region`
     /// and is visited at once.
     fn reroute(&mut self, ed: &mut Editor, region: &[Block]) {
-        let name = fresh_flow_name(ed);
-        let flow = ed.new_block(&name, Terminator::Unreachable);
+        let flow = ed.new_numbered_block("flow", Terminator::Unreachable);
         let yes = ed.const_bool(true);
         let no = ed.const_bool(false);
         // (predecessor of the flow block, target, lanes-heading-there condition)
@@ -726,15 +725,6 @@ impl OpenTree {
         }
         Ok(())
     }
-}
-
-/// `flowN` for the first N no block is called yet (the poster's `FLOW0`).
-fn fresh_flow_name(ed: &Editor) -> String {
-    let taken: HashSet<&str> = ed.body().blocks.values().map(|b| b.name.as_str()).collect();
-    (0u64..)
-        .map(|n| format!("flow{n}"))
-        .find(|n| !taken.contains(n.as_str()))
-        .unwrap_or_else(|| "flow".to_string())
 }
 
 #[cfg(test)]
