@@ -26,6 +26,10 @@
 //! shared contract of the native routes (`docs/native.md`). Submodules: [`repr`]
 //! (scalar or vector, from the divergence analysis), [`function`] (the emitter of
 //! one chunk function).
+#![allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "[RULE] names the thesis's rules, not items"
+)]
 
 pub mod function;
 pub mod repr;
@@ -51,7 +55,8 @@ pub enum VectorTarget {
 
 impl VectorTarget {
     /// Every target.
-    pub const ALL: [VectorTarget; 3] = [VectorTarget::Avx2, VectorTarget::Avx512, VectorTarget::Neon];
+    pub const ALL: [VectorTarget; 3] =
+        [VectorTarget::Avx2, VectorTarget::Avx512, VectorTarget::Neon];
 
     /// The name `--target` takes.
     pub fn name(self) -> &'static str {
@@ -195,7 +200,10 @@ impl Declarations {
 /// `@pllvm_chunk_<name>` per kernel, the table `@pllvm_kernels` and
 /// `@pllvm_kernel_count` (the native ABI, `docs/native.md`). The module defines no
 /// global of the programs: they come in through the chunk's `globals` argument.
-pub fn widen_batch(kernels: &[Kernel<'_>], options: &WidenOptions) -> Result<String, TransformError> {
+pub fn widen_batch(
+    kernels: &[Kernel<'_>],
+    options: &WidenOptions,
+) -> Result<String, TransformError> {
     let width = options.width();
     let mut decls = Declarations::default();
     let mut functions = String::new();
@@ -209,7 +217,10 @@ pub fn widen_batch(kernels: &[Kernel<'_>], options: &WidenOptions) -> Result<Str
             ));
         }
         if kernel.name.is_empty()
-            || !kernel.name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+            || !kernel
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
         {
             return Err(TransformError::new(
                 PASS,
@@ -243,7 +254,8 @@ pub fn widen_batch(kernels: &[Kernel<'_>], options: &WidenOptions) -> Result<Str
             InitShapes::with_uniform(data, &options.uniform_args)
                 .ok()
                 .and_then(|init| {
-                    uniformity::analyze(kernel.module, kernel.function, AnalysisKind::Sa, &init).ok()
+                    uniformity::analyze(kernel.module, kernel.function, AnalysisKind::Sa, &init)
+                        .ok()
                 })
                 .map(|sa| sa.strides)
                 .unwrap_or_default()
@@ -313,6 +325,10 @@ fn assemble(
         kernels.len(),
         entries.join(", ")
     );
-    let _ = writeln!(out, "@pllvm_kernel_count = constant i64 {}, align 8", kernels.len());
+    let _ = writeln!(
+        out,
+        "@pllvm_kernel_count = constant i64 {}, align 8",
+        kernels.len()
+    );
     out
 }

@@ -12,9 +12,9 @@
 //! test, naming the apt package; AVX-512 code runs only where the CPU has it and
 //! is otherwise compiled only, saying so.
 
+use pllvm_codegen::Kernel;
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
 use pllvm_codegen::widen::{MaskRepr, VectorTarget, WidenOptions, widen_batch};
-use pllvm_codegen::Kernel;
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_semantics::ir::{ConstData, GlobalInit, Module};
@@ -99,7 +99,9 @@ fn has_avx512() -> bool {
 }
 
 fn run(cmd: &mut Command, what: &str) -> String {
-    let out = cmd.output().unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("{what}: cannot start: {e}"));
     assert!(
         out.status.success(),
         "{what} failed ({}):\n{}\n{}",
@@ -126,15 +128,22 @@ fn parse(src: &str) -> Module {
 }
 
 fn corpus(name: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/kernels").join(name);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../corpus/kernels")
+        .join(name);
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// The module after `--pass dlt,boscc,pl`.
 fn transformed(m: &Module) -> Module {
     let func = m.first_definition().expect("a function");
-    let stages = run_passes(m, func, &[Pass::Dlt, Pass::Boscc, Pass::Pl], &Options::default())
-        .unwrap_or_else(|e| panic!("transform: {e}"));
+    let stages = run_passes(
+        m,
+        func,
+        &[Pass::Dlt, Pass::Boscc, Pass::Pl],
+        &Options::default(),
+    )
+    .unwrap_or_else(|e| panic!("transform: {e}"));
     stages.into_iter().last().expect("a stage").module
 }
 
@@ -219,7 +228,11 @@ fn driver(module: &Module, args: &[Vec<Arg>], n: usize) -> String {
     ));
     for (k, param) in data.params.iter().enumerate() {
         for (t, a) in args[k].iter().enumerate() {
-            c.push_str(&format!("  args[{}] = {};\n", k * n + t, a.c_word(types.get(param.ty))));
+            c.push_str(&format!(
+                "  args[{}] = {};\n",
+                k * n + t,
+                a.c_word(types.get(param.ty))
+            ));
         }
     }
     c.push_str(&format!(
@@ -269,7 +282,9 @@ fn interpret(module: &Module, args: &[Vec<Arg>], n: usize) -> Expected {
         ..RunConfig::default()
     };
     for (k, param) in data.params.iter().enumerate() {
-        let name = body.value_name(param.value).map_or(k.to_string(), str::to_string);
+        let name = body
+            .value_name(param.value)
+            .map_or(k.to_string(), str::to_string);
         config.args.insert(
             name,
             ArgValue::PerLane(args[k].iter().map(|a| a.interp(module)).collect()),
@@ -277,7 +292,11 @@ fn interpret(module: &Module, args: &[Vec<Arg>], n: usize) -> Expected {
     }
     let mut machine = Machine::new(module, &config).unwrap_or_else(|e| panic!("setup: {e:?}"));
     let outcome = machine.run_to_end().expect("the interpreter runs");
-    assert_eq!(outcome, Outcome::Returned, "the interpreter's run must return");
+    assert_eq!(
+        outcome,
+        Outcome::Returned,
+        "the interpreter's run must return"
+    );
     let ret = machine
         .results()
         .iter()
@@ -319,14 +338,26 @@ fn native(ir: &str, c: &str, target: VectorTarget, tag: &str) -> Option<String> 
     std::fs::write(dir.join("driver.c"), c).expect("write driver");
     let llc = tool("llc-19", "llvm-19");
     let mut cmd = Command::new(llc);
-    cmd.args(["-O2", "-filetype=obj"]).args(target.llc_flags()).arg(&ll).arg("-o").arg(&obj);
-    run(&mut cmd, &format!("llc-19 for {} ({})", target.name(), ll.display()));
+    cmd.args(["-O2", "-filetype=obj"])
+        .args(target.llc_flags())
+        .arg(&ll)
+        .arg("-o")
+        .arg(&obj);
+    run(
+        &mut cmd,
+        &format!("llc-19 for {} ({})", target.name(), ll.display()),
+    );
     let exe = dir.join("prog");
     match target {
         VectorTarget::Neon => {
             let gcc = tool("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu");
             run(
-                Command::new(gcc).args(["-O1", "-static", "-o"]).arg(&exe).arg(dir.join("driver.c")).arg(&obj).arg("-lm"),
+                Command::new(gcc)
+                    .args(["-O1", "-static", "-o"])
+                    .arg(&exe)
+                    .arg(dir.join("driver.c"))
+                    .arg(&obj)
+                    .arg("-lm"),
                 "aarch64-linux-gnu-gcc",
             );
             let qemu = tool("qemu-aarch64", "qemu-user");
@@ -335,11 +366,18 @@ fn native(ir: &str, c: &str, target: VectorTarget, tag: &str) -> Option<String> 
         _ => {
             let gcc = tool("gcc", "gcc");
             run(
-                Command::new(gcc).args(["-O1", "-o"]).arg(&exe).arg(dir.join("driver.c")).arg(&obj).arg("-lm"),
+                Command::new(gcc)
+                    .args(["-O1", "-o"])
+                    .arg(&exe)
+                    .arg(dir.join("driver.c"))
+                    .arg(&obj)
+                    .arg("-lm"),
                 "gcc (link)",
             );
             if target == VectorTarget::Avx512 && !has_avx512() {
-                eprintln!("this CPU has no AVX-512: the AVX-512 code of {tag} was compiled by llc-19 but NOT run");
+                eprintln!(
+                    "this CPU has no AVX-512: the AVX-512 code of {tag} was compiled by llc-19 but NOT run"
+                );
                 return None;
             }
             Some(run(&mut Command::new(&exe), "./prog"))
@@ -356,19 +394,31 @@ fn compare(output: &str, expected: &Expected, tag: &str, ir: &str) {
     assert_eq!(rets.len(), expected.ret.len(), "{tag}: lanes");
     for (lane, (got, want)) in rets.iter().zip(&expected.ret).enumerate() {
         if let Some(want) = want {
-            assert_eq!(got, want, "{tag}: lane {lane} returns {got:#x}, the interpreter {want:#x}\n{ir}");
+            assert_eq!(
+                got, want,
+                "{tag}: lane {lane} returns {got:#x}, the interpreter {want:#x}\n{ir}"
+            );
         }
     }
     let globals: Vec<Vec<u8>> = output
         .lines()
         .filter_map(|l| l.strip_prefix("global"))
-        .map(|l| l.split_whitespace().map(|b| u8::from_str_radix(b, 16).expect("hex")).collect())
+        .map(|l| {
+            l.split_whitespace()
+                .map(|b| u8::from_str_radix(b, 16).expect("hex"))
+                .collect()
+        })
         .collect();
     for (g, cells) in expected.globals.iter().enumerate() {
         for &(at, size, want) in cells {
             let Some(want) = want else { continue };
-            let got = (0..size).fold(0u64, |acc, k| acc | (u64::from(globals[g][at + k]) << (8 * k)));
-            assert_eq!(got, want, "{tag}: global {g} at byte {at}: {got:#x}, the interpreter {want:#x}");
+            let got = (0..size).fold(0u64, |acc, k| {
+                acc | (u64::from(globals[g][at + k]) << (8 * k))
+            });
+            assert_eq!(
+                got, want,
+                "{tag}: global {g} at byte {at}: {got:#x}, the interpreter {want:#x}"
+            );
         }
     }
 }
@@ -376,7 +426,13 @@ fn compare(output: &str, expected: &Expected, tag: &str, ir: &str) {
 /// Widens the transformed `src` for every target (and the given W / mask
 /// choices), compiles, runs and compares with the interpreter on `args` (one
 /// vector per parameter, one value per thread).
-fn check(tag: &str, src: &str, args: &[Vec<Arg>], configs: &[(VectorTarget, Option<usize>, Option<MaskRepr>)]) {
+fn check(
+    tag: &str,
+    src: &str,
+    args: &[Vec<Arg>],
+    configs: &[(VectorTarget, Option<usize>, Option<MaskRepr>)],
+    uniform_args: &[String],
+) {
     let original = parse(src);
     let module = transformed(&original);
     let n = args.first().map_or(1, Vec::len);
@@ -386,9 +442,19 @@ fn check(tag: &str, src: &str, args: &[Vec<Arg>], configs: &[(VectorTarget, Opti
         let mut options = WidenOptions::new(target);
         options.width = width;
         options.mask = mask;
-        let kernel = Kernel { name: tag, module: &module, function: func };
+        options.uniform_args = uniform_args.to_vec();
+        let kernel = Kernel {
+            name: tag,
+            module: &module,
+            function: func,
+        };
         let ir = widen_batch(&[kernel], &options).unwrap_or_else(|e| panic!("{tag}: widen: {e}"));
-        let label = format!("{tag}-{}-w{}-{:?}", target.name(), options.width(), options.mask());
+        let label = format!(
+            "{tag}-{}-w{}-{:?}",
+            target.name(),
+            options.width(),
+            options.mask()
+        );
         let c = driver(&module, args, n);
         if let Some(out) = native(&ir, &c, target, &label) {
             compare(&out, &expected, &label, &ir);
@@ -417,35 +483,54 @@ fn mandelbrot_every_lane_agrees() {
     let cx: Vec<Arg> = (0..n).map(|t| Arg::F32(-2.0 + 0.07 * t as f32)).collect();
     let cy: Vec<Arg> = (0..n).map(|t| Arg::F32(-1.0 + 0.05 * t as f32)).collect();
     let maxit = ints((0..n).map(|_| 64));
-    check("mandelbrot", &corpus("mandelbrot.ll"), &[cx, cy, maxit], &all_targets());
+    check(
+        "mandelbrot",
+        &corpus("mandelbrot.ll"),
+        &[cx, cy, maxit],
+        &all_targets(),
+        &[],
+    );
 }
 
 #[test]
 fn logstar_every_lane_agrees() {
     let n = 21;
-    let x: Vec<Arg> = (0..n).map(|t| Arg::F64(0.3 + 1.9f64.powi(t as i32))).collect();
-    check("logstar", &corpus("logstar.ll"), &[x], &all_targets());
+    let x: Vec<Arg> = (0..n).map(|t| Arg::F64(0.3 + 1.9f64.powi(t))).collect();
+    check("logstar", &corpus("logstar.ll"), &[x], &all_targets(), &[]);
 }
 
 #[test]
 fn safelog_every_lane_agrees_in_one_chunk() {
     // safelog uses @pllvm.any itself: one chunk only (n ≤ W), as the ABI says.
-    let x: Vec<Arg> = [1.0, -2.0, 4.0, 0.0, 9.5, -0.5, 3.0].iter().map(|&v| Arg::F64(v)).collect();
-    check("safelog", &corpus("safelog.ll"), &[x], &all_targets());
+    let x: Vec<Arg> = [1.0, -2.0, 4.0, 0.0, 9.5, -0.5, 3.0]
+        .iter()
+        .map(|&v| Arg::F64(v))
+        .collect();
+    check("safelog", &corpus("safelog.ll"), &[x], &all_targets(), &[]);
 }
 
 #[test]
 fn binary_search_every_lane_agrees() {
-    let src = corpus("xsbench-binary-search.ll");
-    let m = parse(&src);
-    let func = m.first_definition().expect("a function");
-    let params = m.functions[func].params.len();
+    // The table is an external global in the corpus file; here it gets the
+    // contents the file's runs give it.
+    let src = corpus("xsbench-binary-search.ll").replace(
+        "@egrid = external global [8 x double]",
+        "@egrid = global [8 x double] [double 0.0, double 1.0, double 2.0, double 4.0, double 8.0, double 16.0, double 32.0, double 64.0]",
+    );
     let n = 29;
-    let args: Vec<Vec<Arg>> = match params {
-        1 => vec![ints((0..n).map(|t| (t * 7) % 50 - 3))],
-        _ => panic!("xsbench-binary-search.ll has {params} parameters; adapt the test"),
-    };
-    check("bsearch", &src, &args, &all_targets());
+    let size = ints((0..n).map(|_| 8));
+    let quarry: Vec<Arg> = (0..n).map(|t| Arg::F64(-1.5 + 2.5 * t as f64)).collect();
+    let table: Vec<Arg> = (0..n).map(|_| Arg::Global(0, 0)).collect();
+    let args = [size, quarry, table];
+    check("bsearch", &src, &args, &all_targets(), &[]);
+    // With n and A uniform (as the file's `; analyze:` line says): scalar loads.
+    check(
+        "bsearch_uniform",
+        &src,
+        &args,
+        &all_targets(),
+        &["n".into(), "A".into()],
+    );
 }
 
 #[test]
@@ -454,25 +539,34 @@ fn if_cascade_every_lane_agrees() {
     let xi = ints((0..n).map(|t| (t * 5) % 31));
     let ri = ints((0..n).map(|t| t % 3));
     let count = ints((0..n).map(|_| 6));
-    check("nab", &corpus("nab-if-cascade.ll"), &[xi, ri, count], &all_targets());
+    check(
+        "nab",
+        &corpus("nab-if-cascade.ll"),
+        &[xi, ri, count],
+        &all_targets(),
+        &[],
+    );
 }
 
 #[test]
 fn uniform_control_every_lane_agrees() {
-    let src = corpus("uniform-control.ll");
-    let m = parse(&src);
-    let func = m.first_definition().expect("a function");
-    let n = 23;
-    let args: Vec<Vec<Arg>> = m.functions[func]
-        .params
-        .iter()
-        .enumerate()
-        .map(|(k, p)| match m.types.get(p.ty) {
-            TypeData::Int(_) => ints((0..n).map(|t| if k == 0 { t as i64 % 7 } else { 5 })),
-            other => panic!("uniform-control.ll parameter of type {other:?}; adapt the test"),
-        })
-        .collect();
-    check("uniform", &src, &args, &all_targets());
+    // Four threads (the arrays hold four), so one chunk with W - 4 missing lanes;
+    // `@in` gets the contents of the file's runs.
+    let src = corpus("uniform-control.ll").replace(
+        "@in = external local_unnamed_addr global [4 x i32], align 16",
+        "@in = global [4 x i32] [i32 0, i32 1, i32 2, i32 -3], align 16",
+    );
+    for (n_arg, mode) in [(4, 0), (3, 1), (0, 0)] {
+        let args = [ints((0..4).map(|_| n_arg)), ints((0..4).map(|_| mode))];
+        check("uniform", &src, &args, &all_targets(), &[]);
+        check(
+            "uniform_args",
+            &src,
+            &args,
+            &all_targets(),
+            &["n".into(), "mode".into()],
+        );
+    }
 }
 
 /// Lanes that do not run a load or store hold pointers into a PROT_NONE page or
@@ -481,7 +575,7 @@ fn uniform_control_every_lane_agrees() {
 #[test]
 fn inactive_lanes_never_trap() {
     let src = "
-@buf = global [64 x i32] zeroinitializer, align 4
+@buf = global [37 x i32] zeroinitializer, align 4
 
 define i32 @guarded(ptr %p, i32 %k) {
 entry:
@@ -494,6 +588,11 @@ then:
   %tid = call i32 @pllvm.thread_id()
   %q = getelementptr i32, ptr @buf, i32 %tid
   store i32 %k, ptr %q, align 4
+  %tid64 = call i64 @pllvm.thread_id()
+  %q64 = getelementptr i32, ptr @buf, i64 %tid64
+  %old = load i32, ptr %q64, align 4
+  %new = add i32 %old, 1000
+  store i32 %new, ptr %q64, align 4
   br label %end
 end:
   %r = phi i32 [ %v, %then ], [ -1, %entry ]
@@ -501,7 +600,9 @@ end:
 }
 ";
     let n = 37;
-    let k: Vec<i64> = (0..n as i64).map(|t| if t % 3 == 0 { 0 } else { t }).collect();
+    let k: Vec<i64> = (0..n as i64)
+        .map(|t| if t % 3 == 0 { 0 } else { t })
+        .collect();
     let p: Vec<Arg> = (0..n)
         .map(|t| match (k[t], t % 2) {
             (0, 0) => Arg::Guard,
@@ -509,7 +610,7 @@ end:
             _ => Arg::Global(0, 4 * t as u64),
         })
         .collect();
-    check("guard", src, &[p, ints(k)], &all_targets());
+    check("guard", src, &[p, ints(k)], &all_targets(), &[]);
 }
 
 #[test]
@@ -527,7 +628,11 @@ b:
 ";
     let m = parse(src);
     let func = m.first_definition().expect("a function");
-    let kernel = Kernel { name: "f", module: &m, function: func };
+    let kernel = Kernel {
+        name: "f",
+        module: &m,
+        function: func,
+    };
     let err = widen_batch(&[kernel], &WidenOptions::new(VectorTarget::Avx2))
         .expect_err("a divergent branch is refused");
     assert!(err.message.contains("divergent"), "{err}");
@@ -544,8 +649,15 @@ entry:
 ";
     let m = parse(src);
     let func = m.first_definition().expect("a function");
-    let kernel = Kernel { name: "f", module: &m, function: func };
+    let kernel = Kernel {
+        name: "f",
+        module: &m,
+        function: func,
+    };
     let err = widen_batch(&[kernel], &WidenOptions::new(VectorTarget::Avx2))
         .expect_err("an i128 parameter is refused");
-    assert!(err.message.contains("%x") && err.message.contains("i128"), "{err}");
+    assert!(
+        err.message.contains("%x") && err.message.contains("i128"),
+        "{err}"
+    );
 }

@@ -6,6 +6,10 @@
 //! Names: `%v<N>` is value N of the kernel (every instruction result and parameter
 //! is defined under that name, so a phi may name a value its block precedes in
 //! layout), `%b<N>` block N, `%t<N>` temporaries, `%g.<N>` the address of global N.
+#![allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "[RULE] names the thesis's rules, not items"
+)]
 
 use super::repr::{self, Repr};
 use super::{Declarations, MaskRepr, PASS};
@@ -76,7 +80,11 @@ struct Emitter<'a, 'd> {
 
 /// The chunk function of `kernel` (the native ABI: `void(i64 base, i64 count,
 /// ptr args, i64 n, ptr ret, ptr globals)`), recording the declarations it uses.
-pub fn emit(kernel: &Kernel<'_>, setup: &Setup<'_>, decls: &mut Declarations) -> Result<String, TransformError> {
+pub fn emit(
+    kernel: &Kernel<'_>,
+    setup: &Setup<'_>,
+    decls: &mut Declarations,
+) -> Result<String, TransformError> {
     let module = kernel.module;
     let func = kernel.function;
     let data = &module.functions[func];
@@ -281,7 +289,11 @@ impl Emitter<'_, '_> {
                 let w = types.int_width(ty).unwrap_or(64);
                 let raw = bits.iter_u64_digits().next().unwrap_or(0);
                 if w == 1 {
-                    if raw & 1 == 1 { "true".into() } else { "false".into() }
+                    if raw & 1 == 1 {
+                        "true".into()
+                    } else {
+                        "false".into()
+                    }
                 } else {
                     let shift = 64 - w;
                     (((raw << shift) as i64) >> shift).to_string()
@@ -316,17 +328,20 @@ impl Emitter<'_, '_> {
     /// `scalar` of type `ty` broadcast to every lane, in `form` (`Vector` or `Bits`).
     fn splat(&mut self, ty: Ty, scalar: &str, form: Form) -> String {
         let w = self.w();
-        let (elem, value) = if form == Form::Vector && self.is_i1(ty) && self.setup.mask == MaskRepr::I32 {
-            let t = self.tmp();
-            self.line(format!("{t} = select i1 {scalar}, i32 -1, i32 0"));
-            ("i32".to_string(), t)
-        } else if form == Form::Bits {
-            ("i1".to_string(), scalar.to_string())
-        } else {
-            (self.sty(ty), scalar.to_string())
-        };
+        let (elem, value) =
+            if form == Form::Vector && self.is_i1(ty) && self.setup.mask == MaskRepr::I32 {
+                let t = self.tmp();
+                self.line(format!("{t} = select i1 {scalar}, i32 -1, i32 0"));
+                ("i32".to_string(), t)
+            } else if form == Form::Bits {
+                ("i1".to_string(), scalar.to_string())
+            } else {
+                (self.sty(ty), scalar.to_string())
+            };
         let ins = self.tmp();
-        self.line(format!("{ins} = insertelement <{w} x {elem}> poison, {elem} {value}, i64 0"));
+        self.line(format!(
+            "{ins} = insertelement <{w} x {elem}> poison, {elem} {value}, i64 0"
+        ));
         let out = self.tmp();
         self.line(format!(
             "{out} = shufflevector <{w} x {elem}> {ins}, <{w} x {elem}> poison, <{w} x i32> zeroinitializer"
@@ -355,7 +370,10 @@ impl Emitter<'_, '_> {
                 if self.setup.mask == MaskRepr::I32 {
                     let t = self.tmp();
                     let w = self.w();
-                    self.line(format!("{t} = icmp ne <{w} x i32> {}, zeroinitializer", Self::name(v)));
+                    self.line(format!(
+                        "{t} = icmp ne <{w} x i32> {}, zeroinitializer",
+                        Self::name(v)
+                    ));
                     Ok(t)
                 } else {
                     Ok(Self::name(v))
@@ -367,7 +385,11 @@ impl Emitter<'_, '_> {
     /// Operand `v` as the vector form of a vector result: `Bits` for `i1` when
     /// `bits`, else `Vector`.
     fn vec_operand(&mut self, site: Site, v: Value, bits: bool) -> Result<String, TransformError> {
-        let form = if bits && self.is_i1(self.ty_of(v)) { Form::Bits } else { Form::Vector };
+        let form = if bits && self.is_i1(self.ty_of(v)) {
+            Form::Bits
+        } else {
+            Form::Vector
+        };
         self.get(site, v, form)
     }
 
@@ -417,7 +439,11 @@ impl Emitter<'_, '_> {
     /// The `<W x i1>` mask a command runs under: the activation `amsk`
     /// ([BLS-W-STEP]), or every existing lane for a `total` command ([W-CMD-TOTAL]).
     fn mask_of(&self, total: bool) -> String {
-        if total { "%exists".into() } else { self.amask.clone() }
+        if total {
+            "%exists".into()
+        } else {
+            self.amask.clone()
+        }
     }
 
     /// Whether some lane runs a command, as a scalar `i1`: `None` when that is
@@ -513,7 +539,9 @@ impl Emitter<'_, '_> {
                 let site = Site::Block(self.func, block);
                 let w = self.w();
                 let am = self.tmp();
-                if self.repr[p] == Repr::Scalar || matches!(self.body.values[p].def, ValueDef::Const(_)) {
+                if self.repr[p] == Repr::Scalar
+                    || matches!(self.body.values[p].def, ValueDef::Const(_))
+                {
                     let s = self.get(site, p, Form::Scalar)?;
                     let f = self.tmp();
                     self.line(format!("{f} = freeze i1 {s}"));
@@ -550,15 +578,16 @@ impl Emitter<'_, '_> {
                         format!("the phi lists no value for the edge from %{}", data.name),
                     ));
                 };
-                let result = self.body.insts[phi].result.ok_or_else(|| {
-                    refuse(Site::Inst(self.func, phi), "a phi without a result")
-                })?;
+                let result = self.body.insts[phi]
+                    .result
+                    .ok_or_else(|| refuse(Site::Inst(self.func, phi), "a phi without a result"))?;
                 let form = match self.repr[result] {
                     Repr::Scalar => Form::Scalar,
                     Repr::Vector => Form::Vector,
                 };
                 let site = Site::Inst(self.func, phi);
-                let text = if form == Form::Scalar && self.repr[v] == Repr::Vector
+                let text = if form == Form::Scalar
+                    && self.repr[v] == Repr::Vector
                     && !matches!(self.body.values[v].def, ValueDef::Const(_))
                 {
                     self.scalar_of(site, v)?
@@ -598,13 +627,23 @@ impl Emitter<'_, '_> {
                 continue;
             }
             let text = self.phi_args.get(&(phi, pred)).ok_or_else(|| {
-                refuse(site, format!("the phi lists no value for the edge from %{}", self.body.blocks[pred].name))
+                refuse(
+                    site,
+                    format!(
+                        "the phi lists no value for the edge from %{}",
+                        self.body.blocks[pred].name
+                    ),
+                )
             })?;
             for _ in 0..edges {
                 arms.push(format!("[ {text}, %b{} ]", pred.index()));
             }
         }
-        Ok(format!("  {} = phi {t} {}\n", Self::name(result), arms.join(", ")))
+        Ok(format!(
+            "  {} = phi {t} {}\n",
+            Self::name(result),
+            arms.join(", ")
+        ))
     }
 
     /// The terminator (`evalterm`, Fig. 4.9). A branch is uniform here: its
@@ -615,7 +654,11 @@ impl Emitter<'_, '_> {
         let term = &self.body.blocks[block].term;
         match term {
             Terminator::Br(target) => self.line(format!("br label %b{}", target.index())),
-            Terminator::CondBr { cond, if_true, if_false } => {
+            Terminator::CondBr {
+                cond,
+                if_true,
+                if_false,
+            } => {
                 let c = self.scalar_of(site, *cond)?;
                 let f = self.tmp();
                 self.line(format!("{f} = freeze i1 {c}"));
@@ -625,7 +668,12 @@ impl Emitter<'_, '_> {
                     if_false.index()
                 ));
             }
-            Terminator::Switch { ty, cond, default, cases } => {
+            Terminator::Switch {
+                ty,
+                cond,
+                default,
+                cases,
+            } => {
                 let c = self.scalar_of(site, *cond)?;
                 let st = self.sty(*ty);
                 let f = self.tmp();
@@ -635,12 +683,15 @@ impl Emitter<'_, '_> {
                     let k = self.constant(site, *ty, &ConstData::Int(value.clone()))?;
                     let _ = write!(arms, " {st} {k}, label %b{}", target.index());
                 }
-                self.line(format!("switch {st} {f}, label %b{} [{arms} ]", default.index()));
+                self.line(format!(
+                    "switch {st} {f}, label %b{} [{arms} ]",
+                    default.index()
+                ));
             }
             Terminator::Ret(value) => {
                 // □(r) in the active lanes (Fig. 4.9): lane l's result to ret[base + l].
                 if let Some(v) = value {
-                    let words = self.to_words(site, *v)?;
+                    let words = self.words_of(site, *v)?;
                     let w = self.w();
                     let at = self.tmp();
                     self.line(format!("{at} = getelementptr i64, ptr %ret, i64 %base"));
@@ -665,23 +716,34 @@ impl Emitter<'_, '_> {
 
     /// `v` as `<W x i64>` argument words of the ABI ("bits": integers
     /// zero-extended, float as its 32 bits, double as its 64, ptr as the address).
-    fn to_words(&mut self, site: Site, v: Value) -> Result<String, TransformError> {
+    fn words_of(&mut self, site: Site, v: Value) -> Result<String, TransformError> {
         let ty = self.ty_of(v);
         let w = self.w();
         let vec = self.vec_operand(site, v, true)?;
         let t = self.tmp();
         match self.module.types.get(ty) {
             TypeData::Int(1) => self.line(format!("{t} = zext <{w} x i1> {vec} to <{w} x i64>")),
-            TypeData::Int(64) => self.line(format!("{t} = bitcast <{w} x i64> {vec} to <{w} x i64>")),
+            TypeData::Int(64) => {
+                self.line(format!("{t} = bitcast <{w} x i64> {vec} to <{w} x i64>"))
+            }
             TypeData::Int(b) => self.line(format!("{t} = zext <{w} x i{b}> {vec} to <{w} x i64>")),
             TypeData::F32 => {
                 let i = self.tmp();
                 self.line(format!("{i} = bitcast <{w} x float> {vec} to <{w} x i32>"));
                 self.line(format!("{t} = zext <{w} x i32> {i} to <{w} x i64>"));
             }
-            TypeData::F64 => self.line(format!("{t} = bitcast <{w} x double> {vec} to <{w} x i64>")),
-            TypeData::Ptr(_) => self.line(format!("{t} = ptrtoint <{w} x ptr> {vec} to <{w} x i64>")),
-            _ => return Err(refuse(site, "a returned value of a type the ABI does not carry")),
+            TypeData::F64 => {
+                self.line(format!("{t} = bitcast <{w} x double> {vec} to <{w} x i64>"))
+            }
+            TypeData::Ptr(_) => {
+                self.line(format!("{t} = ptrtoint <{w} x ptr> {vec} to <{w} x i64>"))
+            }
+            _ => {
+                return Err(refuse(
+                    site,
+                    "a returned value of a type the ABI does not carry",
+                ));
+            }
         }
         Ok(t)
     }
@@ -696,19 +758,27 @@ impl Emitter<'_, '_> {
         let w = self.w();
         let lanes: Vec<String> = (0..w).map(|l| format!("i64 {l}")).collect();
         let lanes = format!("<{}>", lanes.join(", "));
-        self.line(format!("%count.ins = insertelement <{w} x i64> poison, i64 %count, i64 0"));
+        self.line(format!(
+            "%count.ins = insertelement <{w} x i64> poison, i64 %count, i64 0"
+        ));
         self.line(format!(
             "%count.splat = shufflevector <{w} x i64> %count.ins, <{w} x i64> poison, <{w} x i32> zeroinitializer"
         ));
-        self.line(format!("%exists = icmp ult <{w} x i64> {lanes}, %count.splat"));
-        self.line(format!("%base.ins = insertelement <{w} x i64> poison, i64 %base, i64 0"));
+        self.line(format!(
+            "%exists = icmp ult <{w} x i64> {lanes}, %count.splat"
+        ));
+        self.line(format!(
+            "%base.ins = insertelement <{w} x i64> poison, i64 %base, i64 0"
+        ));
         self.line(format!(
             "%base.splat = shufflevector <{w} x i64> %base.ins, <{w} x i64> poison, <{w} x i32> zeroinitializer"
         ));
         self.line(format!("%thread.id = add <{w} x i64> %base.splat, {lanes}"));
         for (g, _) in self.module.globals.iter() {
             let k = g.index();
-            self.line(format!("%g.slot.{k} = getelementptr ptr, ptr %globals, i64 {k}"));
+            self.line(format!(
+                "%g.slot.{k} = getelementptr ptr, ptr %globals, i64 {k}"
+            ));
             self.line(format!("%g.{k} = load ptr, ptr %g.slot.{k}, align 8"));
         }
         self.amask = "%exists".into();
@@ -726,21 +796,27 @@ impl Emitter<'_, '_> {
                 // A uniform parameter: lane 0 (which always exists) speaks for all.
                 let word = self.tmp();
                 self.line(format!("{word} = load i64, ptr {slot}, align 8"));
-                let v = self.from_words(ty, &word, "i64");
+                let v = self.value_of_words(ty, &word, "i64");
                 self.bind(param.value, &v, Form::Scalar);
             } else {
                 let name = format!("llvm.masked.load.v{w}i64.p0");
                 self.declare(
                     site,
                     &name,
-                    format!("declare <{w} x i64> @{name}(ptr, i32 immarg, <{w} x i1>, <{w} x i64>)"),
+                    format!(
+                        "declare <{w} x i64> @{name}(ptr, i32 immarg, <{w} x i1>, <{w} x i64>)"
+                    ),
                 )?;
                 let words = self.tmp();
                 self.line(format!(
                     "{words} = call <{w} x i64> @{name}(ptr {slot}, i32 8, <{w} x i1> %exists, <{w} x i64> zeroinitializer)"
                 ));
-                let v = self.from_words(ty, &words, &format!("<{w} x i64>"));
-                let form = if self.is_i1(ty) { Form::Bits } else { Form::Vector };
+                let v = self.value_of_words(ty, &words, &format!("<{w} x i64>"));
+                let form = if self.is_i1(ty) {
+                    Form::Bits
+                } else {
+                    Form::Vector
+                };
                 self.bind(param.value, &v, form);
             }
         }
@@ -756,11 +832,14 @@ impl Emitter<'_, '_> {
 
     /// A value of type `ty` from argument words (`word_ty` is `i64` or `<W x i64>`);
     /// `i1` comes out as `i1` / `<W x i1>`.
-    fn from_words(&mut self, ty: Ty, words: &str, word_ty: &str) -> String {
+    fn value_of_words(&mut self, ty: Ty, words: &str, word_ty: &str) -> String {
         let vector = word_ty.starts_with('<');
         let wrap = |elem: &str| {
             if vector {
-                format!("<{} x {elem}>", word_ty[1..].split(' ').next().unwrap_or("1"))
+                format!(
+                    "<{} x {elem}>",
+                    word_ty[1..].split(' ').next().unwrap_or("1")
+                )
             } else {
                 elem.to_string()
             }
@@ -809,7 +888,9 @@ impl Emitter<'_, '_> {
                 self.bind(r, &m, Form::Bits);
                 Ok(())
             }
-            InstKind::Binary { op, ty, lhs, rhs, .. } => {
+            InstKind::Binary {
+                op, ty, lhs, rhs, ..
+            } => {
                 let r = result.ok_or_else(|| refuse(site, "a binary operator without a result"))?;
                 self.binary(site, r, *op, *ty, *lhs, *rhs, total, vector)
             }
@@ -842,11 +923,18 @@ impl Emitter<'_, '_> {
                 self.bind(r, &t, if vector { Form::Bits } else { Form::Scalar });
                 Ok(())
             }
-            InstKind::Cast { op, from, arg, to, .. } => {
+            InstKind::Cast {
+                op, from, arg, to, ..
+            } => {
                 let r = result.ok_or_else(|| refuse(site, "a cast without a result"))?;
                 self.cast(site, r, *op, *from, *arg, *to, vector)
             }
-            InstKind::Select { ty, cond, if_true, if_false } => {
+            InstKind::Select {
+                ty,
+                cond,
+                if_true,
+                if_false,
+            } => {
                 let r = result.ok_or_else(|| refuse(site, "select without a result"))?;
                 let scalar_cond = self.repr[*cond] == Repr::Scalar
                     || matches!(self.body.values[*cond].def, ValueDef::Const(_));
@@ -855,7 +943,11 @@ impl Emitter<'_, '_> {
                 } else {
                     self.get(site, *cond, Form::Bits)?
                 };
-                let ct = if scalar_cond { "i1".to_string() } else { self.bits_ty() };
+                let ct = if scalar_cond {
+                    "i1".to_string()
+                } else {
+                    self.bits_ty()
+                };
                 let form = if vector { Form::Vector } else { Form::Scalar };
                 let a = self.get(site, *if_true, form)?;
                 let b = self.get(site, *if_false, form)?;
@@ -875,18 +967,31 @@ impl Emitter<'_, '_> {
                 self.bind(r, &t, form);
                 Ok(())
             }
-            InstKind::Gep { source_ty, base, indices, .. } => {
+            InstKind::Gep {
+                source_ty,
+                base,
+                indices,
+                ..
+            } => {
                 let r = result.ok_or_else(|| refuse(site, "getelementptr without a result"))?;
                 // `inbounds` is dropped: it makes poison, which a passive lane's
                 // address must not be.
                 let form = if vector { Form::Vector } else { Form::Scalar };
                 let b = self.get(site, *base, form)?;
-                let bt = if vector { format!("<{} x ptr>", self.w()) } else { "ptr".into() };
+                let bt = if vector {
+                    format!("<{} x ptr>", self.w())
+                } else {
+                    "ptr".into()
+                };
                 let mut parts = vec![format!("{bt} {b}")];
                 for index in indices {
                     let v = index.value;
                     let it = self.ty_of(v);
-                    let iform = if vector && self.repr[v] == Repr::Vector { Form::Vector } else { Form::Scalar };
+                    let iform = if vector && self.repr[v] == Repr::Vector {
+                        Form::Vector
+                    } else {
+                        Form::Scalar
+                    };
                     let text = if iform == Form::Scalar {
                         self.get(site, v, Form::Scalar)?
                     } else {
@@ -908,20 +1013,36 @@ impl Emitter<'_, '_> {
                 let r = result.ok_or_else(|| refuse(site, "load without a result"))?;
                 self.load(site, r, *ty, *ptr, *align, total)
             }
-            InstKind::Store { ty, value, ptr, align, .. } => {
-                self.store(site, *ty, *value, *ptr, *align, total)
-            }
-            InstKind::Call { callee, ret_ty, args } => {
-                self.call(site, result, *callee, *ret_ty, args, total)
-            }
+            InstKind::Store {
+                ty,
+                value,
+                ptr,
+                align,
+                ..
+            } => self.store(site, *ty, *value, *ptr, *align, total),
+            InstKind::Call {
+                callee,
+                ret_ty,
+                args,
+            } => self.call(site, result, *callee, *ret_ty, args, total),
         }
     }
 
     /// An operand of a lane-wise operator: the scalar, or (for a vector result) the
     /// vector form, `<W x i1>` for an `i1` operand when `bits` (comparisons).
-    fn operand(&mut self, site: Site, v: Value, vector: bool, bits: bool) -> Result<(Form, String), TransformError> {
+    fn operand(
+        &mut self,
+        site: Site,
+        v: Value,
+        vector: bool,
+        bits: bool,
+    ) -> Result<(Form, String), TransformError> {
         if vector {
-            let form = if bits && self.is_i1(self.ty_of(v)) { Form::Bits } else { Form::Vector };
+            let form = if bits && self.is_i1(self.ty_of(v)) {
+                Form::Bits
+            } else {
+                Form::Vector
+            };
             Ok((form, self.get(site, v, form)?))
         } else {
             Ok((Form::Scalar, self.get(site, v, Form::Scalar)?))
@@ -959,9 +1080,21 @@ impl Emitter<'_, '_> {
         let mut b = self.get(site, rhs, form)?;
         let tt = self.form_ty(ty, form);
         if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) {
-            let elem = if form == Form::Bits { "i1".to_string() } else { self.sty(ty) };
-            let one = if elem == "i1" { "true".to_string() } else { "1".to_string() };
-            let one_v = if form == Form::Scalar { one.clone() } else { format!("splat ({elem} {one})") };
+            let elem = if form == Form::Bits {
+                "i1".to_string()
+            } else {
+                self.sty(ty)
+            };
+            let one = if elem == "i1" {
+                "true".to_string()
+            } else {
+                "1".to_string()
+            };
+            let one_v = if form == Form::Scalar {
+                one.clone()
+            } else {
+                format!("splat ({elem} {one})")
+            };
             let fd = self.tmp();
             self.line(format!("{fd} = freeze {tt} {b}"));
             let guarded = if form == Form::Scalar {
@@ -976,17 +1109,28 @@ impl Emitter<'_, '_> {
             } else {
                 let m = self.mask_of(total);
                 let g = self.tmp();
-                self.line(format!("{g} = select {} {m}, {tt} {fd}, {tt} {one_v}", self.bits_ty()));
+                self.line(format!(
+                    "{g} = select {} {m}, {tt} {fd}, {tt} {one_v}",
+                    self.bits_ty()
+                ));
                 g
             };
             b = guarded;
             if matches!(op, BinOp::SDiv | BinOp::SRem) && !i1 {
                 let bits = self.module.types.int_width(ty).unwrap_or(64);
-                let min = if bits == 64 { i64::MIN.to_string() } else { (-(1i64 << (bits - 1))).to_string() };
+                let min = if bits == 64 {
+                    i64::MIN.to_string()
+                } else {
+                    (-(1i64 << (bits - 1))).to_string()
+                };
                 let (min_v, m1_v, ct) = if form == Form::Scalar {
                     (min, "-1".to_string(), "i1".to_string())
                 } else {
-                    (format!("splat ({elem} {min})"), format!("splat ({elem} -1)"), self.bits_ty())
+                    (
+                        format!("splat ({elem} {min})"),
+                        format!("splat ({elem} -1)"),
+                        self.bits_ty(),
+                    )
                 };
                 let fa = self.tmp();
                 self.line(format!("{fa} = freeze {tt} {a}"));
@@ -1054,7 +1198,14 @@ impl Emitter<'_, '_> {
     /// the prologue (an object per chunk, reused by a loop's iterations: the
     /// previous iteration's object is no longer read through a live pointer in
     /// the transformed kernels; a dynamic size is allocated where it stands).
-    fn alloca(&mut self, site: Site, r: Value, ty: Ty, count: Option<Value>, align: Option<u64>) -> Result<(), TransformError> {
+    fn alloca(
+        &mut self,
+        site: Site,
+        r: Value,
+        ty: Ty,
+        count: Option<Value>,
+        align: Option<u64>,
+    ) -> Result<(), TransformError> {
         let types = &self.module.types;
         let size = types.size_of(ty);
         let obj_align = align.unwrap_or(0).max(types.align_of(ty)).max(1);
@@ -1069,10 +1220,16 @@ impl Emitter<'_, '_> {
         let name = Self::name(r);
         match constant_count {
             Some(n) => {
-                let stride = size.saturating_mul(n).next_multiple_of(obj_align).max(obj_align);
+                let stride = size
+                    .saturating_mul(n)
+                    .next_multiple_of(obj_align)
+                    .max(obj_align);
                 let total = stride.saturating_mul(w);
                 if total > 1 << 30 {
-                    return Err(refuse(site, format!("alloca of {total} bytes for {w} lanes is too large")));
+                    return Err(refuse(
+                        site,
+                        format!("alloca of {total} bytes for {w} lanes is too large"),
+                    ));
                 }
                 let offsets: Vec<String> = (0..w).map(|l| format!("i64 {}", l * stride)).collect();
                 let raw = format!("%alloca.{}", r.index());
@@ -1109,16 +1266,27 @@ impl Emitter<'_, '_> {
                 let padded = self.tmp();
                 self.line(format!("{padded} = add i64 {bytes}, {}", obj_align - 1));
                 let stride = self.tmp();
-                self.line(format!("{stride} = and i64 {padded}, {}", !(obj_align - 1) as i64));
+                self.line(format!(
+                    "{stride} = and i64 {padded}, {}",
+                    !(obj_align - 1) as i64
+                ));
                 let all = self.tmp();
                 self.line(format!("{all} = mul i64 {stride}, {w}"));
                 let raw = self.tmp();
-                self.line(format!("{raw} = alloca i8, i64 {all}, align {}", obj_align.max(16)));
+                self.line(format!(
+                    "{raw} = alloca i8, i64 {all}, align {}",
+                    obj_align.max(16)
+                ));
                 let s = self.splat_i64(&stride);
                 let lanes: Vec<String> = (0..w).map(|l| format!("i64 {l}")).collect();
                 let off = self.tmp();
-                self.line(format!("{off} = mul <{w} x i64> {s}, <{}>", lanes.join(", ")));
-                self.line(format!("{name} = getelementptr i8, ptr {raw}, <{w} x i64> {off}"));
+                self.line(format!(
+                    "{off} = mul <{w} x i64> {s}, <{}>",
+                    lanes.join(", ")
+                ));
+                self.line(format!(
+                    "{name} = getelementptr i8, ptr {raw}, <{w} x i64> {off}"
+                ));
                 Ok(())
             }
         }
@@ -1127,7 +1295,9 @@ impl Emitter<'_, '_> {
     fn splat_i64(&mut self, scalar: &str) -> String {
         let w = self.w();
         let ins = self.tmp();
-        self.line(format!("{ins} = insertelement <{w} x i64> poison, i64 {scalar}, i64 0"));
+        self.line(format!(
+            "{ins} = insertelement <{w} x i64> poison, i64 {scalar}, i64 0"
+        ));
         let out = self.tmp();
         self.line(format!(
             "{out} = shufflevector <{w} x i64> {ins}, <{w} x i64> poison, <{w} x i32> zeroinitializer"
@@ -1162,28 +1332,68 @@ impl Emitter<'_, '_> {
     /// proves lane l's address is `base + l · size`, thesis Ch. 10), taken from
     /// the first active lane as `ptr[f] - f · size`; `None` if not proven.
     fn contiguous_base(&mut self, ptr: Value, size: u64) -> Option<String> {
-        match self.setup.strides.get(&ptr) {
-            Some(SaShape::Strided { stride, .. }) if *stride == i128::from(size) && size > 0 => {}
-            _ => return None,
+        if size == 0 || !(self.strided(ptr, i128::from(size)) || self.gep_of_unit_stride(ptr, size))
+        {
+            return None;
         }
         let w = self.w();
         let idx = self.first_active_index();
         let p = Self::name(ptr);
         let lane_ptr = self.tmp();
-        self.line(format!("{lane_ptr} = extractelement <{w} x ptr> {p}, i64 {idx}"));
+        self.line(format!(
+            "{lane_ptr} = extractelement <{w} x ptr> {p}, i64 {idx}"
+        ));
         let back = self.tmp();
         self.line(format!("{back} = mul i64 {idx}, -{size}"));
         let base = self.tmp();
-        self.line(format!("{base} = getelementptr i8, ptr {lane_ptr}, i64 {back}"));
+        self.line(format!(
+            "{base} = getelementptr i8, ptr {lane_ptr}, i64 {back}"
+        ));
         let fb = self.tmp();
         self.line(format!("{fb} = freeze ptr {base}"));
         Some(fb)
     }
 
+    /// Whether the `sa` analysis gives `v` the shape `(stride, a)` (Fig. 10.4).
+    fn strided(&self, v: Value, stride: i128) -> bool {
+        matches!(self.setup.strides.get(&v), Some(SaShape::Strided { stride: s, .. }) if *s == stride)
+    }
+
+    /// Whether `ptr` is `getelementptr T, ptr %uniform, i64 %i` with `sizeof(T) =
+    /// size` and `%i` of sa-shape `(1, a)`: lane l's address is then exactly
+    /// `base + l · size` (an `i64` index needs no extension, so the affine form
+    /// cannot wrap between the lanes). The `sa` analysis itself does not carry
+    /// strides through `getelementptr`.
+    fn gep_of_unit_stride(&self, ptr: Value, size: u64) -> bool {
+        let Some(inst) = self.body.def_inst(ptr) else {
+            return false;
+        };
+        let InstKind::Gep {
+            source_ty,
+            base,
+            indices,
+            ..
+        } = &self.body.insts[inst].kind
+        else {
+            return false;
+        };
+        let [index] = indices.as_slice() else {
+            return false;
+        };
+        let uniform_base = self.repr[*base] == Repr::Scalar
+            || matches!(self.body.values[*base].def, ValueDef::Const(_));
+        uniform_base
+            && self.module.types.size_of(*source_ty) == size
+            && self.module.types.int_width(self.ty_of(index.value)) == Some(64)
+            && self.strided(index.value, 1)
+    }
+
     /// `<1 x i1>` holding the scalar `some` (for a masked scalar access).
     fn one_lane_mask(&mut self, some: &str) -> String {
         let m = self.tmp();
-        self.line(format!("{m} = insertelement <1 x i1> poison, i1 {some}, i64 0"));
+        self.line(format!(
+            "{m} = insertelement <1 x i1> poison, i1 {some}, i64 0"
+        ));
         m
     }
 
@@ -1192,12 +1402,23 @@ impl Emitter<'_, '_> {
     /// `sa` analysis proves stride 1, a masked gather otherwise; a uniform address
     /// is read once (masked by "some lane is active" when the block may run with
     /// none).
-    fn load(&mut self, site: Site, r: Value, ty: Ty, ptr: Value, align: Option<u64>, total: bool) -> Result<(), TransformError> {
+    fn load(
+        &mut self,
+        site: Site,
+        r: Value,
+        ty: Ty,
+        ptr: Value,
+        align: Option<u64>,
+        total: bool,
+    ) -> Result<(), TransformError> {
         let (mt, suffix, size) = self.mem_ty(site, ty)?;
-        let a = align.unwrap_or_else(|| self.module.types.align_of(ty)).max(1);
+        let a = align
+            .unwrap_or_else(|| self.module.types.align_of(ty))
+            .max(1);
         let w = self.w();
         let i1 = self.is_i1(ty);
-        let scalar_ptr = self.repr[ptr] == Repr::Scalar || matches!(self.body.values[ptr].def, ValueDef::Const(_));
+        let scalar_ptr = self.repr[ptr] == Repr::Scalar
+            || matches!(self.body.values[ptr].def, ValueDef::Const(_));
         if scalar_ptr || self.repr[r] == Repr::Scalar {
             let p = self.scalar_of(site, ptr)?;
             let loaded = match self.some_active(total) {
@@ -1211,7 +1432,9 @@ impl Emitter<'_, '_> {
                     self.declare(
                         site,
                         &name,
-                        format!("declare <1 x {mt}> @{name}(ptr, i32 immarg, <1 x i1>, <1 x {mt}>)"),
+                        format!(
+                            "declare <1 x {mt}> @{name}(ptr, i32 immarg, <1 x i1>, <1 x {mt}>)"
+                        ),
                     )?;
                     let m = self.one_lane_mask(&any);
                     let v = self.tmp();
@@ -1272,9 +1495,19 @@ impl Emitter<'_, '_> {
     /// scatter, or one masked scalar store for a uniform address and value. Lanes
     /// storing different values to one address: the scatter's last lane wins (the
     /// thesis leaves it unspecified, §4.9.1).
-    fn store(&mut self, site: Site, ty: Ty, value: Value, ptr: Value, align: Option<u64>, total: bool) -> Result<(), TransformError> {
+    fn store(
+        &mut self,
+        site: Site,
+        ty: Ty,
+        value: Value,
+        ptr: Value,
+        align: Option<u64>,
+        total: bool,
+    ) -> Result<(), TransformError> {
         let (mt, suffix, size) = self.mem_ty(site, ty)?;
-        let a = align.unwrap_or_else(|| self.module.types.align_of(ty)).max(1);
+        let a = align
+            .unwrap_or_else(|| self.module.types.align_of(ty))
+            .max(1);
         let w = self.w();
         let i1 = self.is_i1(ty);
         let is_scalar = |e: &Self, v: Value| {
@@ -1299,7 +1532,9 @@ impl Emitter<'_, '_> {
                     )?;
                     let m = self.one_lane_mask(&any);
                     let one = self.tmp();
-                    self.line(format!("{one} = insertelement <1 x {mt}> poison, {mt} {v}, i64 0"));
+                    self.line(format!(
+                        "{one} = insertelement <1 x {mt}> poison, {mt} {v}, i64 0"
+                    ));
                     self.line(format!(
                         "call void @{name}(<1 x {mt}> {one}, ptr {p}, i32 {a}, <1 x i1> {m})"
                     ));
@@ -1315,7 +1550,11 @@ impl Emitter<'_, '_> {
             v = t;
         }
         let m = self.mask_of(total);
-        let contiguous = if is_scalar(self, ptr) { None } else { self.contiguous_base(ptr, size) };
+        let contiguous = if is_scalar(self, ptr) {
+            None
+        } else {
+            self.contiguous_base(ptr, size)
+        };
         if let Some(base) = contiguous {
             let name = format!("llvm.masked.store.v{w}{suffix}.p0");
             self.declare(
@@ -1323,7 +1562,9 @@ impl Emitter<'_, '_> {
                 &name,
                 format!("declare void @{name}({vt}, ptr, i32 immarg, <{w} x i1>)"),
             )?;
-            self.line(format!("call void @{name}({vt} {v}, ptr {base}, i32 {a}, <{w} x i1> {m})"));
+            self.line(format!(
+                "call void @{name}({vt} {v}, ptr {base}, i32 {a}, <{w} x i1> {m})"
+            ));
         } else {
             let name = format!("llvm.masked.scatter.v{w}{suffix}.v{w}p0");
             self.declare(
@@ -1332,7 +1573,9 @@ impl Emitter<'_, '_> {
                 format!("declare void @{name}({vt}, <{w} x ptr>, i32 immarg, <{w} x i1>)"),
             )?;
             let p = self.get(site, ptr, Form::Vector)?;
-            self.line(format!("call void @{name}({vt} {v}, <{w} x ptr> {p}, i32 {a}, <{w} x i1> {m})"));
+            self.line(format!(
+                "call void @{name}({vt} {v}, <{w} x ptr> {p}, i32 {a}, <{w} x i1> {m})"
+            ));
         }
         Ok(())
     }
@@ -1354,7 +1597,9 @@ impl Emitter<'_, '_> {
         let Some(builtin) = theta::resolve(&name) else {
             return Err(refuse(
                 site,
-                format!("a call of @{name}, which θ does not know: only builtins and math functions are widened"),
+                format!(
+                    "a call of @{name}, which θ does not know: only builtins and math functions are widened"
+                ),
             ));
         };
         let w = self.w();
@@ -1365,16 +1610,23 @@ impl Emitter<'_, '_> {
                 let bits = self.module.types.int_width(ret_ty).unwrap_or(64);
                 let t = self.tmp();
                 if bits == 64 {
-                    self.line(format!("{t} = bitcast <{w} x i64> %thread.id to <{w} x i64>"));
+                    self.line(format!(
+                        "{t} = bitcast <{w} x i64> %thread.id to <{w} x i64>"
+                    ));
                 } else {
-                    self.line(format!("{t} = trunc <{w} x i64> %thread.id to <{w} x i{bits}>"));
+                    self.line(format!(
+                        "{t} = trunc <{w} x i64> %thread.id to <{w} x i{bits}>"
+                    ));
                 }
                 self.bind(r, &t, Form::Vector);
                 Ok(())
             }
             Builtin::Any | Builtin::All | Builtin::Popcount | Builtin::Ballot => {
-                let r = result.ok_or_else(|| refuse(site, "a horizontal builtin without a result"))?;
-                let arg = *args.first().ok_or_else(|| refuse(site, format!("@{name} needs an argument")))?;
+                let r =
+                    result.ok_or_else(|| refuse(site, "a horizontal builtin without a result"))?;
+                let arg = *args
+                    .first()
+                    .ok_or_else(|| refuse(site, format!("@{name} needs an argument")))?;
                 // The input is frozen (a passive lane's ⊤ must not be LLVM poison
                 // in a reduction) and the lanes that do not exist are left out.
                 let bits = self.get(site, arg, Form::Bits)?;
@@ -1388,7 +1640,9 @@ impl Emitter<'_, '_> {
                     }
                     Builtin::All => {
                         let missing = self.tmp();
-                        self.line(format!("{missing} = xor <{w} x i1> %exists, splat (i1 true)"));
+                        self.line(format!(
+                            "{missing} = xor <{w} x i1> %exists, splat (i1 true)"
+                        ));
                         let m = self.tmp();
                         self.line(format!("{m} = or <{w} x i1> {f}, {missing}"));
                         self.reduce("and", &m)
@@ -1412,9 +1666,15 @@ impl Emitter<'_, '_> {
                         })?;
                         let t = self.tmp();
                         match rb.cmp(&(w as u32)) {
-                            std::cmp::Ordering::Equal => self.line(format!("{t} = bitcast i{w} {counted} to i{w}")),
-                            std::cmp::Ordering::Less => self.line(format!("{t} = trunc i{w} {counted} to i{rb}")),
-                            std::cmp::Ordering::Greater => self.line(format!("{t} = zext i{w} {counted} to i{rb}")),
+                            std::cmp::Ordering::Equal => {
+                                self.line(format!("{t} = bitcast i{w} {counted} to i{w}"))
+                            }
+                            std::cmp::Ordering::Less => {
+                                self.line(format!("{t} = trunc i{w} {counted} to i{rb}"))
+                            }
+                            std::cmp::Ordering::Greater => {
+                                self.line(format!("{t} = zext i{w} {counted} to i{rb}"))
+                            }
                         }
                         t
                     }
@@ -1423,7 +1683,9 @@ impl Emitter<'_, '_> {
                 Ok(())
             }
             Builtin::Math(_) => self.math(site, result, &name, ret_ty, args),
-            Builtin::Assume | Builtin::LifetimeStart | Builtin::LifetimeEnd | Builtin::NoOp => Ok(()),
+            Builtin::Assume | Builtin::LifetimeStart | Builtin::LifetimeEnd | Builtin::NoOp => {
+                Ok(())
+            }
             Builtin::Memset | Builtin::Memcpy | Builtin::Memmove => Err(refuse(
                 site,
                 format!("a call of @{name}: memory intrinsics are not widened"),
@@ -1433,19 +1695,37 @@ impl Emitter<'_, '_> {
 
     /// A pure math function: one call, or one call per lane for a vector result
     /// (constant arguments such as `immarg` flags stay constants).
-    fn math(&mut self, site: Site, result: Option<Value>, name: &str, ret_ty: Ty, args: &[Value]) -> Result<(), TransformError> {
-        let r = result.ok_or_else(|| refuse(site, format!("a call of @{name} without a result")))?;
+    fn math(
+        &mut self,
+        site: Site,
+        result: Option<Value>,
+        name: &str,
+        ret_ty: Ty,
+        args: &[Value],
+    ) -> Result<(), TransformError> {
+        let r =
+            result.ok_or_else(|| refuse(site, format!("a call of @{name} without a result")))?;
         let rt = self.sty(ret_ty);
         let arg_tys: Vec<String> = args.iter().map(|&a| self.sty(self.ty_of(a))).collect();
         let immarg: Vec<String> = args
             .iter()
             .zip(&arg_tys)
             .map(|(&a, t)| {
-                let is_flag = name.starts_with("llvm.") && t == "i1" && matches!(self.body.values[a].def, ValueDef::Const(_));
-                if is_flag { format!("{t} immarg") } else { t.clone() }
+                let is_flag = name.starts_with("llvm.")
+                    && t == "i1"
+                    && matches!(self.body.values[a].def, ValueDef::Const(_));
+                if is_flag {
+                    format!("{t} immarg")
+                } else {
+                    t.clone()
+                }
             })
             .collect();
-        self.declare(site, name, format!("declare {rt} @{name}({})", immarg.join(", ")))?;
+        self.declare(
+            site,
+            name,
+            format!("declare {rt} @{name}({})", immarg.join(", ")),
+        )?;
         if self.repr[r] == Repr::Scalar {
             let mut parts = Vec::new();
             for (&a, t) in args.iter().zip(&arg_tys) {
@@ -1459,7 +1739,8 @@ impl Emitter<'_, '_> {
         let w = self.w();
         let mut vectors = Vec::new();
         for &a in args {
-            let scalar = self.repr[a] == Repr::Scalar || matches!(self.body.values[a].def, ValueDef::Const(_));
+            let scalar = self.repr[a] == Repr::Scalar
+                || matches!(self.body.values[a].def, ValueDef::Const(_));
             if scalar {
                 vectors.push((true, self.get(site, a, Form::Scalar)?));
             } else {
@@ -1476,14 +1757,18 @@ impl Emitter<'_, '_> {
                     parts.push(format!("{t} {text}"));
                 } else {
                     let e = self.tmp();
-                    self.line(format!("{e} = extractelement <{w} x {t}> {text}, i64 {lane}"));
+                    self.line(format!(
+                        "{e} = extractelement <{w} x {t}> {text}, i64 {lane}"
+                    ));
                     parts.push(format!("{t} {e}"));
                 }
             }
             let c = self.tmp();
             self.line(format!("{c} = call {rt} @{name}({})", parts.join(", ")));
             let next = self.tmp();
-            self.line(format!("{next} = insertelement {acc_ty} {acc}, {rt} {c}, i64 {lane}"));
+            self.line(format!(
+                "{next} = insertelement {acc_ty} {acc}, {rt} {c}, i64 {lane}"
+            ));
             acc = next;
         }
         self.bind(r, &acc, if elem_is_i1 { Form::Bits } else { Form::Vector });

@@ -10,6 +10,10 @@
 //! lane speaks for all), and the lane-dependent commands (`mask()`,
 //! `thread_id`, `alloca`, whose objects are private per lane) are vectors
 //! whatever the analysis says.
+#![allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "[RULE] names the thesis's rules, not items"
+)]
 
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::entity::SecondaryMap;
@@ -82,8 +86,9 @@ fn inherently_varying(module: &Module, kind: &InstKind) -> bool {
 /// result is the same in every lane (θ broadcasts it).
 pub fn is_reduction(module: &Module, kind: &InstKind) -> bool {
     match kind {
-        InstKind::Call { callee, .. } => theta::resolve(&module.functions[*callee].name)
-            .is_some_and(theta::is_horizontal),
+        InstKind::Call { callee, .. } => {
+            theta::resolve(&module.functions[*callee].name).is_some_and(theta::is_horizontal)
+        }
         _ => false,
     }
 }
