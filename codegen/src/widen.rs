@@ -80,12 +80,23 @@ impl VectorTarget {
         }
     }
 
-    /// The `llc-19` flags that select the instruction set (besides `-O2 -filetype=obj`).
+    /// The `llc-19` flags that select the instruction set (besides `-O2
+    /// -filetype=obj`). Position-independent code: `@pllvm_kernels` holds
+    /// addresses, which a PIE link (gcc's default) would otherwise relocate in a
+    /// read-only section (`DT_TEXTREL`).
     pub fn llc_flags(self) -> &'static [&'static str] {
         match self {
-            VectorTarget::Avx2 => &["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=x86-64-v3"],
-            VectorTarget::Avx512 => &["-mtriple=x86_64-unknown-linux-gnu", "-mcpu=x86-64-v4"],
-            VectorTarget::Neon => &["-mtriple=aarch64-linux-gnu"],
+            VectorTarget::Avx2 => &[
+                "-mtriple=x86_64-unknown-linux-gnu",
+                "-mcpu=x86-64-v3",
+                "-relocation-model=pic",
+            ],
+            VectorTarget::Avx512 => &[
+                "-mtriple=x86_64-unknown-linux-gnu",
+                "-mcpu=x86-64-v4",
+                "-relocation-model=pic",
+            ],
+            VectorTarget::Neon => &["-mtriple=aarch64-linux-gnu", "-relocation-model=pic"],
         }
     }
 
