@@ -35,6 +35,7 @@ pub mod reconverge;
 pub mod shape;
 pub mod ssa;
 pub mod uniform;
+pub mod widen;
 
 pub use error::{Site, TransformError};
 pub use kernel::Kernel;

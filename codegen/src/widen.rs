@@ -1,0 +1,345 @@
+//! Widening: a batch of P-LLVM kernels after the transforms (`dlt,boscc,pl`) as
+//! ONE LLVM IR module with vector types, for `llc-19` to select AVX2, AVX-512 or
+//! NEON instructions, as the thesis's vectorizer RV does (issue 17, point 1).
+//!
+//! The input's control flow is uniform (every branch is uniform, or a BOSCC branch
+//! on `@pllvm.any`, thesis §9.2), so one program counter serves the whole chunk:
+//! every block of the kernel becomes one LLVM block, and the lanes of a chunk of W
+//! threads live in the elements of `<W x T>` vectors. What the OBLIVIOUS
+//! interpretation (§4.5) lets a lane see is reproduced:
+//!
+//! - the activation `amsk = cmsk ∧ pmsk` ([BLS-W-STEP], Def. 6-8): under uniform
+//!   control every existing lane has cmask 1 (it came along the edge the chunk
+//!   took, or was passive at the branch and so may take any successor, Fig. 4.9),
+//!   so `amsk` is the block predicate `predicate %p` of the lanes that exist;
+//! - a passive lane of a non-`total` command gets ⊤ ([UPD-ENV]): it may hold any
+//!   value, so the widened code computes every lane and masks only what can trap
+//!   or write (memory through `llvm.masked.*`, divisors through
+//!   `select(m, d, 1)`); `total` commands ([W-CMD-TOTAL]) run in every lane that
+//!   exists; `mask()` ([W-CMD-MASK]) is `amsk`;
+//! - phis ([evalphi], §4.8) are LLVM phis: cmask is 1 in every existing lane, so a
+//!   shadow operand is never taken;
+//! - the horizontal builtins (Fig. 4.15) reduce over the lanes of the chunk that
+//!   exist (`llvm.vector.reduce.*`).
+//!
+//! The ABI (chunk functions, `@pllvm_kernels`, globals, arguments, returns) is the
+//! shared contract of the native routes (`docs/native.md`). Submodules: [`repr`]
+//! (scalar or vector, from the divergence analysis), [`function`] (the emitter of
+//! one chunk function).
+#![allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "[RULE] names the thesis's rules, not items"
+)]
+
+pub mod function;
+pub mod repr;
+
+use crate::error::{Site, TransformError};
+use crate::kernel::Kernel;
+use crate::uniform::{self, AnalysisChoice};
+use pllvm_analysis::result::{AnalysisKind, InitShapes};
+use pllvm_analysis::uniformity;
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+
+/// The instruction set the module is compiled for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VectorTarget {
+    /// x86-64 with AVX2 (`llc-19 -mcpu=x86-64-v3`): 8 lanes of 32 bits.
+    Avx2,
+    /// x86-64 with AVX-512 (`llc-19 -mcpu=x86-64-v4`): 16 lanes of 32 bits.
+    Avx512,
+    /// AArch64 with NEON (`llc-19 -mtriple=aarch64-linux-gnu`): 4 lanes of 32 bits.
+    Neon,
+}
+
+impl VectorTarget {
+    /// Every target.
+    pub const ALL: [VectorTarget; 3] =
+        [VectorTarget::Avx2, VectorTarget::Avx512, VectorTarget::Neon];
+
+    /// The name `--target` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            VectorTarget::Avx2 => "avx2",
+            VectorTarget::Avx512 => "avx512",
+            VectorTarget::Neon => "neon",
+        }
+    }
+
+    /// The target called `name`.
+    pub fn parse(name: &str) -> Option<VectorTarget> {
+        VectorTarget::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The LLVM target triple the module carries.
+    pub fn triple(self) -> &'static str {
+        match self {
+            VectorTarget::Avx2 | VectorTarget::Avx512 => "x86_64-unknown-linux-gnu",
+            VectorTarget::Neon => "aarch64-unknown-linux-gnu",
+        }
+    }
+
+    /// The `llc-19` flags that select the instruction set (besides `-O2
+    /// -filetype=obj`). Position-independent code: `@pllvm_kernels` holds
+    /// addresses, which a PIE link (gcc's default) would otherwise relocate in a
+    /// read-only section (`DT_TEXTREL`).
+    pub fn llc_flags(self) -> &'static [&'static str] {
+        match self {
+            VectorTarget::Avx2 => &[
+                "-mtriple=x86_64-unknown-linux-gnu",
+                "-mcpu=x86-64-v3",
+                "-relocation-model=pic",
+            ],
+            VectorTarget::Avx512 => &[
+                "-mtriple=x86_64-unknown-linux-gnu",
+                "-mcpu=x86-64-v4",
+                "-relocation-model=pic",
+            ],
+            VectorTarget::Neon => &["-mtriple=aarch64-linux-gnu", "-relocation-model=pic"],
+        }
+    }
+
+    /// The default W: twice the native number of 32-bit lanes, so that LLVM's
+    /// legalization interleaves two register groups (issue 17): 16 on AVX2, 32 on
+    /// AVX-512, 8 on NEON.
+    pub fn default_width(self) -> usize {
+        match self {
+            VectorTarget::Avx2 => 16,
+            VectorTarget::Avx512 => 32,
+            VectorTarget::Neon => 8,
+        }
+    }
+
+    /// The default representation of varying `i1` values: `<W x i1>` where the
+    /// target has mask registers (AVX-512), `<W x i32>` lanes of all-ones or zero
+    /// where masks live in vector registers (AVX2, NEON).
+    pub fn default_mask(self) -> MaskRepr {
+        match self {
+            VectorTarget::Avx512 => MaskRepr::I1,
+            VectorTarget::Avx2 | VectorTarget::Neon => MaskRepr::I32,
+        }
+    }
+}
+
+/// How a varying `i1` value (a comparison, a block predicate, `mask()`) is held.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MaskRepr {
+    /// `<W x i1>`, the type LLVM's masked intrinsics take.
+    I1,
+    /// `<W x i32>`, each lane 0 or -1; turned into `<W x i1>` where an
+    /// instruction needs one (`icmp ne`).
+    I32,
+}
+
+/// What [`widen_batch`] needs besides the kernels.
+#[derive(Clone, Debug)]
+pub struct WidenOptions {
+    /// The instruction set.
+    pub target: VectorTarget,
+    /// W; `None` for [`VectorTarget::default_width`].
+    pub width: Option<usize>,
+    /// The representation of varying `i1`; `None` for [`VectorTarget::default_mask`].
+    pub mask: Option<MaskRepr>,
+    /// The analysis that decides which values stay scalar (as the pipeline's).
+    pub analysis: AnalysisChoice,
+    /// Parameters (by name or number) that are uniform: every lane of a chunk
+    /// reads lane 0's argument word. The others are read per lane.
+    pub uniform_args: Vec<String>,
+    /// Whether accesses the `sa` analysis (thesis Ch. 10) proves contiguous use
+    /// `llvm.masked.load/store` instead of gathers and scatters.
+    pub contiguous: bool,
+}
+
+impl WidenOptions {
+    /// The defaults for `target`: its default W and mask representation, the
+    /// `best` analysis, every parameter varying, contiguous accesses on.
+    pub fn new(target: VectorTarget) -> WidenOptions {
+        WidenOptions {
+            target,
+            width: None,
+            mask: None,
+            analysis: AnalysisChoice::Best,
+            uniform_args: Vec::new(),
+            contiguous: true,
+        }
+    }
+
+    /// The W the chunk functions use.
+    pub fn width(&self) -> usize {
+        self.width.unwrap_or(self.target.default_width())
+    }
+
+    /// The mask representation the chunk functions use.
+    pub fn mask(&self) -> MaskRepr {
+        self.mask.unwrap_or(self.target.default_mask())
+    }
+}
+
+/// The widest W: `thread_id`, `popcount` and `ballot` turn a mask into an
+/// integer of W bits, and llc legalizes wider vectors slowly.
+pub const MAX_WIDTH: usize = 256;
+
+/// The pass name widening errors carry.
+pub const PASS: &str = "widen";
+
+/// The `declare` lines a module needs, by callee name (shared by the kernels of a
+/// batch; two different signatures for one name are refused).
+#[derive(Clone, Debug, Default)]
+pub struct Declarations {
+    lines: BTreeMap<String, String>,
+}
+
+impl Declarations {
+    /// Records `declare RET @name(ARGS)`; an existing different line for the same
+    /// name is an error (returned as its message).
+    pub fn add(&mut self, name: &str, line: String) -> Result<(), String> {
+        match self.lines.get(name) {
+            Some(old) if *old != line => Err(format!(
+                "@{name} is called with two signatures in one batch: `{old}` and `{line}`"
+            )),
+            Some(_) => Ok(()),
+            None => {
+                self.lines.insert(name.to_string(), line);
+                Ok(())
+            }
+        }
+    }
+}
+
+/// Widens `kernels` into one LLVM IR module for `options.target`: a chunk function
+/// `@pllvm_chunk_<name>` per kernel, the table `@pllvm_kernels` and
+/// `@pllvm_kernel_count` (the native ABI, `docs/native.md`). The module defines no
+/// global of the programs: they come in through the chunk's `globals` argument.
+pub fn widen_batch(
+    kernels: &[Kernel<'_>],
+    options: &WidenOptions,
+) -> Result<String, TransformError> {
+    let width = options.width();
+    let mut decls = Declarations::default();
+    let mut functions = String::new();
+    for (index, kernel) in kernels.iter().enumerate() {
+        let site = Site::Function(kernel.function);
+        if width == 0 || width > MAX_WIDTH {
+            return Err(TransformError::new(
+                PASS,
+                site,
+                format!("width {width} is not between 1 and {MAX_WIDTH}"),
+            ));
+        }
+        if kernel.name.is_empty()
+            || !kernel
+                .name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            return Err(TransformError::new(
+                PASS,
+                site,
+                format!("kernel name `{}` is not [A-Za-z0-9_]+", kernel.name),
+            ));
+        }
+        if kernels[..index].iter().any(|k| k.name == kernel.name) {
+            return Err(TransformError::new(
+                PASS,
+                site,
+                format!("kernel name `{}` is used twice in the batch", kernel.name),
+            ));
+        }
+        let data = &kernel.module.functions[kernel.function];
+        if data.body.is_none() {
+            return Err(TransformError::new(
+                PASS,
+                site,
+                format!("@{} is only declared: there is no body to widen", data.name),
+            ));
+        }
+        let uniformity = uniform::analyze(
+            kernel.module,
+            kernel.function,
+            options.analysis,
+            &options.uniform_args,
+            PASS,
+        )?;
+        let strides = if options.contiguous {
+            InitShapes::with_uniform(data, &options.uniform_args)
+                .ok()
+                .and_then(|init| {
+                    uniformity::analyze(kernel.module, kernel.function, AnalysisKind::Sa, &init)
+                        .ok()
+                })
+                .map(|sa| sa.strides)
+                .unwrap_or_default()
+        } else {
+            BTreeMap::new()
+        };
+        let text = function::emit(
+            kernel,
+            &function::Setup {
+                width,
+                mask: options.mask(),
+                uniformity: &uniformity,
+                strides: &strides,
+            },
+            &mut decls,
+        )?;
+        functions.push_str(&text);
+        functions.push('\n');
+    }
+    Ok(assemble(kernels, options, width, &decls, &functions))
+}
+
+/// The module text: header, declarations, chunk functions, the kernel table.
+fn assemble(
+    kernels: &[Kernel<'_>],
+    options: &WidenOptions,
+    width: usize,
+    decls: &Declarations,
+    functions: &str,
+) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "; pllvm widen: {} kernel(s), target {}, W = {width}, masks {:?}",
+        kernels.len(),
+        options.target.name(),
+        options.mask()
+    );
+    let _ = writeln!(out, "target triple = \"{}\"\n", options.target.triple());
+    for line in decls.lines.values() {
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(functions);
+    for (k, kernel) in kernels.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "@pllvm_name.{k} = private unnamed_addr constant [{} x i8] c\"{}\\00\"",
+            kernel.name.len() + 1,
+            kernel.name
+        );
+    }
+    let entries: Vec<String> = kernels
+        .iter()
+        .enumerate()
+        .map(|(k, kernel)| {
+            format!(
+                "{{ ptr, i64, ptr }} {{ ptr @pllvm_name.{k}, i64 {width}, ptr @pllvm_chunk_{} }}",
+                kernel.name
+            )
+        })
+        .collect();
+    let _ = writeln!(
+        out,
+        "@pllvm_kernels = constant [{} x {{ ptr, i64, ptr }}] [{}], align 8",
+        kernels.len(),
+        entries.join(", ")
+    );
+    let _ = writeln!(
+        out,
+        "@pllvm_kernel_count = constant i64 {}, align 8",
+        kernels.len()
+    );
+    out
+}
