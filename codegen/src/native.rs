@@ -307,7 +307,8 @@ fn run_build(mut command: Command) -> Result<(), NativeError> {
 pub fn compile_object(target: Target, source: &Source, object: &Path) -> Result<(), NativeError> {
     let tools = Toolchain::for_target(target, source)?;
     let text_path = object.with_extension(source.extension());
-    std::fs::write(&text_path, source.text()).map_err(|e| io_error("cannot write", &text_path, e))?;
+    std::fs::write(&text_path, source.text())
+        .map_err(|e| io_error("cannot write", &text_path, e))?;
     let mut command = match source {
         Source::LlvmIr(_) => {
             let mut c = Command::new(LLC.command);
@@ -343,7 +344,11 @@ pub fn build(target: Target, source: &Source, dir: &Path) -> Result<Program, Nat
     if target.is_aarch64() {
         link.arg("-static");
     }
-    link.arg("-o").arg(&path).arg(&object).arg(&runner).arg("-lm");
+    link.arg("-o")
+        .arg(&path)
+        .arg(&object)
+        .arg(&runner)
+        .arg("-lm");
     run_build(link)?;
     Ok(Program { path, target })
 }
@@ -382,10 +387,7 @@ pub fn runner_object(cc: Tool) -> Result<PathBuf, NativeError> {
     let source = private.with_extension("c");
     std::fs::write(&source, RUNNER_C).map_err(|e| io_error("cannot write", &source, e))?;
     let mut command = Command::new(cc.command);
-    command
-        .args(["-O1", "-c", "-o"])
-        .arg(&private)
-        .arg(&source);
+    command.args(["-O1", "-c", "-o"]).arg(&private).arg(&source);
     let built = run_build(command);
     let _ = std::fs::remove_file(&source);
     built?;
@@ -410,11 +412,8 @@ pub struct WorkDir {
 impl WorkDir {
     /// Creates `$TMPDIR/pllvm-native-<pid>-<n>`.
     pub fn new() -> Result<WorkDir, NativeError> {
-        let path = std::env::temp_dir().join(format!(
-            "pllvm-native-{}-{}",
-            std::process::id(),
-            unique()
-        ));
+        let path =
+            std::env::temp_dir().join(format!("pllvm-native-{}-{}", std::process::id(), unique()));
         std::fs::create_dir_all(&path).map_err(|e| io_error("cannot create", &path, e))?;
         Ok(WorkDir { path })
     }
@@ -462,9 +461,9 @@ impl Program {
             .arg(&output)
             .stdout(Stdio::null())
             .stderr(Stdio::piped());
-        let mut child = command
-            .spawn()
-            .map_err(|e| NativeError::Runner(format!("cannot start {}: {e}", self.path.display())))?;
+        let mut child = command.spawn().map_err(|e| {
+            NativeError::Runner(format!("cannot start {}: {e}", self.path.display()))
+        })?;
         let started = Instant::now();
         let status = loop {
             match child.try_wait() {

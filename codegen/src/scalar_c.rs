@@ -26,9 +26,9 @@
 
 mod expr;
 
-use pllvm_semantics::entity::EntityRef;
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
+use pllvm_semantics::entity::EntityRef;
 use pllvm_semantics::ir::{Block, Body, FuncId, InstKind, Module, Terminator, Value, ValueDef};
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use std::fmt::Write;
@@ -206,7 +206,10 @@ fn emit_kernel(out: &mut String, kernel: &Kernel<'_>, width: usize) -> Result<()
         TransformError::new(
             PASS,
             Site::Function(func),
-            format!("@{} is only declared: there is no body to compile", data.name),
+            format!(
+                "@{} is only declared: there is no body to compile",
+                data.name
+            ),
         )
     })?;
     let cx = Cx {
@@ -366,7 +369,12 @@ fn emit_block(
 }
 
 /// `act[l] = predicate in lane l` for the existing lanes.
-fn set_activation(out: &mut String, cx: &Cx<'_>, p: Value, site: Site) -> Result<(), TransformError> {
+fn set_activation(
+    out: &mut String,
+    cx: &Cx<'_>,
+    p: Value,
+    site: Site,
+) -> Result<(), TransformError> {
     let _ = writeln!(
         out,
         "    for (uint64_t l = 0; l < L; l++) act[l] = (uint8_t)({} & 1);",
@@ -384,7 +392,8 @@ fn terminator(
     ret: Option<CType>,
 ) -> Result<(), TransformError> {
     let site = Site::Terminator(cx.func, b);
-    let decide = "    sel = 0;\n    for (uint64_t l = 0; l < L; l++) if (act[l]) { sel = l; break; }\n";
+    let decide =
+        "    sel = 0;\n    for (uint64_t l = 0; l < L; l++) if (act[l]) { sel = l; break; }\n";
     match &cx.body.blocks[b].term {
         Terminator::Br(to) => edge(out, cx, b, *to, "    "),
         Terminator::CondBr {
@@ -452,7 +461,13 @@ fn terminator(
 
 /// The jump along `from → to`: the phis of `to` take the arms for `from` in
 /// every existing lane, as a parallel copy ([BLS-W-STEP]'s Δ_pre), then `goto`.
-fn edge(out: &mut String, cx: &Cx<'_>, from: Block, to: Block, indent: &str) -> Result<(), TransformError> {
+fn edge(
+    out: &mut String,
+    cx: &Cx<'_>,
+    from: Block,
+    to: Block,
+    indent: &str,
+) -> Result<(), TransformError> {
     let phis = &cx.body.blocks[to].phis;
     let mut copies = Vec::new();
     for &phi in phis {

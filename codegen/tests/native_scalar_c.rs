@@ -19,9 +19,13 @@ use pllvm_interp::RunConfig;
 use pllvm_semantics::ir::{FuncId, Module};
 use std::time::Duration;
 
+/// One corpus kernel: its name, the original and transformed modules, the
+/// function, and its FREEZING runs.
+type KernelFile = (String, Module, Module, FuncId, Vec<(String, RunConfig)>);
+
 /// Every corpus kernel with its FREEZING runs, transformed.
 struct Corpus {
-    files: Vec<(String, Module, Module, FuncId, Vec<(String, RunConfig)>)>,
+    files: Vec<KernelFile>,
 }
 
 fn corpus() -> Corpus {
@@ -35,7 +39,11 @@ fn corpus() -> Corpus {
     let mut files = Vec::new();
     for path in paths {
         let src = std::fs::read_to_string(&path).expect("readable");
-        let stem = path.file_stem().unwrap().to_string_lossy().replace('-', "_");
+        let stem = path
+            .file_stem()
+            .unwrap()
+            .to_string_lossy()
+            .replace('-', "_");
         let m = module(&src);
         let func = m.first_definition().expect("a function");
         match transformed(&m, func) {
@@ -82,7 +90,11 @@ fn corpus_agrees(width: usize, reference: Reference) {
     for (c, v) in cases.iter().zip(&got) {
         match v {
             Verdict::Agree { lanes, .. } => compared += lanes,
-            other => panic!("{} (W = {width}, {}): {other:?}", c.kernel.name, reference.name()),
+            other => panic!(
+                "{} (W = {width}, {}): {other:?}",
+                c.kernel.name,
+                reference.name()
+            ),
         }
     }
     assert!(compared >= 60, "{compared} lanes compared");
@@ -130,12 +142,22 @@ fn a_wrong_c_is_reported_with_its_lane() {
     let dir = WorkDir::new().unwrap();
     let prog = program(Target::ScalarC, &Source::C(right), &dir);
     assert!(matches!(
-        verdicts(&prog, std::slice::from_ref(&c), 4, Reference::OriginalFreezing)[0],
+        verdicts(
+            &prog,
+            std::slice::from_ref(&c),
+            4,
+            Reference::OriginalFreezing
+        )[0],
         Verdict::Agree { lanes: 4, .. }
     ));
     let dir = WorkDir::new().unwrap();
     let prog = program(Target::ScalarC, &Source::C(wrong), &dir);
-    let got = verdicts(&prog, std::slice::from_ref(&c), 4, Reference::OriginalFreezing);
+    let got = verdicts(
+        &prog,
+        std::slice::from_ref(&c),
+        4,
+        Reference::OriginalFreezing,
+    );
     match &got[0] {
         Verdict::Differ(Difference::Ret {
             lane,
@@ -185,9 +207,16 @@ fn a_crashing_and_a_looping_kernel_do_not_stop_the_batch() {
         Duration::from_secs(60),
     )
     .unwrap();
-    assert_eq!(got[0], Verdict::NativeFailed(Status::Signal("SIGSEGV".into())));
+    assert_eq!(
+        got[0],
+        Verdict::NativeFailed(Status::Signal("SIGSEGV".into()))
+    );
     assert_eq!(got[1], Verdict::NativeFailed(Status::Timeout));
-    assert!(matches!(got[2], Verdict::Agree { lanes: 2, .. }), "{:?}", got[2]);
+    assert!(
+        matches!(got[2], Verdict::Agree { lanes: 2, .. }),
+        "{:?}",
+        got[2]
+    );
 }
 
 /// A load and a store in a block only some lanes run: after `pl` the block
@@ -229,8 +258,17 @@ fn masked_off_lanes_never_trap() {
     let source = Source::C(emit_c_batch(&[c.kernel], 4).unwrap());
     let dir = WorkDir::new().unwrap();
     let prog = program(Target::ScalarC, &source, &dir);
-    let got = verdicts(&prog, std::slice::from_ref(&c), 4, Reference::OriginalFreezing);
-    assert!(matches!(got[0], Verdict::Agree { lanes: 4, .. }), "{:?}", got[0]);
+    let got = verdicts(
+        &prog,
+        std::slice::from_ref(&c),
+        4,
+        Reference::OriginalFreezing,
+    );
+    assert!(
+        matches!(got[0], Verdict::Agree { lanes: 4, .. }),
+        "{:?}",
+        got[0]
+    );
     // Straight through the protocol: `guard` tokens in the masked-off lanes.
     let zeros = |size| GlobalImage {
         size,
@@ -244,23 +282,45 @@ fn masked_off_lanes_never_trap() {
         n: 4,
         globals: vec![buf, zeros(16)],
         args: vec![
-            vec![ArgToken::Global(0, 0), ArgToken::Guard, ArgToken::Global(0, 4), ArgToken::Null],
-            vec![ArgToken::Global(1, 0), ArgToken::Guard, ArgToken::Global(1, 4), ArgToken::Guard],
-            vec![ArgToken::Bits(1), ArgToken::Bits(0), ArgToken::Bits(1), ArgToken::Bits(0)],
+            vec![
+                ArgToken::Global(0, 0),
+                ArgToken::Guard,
+                ArgToken::Global(0, 4),
+                ArgToken::Null,
+            ],
+            vec![
+                ArgToken::Global(1, 0),
+                ArgToken::Guard,
+                ArgToken::Global(1, 4),
+                ArgToken::Guard,
+            ],
+            vec![
+                ArgToken::Bits(1),
+                ArgToken::Bits(0),
+                ArgToken::Bits(1),
+                ArgToken::Bits(0),
+            ],
         ],
     };
     let results = prog.run(&[run], 10, Duration::from_secs(60)).unwrap();
     let Status::Ok(outputs) = &results[0].status else {
         panic!("{:?}", results[0].status);
     };
-    assert_eq!(outputs.ret, [0x0403_0201, 0xffff_ffff, 0x0807_0605, 0xffff_ffff]);
+    assert_eq!(
+        outputs.ret,
+        [0x0403_0201, 0xffff_ffff, 0x0807_0605, 0xffff_ffff]
+    );
     assert_eq!(outputs.globals[1][..8], [1, 2, 3, 4, 5, 6, 7, 8]);
     // The same access in an active lane does trap: the guard page is real.
     let run = RunInput {
         kernel: 0,
         n: 1,
         globals: vec![zeros(16), zeros(16)],
-        args: vec![vec![ArgToken::Guard], vec![ArgToken::Global(1, 0)], vec![ArgToken::Bits(1)]],
+        args: vec![
+            vec![ArgToken::Guard],
+            vec![ArgToken::Global(1, 0)],
+            vec![ArgToken::Bits(1)],
+        ],
     };
     let results = prog.run(&[run], 10, Duration::from_secs(60)).unwrap();
     assert_eq!(results[0].status, Status::Signal("SIGSEGV".into()));
@@ -274,7 +334,10 @@ fn the_aarch64_build_runs_under_qemu() {
         .iter()
         .find(|f| f.0 == "mandelbrot")
         .expect("mandelbrot");
-    let names: Vec<String> = runs.iter().map(|(r, _)| format!("{stem}_{}", r.replace('-', "_"))).collect();
+    let names: Vec<String> = runs
+        .iter()
+        .map(|(r, _)| format!("{stem}_{}", r.replace('-', "_")))
+        .collect();
     let cases: Vec<DiffCase<'_>> = runs
         .iter()
         .zip(&names)
@@ -284,8 +347,15 @@ fn the_aarch64_build_runs_under_qemu() {
     let source = Source::C(emit_c_batch(&kernels, 4).unwrap());
     let dir = WorkDir::new().unwrap();
     let prog = program(Target::Neon, &source, &dir);
-    for (c, v) in cases.iter().zip(verdicts(&prog, &cases, 4, Reference::OriginalFreezing)) {
-        assert!(matches!(v, Verdict::Agree { .. }), "{}: {v:?}", c.kernel.name);
+    for (c, v) in cases
+        .iter()
+        .zip(verdicts(&prog, &cases, 4, Reference::OriginalFreezing))
+    {
+        assert!(
+            matches!(v, Verdict::Agree { .. }),
+            "{}: {v:?}",
+            c.kernel.name
+        );
     }
 }
 
@@ -296,7 +366,11 @@ fn a_missing_tool_names_its_package() {
         package: "pllvm-no-such-package",
     };
     assert!(!tool.is_installed());
-    let err = tool.require().err().expect("missing");
+    let err = tool.require().expect_err("missing");
     assert!(matches!(err, NativeError::ToolMissing { .. }));
-    assert!(err.to_string().contains("apt-get install pllvm-no-such-package"), "{err}");
+    assert!(
+        err.to_string()
+            .contains("apt-get install pllvm-no-such-package"),
+        "{err}"
+    );
 }

@@ -7,13 +7,13 @@
 //! any NaN, everything else is compared bit for bit, and pointers into globals
 //! are compared as (global, offset) through the runner's `base` lines.
 
-use pllvm_semantics::entity::EntityRef;
 use super::inputs::{global_of, run_input};
 use super::protocol::{Outputs, RunInput, Status};
 use super::{NativeError, Program};
 use crate::error::Site;
 use crate::kernel::Kernel;
 use pllvm_interp::{Machine, Outcome, RunConfig};
+use pllvm_semantics::entity::EntityRef;
 use pllvm_semantics::ir::{Block, FuncId, InstKind, Module};
 use pllvm_semantics::memory::Byte;
 use pllvm_semantics::rules::Interp;
@@ -191,8 +191,20 @@ fn expected_of(machine: &Machine<'_>, v: &Val, ret_ty: &TypeData) -> Expected {
         (Val::Int(b), TypeData::Int(w)) if *w <= 64 => Expected::Int(*b as u64, *w),
         (Val::F32(b), _) => Expected::F32(*b),
         (Val::F64(b), _) => Expected::F64(*b),
-        (Val::Ptr(Pointer { object: None, offset }), _) => Expected::Ptr(None, *offset),
-        (Val::Ptr(Pointer { object: Some(o), offset }), _) => match global_of(machine, *o) {
+        (
+            Val::Ptr(Pointer {
+                object: None,
+                offset,
+            }),
+            _,
+        ) => Expected::Ptr(None, *offset),
+        (
+            Val::Ptr(Pointer {
+                object: Some(o),
+                offset,
+            }),
+            _,
+        ) => match global_of(machine, *o) {
             Some(g) => Expected::Ptr(Some(g.index()), *offset),
             None => Expected::Skip,
         },
@@ -223,7 +235,10 @@ fn interpret(
     let ret = machine
         .results()
         .iter()
-        .map(|r| r.as_ref().map_or(Expected::Skip, |v| expected_of(&machine, v, &ret_ty)))
+        .map(|r| {
+            r.as_ref()
+                .map_or(Expected::Skip, |v| expected_of(&machine, v, &ret_ty))
+        })
         .collect();
     let mut globals = Vec::new();
     for (g, data) in module.globals.iter() {
@@ -239,13 +254,22 @@ fn interpret(
                     Byte::Uninit => None,
                     Byte::Data(d) => Some(ByteExpect::Data(*d)),
                     Byte::PtrFrag {
-                        ptr: Pointer { object: None, offset },
+                        ptr:
+                            Pointer {
+                                object: None,
+                                offset,
+                            },
                         index,
                     } => Some(ByteExpect::Data((offset >> (8 * u64::from(*index))) as u8)),
                     Byte::PtrFrag {
-                        ptr: Pointer { object: Some(o), offset },
+                        ptr:
+                            Pointer {
+                                object: Some(o),
+                                offset,
+                            },
                         index,
-                    } => global_of(&machine, *o).map(|g| ByteExpect::PtrFrag(g.index(), *offset, *index)),
+                    } => global_of(&machine, *o)
+                        .map(|g| ByteExpect::PtrFrag(g.index(), *offset, *index)),
                 })
                 .collect(),
         );
@@ -284,7 +308,9 @@ fn compare(
                     let native = word as u32;
                     native == b || (f32::from_bits(native).is_nan() && f32::from_bits(b).is_nan())
                 }
-                Expected::F64(b) => word == b || (f64::from_bits(word).is_nan() && f64::from_bits(b).is_nan()),
+                Expected::F64(b) => {
+                    word == b || (f64::from_bits(word).is_nan() && f64::from_bits(b).is_nan())
+                }
                 Expected::Ptr(None, address) => word == address,
                 Expected::Ptr(Some(g), offset) => outputs
                     .bases
@@ -306,7 +332,12 @@ fn compare(
         }
     }
     let mut bytes = 0;
-    for (g, (expected, data)) in reference.globals.iter().zip(module.globals.values()).enumerate() {
+    for (g, (expected, data)) in reference
+        .globals
+        .iter()
+        .zip(module.globals.values())
+        .enumerate()
+    {
         let native = outputs.globals.get(g).map_or(&[][..], Vec::as_slice);
         for (offset, e) in expected.iter().enumerate() {
             let want = match e {
@@ -335,7 +366,11 @@ fn compare(
 }
 
 fn mask(word: u64, w: u32) -> u64 {
-    if w >= 64 { word } else { word & ((1u64 << w) - 1) }
+    if w >= 64 {
+        word
+    } else {
+        word & ((1u64 << w) - 1)
+    }
 }
 
 fn show(e: Expected) -> String {
@@ -420,7 +455,9 @@ pub fn diff_batch(
             )));
         }
         let (module, func, interp) = match reference {
-            Reference::OriginalFreezing => (case.original, case.original_function, Interp::Freezing),
+            Reference::OriginalFreezing => {
+                (case.original, case.original_function, Interp::Freezing)
+            }
             Reference::TransformedOblivious => {
                 (case.kernel.module, case.kernel.function, Interp::Oblivious)
             }
@@ -429,9 +466,14 @@ pub fn diff_batch(
             Err(outcome) => verdicts[k] = Some(Verdict::Skipped(outcome)),
             Ok(r) => {
                 let mut config = case.config.clone();
-                config.function = Some(case.kernel.module.functions[case.kernel.function].name.clone());
+                config.function = Some(
+                    case.kernel.module.functions[case.kernel.function]
+                        .name
+                        .clone(),
+                );
                 config.observe = false;
-                let machine = Machine::new(case.kernel.module, &config).map_err(|e| err(e.to_string()))?;
+                let machine =
+                    Machine::new(case.kernel.module, &config).map_err(|e| err(e.to_string()))?;
                 inputs.push(run_input(k, &machine).map_err(err)?);
                 references.push((k, r, module, func));
             }

@@ -6,9 +6,9 @@
 //! global at the same offset; a pointer one past a global's end lands in the
 //! guard page after it.
 
-use pllvm_semantics::entity::EntityRef;
 use super::protocol::{ArgToken, GlobalImage, RunInput};
 use pllvm_interp::Machine;
+use pllvm_semantics::entity::EntityRef;
 use pllvm_semantics::ir::GlobalId;
 use pllvm_semantics::memory::Byte;
 use pllvm_semantics::value::{ObjectId, Pointer, Val};
@@ -28,9 +28,11 @@ fn token(machine: &Machine<'_>, v: &Val, what: &dyn Fn() -> String) -> Result<Ar
     Ok(match v {
         // ⊤: any bits will do.
         Val::Undef => ArgToken::Bits(0),
-        Val::Int(bits) => ArgToken::Bits(u64::try_from(*bits).map_err(|_| {
-            format!("{}: a value wider than 64 bits has no native word", what())
-        })?),
+        Val::Int(bits) => {
+            ArgToken::Bits(u64::try_from(*bits).map_err(|_| {
+                format!("{}: a value wider than 64 bits has no native word", what())
+            })?)
+        }
         Val::F32(bits) => ArgToken::Bits(u64::from(*bits)),
         Val::F64(bits) => ArgToken::Bits(*bits),
         Val::Ptr(Pointer {
@@ -51,10 +53,7 @@ fn token(machine: &Machine<'_>, v: &Val, what: &dyn Fn() -> String) -> Result<Ar
             ArgToken::Global(g.index(), *offset)
         }
         other => {
-            return Err(format!(
-                "{}: the value {other} has no native word",
-                what()
-            ));
+            return Err(format!("{}: the value {other} has no native word", what()));
         }
     })
 }

@@ -124,12 +124,14 @@ fn hex_bytes(word: &str) -> Result<Vec<u8>, String> {
     if word == "-" {
         return Ok(Vec::new());
     }
-    if word.len() % 2 != 0 {
+    if !word.len().is_multiple_of(2) {
         return Err(format!("odd number of hex digits in `{word}`"));
     }
     (0..word.len())
         .step_by(2)
-        .map(|k| u8::from_str_radix(&word[k..k + 2], 16).map_err(|_| format!("`{word}` is not hex")))
+        .map(|k| {
+            u8::from_str_radix(&word[k..k + 2], 16).map_err(|_| format!("`{word}` is not hex"))
+        })
         .collect()
 }
 
@@ -168,7 +170,8 @@ pub fn decode_output(text: &str) -> Result<Vec<RunResult>, String> {
                         ["base", _, address] => outputs.bases.push(hex_u64(address)?),
                         ["ret", "void"] => {}
                         ["ret", words @ ..] => {
-                            outputs.ret = words.iter().map(|w| hex_u64(w)).collect::<Result<_, _>>()?
+                            outputs.ret =
+                                words.iter().map(|w| hex_u64(w)).collect::<Result<_, _>>()?
                         }
                         ["global", _, bytes] => outputs.globals.push(hex_bytes(bytes)?),
                         _ => return Err(format!("unexpected line `{line}`")),
@@ -182,7 +185,10 @@ pub fn decode_output(text: &str) -> Result<Vec<RunResult>, String> {
             }
             ["signal", name] => Status::Signal((*name).to_string()),
             ["timeout"] => Status::Timeout,
-            ["exit", code] => Status::Exit(code.parse().map_err(|_| format!("bad exit code in `{line}`"))?),
+            ["exit", code] => Status::Exit(
+                code.parse()
+                    .map_err(|_| format!("bad exit code in `{line}`"))?,
+            ),
             _ => return Err(format!("unexpected result line `{line}`")),
         };
         match lines.next() {

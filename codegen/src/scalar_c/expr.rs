@@ -4,12 +4,10 @@
 //! or [W-CMD-MASK]; the per-lane C of each LLVM instruction ([W-INST-LLVM]),
 //! memory ([W-INST-LOAD], [W-INST-STORE], [W-INST-ALLOCA]) and θ (§4.9.2).
 
-use pllvm_semantics::entity::EntityRef;
 use super::{CType, Cx, PASS, c_type};
 use crate::error::{Site, TransformError};
-use pllvm_semantics::ir::{
-    BinOp, CastOp, ConstData, FCmpPred, ICmpPred, Inst, InstKind, Value,
-};
+use pllvm_semantics::entity::EntityRef;
+use pllvm_semantics::ir::{BinOp, CastOp, ConstData, FCmpPred, ICmpPred, Inst, InstKind, Value};
 use pllvm_semantics::theta::{self, Builtin, MathFn};
 use pllvm_semantics::types::{Ty, TypeData};
 use std::fmt::Write;
@@ -146,7 +144,9 @@ pub(crate) fn command(out: &mut String, cx: &Cx<'_>, i: Inst) -> Result<(), Tran
             op, ty, lhs, rhs, ..
         } => assign(out, binary(cx, *op, *ty, *lhs, *rhs, site)?),
         InstKind::FNeg { arg, .. } => assign(out, format!("-({})", cx.operand(*arg, site)?)),
-        InstKind::ICmp { pred, ty, lhs, rhs } => assign(out, icmp(cx, *pred, *ty, *lhs, *rhs, site)?),
+        InstKind::ICmp { pred, ty, lhs, rhs } => {
+            assign(out, icmp(cx, *pred, *ty, *lhs, *rhs, site)?)
+        }
         InstKind::FCmp { pred, lhs, rhs, .. } => assign(out, fcmp(cx, *pred, *lhs, *rhs, site)?),
         InstKind::Cast {
             op, from, arg, to, ..
@@ -383,7 +383,10 @@ fn cast(
         TransformError::new(
             PASS,
             site,
-            format!("a cast to {} (the C route holds scalars up to 64 bits)", types.display(to)),
+            format!(
+                "a cast to {} (the C route holds scalars up to 64 bits)",
+                types.display(to)
+            ),
         )
     })?;
     let wf = types.int_width(from).unwrap_or(64);
@@ -426,7 +429,10 @@ fn gep(
     let mut current = source_ty;
     for (k, index) in indices.iter().enumerate() {
         let w = int_width(cx, cx.body.values[index.value].ty, site)?;
-        let i = format!("(uint64_t)pllvm_sx({}, {w})", cx.int_operand(index.value, site)?);
+        let i = format!(
+            "(uint64_t)pllvm_sx({}, {w})",
+            cx.int_operand(index.value, site)?
+        );
         if k == 0 {
             let _ = write!(expr, " + {i} * UINT64_C({})", types.size_of(current));
             continue;
@@ -443,7 +449,11 @@ fn gep(
                 }
                 .filter(|&f| f < fields.len())
                 .ok_or_else(|| {
-                    TransformError::new(PASS, site, "a struct index that is not a constant field number")
+                    TransformError::new(
+                        PASS,
+                        site,
+                        "a struct index that is not a constant field number",
+                    )
                 })?;
                 let (offsets, _) = types.struct_layout(current);
                 let _ = write!(expr, " + UINT64_C({})", offsets[field]);
@@ -476,13 +486,7 @@ fn call(
 ) -> Result<(), TransformError> {
     let site = Site::Inst(cx.func, i);
     let name = &cx.module.functions[callee].name;
-    let refuse = |why: &str| {
-        TransformError::new(
-            PASS,
-            site,
-            format!("a call to @{name}: {why}"),
-        )
-    };
+    let refuse = |why: &str| TransformError::new(PASS, site, format!("a call to @{name}: {why}"));
     let builtin = theta::resolve(name)
         .ok_or_else(|| refuse("the C route compiles the builtins and the math library only"))?;
     let arg = |k: usize| -> Result<String, TransformError> {
@@ -544,7 +548,11 @@ fn call(
             Ok(())
         }
         Builtin::Memcpy | Builtin::Memmove => {
-            let f = if builtin == Builtin::Memcpy { "memcpy" } else { "memmove" };
+            let f = if builtin == Builtin::Memcpy {
+                "memcpy"
+            } else {
+                "memmove"
+            };
             let _ = writeln!(
                 out,
                 "    for (uint64_t l = 0; l < L; l++) if ({guard}) {f}(pllvm_ptr({}), pllvm_ptr({}), (size_t){});",

@@ -49,7 +49,10 @@ pub fn transformed(m: &Module, func: FuncId) -> Result<Module, String> {
     let out = stages.into_iter().last().ok_or("no stage")?.module;
     let report = verify_module(&out, &SourceMap::default());
     if !report.is_ok() {
-        return Err(format!("the transformed program does not verify: {:?}", report.errors));
+        return Err(format!(
+            "the transformed program does not verify: {:?}",
+            report.errors
+        ));
     }
     Ok(out)
 }
@@ -85,8 +88,15 @@ pub fn verdicts(
     width: usize,
     reference: Reference,
 ) -> Vec<Verdict> {
-    diff_batch(program, cases, width, reference, 10, Duration::from_secs(120))
-        .unwrap_or_else(|e| panic!("{e}"))
+    diff_batch(
+        program,
+        cases,
+        width,
+        reference,
+        10,
+        Duration::from_secs(120),
+    )
+    .unwrap_or_else(|e| panic!("{e}"))
 }
 
 /// A case of `func` in `original`, compiled from `transformed`.
