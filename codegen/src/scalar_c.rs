@@ -16,7 +16,9 @@
 //! a `total` command runs in every existing lane ([W-CMD-TOTAL]), `mask()` is the
 //! activation ([W-CMD-MASK]), and the builtins of Fig. 4.15 range over the chunk's
 //! lanes. A branch goes where its first active lane goes (lane 0's value when no
-//! lane is active: any successor is then a legal schedule, [PC-ND-BRANCH]).
+//! lane is active: any successor is then a legal schedule, [PC-ND-BRANCH]); if
+//! another active lane goes elsewhere, the branch is divergent, which one
+//! program counter cannot follow, and the process exits with [`DIVERGED_EXIT`].
 //!
 //! LLVM's poison cases are not C undefined behaviour here: shift amounts are
 //! reduced modulo 64, division by zero and `INT_MIN / -1` give 0 (a passive or
@@ -32,6 +34,10 @@ use pllvm_semantics::entity::EntityRef;
 use pllvm_semantics::ir::{Block, Body, FuncId, InstKind, Module, Terminator, Value, ValueDef};
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use std::fmt::Write;
+
+/// The exit code of a chunk whose active lanes disagree on a branch (a
+/// divergent branch the transforms left): `PLLVM_DIVERGED_EXIT` of the prelude.
+pub const DIVERGED_EXIT: i32 = 86;
 
 /// The name errors of this emitter carry in [`TransformError::pass`].
 pub const PASS: &str = "scalar-c";
@@ -402,7 +408,14 @@ fn terminator(
             if_false,
         } => {
             out.push_str(decide);
-            let c = cx.int_operand(*cond, site)?.replace("[l]", "[sel]");
+            let lane = cx.int_operand(*cond, site)?;
+            let c = lane.replace("[l]", "[sel]");
+            // A branch is decided once for the chunk: active lanes that
+            // disagree mean a divergent branch, which this route cannot run.
+            let _ = writeln!(
+                out,
+                "    for (uint64_t l = 0; l < L; l++) if (act[l] && (({lane} ^ {c}) & 1)) pllvm_diverged();"
+            );
             let _ = writeln!(out, "    if ({c} & 1) {{");
             edge(out, cx, b, *if_true, "        ")?;
             out.push_str("    } else {\n");
@@ -427,7 +440,12 @@ fn terminator(
                 ));
             };
             out.push_str(decide);
-            let c = cx.int_operand(*cond, site)?.replace("[l]", "[sel]");
+            let lane = cx.int_operand(*cond, site)?;
+            let c = lane.replace("[l]", "[sel]");
+            let _ = writeln!(
+                out,
+                "    for (uint64_t l = 0; l < L; l++) if (act[l] && pllvm_mask({lane} ^ {c}, {w})) pllvm_diverged();"
+            );
             let _ = writeln!(out, "    {{ const uint64_t s = pllvm_mask({c}, {w});");
             for (value, to) in cases {
                 let v: u64 = value.try_into().unwrap_or(u64::MAX);

@@ -147,6 +147,9 @@ pub enum Verdict {
     NativeFailed(Status),
     /// Not compared: the interpreter's outcome was not `returned`, with it.
     Skipped(String),
+    /// The case cannot run: its inputs do not fit the program, or its thread
+    /// count needs chunks the program's horizontal builtins forbid.
+    Refused(String),
 }
 
 impl Verdict {
@@ -411,21 +414,6 @@ fn show_native(e: Expected, word: u64, bases: &[u64]) -> String {
     }
 }
 
-/// Why a case could not be put into the batch.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CaseError {
-    /// The case's kernel name.
-    pub kernel: String,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl std::fmt::Display for CaseError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.kernel, self.message)
-    }
-}
-
 /// Runs every case on the interpreter (the `reference`) and natively in one run
 /// of `program` (built from the cases' kernels in order, chunks of `width`),
 /// and returns one verdict per case. `kernel_timeout` bounds each kernel (the
@@ -437,22 +425,17 @@ pub fn diff_batch(
     reference: Reference,
     kernel_timeout: u32,
     wall: Duration,
-) -> Result<Vec<Verdict>, DiffError> {
+) -> Result<Vec<Verdict>, NativeError> {
     let mut verdicts: Vec<Option<Verdict>> = vec![None; cases.len()];
     let mut references = Vec::new();
     let mut inputs: Vec<RunInput> = Vec::new();
     for (k, case) in cases.iter().enumerate() {
-        let err = |message: String| {
-            DiffError::Case(CaseError {
-                kernel: case.kernel.name.to_string(),
-                message,
-            })
-        };
         let n = case.config.threads;
         if n > width && uses_horizontal(case.original, case.original_function) {
-            return Err(err(format!(
+            verdicts[k] = Some(Verdict::Refused(format!(
                 "{n} threads run in chunks of {width}, but the program uses a horizontal builtin or mask(), which range over one chunk only: give at most {width} threads or --width {n}"
             )));
+            continue;
         }
         let (module, func, interp) = match reference {
             Reference::OriginalFreezing => {
@@ -462,8 +445,8 @@ pub fn diff_batch(
                 (case.kernel.module, case.kernel.function, Interp::Oblivious)
             }
         };
-        match interpret(module, func, &case.config, interp).map_err(err)? {
-            Err(outcome) => verdicts[k] = Some(Verdict::Skipped(outcome)),
+        let prepared = interpret(module, func, &case.config, interp).and_then(|run| match run {
+            Err(outcome) => Ok(Err(outcome)),
             Ok(r) => {
                 let mut config = case.config.clone();
                 config.function = Some(
@@ -473,8 +456,15 @@ pub fn diff_batch(
                 );
                 config.observe = false;
                 let machine =
-                    Machine::new(case.kernel.module, &config).map_err(|e| err(e.to_string()))?;
-                inputs.push(run_input(k, &machine).map_err(err)?);
+                    Machine::new(case.kernel.module, &config).map_err(|e| e.to_string())?;
+                Ok(Ok((r, run_input(k, &machine)?)))
+            }
+        });
+        match prepared {
+            Err(why) => verdicts[k] = Some(Verdict::Refused(why)),
+            Ok(Err(outcome)) => verdicts[k] = Some(Verdict::Skipped(outcome)),
+            Ok(Ok((r, input))) => {
+                inputs.push(input);
                 references.push((k, r, module, func));
             }
         }
@@ -482,9 +472,7 @@ pub fn diff_batch(
     let results = if inputs.is_empty() {
         Vec::new()
     } else {
-        program
-            .run(&inputs, kernel_timeout, wall)
-            .map_err(DiffError::Native)?
+        program.run(&inputs, kernel_timeout, wall)?
     };
     for ((k, r, module, func), result) in references.into_iter().zip(results) {
         let case = &cases[k];
@@ -500,23 +488,3 @@ pub fn diff_batch(
         .map(|v| v.unwrap_or_else(|| Verdict::Skipped("not run".into())))
         .collect())
 }
-
-/// Why a differential batch could not run.
-#[derive(Debug)]
-pub enum DiffError {
-    /// One case cannot be run (named).
-    Case(CaseError),
-    /// The native side failed as a whole.
-    Native(NativeError),
-}
-
-impl std::fmt::Display for DiffError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            DiffError::Case(e) => write!(f, "{e}"),
-            DiffError::Native(e) => write!(f, "{e}"),
-        }
-    }
-}
-
-impl std::error::Error for DiffError {}

@@ -5,6 +5,13 @@
 #include <stdint.h>
 #include <string.h>
 #include <math.h>
+#include <stdlib.h>
+
+/* Active lanes that disagree on a branch: the program is not one the C route
+ * can run with one program counter (a divergent branch is left); the process
+ * exits with this code, which the harness reports. */
+#define PLLVM_DIVERGED_EXIT 86
+static void pllvm_diverged(void) { _Exit(PLLVM_DIVERGED_EXIT); }
 
 typedef void (*pllvm_chunk_fn)(uint64_t base, uint64_t count, const uint64_t *args,
                                uint64_t n, uint64_t *ret, uint8_t *const *globals);
