@@ -3,6 +3,10 @@
 //! lanes; the passive ones get 0 for ⊤), [W-CMD-TOTAL] (every existing lane)
 //! or [W-CMD-MASK]; the per-lane C of each LLVM instruction ([W-INST-LLVM]),
 //! memory ([W-INST-LOAD], [W-INST-STORE], [W-INST-ALLOCA]) and θ (§4.9.2).
+#![allow(
+    rustdoc::broken_intra_doc_links,
+    reason = "rule citations of the thesis, not links"
+)]
 
 use super::{CType, Cx, PASS, c_type};
 use crate::error::{Site, TransformError};
