@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every pllvm test on a fresh machine: installs the peers the tests call
-# (clang-19, opt-22, opt-19 and lli-19, tmux for the REPL terminal test) when they
+# (clang-19, opt-22, opt-19 and lli-19, tmux for the REPL terminal test; llc-19,
+# gcc, gcc-aarch64-linux-gnu and qemu-user for the native backend) when they
 # are missing, then the whole workspace test suite (unit, property, corpus, tidy,
 # differential tests).
 set -euo pipefail
@@ -12,6 +13,12 @@ command -v clang-19 >/dev/null 2>&1 || need+=(clang-19)
 command -v opt-22   >/dev/null 2>&1 || need+=(llvm-22)
 command -v opt-19   >/dev/null 2>&1 || need+=(llvm-19)
 command -v tmux     >/dev/null 2>&1 || need+=(tmux)
+# The native backend (issue 17): llc-19 for the widening's objects, the AArch64
+# cross toolchain and qemu-user for the NEON runs, gcc for the scalar-lane C.
+command -v llc-19                >/dev/null 2>&1 || need+=(llvm-19)
+command -v gcc                   >/dev/null 2>&1 || need+=(gcc)
+command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need+=(gcc-aarch64-linux-gnu)
+command -v qemu-aarch64          >/dev/null 2>&1 || need+=(qemu-user)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test-all: installing ${need[*]}"
   SUDO=""

@@ -7,7 +7,9 @@
 
 mod analyze;
 mod compare_llvm;
+mod compile;
 mod default_program;
+mod diff_exec;
 mod interrupt;
 mod repl;
 mod transform;
@@ -65,6 +67,13 @@ enum Command {
     /// gadgets (boscc), partial linearization (pl), reconverging CFGs (reconverge), full
     /// if-conversion (ifconv).
     Transform(transform::TransformArgs),
+    /// Compile kernels to native code (issue 17): the transforms, then vector LLVM IR
+    /// for avx2, avx512 or neon, or scalar-lane C; as source, object or a program
+    /// linked with the runner.
+    Compile(compile::CompileArgs),
+    /// Differential execution (issue 17): the interpreter against native code, lane by
+    /// lane, for a batch of kernels compiled, linked and run once.
+    DiffExec(diff_exec::DiffExecArgs),
 }
 
 #[derive(Args, Debug)]
@@ -468,6 +477,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Repl(r) => repl::main(r),
         Command::Explore(e) => explore(e),
         Command::Transform(t) => transform::main(t),
+        Command::Compile(c) => compile::main(c),
+        Command::DiffExec(d) => diff_exec::main(d),
         Command::Analyze(a) => {
             let kinds = analyze::parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
             let (module, _, _, src) = load(&Some(a.file.clone()))?;

@@ -1,0 +1,318 @@
+//! `pllvm compile FILE --target avx2|avx512|neon|scalar-c`: the native backend
+//! of issue 17 on the command line. Each kernel (the first function, `--function
+//! NAME`, or `--all-functions`) goes through the transform pipeline (`--pass`,
+//! default `dlt,boscc,pl`), the batch is emitted for the target (vector LLVM IR
+//! from the widening, or scalar-lane C), and written as source, as an object, or
+//! linked with the runner into a program (`--emit source|object|exe`).
+//! `diff-exec` prepares its kernels with the same [`prepare`].
+
+use crate::transform::render_error;
+use crate::{Rendered, Usage, load};
+use anyhow::{Result, anyhow};
+use clap::Args;
+use pllvm_codegen::native::{self, EmitError, Source, Target, WorkDir};
+use pllvm_codegen::pipeline::{Options, Pass, parse_passes};
+use pllvm_codegen::{AnalysisChoice, Kernel, Site, TransformError};
+use pllvm_semantics::diag::SourceMap;
+use pllvm_semantics::ir::{FuncId, Module};
+use pllvm_semantics::text::print_module;
+use pllvm_semantics::verify::verify_module;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// The options that choose kernels and transform them, shared by `compile` and
+/// `diff-exec`.
+#[derive(Args, Debug, Clone)]
+pub struct PipelineArgs {
+    /// The target: avx2, avx512, neon (under qemu-aarch64) or scalar-c.
+    #[arg(long, value_name = "avx2|avx512|neon|scalar-c", value_parser = parse_target)]
+    pub target: Target,
+    /// W, the lanes of a chunk (default: 16 on avx2, 32 on avx512, 8 on neon and
+    /// scalar-c).
+    #[arg(long, value_name = "W", value_parser = pllvm_interp::config::parse_width)]
+    pub width: Option<usize>,
+    /// The transforms before the native code, in order.
+    #[arg(long, value_name = "PASSES", default_value = "dlt,boscc,pl")]
+    pub pass: String,
+    /// The analysis deciding what is uniform: best, thesis, popl, llvm or sa.
+    #[arg(long, value_name = "best|thesis|popl|llvm|sa", default_value = "best")]
+    pub analysis: String,
+    /// Parameters that are uniform (by name or number, comma-separated).
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    pub uniform_args: Vec<String>,
+    /// The function to compile (default: the first definition).
+    #[arg(long, value_name = "NAME", conflicts_with = "all_functions")]
+    pub function: Option<String>,
+    /// Compile every defined function of each file (a batch).
+    #[arg(long)]
+    pub all_functions: bool,
+}
+
+fn parse_target(text: &str) -> Result<Target, String> {
+    Target::parse(text).ok_or_else(|| {
+        format!("'{text}' is not a target (expected avx2, avx512, neon or scalar-c)")
+    })
+}
+
+impl PipelineArgs {
+    /// W for the target.
+    pub fn width(&self) -> usize {
+        self.width.unwrap_or(self.target.default_width())
+    }
+}
+
+/// One loaded file.
+pub struct LoadedFile {
+    /// Its name as given.
+    pub name: String,
+    /// Its text.
+    pub src: String,
+    /// Its spans.
+    pub spans: SourceMap,
+    /// The program as written.
+    pub module: Module,
+}
+
+/// One kernel of a batch: a function of a file and its transformed module.
+pub struct Prepared {
+    /// Index of its file in the loaded files.
+    pub file: usize,
+    /// The function (the same id in both modules).
+    pub func: FuncId,
+    /// The program after the pipeline.
+    pub transformed: Module,
+    /// The kernel's name in the batch (`[A-Za-z0-9_]+`, unique).
+    pub kernel: String,
+}
+
+/// Loads `files` and transforms the chosen functions of each.
+pub fn prepare(files: &[PathBuf], args: &PipelineArgs) -> Result<(Vec<LoadedFile>, Vec<Prepared>)> {
+    let passes = parse_passes(&args.pass).map_err(|e| Usage(format!("--pass: {e}")))?;
+    let analysis = AnalysisChoice::parse(&args.analysis).ok_or_else(|| {
+        Usage(format!(
+            "--analysis: '{}' is not best, thesis, popl, llvm or sa",
+            args.analysis
+        ))
+    })?;
+    let options = Options {
+        analysis,
+        uniform_args: args.uniform_args.clone(),
+        ..Options::default()
+    };
+    let mut loaded = Vec::new();
+    let mut prepared: Vec<Prepared> = Vec::new();
+    for path in files {
+        let (module, spans, name, src) = load(&Some(path.clone()))?;
+        let funcs: Vec<FuncId> = if args.all_functions {
+            module
+                .functions
+                .iter()
+                .filter(|(_, f)| f.body.is_some())
+                .map(|(id, _)| id)
+                .collect()
+        } else if let Some(f) = &args.function {
+            let f = f.trim_start_matches('@');
+            vec![
+                module
+                    .function_by_name(f)
+                    .filter(|&id| module.functions[id].body.is_some())
+                    .ok_or_else(|| Usage(format!("--function: {name} defines no @{f}")))?,
+            ]
+        } else {
+            vec![
+                module
+                    .first_definition()
+                    .ok_or_else(|| anyhow!("{name}: the file defines no function"))?,
+            ]
+        };
+        for func in funcs {
+            let transformed = transform(&module, func, &passes, &options)
+                .map_err(|e| Rendered(render_error(&e, &spans, &name, &src)))?;
+            let report = verify_module(&transformed, &SourceMap::default());
+            if !report.is_ok() {
+                return Err(anyhow!(
+                    "internal error: the program after {} does not verify (a bug in pllvm's transforms)\n{}",
+                    args.pass,
+                    print_module(&transformed)
+                ));
+            }
+            let kernel = kernel_name(&module.functions[func].name, &prepared);
+            prepared.push(Prepared {
+                file: loaded.len(),
+                func,
+                transformed,
+                kernel,
+            });
+        }
+        loaded.push(LoadedFile {
+            name,
+            src,
+            spans,
+            module,
+        });
+    }
+    Ok((loaded, prepared))
+}
+
+/// The pipeline on one function.
+fn transform(
+    module: &Module,
+    func: FuncId,
+    passes: &[Pass],
+    options: &Options,
+) -> Result<Module, TransformError> {
+    let stages = pllvm_codegen::run_passes(module, func, passes, options)?;
+    Ok(stages
+        .into_iter()
+        .last()
+        .map_or_else(|| module.clone(), |s| s.module))
+}
+
+/// A batch-unique `[A-Za-z0-9_]+` name for function `name`.
+fn kernel_name(name: &str, taken: &[Prepared]) -> String {
+    let base: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect();
+    let base = if base.is_empty() {
+        "kernel".into()
+    } else {
+        base
+    };
+    let mut candidate = base.clone();
+    let mut n = 1;
+    while taken.iter().any(|p| p.kernel == candidate) {
+        n += 1;
+        candidate = format!("{base}_{n}");
+    }
+    candidate
+}
+
+/// The kernels of a prepared batch.
+pub fn kernels(prepared: &[Prepared]) -> Vec<Kernel<'_>> {
+    prepared
+        .iter()
+        .map(|p| Kernel {
+            name: &p.kernel,
+            module: &p.transformed,
+            function: p.func,
+        })
+        .collect()
+}
+
+/// Emits the batch for the target; an emitter's refusal is reported with the
+/// file and function of the kernel it is about.
+pub fn emit(
+    loaded: &[LoadedFile],
+    prepared: &[Prepared],
+    target: Target,
+    width: usize,
+) -> Result<Source> {
+    let all = kernels(prepared);
+    match native::emit(target, &all, width) {
+        Ok(source) => Ok(source),
+        Err(EmitError::NotBuiltIn(t)) => Err(anyhow!(EmitError::NotBuiltIn(t))),
+        Err(EmitError::Transform(e)) => {
+            // Find the kernel it is about: emit each alone.
+            for (p, k) in prepared.iter().zip(&all) {
+                if let Err(EmitError::Transform(e)) = native::emit(target, &[*k], width) {
+                    return Err(anyhow!(render_emit_error(&e, &loaded[p.file], p)));
+                }
+            }
+            Err(anyhow!(e))
+        }
+    }
+}
+
+/// An emitter's refusal: the file and function, the site in the transformed
+/// program (its block or instruction text), and the message.
+fn render_emit_error(e: &TransformError, file: &LoadedFile, p: &Prepared) -> String {
+    let module = &p.transformed;
+    let fname = &module.functions[p.func].name;
+    let body = module.functions[p.func].body.as_ref();
+    let at = match (e.site, body) {
+        (Site::Inst(_, i), Some(b)) => format!(
+            " at `{}`",
+            pllvm_semantics::text::print_inst(module, b, i).trim()
+        ),
+        (Site::Block(_, blk) | Site::Terminator(_, blk), Some(b)) => {
+            format!(" in block %{}", b.blocks[blk].name)
+        }
+        _ => String::new(),
+    };
+    format!(
+        "{}: @{fname}: error: {}: {}{at} (in the program after the transforms)",
+        file.name, e.pass, e.message
+    )
+}
+
+/// What `--emit` writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Emit {
+    /// The LLVM IR or C text.
+    Source,
+    /// The compiled object.
+    Object,
+    /// A program linked with the runner (`./prog IN OUT`).
+    Exe,
+}
+
+/// `pllvm compile`.
+#[derive(Args, Debug)]
+pub struct CompileArgs {
+    /// A .ll file.
+    file: PathBuf,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
+    /// What to write: source (LLVM IR or C), object, or exe (linked with the runner).
+    #[arg(long, value_enum, default_value = "source")]
+    emit: Emit,
+    /// Where to write it (default: standard output for source, FILE's stem with
+    /// .o or no extension otherwise).
+    #[arg(long, short = 'o', value_name = "OUT")]
+    output: Option<PathBuf>,
+}
+
+/// Runs `pllvm compile`.
+pub fn main(a: CompileArgs) -> Result<ExitCode> {
+    let (loaded, prepared) = prepare(std::slice::from_ref(&a.file), &a.pipeline)?;
+    let target = a.pipeline.target;
+    let source = emit(&loaded, &prepared, target, a.pipeline.width())?;
+    let stem = a
+        .file
+        .file_stem()
+        .map_or_else(|| "kernels".into(), |s| s.to_string_lossy().into_owned());
+    match a.emit {
+        Emit::Source => match &a.output {
+            Some(path) => std::fs::write(path, source.text())
+                .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?,
+            None => write!(std::io::stdout(), "{}", source.text())?,
+        },
+        Emit::Object => {
+            let out = a
+                .output
+                .clone()
+                .unwrap_or_else(|| PathBuf::from(format!("{stem}.o")));
+            // Built in a private directory (the source text is written next to
+            // the object), then copied.
+            let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
+            let object = dir.path().join("kernels.o");
+            native::compile_object(target, &source, &object).map_err(|e| anyhow!(e))?;
+            copy(&object, &out)?;
+        }
+        Emit::Exe => {
+            let out = a.output.clone().unwrap_or_else(|| PathBuf::from(&stem));
+            let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
+            let program = native::build(target, &source, dir.path()).map_err(|e| anyhow!(e))?;
+            copy(&program.path, &out)?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn copy(from: &Path, to: &Path) -> Result<()> {
+    std::fs::copy(from, to)
+        .map(|_| ())
+        .map_err(|e| anyhow!("cannot write {}: {e}", to.display()))
+}

@@ -1,0 +1,294 @@
+//! `pllvm diff-exec FILE... --target T`: differential execution (issue 17). Every
+//! kernel (see `compile`) runs on the interpreter and natively, all kernels of
+//! the command in one compile, link and run; the lanes are compared
+//! (`pllvm_codegen::native::diff`). Inputs: the flags (`--threads`, `--arg`,
+//! `--mem`, `--input`) for every kernel, or, when none is given, each file's own
+//! FREEZING `; run:` lines. Prints one line per run (agreement, or the first
+//! difference at its `file:line:col`), or with `--json` one document of schema
+//! `pllvm-diff-exec/1`. Exit 0 when everything compared agrees, 1 otherwise.
+
+use crate::compile::{LoadedFile, PipelineArgs, Prepared, emit, kernels, prepare};
+use crate::{InputFlags, Usage};
+use anyhow::{Result, anyhow};
+use clap::Args;
+use pllvm_codegen::Site;
+use pllvm_codegen::native::diff::{DiffCase, Difference, Reference, Verdict, diff_batch};
+use pllvm_codegen::native::protocol::Status;
+use pllvm_codegen::native::{self, WorkDir};
+use pllvm_interp::RunConfig;
+use pllvm_interp::directives::{self, RunMode};
+use pllvm_semantics::diag::Diagnostic;
+use pllvm_semantics::rules::Interp;
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+/// The schema of `--json`.
+const SCHEMA: &str = "pllvm-diff-exec/1";
+
+/// `pllvm diff-exec`.
+#[derive(Args, Debug)]
+pub struct DiffExecArgs {
+    /// .ll files (one batch).
+    #[arg(required = true)]
+    files: Vec<PathBuf>,
+    #[command(flatten)]
+    pipeline: PipelineArgs,
+    /// n, the number of threads (run in chunks of W).
+    #[arg(long, short = 'n', value_name = "N", value_parser = pllvm_interp::config::parse_width)]
+    threads: Option<usize>,
+    /// An argument, NAME=V or NAME=V0,V1,... (one per thread).
+    #[arg(long = "arg", value_name = "NAME=V[,V...]", value_parser = crate::arg_flag)]
+    args: Vec<String>,
+    /// Initial contents of a global, @G=V0,V1,...
+    #[arg(long = "mem", value_name = "@G=V,...", value_parser = crate::mem_flag)]
+    mem: Vec<String>,
+    /// Run inputs as JSON (`pllvm run --input`); flags override it.
+    #[arg(long, value_name = "FILE")]
+    input: Option<PathBuf>,
+    /// The interpreter run compared with: the original program under FREEZING
+    /// (original-fr) or the transformed one under OBLIVIOUS (transformed-obl).
+    #[arg(long, value_name = "original-fr|transformed-obl", default_value = "original-fr", value_parser = parse_reference)]
+    reference: Reference,
+    /// Seconds each kernel may run natively (the runner's alarm).
+    #[arg(long, value_name = "SECONDS", default_value_t = 10)]
+    timeout: u32,
+    /// Print one JSON document (schema pllvm-diff-exec/1).
+    #[arg(long)]
+    json: bool,
+}
+
+fn parse_reference(text: &str) -> Result<Reference, String> {
+    match text {
+        "original-fr" => Ok(Reference::OriginalFreezing),
+        "transformed-obl" => Ok(Reference::TransformedOblivious),
+        other => Err(format!(
+            "'{other}' is not a reference (expected original-fr or transformed-obl)"
+        )),
+    }
+}
+
+/// One run of one kernel.
+struct Run {
+    /// The prepared kernel.
+    kernel: usize,
+    /// The run's name (`flags`, or the `; run` line's name).
+    name: String,
+    config: RunConfig,
+}
+
+/// Runs `pllvm diff-exec`.
+pub fn main(a: DiffExecArgs) -> Result<ExitCode> {
+    let (loaded, prepared) = prepare(&a.files, &a.pipeline)?;
+    let width = a.pipeline.width();
+    let from_flags =
+        a.threads.is_some() || !a.args.is_empty() || !a.mem.is_empty() || a.input.is_some();
+    let mut runs = Vec::new();
+    for (k, p) in prepared.iter().enumerate() {
+        let file = &loaded[p.file];
+        let fname = &file.module.functions[p.func].name;
+        if from_flags {
+            let flags = InputFlags {
+                input: &a.input,
+                threads: a.threads,
+                interp: None,
+                exec: None,
+                args: &a.args,
+                mem: &a.mem,
+                strict: false,
+                function: &None,
+                schedule: false,
+                sched: None,
+            };
+            let mut config = flags.config()?;
+            config.function = Some(fname.clone());
+            runs.push(Run {
+                kernel: k,
+                name: "flags".into(),
+                config,
+            });
+            continue;
+        }
+        let parsed = directives::parse(&file.src).map_err(|e| anyhow!("{}: {e}", file.name))?;
+        for r in parsed.runs {
+            let for_this = r
+                .config
+                .function
+                .as_deref()
+                .map(|f| f.trim_start_matches('@'));
+            if r.config.interp != Interp::Freezing
+                || r.transform.is_some()
+                || r.config.schedule.is_some()
+                || r.mode != RunMode::default()
+                || for_this.is_some_and(|f| f != fname)
+                || (for_this.is_none() && file.module.first_definition() != Some(p.func))
+            {
+                continue;
+            }
+            let mut config = r.config;
+            config.function = Some(fname.clone());
+            runs.push(Run {
+                kernel: k,
+                name: r.name,
+                config,
+            });
+        }
+    }
+    if runs.is_empty() {
+        return Err(Usage(
+            "no run: give inputs (--threads, --arg, --mem, --input) or files with FREEZING `; run:` lines".into(),
+        )
+        .into());
+    }
+    // One chunk function per run, so that the batch's kernel i is run i.
+    let run_kernels: Vec<Prepared> = runs
+        .iter()
+        .enumerate()
+        .map(|(i, r)| {
+            let p = &prepared[r.kernel];
+            Prepared {
+                file: p.file,
+                func: p.func,
+                transformed: p.transformed.clone(),
+                kernel: format!("{}_{i}", p.kernel),
+            }
+        })
+        .collect();
+    let target = a.pipeline.target;
+    let source = emit(&loaded, &run_kernels, target, width)?;
+    let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
+    let program = native::build(target, &source, dir.path()).map_err(|e| anyhow!(e))?;
+    let ks = kernels(&run_kernels);
+    let cases: Vec<DiffCase<'_>> = runs
+        .iter()
+        .zip(&ks)
+        .zip(&run_kernels)
+        .map(|((r, k), p)| DiffCase {
+            kernel: *k,
+            original: &loaded[p.file].module,
+            original_function: p.func,
+            config: r.config.clone(),
+        })
+        .collect();
+    let wall = Duration::from_secs(u64::from(a.timeout) * (cases.len() as u64 + 1) + 60);
+    let verdicts = diff_batch(&program, &cases, width, a.reference, a.timeout, wall)
+        .map_err(|e| anyhow!(e))?;
+    let ok = verdicts.iter().all(Verdict::is_ok);
+    let mut out = std::io::stdout().lock();
+    if a.json {
+        let items: Vec<serde_json::Value> = runs
+            .iter()
+            .zip(&run_kernels)
+            .zip(&verdicts)
+            .map(|((r, p), v)| json_case(&loaded[p.file], p, r, v))
+            .collect();
+        let doc = serde_json::json!({
+            "schema": SCHEMA,
+            "target": target.name(),
+            "width": width,
+            "reference": a.reference.name(),
+            "agree": ok,
+            "runs": items,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        for ((r, p), v) in runs.iter().zip(&run_kernels).zip(&verdicts) {
+            let file = &loaded[p.file];
+            let fname = &file.module.functions[p.func].name;
+            let n = r.config.threads;
+            let head = format!("{} @{fname} [{}, {n} threads]", file.name, r.name);
+            let line = match v {
+                Verdict::Agree { lanes, bytes } => {
+                    format!("{head}: agrees ({lanes} lanes, {bytes} global bytes compared)")
+                }
+                Verdict::Differ(d) => format!(
+                    "{head}: DIFFERS: {}{d}",
+                    location(file, d, a.reference).map_or(String::new(), |l| format!("{l}: "))
+                ),
+                Verdict::NativeFailed(s) => format!("{head}: NATIVE RUN FAILED: {}", status(s)),
+                Verdict::Skipped(why) => {
+                    format!("{head}: not compared: the interpreter's run ended {why}")
+                }
+                Verdict::Refused(why) => format!("{head}: REFUSED: {why}"),
+            };
+            writeln!(out, "{line}")?;
+        }
+    }
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// `file:line:col` of the returning terminator, when the reference is the
+/// program as written (the transformed one has no source positions).
+fn location(file: &LoadedFile, d: &Difference, reference: Reference) -> Option<String> {
+    let Difference::Ret {
+        site: Some(Site::Terminator(f, b)),
+        ..
+    } = d
+    else {
+        return None;
+    };
+    if reference != Reference::OriginalFreezing {
+        return None;
+    }
+    let span = *file.spans.function(*f).terms.get(*b);
+    Some(Diagnostic::error(span, "").location(&file.name, &file.src))
+}
+
+fn status(s: &Status) -> String {
+    match s {
+        Status::Ok(_) => "returned".into(),
+        Status::Signal(name) => format!("signal {name}"),
+        Status::Timeout => "timeout".into(),
+        Status::Exit(code) if *code == pllvm_codegen::scalar_c::DIVERGED_EXIT => format!(
+            "exit {code}: active lanes disagreed on a branch (a divergent branch is left; the scalar-c route needs --pass dlt,boscc,pl)"
+        ),
+        Status::Exit(code) => format!("exit {code}"),
+    }
+}
+
+fn json_case(file: &LoadedFile, p: &Prepared, r: &Run, v: &Verdict) -> serde_json::Value {
+    let mut item = serde_json::json!({
+        "file": file.name,
+        "function": file.module.functions[p.func].name,
+        "run": r.name,
+        "threads": r.config.threads,
+    });
+    let fields = match v {
+        Verdict::Agree { lanes, bytes } => {
+            serde_json::json!({"verdict": "agree", "lanes": lanes, "bytes": bytes})
+        }
+        Verdict::Differ(Difference::Ret {
+            lane,
+            expected,
+            native,
+            block,
+            ..
+        }) => serde_json::json!({
+            "verdict": "differ",
+            "difference": {"kind": "ret", "lane": lane, "expected": expected, "native": native, "block": block},
+        }),
+        Verdict::Differ(Difference::Global {
+            name,
+            offset,
+            expected,
+            native,
+        }) => serde_json::json!({
+            "verdict": "differ",
+            "difference": {"kind": "global", "global": name, "offset": offset, "expected": expected, "native": native},
+        }),
+        Verdict::NativeFailed(s) => {
+            serde_json::json!({"verdict": "native-failed", "status": status(s)})
+        }
+        Verdict::Skipped(why) => serde_json::json!({"verdict": "skipped", "why": why}),
+        Verdict::Refused(why) => serde_json::json!({"verdict": "refused", "why": why}),
+    };
+    if let (Some(item), Some(fields)) = (item.as_object_mut(), fields.as_object()) {
+        item.extend(fields.clone());
+    }
+    item
+}

@@ -1,0 +1,544 @@
+//! The native harness of issue 17: build a batch of kernels for a target, link it
+//! with the runner, run it in a child process and read its results back, under
+//! the protocol of `docs/native.md`. No `unsafe`: the native code only ever runs
+//! in child processes (the runner forks once more per kernel, with an alarm,
+//! globals against PROT_NONE guard pages).
+//!
+//! The pieces: [`Target`] and [`Source`] (what to build: LLVM IR from the
+//! widening, or C from [`crate::scalar_c`]), [`Toolchain`] (the tools, each
+//! missing one named with its apt package), [`build`] (object, cached runner,
+//! link), [`Program::run`] (the protocol's IN and OUT files, a wall-clock limit
+//! on the Rust side too), [`protocol`] (the text of IN and OUT), [`inputs`]
+//! (inputs from the interpreter's run configuration) and [`diff`] (the lane by
+//! lane comparison with the interpreter).
+
+pub mod diff;
+pub mod inputs;
+pub mod protocol;
+
+use protocol::{RunInput, RunResult};
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// The runner's C source (compiled once per target and cached).
+pub const RUNNER_C: &str = include_str!("native/runner.c");
+
+/// The flags of the scalar-lane C build (issue 17): IEEE floats without
+/// contraction, wrapping signed arithmetic, no type-based aliasing.
+pub const C_FLAGS: [&str; 4] = [
+    "-O1",
+    "-ffp-contract=off",
+    "-fwrapv",
+    "-fno-strict-aliasing",
+];
+
+/// A native target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Target {
+    /// x86-64 with AVX2 (`llc-19 -mcpu=x86-64-v3`).
+    Avx2,
+    /// x86-64 with AVX-512 (`llc-19 -mcpu=x86-64-v4`).
+    Avx512,
+    /// AArch64 with NEON (`llc-19 -mtriple=aarch64-linux-gnu`), run under
+    /// `qemu-aarch64`.
+    Neon,
+    /// The scalar-lane C oracle on the host (gcc).
+    ScalarC,
+}
+
+impl Target {
+    /// Every target.
+    pub const ALL: [Target; 4] = [Target::Avx2, Target::Avx512, Target::Neon, Target::ScalarC];
+
+    /// The name `--target` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            Target::Avx2 => "avx2",
+            Target::Avx512 => "avx512",
+            Target::Neon => "neon",
+            Target::ScalarC => "scalar-c",
+        }
+    }
+
+    /// The target called `name`.
+    pub fn parse(name: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// W when `--width` is not given: twice the native vector width of 32-bit
+    /// lanes (issue 17); 8 for the scalar C route.
+    pub fn default_width(self) -> usize {
+        match self {
+            Target::Avx2 => 16,
+            Target::Avx512 => 32,
+            Target::Neon | Target::ScalarC => 8,
+        }
+    }
+
+    /// Whether programs for this target run on AArch64 (under qemu here).
+    pub fn is_aarch64(self) -> bool {
+        self == Target::Neon
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// What an emitter produced for a batch: one translation unit.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// LLVM IR text (the widening route), built by `llc-19`.
+    LlvmIr(String),
+    /// C text (the scalar-lane route), built by gcc with [`C_FLAGS`].
+    C(String),
+}
+
+impl Source {
+    /// The text.
+    pub fn text(&self) -> &str {
+        match self {
+            Source::LlvmIr(t) | Source::C(t) => t,
+        }
+    }
+
+    /// The file extension of the text.
+    pub fn extension(&self) -> &'static str {
+        match self {
+            Source::LlvmIr(_) => "ll",
+            Source::C(_) => "c",
+        }
+    }
+}
+
+/// Why building or running native code failed (outcomes of the kernels, such
+/// as a signal, are [`protocol::Status`], not errors).
+#[derive(Debug)]
+pub enum NativeError {
+    /// A tool is not installed.
+    ToolMissing {
+        /// The command.
+        tool: &'static str,
+        /// The apt package that provides it.
+        package: &'static str,
+    },
+    /// A build step failed.
+    Build {
+        /// The command line.
+        command: String,
+        /// What it printed.
+        stderr: String,
+    },
+    /// The runner failed as a whole (not one kernel).
+    Runner(String),
+    /// The program ran past the wall-clock limit and was killed.
+    Timeout(Duration),
+    /// A file could not be written or read.
+    Io(String),
+    /// The runner's output does not follow the protocol.
+    Protocol(String),
+}
+
+impl fmt::Display for NativeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            NativeError::ToolMissing { tool, package } => write!(
+                f,
+                "{tool} is not installed (apt-get install {package}; scripts/test-all.sh installs it)"
+            ),
+            NativeError::Build { command, stderr } => {
+                write!(f, "build failed: {command}\n{}", stderr.trim_end())
+            }
+            NativeError::Runner(why) => write!(f, "the runner failed: {why}"),
+            NativeError::Timeout(d) => write!(
+                f,
+                "the native program ran longer than {} s and was killed",
+                d.as_secs()
+            ),
+            NativeError::Io(why) => write!(f, "{why}"),
+            NativeError::Protocol(why) => write!(f, "bad runner output: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for NativeError {}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> NativeError {
+    NativeError::Io(format!("{what} {}: {e}", path.display()))
+}
+
+/// A tool and the apt package that provides it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Tool {
+    /// The command.
+    pub command: &'static str,
+    /// Its apt package.
+    pub package: &'static str,
+}
+
+/// `llc-19`.
+pub const LLC: Tool = Tool {
+    command: "llc-19",
+    package: "llvm-19",
+};
+/// The host C compiler and linker.
+pub const GCC: Tool = Tool {
+    command: "gcc",
+    package: "gcc",
+};
+/// The AArch64 cross compiler and linker.
+pub const CROSS_GCC: Tool = Tool {
+    command: "aarch64-linux-gnu-gcc",
+    package: "gcc-aarch64-linux-gnu",
+};
+/// The AArch64 user-mode emulator.
+pub const QEMU: Tool = Tool {
+    command: "qemu-aarch64",
+    package: "qemu-user",
+};
+
+impl Tool {
+    /// Whether the tool runs (`--version` succeeds).
+    pub fn is_installed(self) -> bool {
+        Command::new(self.command)
+            .arg("--version")
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// The tool, or [`NativeError::ToolMissing`].
+    pub fn require(self) -> Result<Tool, NativeError> {
+        if self.is_installed() {
+            Ok(self)
+        } else {
+            Err(NativeError::ToolMissing {
+                tool: self.command,
+                package: self.package,
+            })
+        }
+    }
+
+    /// The first line of `--version` (part of the runner cache's key).
+    fn version(self) -> String {
+        Command::new(self.command)
+            .arg("--version")
+            .output()
+            .map(|o| {
+                String::from_utf8_lossy(&o.stdout)
+                    .lines()
+                    .next()
+                    .unwrap_or("")
+                    .to_string()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// The tools a target and source kind need, in the order they are used.
+pub fn tools_for(target: Target, source: &Source) -> Vec<Tool> {
+    let cc = if target.is_aarch64() { CROSS_GCC } else { GCC };
+    let mut tools = Vec::new();
+    if matches!(source, Source::LlvmIr(_)) {
+        tools.push(LLC);
+    }
+    tools.push(cc);
+    if target.is_aarch64() {
+        tools.push(QEMU);
+    }
+    tools
+}
+
+/// The tools, each checked; the first missing one is the error.
+pub struct Toolchain {
+    /// The C compiler and linker of the target.
+    pub cc: Tool,
+    /// Whether runs go through `qemu-aarch64`.
+    pub emulated: bool,
+}
+
+impl Toolchain {
+    /// Checks every tool `target` and `source` need.
+    pub fn for_target(target: Target, source: &Source) -> Result<Toolchain, NativeError> {
+        for tool in tools_for(target, source) {
+            tool.require()?;
+        }
+        Ok(Toolchain {
+            cc: if target.is_aarch64() { CROSS_GCC } else { GCC },
+            emulated: target.is_aarch64(),
+        })
+    }
+}
+
+/// A linked program: kernels and runner.
+#[derive(Clone, Debug)]
+pub struct Program {
+    /// The executable.
+    pub path: PathBuf,
+    /// The target it was built for.
+    pub target: Target,
+}
+
+/// Runs a command, turning a failure into [`NativeError::Build`].
+fn run_build(mut command: Command) -> Result<(), NativeError> {
+    let line = format!("{command:?}").replace('"', "");
+    let output = command
+        .output()
+        .map_err(|e| NativeError::Io(format!("cannot start {line}: {e}")))?;
+    if output.status.success() {
+        Ok(())
+    } else {
+        Err(NativeError::Build {
+            command: line,
+            stderr: String::from_utf8_lossy(&output.stderr).into_owned(),
+        })
+    }
+}
+
+/// Compiles `source` for `target` into the object `object` (no linking):
+/// `llc-19 -O2 -filetype=obj` with the target's CPU for LLVM IR, the target's
+/// gcc with [`C_FLAGS`] for C. The source text is written next to the object.
+pub fn compile_object(target: Target, source: &Source, object: &Path) -> Result<(), NativeError> {
+    let tools = Toolchain::for_target(target, source)?;
+    let text_path = object.with_extension(source.extension());
+    std::fs::write(&text_path, source.text())
+        .map_err(|e| io_error("cannot write", &text_path, e))?;
+    let mut command = match source {
+        Source::LlvmIr(_) => {
+            let mut c = Command::new(LLC.command);
+            c.args(["-O2", "-filetype=obj"]);
+            match target {
+                Target::Avx2 => c.arg("-mcpu=x86-64-v3"),
+                Target::Avx512 => c.arg("-mcpu=x86-64-v4"),
+                Target::Neon => c.arg("-mtriple=aarch64-linux-gnu"),
+                Target::ScalarC => c.arg("-mcpu=x86-64"),
+            };
+            c
+        }
+        Source::C(_) => {
+            let mut c = Command::new(tools.cc.command);
+            c.args(C_FLAGS).arg("-c");
+            c
+        }
+    };
+    command.arg("-o").arg(object).arg(&text_path);
+    run_build(command)
+}
+
+/// Builds `source` for `target` in `dir`: the kernels' object, the runner's
+/// (from the cache, compiled on first use), linked into `dir/prog`.
+pub fn build(target: Target, source: &Source, dir: &Path) -> Result<Program, NativeError> {
+    let tools = Toolchain::for_target(target, source)?;
+    std::fs::create_dir_all(dir).map_err(|e| io_error("cannot create", dir, e))?;
+    let object = dir.join("kernels.o");
+    compile_object(target, source, &object)?;
+    let runner = runner_object(tools.cc)?;
+    let path = dir.join("prog");
+    let mut link = Command::new(tools.cc.command);
+    if target.is_aarch64() {
+        link.arg("-static");
+    }
+    link.arg("-o")
+        .arg(&path)
+        .arg(&object)
+        .arg(&runner)
+        .arg("-lm");
+    run_build(link)?;
+    Ok(Program { path, target })
+}
+
+/// Where compiled runners are kept: `$PLLVM_CACHE_DIR`, else
+/// `$XDG_CACHE_HOME/pllvm`, else `~/.cache/pllvm`, else the temp directory.
+pub fn cache_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("PLLVM_CACHE_DIR") {
+        return PathBuf::from(dir);
+    }
+    if let Some(dir) = std::env::var_os("XDG_CACHE_HOME") {
+        return PathBuf::from(dir).join("pllvm");
+    }
+    if let Some(home) = std::env::var_os("HOME") {
+        return PathBuf::from(home).join(".cache").join("pllvm");
+    }
+    std::env::temp_dir().join("pllvm-cache")
+}
+
+/// The runner's object for compiler `cc`, compiled once and cached under a key
+/// made of the runner's text, the compiler's name and its version. A new object
+/// is written to a private name and renamed into place, so concurrent builds
+/// never see half a file.
+pub fn runner_object(cc: Tool) -> Result<PathBuf, NativeError> {
+    let mut hasher = std::collections::hash_map::DefaultHasher::new();
+    RUNNER_C.hash(&mut hasher);
+    cc.command.hash(&mut hasher);
+    cc.version().hash(&mut hasher);
+    let dir = cache_dir();
+    std::fs::create_dir_all(&dir).map_err(|e| io_error("cannot create", &dir, e))?;
+    let object = dir.join(format!("runner-{}-{:016x}.o", cc.command, hasher.finish()));
+    if object.exists() {
+        return Ok(object);
+    }
+    let private = dir.join(format!("runner-{}-{}.tmp", std::process::id(), unique()));
+    let source = private.with_extension("c");
+    std::fs::write(&source, RUNNER_C).map_err(|e| io_error("cannot write", &source, e))?;
+    let mut command = Command::new(cc.command);
+    command.args(["-O1", "-c", "-o"]).arg(&private).arg(&source);
+    let built = run_build(command);
+    let _ = std::fs::remove_file(&source);
+    built?;
+    std::fs::rename(&private, &object).map_err(|e| io_error("cannot write", &object, e))?;
+    Ok(object)
+}
+
+/// A number unique in this process (for private file names).
+fn unique() -> u64 {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static NEXT: AtomicU64 = AtomicU64::new(0);
+    NEXT.fetch_add(1, Ordering::Relaxed)
+}
+
+/// A fresh working directory under the system's temp directory, removed when
+/// dropped (set `PLLVM_KEEP_NATIVE=1` to keep it for inspection).
+#[derive(Debug)]
+pub struct WorkDir {
+    path: PathBuf,
+}
+
+impl WorkDir {
+    /// Creates `$TMPDIR/pllvm-native-<pid>-<n>`.
+    pub fn new() -> Result<WorkDir, NativeError> {
+        let path =
+            std::env::temp_dir().join(format!("pllvm-native-{}-{}", std::process::id(), unique()));
+        std::fs::create_dir_all(&path).map_err(|e| io_error("cannot create", &path, e))?;
+        Ok(WorkDir { path })
+    }
+
+    /// Its path.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl Drop for WorkDir {
+    fn drop(&mut self) {
+        if std::env::var_os("PLLVM_KEEP_NATIVE").is_none() {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
+    }
+}
+
+impl Program {
+    /// Runs the program on `runs` (one kernel run each, in order) and returns
+    /// one result per run. Each kernel run gets `kernel_timeout` seconds (the
+    /// runner's alarm); the whole program is killed after `wall` (the Rust
+    /// side's own limit, for a runner that hangs outside a kernel).
+    pub fn run(
+        &self,
+        runs: &[RunInput],
+        kernel_timeout: u32,
+        wall: Duration,
+    ) -> Result<Vec<RunResult>, NativeError> {
+        let dir = self.path.parent().unwrap_or(Path::new("."));
+        let n = unique();
+        let input = dir.join(format!("in-{n}.txt"));
+        let output = dir.join(format!("out-{n}.txt"));
+        let text = protocol::encode_input(runs, kernel_timeout);
+        std::fs::write(&input, text).map_err(|e| io_error("cannot write", &input, e))?;
+        let mut command = if self.target.is_aarch64() {
+            let mut c = Command::new(QEMU.command);
+            c.arg(&self.path);
+            c
+        } else {
+            Command::new(&self.path)
+        };
+        command
+            .arg(&input)
+            .arg(&output)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped());
+        let mut child = command.spawn().map_err(|e| {
+            NativeError::Runner(format!("cannot start {}: {e}", self.path.display()))
+        })?;
+        let started = Instant::now();
+        let status = loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                Ok(None) if started.elapsed() > wall => {
+                    let _ = child.kill();
+                    let _ = child.wait();
+                    return Err(NativeError::Timeout(wall));
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
+                Err(e) => return Err(NativeError::Runner(format!("waiting for it: {e}"))),
+            }
+        };
+        let mut stderr = String::new();
+        if let Some(mut pipe) = child.stderr.take() {
+            use std::io::Read;
+            let _ = pipe.read_to_string(&mut stderr);
+        }
+        if !status.success() {
+            return Err(NativeError::Runner(format!(
+                "{status}: {}",
+                stderr.trim_end()
+            )));
+        }
+        let text =
+            std::fs::read_to_string(&output).map_err(|e| io_error("cannot read", &output, e))?;
+        let _ = std::fs::remove_file(&input);
+        let _ = std::fs::remove_file(&output);
+        let results = protocol::decode_output(&text).map_err(NativeError::Protocol)?;
+        if results.len() != runs.len() {
+            return Err(NativeError::Protocol(format!(
+                "{} results for {} runs",
+                results.len(),
+                runs.len()
+            )));
+        }
+        Ok(results)
+    }
+}
+
+/// Why a batch could not be emitted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmitError {
+    /// The emitter refused a construct of a kernel.
+    Transform(crate::error::TransformError),
+    /// The target's emitter is not part of this build.
+    NotBuiltIn(Target),
+}
+
+impl fmt::Display for EmitError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            EmitError::Transform(e) => write!(f, "{e}"),
+            EmitError::NotBuiltIn(t) => write!(
+                f,
+                "widening not built in: target {t} needs the widening to vector LLVM IR (use --target scalar-c)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for EmitError {}
+
+/// The one place that picks an emitter for a target: the scalar-lane C route
+/// for [`Target::ScalarC`]; the vector targets take the widening's LLVM IR
+/// (`widen::widen_batch`, plugged in here when it is merged).
+pub fn emit(
+    target: Target,
+    kernels: &[crate::kernel::Kernel<'_>],
+    width: usize,
+) -> Result<Source, EmitError> {
+    match target {
+        Target::ScalarC => crate::scalar_c::emit_c_batch(kernels, width)
+            .map(Source::C)
+            .map_err(EmitError::Transform),
+        Target::Avx2 | Target::Avx512 | Target::Neon => Err(EmitError::NotBuiltIn(target)),
+    }
+}
