@@ -10,7 +10,7 @@ use crate::transform::render_error;
 use crate::{Rendered, Usage, load};
 use anyhow::{Result, anyhow};
 use clap::Args;
-use pllvm_codegen::native::{self, EmitError, Source, Target, WorkDir};
+use pllvm_codegen::native::{self, EmitOptions, Source, Target, WorkDir};
 use pllvm_codegen::pipeline::{Options, Pass, parse_passes};
 use pllvm_codegen::{AnalysisChoice, Kernel, Site, TransformError};
 use pllvm_semantics::diag::SourceMap;
@@ -60,6 +60,23 @@ impl PipelineArgs {
     pub fn width(&self) -> usize {
         self.width.unwrap_or(self.target.default_width())
     }
+
+    /// What the emitters take: W and what the pipeline assumed.
+    pub fn emit_options(&self) -> Result<EmitOptions> {
+        Ok(EmitOptions {
+            width: self.width(),
+            analysis: parse_analysis(&self.analysis)?,
+            uniform_args: self.uniform_args.clone(),
+        })
+    }
+}
+
+fn parse_analysis(text: &str) -> Result<AnalysisChoice> {
+    AnalysisChoice::parse(text).ok_or_else(|| {
+        anyhow!(Usage(format!(
+            "--analysis: '{text}' is not best, thesis, popl, llvm or sa"
+        )))
+    })
 }
 
 /// One loaded file.
@@ -89,12 +106,7 @@ pub struct Prepared {
 /// Loads `files` and transforms the chosen functions of each.
 pub fn prepare(files: &[PathBuf], args: &PipelineArgs) -> Result<(Vec<LoadedFile>, Vec<Prepared>)> {
     let passes = parse_passes(&args.pass).map_err(|e| Usage(format!("--pass: {e}")))?;
-    let analysis = AnalysisChoice::parse(&args.analysis).ok_or_else(|| {
-        Usage(format!(
-            "--analysis: '{}' is not best, thesis, popl, llvm or sa",
-            args.analysis
-        ))
-    })?;
+    let analysis = parse_analysis(&args.analysis)?;
     let options = Options {
         analysis,
         uniform_args: args.uniform_args.clone(),
@@ -207,16 +219,15 @@ pub fn emit(
     loaded: &[LoadedFile],
     prepared: &[Prepared],
     target: Target,
-    width: usize,
+    options: &EmitOptions,
 ) -> Result<Source> {
     let all = kernels(prepared);
-    match native::emit(target, &all, width) {
+    match native::emit(target, &all, options) {
         Ok(source) => Ok(source),
-        Err(EmitError::NotBuiltIn(t)) => Err(anyhow!(EmitError::NotBuiltIn(t))),
-        Err(EmitError::Transform(e)) => {
+        Err(e) => {
             // Find the kernel it is about: emit each alone.
             for (p, k) in prepared.iter().zip(&all) {
-                if let Err(EmitError::Transform(e)) = native::emit(target, &[*k], width) {
+                if let Err(e) = native::emit(target, &[*k], options) {
                     return Err(anyhow!(render_emit_error(&e, &loaded[p.file], p)));
                 }
             }
@@ -278,7 +289,7 @@ pub struct CompileArgs {
 pub fn main(a: CompileArgs) -> Result<ExitCode> {
     let (loaded, prepared) = prepare(std::slice::from_ref(&a.file), &a.pipeline)?;
     let target = a.pipeline.target;
-    let source = emit(&loaded, &prepared, target, a.pipeline.width())?;
+    let source = emit(&loaded, &prepared, target, &a.pipeline.emit_options()?)?;
     let stem = a
         .file
         .file_stem()

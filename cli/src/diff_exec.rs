@@ -156,7 +156,7 @@ pub fn main(a: DiffExecArgs) -> Result<ExitCode> {
         })
         .collect();
     let target = a.pipeline.target;
-    let source = emit(&loaded, &run_kernels, target, width)?;
+    let source = emit(&loaded, &run_kernels, target, &a.pipeline.emit_options()?)?;
     let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
     let program = native::build(target, &source, dir.path()).map_err(|e| anyhow!(e))?;
     let ks = kernels(&run_kernels);

@@ -313,11 +313,9 @@ pub fn compile_object(target: Target, source: &Source, object: &Path) -> Result<
         Source::LlvmIr(_) => {
             let mut c = Command::new(LLC.command);
             c.args(["-O2", "-filetype=obj"]);
-            match target {
-                Target::Avx2 => c.arg("-mcpu=x86-64-v3"),
-                Target::Avx512 => c.arg("-mcpu=x86-64-v4"),
-                Target::Neon => c.arg("-mtriple=aarch64-linux-gnu"),
-                Target::ScalarC => c.arg("-mcpu=x86-64"),
+            match target.vector() {
+                Some(vector) => c.args(vector.llc_flags()),
+                None => c.args(["-mcpu=x86-64", "-relocation-model=pic"]),
             };
             c
         }
@@ -504,41 +502,53 @@ impl Program {
     }
 }
 
-/// Why a batch could not be emitted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EmitError {
-    /// The emitter refused a construct of a kernel.
-    Transform(crate::error::TransformError),
-    /// The target's emitter is not part of this build.
-    NotBuiltIn(Target),
-}
+/// Why a batch could not be emitted: the emitter refused a construct of a kernel.
+pub type EmitError = crate::error::TransformError;
 
-impl fmt::Display for EmitError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Target {
+    /// The instruction set the widening targets, `None` for the scalar C route.
+    pub fn vector(self) -> Option<crate::widen::VectorTarget> {
         match self {
-            EmitError::Transform(e) => write!(f, "{e}"),
-            EmitError::NotBuiltIn(t) => write!(
-                f,
-                "widening not built in: target {t} needs the widening to vector LLVM IR (use --target scalar-c)"
-            ),
+            Target::Avx2 => Some(crate::widen::VectorTarget::Avx2),
+            Target::Avx512 => Some(crate::widen::VectorTarget::Avx512),
+            Target::Neon => Some(crate::widen::VectorTarget::Neon),
+            Target::ScalarC => None,
         }
     }
 }
 
-impl std::error::Error for EmitError {}
+/// What the emitters need besides the kernels: W, and what the pipeline
+/// assumed (the analysis and the uniform parameters), so that the widening
+/// keeps scalar exactly what the transforms treated as uniform.
+#[derive(Clone, Debug)]
+pub struct EmitOptions {
+    /// W, the lanes of a chunk.
+    pub width: usize,
+    /// The analysis the pipeline used.
+    pub analysis: crate::uniform::AnalysisChoice,
+    /// Parameters (by name or number) the pipeline treated as uniform: the
+    /// widening reads them once per chunk (lane 0's word).
+    pub uniform_args: Vec<String>,
+}
 
 /// The one place that picks an emitter for a target: the scalar-lane C route
-/// for [`Target::ScalarC`]; the vector targets take the widening's LLVM IR
-/// (`widen::widen_batch`, plugged in here when it is merged).
+/// for [`Target::ScalarC`] ([`crate::scalar_c::emit_c_batch`]), the widening to
+/// vector LLVM IR for the others ([`crate::widen::widen_batch`]).
 pub fn emit(
     target: Target,
     kernels: &[crate::kernel::Kernel<'_>],
-    width: usize,
+    options: &EmitOptions,
 ) -> Result<Source, EmitError> {
-    match target {
-        Target::ScalarC => crate::scalar_c::emit_c_batch(kernels, width)
-            .map(Source::C)
-            .map_err(EmitError::Transform),
-        Target::Avx2 | Target::Avx512 | Target::Neon => Err(EmitError::NotBuiltIn(target)),
+    match target.vector() {
+        None => crate::scalar_c::emit_c_batch(kernels, options.width).map(Source::C),
+        Some(vector) => {
+            let widen = crate::widen::WidenOptions {
+                width: Some(options.width),
+                analysis: options.analysis,
+                uniform_args: options.uniform_args.clone(),
+                ..crate::widen::WidenOptions::new(vector)
+            };
+            crate::widen::widen_batch(kernels, &widen).map(Source::LlvmIr)
+        }
     }
 }
