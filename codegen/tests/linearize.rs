@@ -646,8 +646,8 @@ fn a_20k_block_diamond_chain_transforms_in_linear_work() {
     src.push_str(&format!("d{diamonds}:\n  ret i32 %w{}\n}}\n", diamonds - 1));
     let (module, _) = parse_module(&src).expect("parses");
     let func = module.first_definition().expect("chain");
-    // The thesis analysis: the POPL'21 one (in the default meet) builds a CFG per
-    // divergent branch (`disjoint::splits_joins`), quadratic on this chain.
+    // The thesis analysis alone: this test bounds the linearization's own work,
+    // not the analyses'.
     let options = Options {
         analysis: AnalysisChoice::Kind(AnalysisKind::Thesis),
         ..Options::default()
