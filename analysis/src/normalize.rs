@@ -66,6 +66,7 @@ pub fn insert_preheaders(body: &mut Body) -> Result<usize, Irreducible> {
     let loops = LoopInfo::compute(body)?;
     let cfg = Cfg::new(body);
     let mut names = Names::of(body);
+    let mut placed = Placements::default();
     let mut inserted = 0;
     for l in loops.loops() {
         let header = loops.header(l);
@@ -89,6 +90,7 @@ pub fn insert_preheaders(body: &mut Body) -> Result<usize, Irreducible> {
         funnel(
             body,
             &mut names,
+            &mut placed,
             header,
             &outside,
             &name,
@@ -96,6 +98,7 @@ pub fn insert_preheaders(body: &mut Body) -> Result<usize, Irreducible> {
         );
         inserted += 1;
     }
+    placed.apply(body);
     Ok(inserted)
 }
 
@@ -103,6 +106,7 @@ pub fn insert_preheaders(body: &mut Body) -> Result<usize, Irreducible> {
 pub fn unify_latches(body: &mut Body) -> Result<usize, Irreducible> {
     let loops = LoopInfo::compute(body)?;
     let mut names = Names::of(body);
+    let mut placed = Placements::default();
     let mut inserted = 0;
     for l in loops.loops() {
         if loops.latches(l).len() < 2 {
@@ -115,6 +119,7 @@ pub fn unify_latches(body: &mut Body) -> Result<usize, Irreducible> {
         funnel(
             body,
             &mut names,
+            &mut placed,
             header,
             &latches,
             &name,
@@ -122,6 +127,7 @@ pub fn unify_latches(body: &mut Body) -> Result<usize, Irreducible> {
         );
         inserted += 1;
     }
+    placed.apply(body);
     Ok(inserted)
 }
 
@@ -145,6 +151,7 @@ pub fn dedicate_exits(body: &mut Body) -> Result<usize, Irreducible> {
         }
     }
     let mut names = Names::of(body);
+    let mut placed = Placements::default();
     for &(a, e) in &edges {
         let name = names.block(&format!(
             "{}.{}.exit",
@@ -153,12 +160,14 @@ pub fn dedicate_exits(body: &mut Body) -> Result<usize, Irreducible> {
         funnel(
             body,
             &mut names,
+            &mut placed,
             e,
             &BTreeSet::from([a]),
             &name,
             Placement::After(a),
         );
     }
+    placed.apply(body);
     Ok(edges.len())
 }
 
@@ -233,6 +242,46 @@ enum Placement {
     After(Block),
 }
 
+/// New blocks waiting for their place in the layout, which is rebuilt once
+/// ([`Placements::apply`]) instead of searched and shifted per block. A block
+/// placed before an anchor goes after those placed there earlier; one placed
+/// after an anchor goes right after it, before those placed there earlier (as
+/// repeated `Vec::insert` at the anchor's position would put them).
+#[derive(Default)]
+struct Placements {
+    before: HashMap<Block, Vec<Block>>,
+    after: HashMap<Block, Vec<Block>>,
+}
+
+impl Placements {
+    fn place(&mut self, block: Block, placement: Placement) {
+        match placement {
+            Placement::Before(anchor) => self.before.entry(anchor).or_default().push(block),
+            Placement::After(anchor) => self.after.entry(anchor).or_default().push(block),
+        }
+    }
+
+    /// Rebuilds the layout with every placed block in its place.
+    fn apply(mut self, body: &mut Body) {
+        if self.before.is_empty() && self.after.is_empty() {
+            return;
+        }
+        let mut layout =
+            Vec::with_capacity(body.layout.len() + self.before.len() + self.after.len());
+        for &b in &body.layout {
+            layout.extend(self.before.remove(&b).unwrap_or_default());
+            layout.push(b);
+            layout.extend(self.after.remove(&b).unwrap_or_default().into_iter().rev());
+        }
+        // Anchors outside the layout: at the end, as an insert past the end would.
+        let mut rest: Vec<(Block, Vec<Block>)> =
+            self.before.into_iter().chain(self.after).collect();
+        rest.sort_by_key(|(anchor, _)| *anchor);
+        layout.extend(rest.into_iter().flat_map(|(_, blocks)| blocks));
+        body.layout = layout;
+    }
+}
+
 /// Redirects every edge from `sources` to `target` through a new block `name`
 /// that branches to `target`; the phis of `target` get one arm from the new
 /// block, which carries a phi of the redirected arms (or the value itself when
@@ -240,6 +289,7 @@ enum Placement {
 fn funnel(
     body: &mut Body,
     names: &mut Names,
+    placed: &mut Placements,
     target: Block,
     sources: &BTreeSet<Block>,
     name: &str,
@@ -252,12 +302,7 @@ fn funnel(
         body: Vec::new(),
         term: Terminator::Br(target),
     });
-    let at = match placement {
-        Placement::Before(b) => body.layout.iter().position(|&x| x == b),
-        Placement::After(b) => body.layout.iter().position(|&x| x == b).map(|p| p + 1),
-    };
-    let at = at.unwrap_or(body.layout.len());
-    body.layout.insert(at, new_block);
+    placed.place(new_block, placement);
     for &s in sources {
         retarget(&mut body.blocks[s].term, target, new_block);
     }

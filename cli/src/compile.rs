@@ -66,7 +66,6 @@ impl PipelineArgs {
         Ok(EmitOptions {
             width: self.width(),
             analysis: parse_analysis(&self.analysis)?,
-            uniform_args: self.uniform_args.clone(),
         })
     }
 }
@@ -101,6 +100,8 @@ pub struct Prepared {
     pub transformed: Module,
     /// The kernel's name in the batch (`[A-Za-z0-9_]+`, unique).
     pub kernel: String,
+    /// The parameters the pipeline treated as uniform (`--uniform-args`).
+    pub uniform_args: Vec<String>,
 }
 
 /// Loads `files` and transforms the chosen functions of each.
@@ -155,6 +156,7 @@ pub fn prepare(files: &[PathBuf], args: &PipelineArgs) -> Result<(Vec<LoadedFile
                 func,
                 transformed,
                 kernel,
+                uniform_args: args.uniform_args.clone(),
             });
         }
         loaded.push(LoadedFile {
@@ -209,6 +211,7 @@ pub fn kernels(prepared: &[Prepared]) -> Vec<Kernel<'_>> {
             name: &p.kernel,
             module: &p.transformed,
             function: p.func,
+            uniform_args: &p.uniform_args,
         })
         .collect()
 }

@@ -152,6 +152,7 @@ pub fn main(a: DiffExecArgs) -> Result<ExitCode> {
                 func: p.func,
                 transformed: p.transformed.clone(),
                 kernel: format!("{}_{i}", p.kernel),
+                uniform_args: p.uniform_args.clone(),
             }
         })
         .collect();

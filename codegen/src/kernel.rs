@@ -14,4 +14,9 @@ pub struct Kernel<'m> {
     pub module: &'m Module,
     /// The kernel function in `module`.
     pub function: FuncId,
+    /// Parameters (by name or number) the transforms treated as uniform
+    /// (`--uniform-args`): the widening reads each once per chunk (lane 0's word)
+    /// and keeps it scalar, so the branches the transforms kept on it stay
+    /// uniform branches.
+    pub uniform_args: &'m [String],
 }

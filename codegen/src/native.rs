@@ -517,18 +517,16 @@ impl Target {
     }
 }
 
-/// What the emitters need besides the kernels: W, and what the pipeline
-/// assumed (the analysis and the uniform parameters), so that the widening
-/// keeps scalar exactly what the transforms treated as uniform.
+/// What the emitters need besides the kernels (each of which says which of its
+/// parameters the pipeline treated as uniform): W, and the analysis the
+/// pipeline used, so that the widening keeps scalar exactly what the transforms
+/// treated as uniform.
 #[derive(Clone, Debug)]
 pub struct EmitOptions {
     /// W, the lanes of a chunk.
     pub width: usize,
     /// The analysis the pipeline used.
     pub analysis: crate::uniform::AnalysisChoice,
-    /// Parameters (by name or number) the pipeline treated as uniform: the
-    /// widening reads them once per chunk (lane 0's word).
-    pub uniform_args: Vec<String>,
 }
 
 /// The one place that picks an emitter for a target: the scalar-lane C route
@@ -545,7 +543,6 @@ pub fn emit(
             let widen = crate::widen::WidenOptions {
                 width: Some(options.width),
                 analysis: options.analysis,
-                uniform_args: options.uniform_args.clone(),
                 ..crate::widen::WidenOptions::new(vector)
             };
             crate::widen::widen_batch(kernels, &widen).map(Source::LlvmIr)

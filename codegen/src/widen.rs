@@ -254,15 +254,21 @@ pub fn widen_batch(
                 format!("@{} is only declared: there is no body to widen", data.name),
             ));
         }
+        let uniform_args: Vec<String> = options
+            .uniform_args
+            .iter()
+            .chain(kernel.uniform_args)
+            .cloned()
+            .collect();
         let uniformity = uniform::analyze(
             kernel.module,
             kernel.function,
             options.analysis,
-            &options.uniform_args,
+            &uniform_args,
             PASS,
         )?;
         let strides = if options.contiguous {
-            InitShapes::with_uniform(data, &options.uniform_args)
+            InitShapes::with_uniform(data, &uniform_args)
                 .ok()
                 .and_then(|init| {
                     uniformity::analyze(kernel.module, kernel.function, AnalysisKind::Sa, &init)

@@ -447,6 +447,7 @@ fn check(
             name: tag,
             module: &module,
             function: func,
+            uniform_args: &[],
         };
         let ir = widen_batch(&[kernel], &options).unwrap_or_else(|e| panic!("{tag}: widen: {e}"));
         let label = format!(
@@ -632,6 +633,7 @@ b:
         name: "f",
         module: &m,
         function: func,
+        uniform_args: &[],
     };
     let err = widen_batch(&[kernel], &WidenOptions::new(VectorTarget::Avx2))
         .expect_err("a divergent branch is refused");
@@ -653,6 +655,7 @@ entry:
         name: "f",
         module: &m,
         function: func,
+        uniform_args: &[],
     };
     let err = widen_batch(&[kernel], &WidenOptions::new(VectorTarget::Avx2))
         .expect_err("an i128 parameter is refused");

@@ -11,4 +11,5 @@ pub use generator::{
 };
 
 pub mod linearization;
+pub mod native;
 pub mod small_cfgs;

@@ -277,14 +277,15 @@ fn binary(
     if op.is_float() {
         let (a, b) = (cx.operand(lhs, site)?, cx.operand(rhs, site)?);
         let single = matches!(cx.types().get(ty), TypeData::F32);
-        return Ok(match op {
+        let expr = match op {
             BinOp::FAdd => format!("{a} + {b}"),
             BinOp::FSub => format!("{a} - {b}"),
             BinOp::FMul => format!("{a} * {b}"),
             BinOp::FDiv => format!("{a} / {b}"),
             _ if single => format!("fmodf({a}, {b})"),
             _ => format!("fmod({a}, {b})"),
-        });
+        };
+        return Ok(canonical_nan(single, &expr));
     }
     let w = int_width(cx, ty, site)?;
     let (a, b) = (cx.int_operand(lhs, site)?, cx.int_operand(rhs, site)?);
@@ -304,6 +305,18 @@ fn binary(
         BinOp::Xor => format!("{a} ^ {b}"),
         _ => unreachable_float(op),
     })
+}
+
+/// `expr`, a `float` (`single`) or `double`, with a NaN made the preferred NaN
+/// (positive, quiet, payload 0), the one pllvm's float operations return
+/// (`semantics/src/ops/float.rs`). LLVM leaves a NaN result's sign and payload
+/// open; x86 gives a negative NaN, which a bitcast to an integer would show.
+fn canonical_nan(single: bool, expr: &str) -> String {
+    if single {
+        format!("pllvm_canon_f32({expr})")
+    } else {
+        format!("pllvm_canon_f64({expr})")
+    }
 }
 
 /// The float operators were handled above; this keeps the match exhaustive
@@ -405,7 +418,9 @@ fn cast(
         CastOp::FpToUi => format!("pllvm_fptoui({}, {wt})", double(&a)),
         CastOp::SiToFp => format!("({})pllvm_sx((uint64_t){a}, {wf})", to_ty.name()),
         CastOp::UiToFp => format!("({})(uint64_t){a}", to_ty.name()),
-        CastOp::FpExt | CastOp::FpTrunc => format!("({}){a}", to_ty.name()),
+        CastOp::FpExt | CastOp::FpTrunc => {
+            canonical_nan(to_ty == CType::F32, &format!("({}){a}", to_ty.name()))
+        }
         CastOp::AddrSpaceCast => a,
         CastOp::Bitcast => match (from_ty, to_ty) {
             (CType::F32, CType::Int(_)) => format!("pllvm_bits32({a})"),
@@ -539,7 +554,14 @@ fn call(
             let single = matches!(cx.types().get(ret_ty), TypeData::F32);
             let expr = math(cx, f, args, single, ret_w, site)?
                 .ok_or_else(|| refuse("the C route has no lane code for this intrinsic"))?;
-            assign(out, expr)
+            // The bit operations keep a NaN's payload (θ: `fabs`, `copysign`);
+            // every other float result's NaN is the preferred one.
+            let float_result = matches!(cx.types().get(ret_ty), TypeData::F32 | TypeData::F64);
+            if float_result && !matches!(f, MathFn::Fabs | MathFn::CopySign) {
+                assign(out, canonical_nan(single, &expr))
+            } else {
+                assign(out, expr)
+            }
         }
         Builtin::Memset => {
             let _ = writeln!(

@@ -56,6 +56,11 @@ static inline uint64_t pllvm_ashr(uint64_t a, uint64_t s, unsigned w) {
 static inline float pllvm_f32(uint32_t bits) { float f; memcpy(&f, &bits, 4); return f; }
 static inline double pllvm_f64(uint64_t bits) { double d; memcpy(&d, &bits, 8); return d; }
 static inline uint64_t pllvm_bits32(float f) { uint32_t b; memcpy(&b, &f, 4); return b; }
+/* An arithmetic NaN is the preferred NaN (positive, quiet, payload 0), as pllvm's
+   float operations make it (semantics/src/ops/float.rs); x86 would give its
+   negative default NaN, which a bitcast to an integer shows. */
+static inline float pllvm_canon_f32(float f) { if (f != f) { uint32_t b = 0x7fc00000u; memcpy(&f, &b, 4); } return f; }
+static inline double pllvm_canon_f64(double f) { if (f != f) { uint64_t b = UINT64_C(0x7ff8000000000000); memcpy(&f, &b, 8); } return f; }
 static inline uint64_t pllvm_bits64(double d) { uint64_t b; memcpy(&b, &d, 8); return b; }
 /* fptosi / fptoui: an out-of-range or NaN operand is poison in LLVM and C UB;
  * here it gives 0 (what pllvm's freeze picks). */

@@ -180,8 +180,14 @@ fn check(
                 }
             }
         }
+        // The condition's shape decides, not the terminator's: in a block whose
+        // activation varies (a predicated block of the linearized CFG) the
+        // analysis calls every terminator varying, but lanes whose predicate is
+        // false are passive and take any successor (ℓ_next = ⊤, Def. 6), so a
+        // condition uniform among the active lanes is a uniform branch. With no
+        // lane active any direction is an outcome of the transformed program.
         if let Terminator::CondBr { cond, .. } | Terminator::Switch { cond, .. } = &b.term
-            && uniformity.terminator(block).is_varying()
+            && uniformity.value(*cond).is_varying()
             && !repr::is_any_or_all(module, body, *cond)
         {
             return Err(refuse(

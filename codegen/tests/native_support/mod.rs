@@ -112,6 +112,7 @@ pub fn case<'m>(
             name,
             module: transformed,
             function: func,
+            uniform_args: &[],
         },
         original,
         original_function: func,
