@@ -280,6 +280,7 @@ pub fn widen_batch(
                 mask: options.mask(),
                 uniformity: &uniformity,
                 strides: &strides,
+                target: options.target,
             },
             &mut decls,
         )?;
