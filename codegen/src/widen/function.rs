@@ -378,10 +378,12 @@ impl Emitter<'_, '_> {
         if scalar.starts_with('%') {
             return self.splat(ty, scalar, form);
         }
-        let i32_mask =
-            form == Form::Vector && self.is_i1(ty) && self.setup.mask == MaskRepr::I32;
+        let i32_mask = form == Form::Vector && self.is_i1(ty) && self.setup.mask == MaskRepr::I32;
         let (elem, value) = if i32_mask {
-            ("i32".to_string(), if scalar == "true" { "-1" } else { "0" }.to_string())
+            (
+                "i32".to_string(),
+                if scalar == "true" { "-1" } else { "0" }.to_string(),
+            )
         } else if form == Form::Bits {
             ("i1".to_string(), scalar.to_string())
         } else {
@@ -1918,8 +1920,8 @@ impl Emitter<'_, '_> {
                 let mt = self.vty(self.ty_of(arg));
                 let vec = self.get(site, arg, Form::Vector)?;
                 let f = self.frozen(arg, &mt, vec);
-                let confined = self.confined[arg]
-                    && !matches!(self.body.values[arg].def, ValueDef::Const(_));
+                let confined =
+                    self.confined[arg] && !matches!(self.body.values[arg].def, ValueDef::Const(_));
                 let existing = if confined {
                     f.clone()
                 } else {
@@ -1943,9 +1945,7 @@ impl Emitter<'_, '_> {
                     _ => {
                         let m = if self.setup.mask == MaskRepr::I32 {
                             let t = self.tmp();
-                            self.line(format!(
-                                "{t} = icmp slt {mt} {existing}, zeroinitializer"
-                            ));
+                            self.line(format!("{t} = icmp slt {mt} {existing}, zeroinitializer"));
                             t
                         } else {
                             existing

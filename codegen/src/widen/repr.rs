@@ -15,9 +15,9 @@
     reason = "[RULE] names the thesis's rules, not items"
 )]
 
+use num_bigint::BigUint;
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::entity::SecondaryMap;
-use num_bigint::BigUint;
 use pllvm_semantics::ir::{BinOp, Body, CastOp, ConstData, InstKind, Module, Value, ValueDef};
 use pllvm_semantics::theta::{self, Builtin};
 
@@ -142,20 +142,19 @@ pub fn may_be_poison(module: &Module, body: &Body) -> SecondaryMap<Value, bool> 
                 }
                 InstKind::Cast { op, .. } => matches!(op, CastOp::FpToSi | CastOp::FpToUi),
                 InstKind::Load { .. } => has_alloca,
-                InstKind::Call { callee, .. } => match theta::resolve(&module.functions[*callee].name)
-                {
-                    Some(Builtin::Math(_)) | None => true,
-                    Some(_) => false,
-                },
+                InstKind::Call { callee, .. } => {
+                    match theta::resolve(&module.functions[*callee].name) {
+                        Some(Builtin::Math(_)) | None => true,
+                        Some(_) => false,
+                    }
+                }
                 _ => false,
             };
             let propagates = !matches!(
                 data.kind,
                 InstKind::Freeze { .. } | InstKind::Call { .. } | InstKind::Alloca { .. }
             );
-            if source
-                || (propagates && data.kind.operands().iter().any(|&v| poison[v]))
-            {
+            if source || (propagates && data.kind.operands().iter().any(|&v| poison[v])) {
                 poison[result] = true;
                 changed = true;
             }
@@ -202,7 +201,12 @@ pub fn confined(
             let c = |v: Value| is_false(v) || (confined[v] && body.def_inst(v).is_some());
             let keeps = match &data.kind {
                 InstKind::Mask => true,
-                InstKind::Binary { op: BinOp::And, lhs, rhs, .. } => c(*lhs) || c(*rhs),
+                InstKind::Binary {
+                    op: BinOp::And,
+                    lhs,
+                    rhs,
+                    ..
+                } => c(*lhs) || c(*rhs),
                 InstKind::Binary {
                     op: BinOp::Or | BinOp::Xor,
                     lhs,
