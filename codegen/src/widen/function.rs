@@ -15,6 +15,7 @@ use super::repr::{self, Repr};
 use super::{Declarations, MaskRepr, PASS, VectorTarget};
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
+use num_bigint::BigUint;
 use pllvm_analysis::result::Uniformity;
 use pllvm_analysis::sa_shape::SaShape;
 use pllvm_semantics::entity::{EntityRef, SecondaryMap};
@@ -1370,7 +1371,19 @@ impl Emitter<'_, '_> {
         let a = self.get(site, lhs, form)?;
         let mut b = self.get(site, rhs, form)?;
         let tt = self.form_ty(ty, form);
-        if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) {
+        // A constant divisor other than 0 (and -1 for the signed operators)
+        // traps in no lane: it stays a constant, which LLVM divides by with
+        // shifts and multiplications instead of one `idiv` per lane.
+        let bits = self.module.types.int_width(ty).unwrap_or(64);
+        let safe_constant = match self.body.as_const(rhs) {
+            Some(ConstData::Int(d)) => {
+                let all_ones = (BigUint::from(1u8) << bits) - 1u8;
+                *d != BigUint::from(0u8)
+                    && !(matches!(op, BinOp::SDiv | BinOp::SRem) && *d == all_ones)
+            }
+            _ => false,
+        };
+        if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) && !safe_constant {
             let elem = if form == Form::Bits {
                 "i1".to_string()
             } else {
