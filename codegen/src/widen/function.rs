@@ -18,6 +18,7 @@ use crate::kernel::Kernel;
 use num_bigint::BigUint;
 use pllvm_analysis::result::Uniformity;
 use pllvm_analysis::sa_shape::SaShape;
+use pllvm_semantics::cfg::{BlockDomTree, Cfg};
 use pllvm_semantics::entity::{EntityRef, SecondaryMap};
 use pllvm_semantics::ir::{
     BinOp, Block, Body, CastOp, ConstData, FuncId, FunctionData, Inst, InstKind, Module,
@@ -86,6 +87,17 @@ struct Emitter<'a, 'd> {
     /// Splats of scalar parameters, computed once in the prologue: (value,
     /// form) → name.
     param_splats: BTreeMap<(Value, bool), String>,
+    /// The dominator tree of the kernel's CFG.
+    doms: BlockDomTree,
+    /// The block being emitted.
+    current: Block,
+    /// The block of every instruction.
+    inst_block: BTreeMap<Inst, Block>,
+    /// Every `any`/`all` of the kernel by (is `any`, [`reduction_key`]): its
+    /// block and result.
+    reductions: BTreeMap<(bool, Value), Vec<(Block, Value)>>,
+    /// Phis of `i1` reductions placed at the top of a block (after its phis).
+    extra_phis: BTreeMap<Block, String>,
     /// Whether the block has a predicate (so its activation may be empty).
     predicated: bool,
     /// `reduce.or(amask)` of the block, once computed.
@@ -110,6 +122,28 @@ pub fn emit(
         .ok_or_else(|| refuse(Site::Function(func), format!("@{} has no body", data.name)))?;
     check(module, func, data, body, setup.uniformity)?;
     let reprs = repr::decide(module, body, setup.uniformity);
+    let mut inst_block = BTreeMap::new();
+    for &block in &body.layout {
+        let b = &body.blocks[block];
+        for &inst in b.phis.iter().chain(&b.body) {
+            inst_block.insert(inst, block);
+        }
+    }
+    let mut reductions: BTreeMap<(bool, Value), Vec<(Block, Value)>> = BTreeMap::new();
+    for (&inst, &block) in &inst_block {
+        let data = &body.insts[inst];
+        if let (InstKind::Call { callee, args, .. }, Some(result)) = (&data.kind, data.result)
+            && let Some(b @ (Builtin::Any | Builtin::All)) =
+                theta::resolve(&module.functions[*callee].name)
+            && let Some(&arg) = args.first()
+        {
+            let key = reduction_key(body, &inst_block, arg);
+            reductions
+                .entry((b == Builtin::Any, key))
+                .or_default()
+                .push((block, result));
+        }
+    }
     let confined = repr::confined(module, body, &reprs);
     let mut e = Emitter {
         module,
@@ -127,6 +161,13 @@ pub fn emit(
         poison: repr::may_be_poison(module, body),
         confined,
         param_splats: BTreeMap::new(),
+        doms: Cfg::new(body).dominators(),
+        current: body
+            .entry()
+            .ok_or_else(|| refuse(Site::Function(func), "the function has no blocks"))?,
+        inst_block,
+        reductions,
+        extra_phis: BTreeMap::new(),
         predicated: false,
         any_active: None,
         phi_args: BTreeMap::new(),
@@ -147,6 +188,9 @@ pub fn emit(
         let _ = writeln!(text, "b{}:", block.index());
         for &phi in &body.blocks[block].phis {
             text.push_str(&e.phi(block, phi)?);
+        }
+        if let Some(extra) = e.extra_phis.get(&block) {
+            text.push_str(extra);
         }
         text.push_str(&commands);
     }
@@ -686,6 +730,7 @@ impl Emitter<'_, '_> {
     /// the successors, the terminator ([BLS-W-STEP], thesis §4.7).
     fn block(&mut self, block: Block) -> Result<(), TransformError> {
         let data = &self.body.blocks[block];
+        self.current = block;
         self.any_active = None;
         self.amask_bits = None;
         self.bits_cache.clear();
@@ -1289,6 +1334,16 @@ impl Emitter<'_, '_> {
             (Some(true), Some(false)) => c,
             (Some(false), Some(true)) => not(self, &c),
             (Some(a), Some(b)) if a == b => self.get(site, if_true, Form::Vector)?,
+            // `c & a` with `a` one scalar for every lane: pick `c` or zero by
+            // `a` (no broadcast of a scalar into a mask).
+            (_, Some(false)) if self.repr[if_true] == Repr::Scalar => {
+                let a = self.get(site, if_true, Form::Scalar)?;
+                let t = self.tmp();
+                self.line(format!(
+                    "{t} = select i1 {a}, {mt} {c}, {mt} zeroinitializer"
+                ));
+                t
+            }
             (_, Some(false)) => {
                 let a = self.get(site, if_true, Form::Vector)?;
                 op(self, "and", &c, &a)
@@ -1927,6 +1982,12 @@ impl Emitter<'_, '_> {
                 let arg = *args
                     .first()
                     .ok_or_else(|| refuse(site, format!("@{name} needs an argument")))?;
+                if matches!(builtin, Builtin::Any | Builtin::All)
+                    && let Some(known) = self.known_reduction(builtin == Builtin::Any, arg, r)
+                {
+                    self.bind(r, &known, Form::Scalar);
+                    return Ok(());
+                }
                 // The input is frozen if it may be LLVM poison (a passive lane's
                 // ⊤ must not be poison in a reduction) and the lanes that do not
                 // exist are left out (unless they are false already).
@@ -2004,6 +2065,67 @@ impl Emitter<'_, '_> {
                 format!("a call of @{name}: memory intrinsics are not widened"),
             )),
         }
+    }
+
+    /// The value of `any(arg)` (`is_any`) or `all(arg)` when the kernel has
+    /// computed it already: a reduction of the same [`reduction_key`] in a
+    /// block that strictly dominates this one, or, for a key that is a phi of
+    /// this block, a phi of the reductions that end each predecessor (the
+    /// loop test of the latch is the header's test of the next iteration:
+    /// `any` of a constant is that constant, lane 0 always existing).
+    fn known_reduction(&mut self, is_any: bool, arg: Value, result: Value) -> Option<String> {
+        let key = reduction_key(self.body, &self.inst_block, arg);
+        let available = |e: &Self, key: Value, at: Block, strict: bool| {
+            e.reductions.get(&(is_any, key)).and_then(|found| {
+                found.iter().find_map(|&(b, r)| {
+                    let ok = if strict {
+                        e.doms.strictly_dominates(b, at)
+                    } else {
+                        b == at || e.doms.strictly_dominates(b, at)
+                    };
+                    (ok && r != result).then(|| Self::name(r))
+                })
+            })
+        };
+        if let Some(name) = available(self, key, self.current, true) {
+            return Some(name);
+        }
+        let inst = self.body.def_inst(key)?;
+        let InstKind::Phi { incoming, .. } = &self.body.insts[inst].kind else {
+            return None;
+        };
+        if self.inst_block.get(&inst) != Some(&self.current) {
+            return None;
+        }
+        let mut arms = Vec::new();
+        for &pred in &self.body.layout {
+            let edges = self.body.blocks[pred]
+                .term
+                .successors()
+                .iter()
+                .filter(|&&s| s == self.current)
+                .count();
+            if edges == 0 {
+                continue;
+            }
+            let &(v, _) = incoming.iter().find(|(_, b)| *b == pred)?;
+            let text = match self.body.as_const(v) {
+                Some(ConstData::Int(k)) => if k.bit(0) { "true" } else { "false" }.to_string(),
+                Some(ConstData::Zero) => "false".to_string(),
+                Some(_) => return None,
+                None => available(self, v, pred, false)?,
+            };
+            for _ in 0..edges {
+                arms.push(format!("[ {text}, %b{} ]", pred.index()));
+            }
+        }
+        let t = self.tmp();
+        let line = format!("  {t} = phi i1 {}\n", arms.join(", "));
+        self.extra_phis
+            .entry(self.current)
+            .or_default()
+            .push_str(&line);
+        Some(t)
     }
 
     /// A pure math function: one call, or one call per lane for a vector result
@@ -2086,6 +2208,44 @@ impl Emitter<'_, '_> {
         }
         self.bind(r, &acc, if elem_is_i1 { Form::Bits } else { Form::Vector });
         Ok(())
+    }
+}
+
+/// What `any`/`all` of `arg` reduces: `arg` itself, or `x` when `arg` is
+/// `select(mask(), x, false)` (either way round) with `mask()` in a block
+/// without predicate, where the activation is the existing lanes, which the
+/// reductions range over anyway.
+fn reduction_key(body: &Body, inst_block: &BTreeMap<Inst, Block>, arg: Value) -> Value {
+    let Some(inst) = body.def_inst(arg) else {
+        return arg;
+    };
+    let InstKind::Select {
+        cond,
+        if_true,
+        if_false,
+        ..
+    } = &body.insts[inst].kind
+    else {
+        return arg;
+    };
+    let is_false = matches!(body.as_const(*if_false), Some(ConstData::Int(k)) if !k.bit(0));
+    let existing_mask = |v: Value| {
+        body.def_inst(v).is_some_and(|i| {
+            matches!(body.insts[i].kind, InstKind::Mask)
+                && inst_block
+                    .get(&i)
+                    .is_some_and(|b| body.blocks[*b].predicate.is_none())
+        })
+    };
+    if !is_false {
+        return arg;
+    }
+    if existing_mask(*cond) {
+        *if_true
+    } else if existing_mask(*if_true) {
+        *cond
+    } else {
+        arg
     }
 }
 
