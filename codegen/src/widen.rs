@@ -111,9 +111,17 @@ impl VectorTarget {
         }
     }
 
-    /// The default representation of varying `i1` values: `<W x i1>` where the
-    /// target has mask registers (AVX-512), `<W x i32>` lanes of all-ones or zero
-    /// where masks live in vector registers (AVX2, NEON).
+    /// The default representation of varying `i1` values, chosen by measurement
+    /// (`cargo bench -p pllvm-codegen --bench native_speed`, BENCHMARKS.md,
+    /// 2026-11-26, AMD EPYC, default W): `<W x i1>` where the target has mask
+    /// registers (AVX-512: Mandelbrot 14.5 ms with `<W x i1>` against 19.1 ms
+    /// with `<W x i32>`, binary search about equal), `<W x i32>` lanes of
+    /// all-ones or zero where masks live in vector registers (AVX2: Mandelbrot
+    /// 26.2 ms against 28.6 ms, binary search 40.8 ms against 59.2 ms; a
+    /// `<16 x i1>` is legalized as bytes and widened again at every blend, while
+    /// an `<W x i32>` mask is what `vblendvps` and `vpmaskmov` read, through its
+    /// sign bit). NEON has no mask registers either and keeps `<W x i32>`
+    /// (under qemu its times say nothing about the hardware).
     pub fn default_mask(self) -> MaskRepr {
         match self {
             VectorTarget::Avx512 => MaskRepr::I1,

@@ -632,7 +632,7 @@ impl Emitter<'_, '_> {
         };
         let mut lanes = w;
         let mut x = vec.to_string();
-        while lanes > native && lanes % 2 == 0 {
+        while lanes > native && lanes.is_multiple_of(2) {
             let half = lanes / 2;
             let lo: Vec<String> = (0..half).map(|l| format!("i32 {l}")).collect();
             let hi: Vec<String> = (half..lanes).map(|l| format!("i32 {l}")).collect();

@@ -134,9 +134,12 @@ pub fn may_be_poison(module: &Module, body: &Body) -> SecondaryMap<Value, bool> 
             }
             let source = match &data.kind {
                 InstKind::Freeze { .. } | InstKind::Mask | InstKind::Alloca { .. } => false,
-                InstKind::Binary { op, ty, rhs, .. }
-                    if matches!(op, BinOp::Shl | BinOp::LShr | BinOp::AShr) =>
-                {
+                InstKind::Binary {
+                    op: BinOp::Shl | BinOp::LShr | BinOp::AShr,
+                    ty,
+                    rhs,
+                    ..
+                } => {
                     let width = module.types.int_width(*ty).unwrap_or(64);
                     !matches!(body.as_const(*rhs), Some(ConstData::Int(k)) if *k < BigUint::from(width))
                 }
