@@ -113,15 +113,15 @@ impl VectorTarget {
 
     /// The default representation of varying `i1` values, chosen by measurement
     /// (`cargo bench -p pllvm-codegen --bench native_speed`, BENCHMARKS.md,
-    /// 2026-11-26, AMD EPYC, default W): `<W x i1>` where the target has mask
-    /// registers (AVX-512: Mandelbrot 14.5 ms with `<W x i1>` against 19.1 ms
-    /// with `<W x i32>`, binary search about equal), `<W x i32>` lanes of
-    /// all-ones or zero where masks live in vector registers (AVX2: Mandelbrot
-    /// 26.2 ms against 28.6 ms, binary search 40.8 ms against 59.2 ms; a
-    /// `<16 x i1>` is legalized as bytes and widened again at every blend, while
-    /// an `<W x i32>` mask is what `vblendvps` and `vpmaskmov` read, through its
-    /// sign bit). NEON has no mask registers either and keeps `<W x i32>`
-    /// (under qemu its times say nothing about the hardware).
+    /// 2026-11-26, AMD EPYC, default W). AVX2: `<W x i32>` lanes of all-ones or
+    /// zero (Mandelbrot 21.2 ms against 25.7 ms with `<W x i1>`, binary search
+    /// 19.9 ms against 24.9 ms): a `<16 x i1>` is legalized as bytes and widened
+    /// again at every blend, while an `<W x i32>` mask is what `vblendvps` and
+    /// `vpmaskmov` read, through its sign bit. AVX-512: `<W x i1>`, the mask
+    /// registers (Mandelbrot 13.2 ms against 13.7 ms, 11.8 against 14.5 ms at
+    /// W = 16; binary search 19.0 against 17.4 ms, the one row the other way).
+    /// NEON has no mask registers and keeps `<W x i32>` (under qemu its times
+    /// say nothing about the hardware).
     pub fn default_mask(self) -> MaskRepr {
         match self {
             VectorTarget::Avx512 => MaskRepr::I1,
