@@ -111,9 +111,17 @@ impl VectorTarget {
         }
     }
 
-    /// The default representation of varying `i1` values: `<W x i1>` where the
-    /// target has mask registers (AVX-512), `<W x i32>` lanes of all-ones or zero
-    /// where masks live in vector registers (AVX2, NEON).
+    /// The default representation of varying `i1` values, chosen by measurement
+    /// (`cargo bench -p pllvm-codegen --bench native_speed`, BENCHMARKS.md,
+    /// 2026-11-26, AMD EPYC, default W). AVX2: `<W x i32>` lanes of all-ones or
+    /// zero (Mandelbrot 21.2 ms against 25.7 ms with `<W x i1>`, binary search
+    /// 19.9 ms against 24.9 ms): a `<16 x i1>` is legalized as bytes and widened
+    /// again at every blend, while an `<W x i32>` mask is what `vblendvps` and
+    /// `vpmaskmov` read, through its sign bit. AVX-512: `<W x i1>`, the mask
+    /// registers (Mandelbrot 13.2 ms against 13.7 ms, 11.8 against 14.5 ms at
+    /// W = 16; binary search 19.0 against 17.4 ms, the one row the other way).
+    /// NEON has no mask registers and keeps `<W x i32>` (under qemu its times
+    /// say nothing about the hardware).
     pub fn default_mask(self) -> MaskRepr {
         match self {
             VectorTarget::Avx512 => MaskRepr::I1,
@@ -286,6 +294,7 @@ pub fn widen_batch(
                 mask: options.mask(),
                 uniformity: &uniformity,
                 strides: &strides,
+                target: options.target,
             },
             &mut decls,
         )?;

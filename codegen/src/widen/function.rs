@@ -12,11 +12,13 @@
 )]
 
 use super::repr::{self, Repr};
-use super::{Declarations, MaskRepr, PASS};
+use super::{Declarations, MaskRepr, PASS, VectorTarget};
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
+use num_bigint::BigUint;
 use pllvm_analysis::result::Uniformity;
 use pllvm_analysis::sa_shape::SaShape;
+use pllvm_semantics::cfg::{BlockDomTree, Cfg};
 use pllvm_semantics::entity::{EntityRef, SecondaryMap};
 use pllvm_semantics::ir::{
     BinOp, Block, Body, CastOp, ConstData, FuncId, FunctionData, Inst, InstKind, Module,
@@ -37,6 +39,8 @@ pub struct Setup<'a> {
     pub uniformity: &'a Uniformity,
     /// The `sa` analysis's shapes (thesis Fig. 10.4), for contiguous accesses.
     pub strides: &'a BTreeMap<Value, SaShape>,
+    /// The instruction set (how reductions are best spelled for it).
+    pub target: VectorTarget,
 }
 
 /// In which form an operand is wanted.
@@ -68,8 +72,32 @@ struct Emitter<'a, 'd> {
     /// Lines hoisted to the prologue (stack objects of constant size).
     prologue_allocas: String,
     next_tmp: usize,
-    /// The `<W x i1>` activation of the block being emitted.
+    /// The activation of the block being emitted, in the vector form of `i1`
+    /// (the mask representation).
     amask: String,
+    /// The activation as `<W x i1>`, once computed in the block.
+    amask_bits: Option<String>,
+    /// `<W x i1>` forms of `<W x i32>` masks computed in the block being emitted.
+    bits_cache: BTreeMap<Value, String>,
+    /// Which values may be LLVM poison or undef ([`repr::may_be_poison`]).
+    poison: SecondaryMap<Value, bool>,
+    /// Which `i1` vectors are false in the lanes that do not exist
+    /// ([`repr::confined`]).
+    confined: SecondaryMap<Value, bool>,
+    /// Splats of scalar parameters, computed once in the prologue: (value,
+    /// form) → name.
+    param_splats: BTreeMap<(Value, bool), String>,
+    /// The dominator tree of the kernel's CFG.
+    doms: BlockDomTree,
+    /// The block being emitted.
+    current: Block,
+    /// The block of every instruction.
+    inst_block: BTreeMap<Inst, Block>,
+    /// Every `any`/`all` of the kernel by (is `any`, [`reduction_key`]): its
+    /// block and result.
+    reductions: BTreeMap<(bool, Value), Vec<(Block, Value)>>,
+    /// Phis of `i1` reductions placed at the top of a block (after its phis).
+    extra_phis: BTreeMap<Block, String>,
     /// Whether the block has a predicate (so its activation may be empty).
     predicated: bool,
     /// `reduce.or(amask)` of the block, once computed.
@@ -93,17 +121,53 @@ pub fn emit(
         .as_ref()
         .ok_or_else(|| refuse(Site::Function(func), format!("@{} has no body", data.name)))?;
     check(module, func, data, body, setup.uniformity)?;
+    let reprs = repr::decide(module, body, setup.uniformity);
+    let mut inst_block = BTreeMap::new();
+    for &block in &body.layout {
+        let b = &body.blocks[block];
+        for &inst in b.phis.iter().chain(&b.body) {
+            inst_block.insert(inst, block);
+        }
+    }
+    let mut reductions: BTreeMap<(bool, Value), Vec<(Block, Value)>> = BTreeMap::new();
+    for (&inst, &block) in &inst_block {
+        let data = &body.insts[inst];
+        if let (InstKind::Call { callee, args, .. }, Some(result)) = (&data.kind, data.result)
+            && let Some(b @ (Builtin::Any | Builtin::All)) =
+                theta::resolve(&module.functions[*callee].name)
+            && let Some(&arg) = args.first()
+        {
+            let key = reduction_key(body, &inst_block, arg);
+            reductions
+                .entry((b == Builtin::Any, key))
+                .or_default()
+                .push((block, result));
+        }
+    }
+    let confined = repr::confined(module, body, &reprs);
     let mut e = Emitter {
         module,
         body,
         func,
         setup,
-        repr: repr::decide(module, body, setup.uniformity),
+        repr: reprs,
         decls,
         out: String::new(),
         prologue_allocas: String::new(),
         next_tmp: 0,
-        amask: "%exists".into(),
+        amask: "%exists.v".into(),
+        amask_bits: None,
+        bits_cache: BTreeMap::new(),
+        poison: repr::may_be_poison(module, body),
+        confined,
+        param_splats: BTreeMap::new(),
+        doms: Cfg::new(body).dominators(),
+        current: body
+            .entry()
+            .ok_or_else(|| refuse(Site::Function(func), "the function has no blocks"))?,
+        inst_block,
+        reductions,
+        extra_phis: BTreeMap::new(),
         predicated: false,
         any_active: None,
         phi_args: BTreeMap::new(),
@@ -124,6 +188,9 @@ pub fn emit(
         let _ = writeln!(text, "b{}:", block.index());
         for &phi in &body.blocks[block].phis {
             text.push_str(&e.phi(block, phi)?);
+        }
+        if let Some(extra) = e.extra_phis.get(&block) {
+            text.push_str(extra);
         }
         text.push_str(&commands);
     }
@@ -355,8 +422,45 @@ impl Emitter<'_, '_> {
         out
     }
 
+    /// A constant splat `scalar` of type `ty` in `form` (`Vector` or `Bits`), as a
+    /// constant expression; the address of a global (loaded in the prologue) is
+    /// splat by instructions.
+    fn const_splat(&mut self, ty: Ty, scalar: &str, form: Form) -> String {
+        if scalar.starts_with('%') {
+            return self.splat(ty, scalar, form);
+        }
+        let i32_mask = form == Form::Vector && self.is_i1(ty) && self.setup.mask == MaskRepr::I32;
+        let (elem, value) = if i32_mask {
+            (
+                "i32".to_string(),
+                if scalar == "true" { "-1" } else { "0" }.to_string(),
+            )
+        } else if form == Form::Bits {
+            ("i1".to_string(), scalar.to_string())
+        } else {
+            (self.sty(ty), scalar.to_string())
+        };
+        if matches!(value.as_str(), "0" | "false" | "null" | "0.0") {
+            "zeroinitializer".into()
+        } else {
+            format!("splat ({elem} {value})")
+        }
+    }
+
+    /// `text`, the form `ty_text` of value `v`, frozen if `v` may be LLVM poison
+    /// or undef ([`repr::may_be_poison`]): what a branch, a reduction, an
+    /// activation or a divisor reads must be a value.
+    fn frozen(&mut self, v: Value, ty_text: &str, text: String) -> String {
+        if !self.poison[v] || matches!(self.body.values[v].def, ValueDef::Const(_)) {
+            return text;
+        }
+        let f = self.tmp();
+        self.line(format!("{f} = freeze {ty_text} {text}"));
+        f
+    }
+
     /// Operand `v` in `form`, emitting the conversion it needs (a splat of a
-    /// scalar, `icmp ne` of an `<W x i32>` mask).
+    /// scalar, the sign bits of an `<W x i32>` mask).
     fn get(&mut self, site: Site, v: Value, form: Form) -> Result<String, TransformError> {
         let ty = self.ty_of(v);
         let scalar_text = match &self.body.values[v].def {
@@ -366,6 +470,20 @@ impl Emitter<'_, '_> {
         };
         match (scalar_text, form) {
             (Some(s), Form::Scalar) => Ok(s),
+            (Some(s), form) if matches!(self.body.values[v].def, ValueDef::Const(_)) => {
+                Ok(self.const_splat(ty, &s, form))
+            }
+            (Some(s), form) if matches!(self.body.values[v].def, ValueDef::Param(_)) => {
+                // Parameters are defined in the prologue: splat them there once.
+                let key = (v, form == Form::Bits);
+                if let Some(name) = self.param_splats.get(&key) {
+                    return Ok(name.clone());
+                }
+                let name = format!("%splat.{}.{}", v.index(), u8::from(key.1));
+                self.param_splats.insert(key, name.clone());
+                let _ = s;
+                Ok(name)
+            }
             (Some(s), form) => Ok(self.splat(ty, &s, form)),
             (None, Form::Scalar) => Err(refuse(
                 site,
@@ -374,12 +492,18 @@ impl Emitter<'_, '_> {
             (None, Form::Vector) => Ok(Self::name(v)),
             (None, Form::Bits) => {
                 if self.setup.mask == MaskRepr::I32 {
+                    if let Some(t) = self.bits_cache.get(&v) {
+                        return Ok(t.clone());
+                    }
+                    // The sign bit: lanes are 0 or -1, and LLVM selects blends
+                    // and masked accesses on the sign bit without a compare.
                     let t = self.tmp();
                     let w = self.w();
                     self.line(format!(
-                        "{t} = icmp ne <{w} x i32> {}, zeroinitializer",
+                        "{t} = icmp slt <{w} x i32> {}, zeroinitializer",
                         Self::name(v)
                     ));
+                    self.bits_cache.insert(v, t.clone());
                     Ok(t)
                 } else {
                     Ok(Self::name(v))
@@ -444,12 +568,36 @@ impl Emitter<'_, '_> {
 
     /// The `<W x i1>` mask a command runs under: the activation `amsk`
     /// ([BLS-W-STEP]), or every existing lane for a `total` command ([W-CMD-TOTAL]).
-    fn mask_of(&self, total: bool) -> String {
+    fn mask_of(&mut self, total: bool) -> String {
         if total {
             "%exists".into()
         } else {
-            self.amask.clone()
+            self.amask_bits()
         }
+    }
+
+    /// The activation as `<W x i1>` (the sign bits of an `<W x i32>` mask,
+    /// computed once per block).
+    fn amask_bits(&mut self) -> String {
+        if self.setup.mask == MaskRepr::I1 {
+            return self.amask.clone();
+        }
+        if let Some(bits) = &self.amask_bits {
+            return bits.clone();
+        }
+        let bits = if self.amask == "%exists.v" {
+            "%exists".to_string()
+        } else {
+            let w = self.w();
+            let t = self.tmp();
+            self.line(format!(
+                "{t} = icmp slt <{w} x i32> {}, zeroinitializer",
+                self.amask
+            ));
+            t
+        };
+        self.amask_bits = Some(bits.clone());
+        bits
     }
 
     /// Whether some lane runs a command, as a scalar `i1`: `None` when that is
@@ -466,23 +614,79 @@ impl Emitter<'_, '_> {
         Some(a)
     }
 
-    /// `llvm.vector.reduce.<op>` of a `<W x i1>`.
-    fn reduce(&mut self, op: &str, bits: &str) -> String {
+    /// `llvm.vector.reduce.<op>` (`or`: some lane, `and`: every lane) of an
+    /// `i1` vector in its vector form, as a scalar `i1`. An `<W x i32>` mask is
+    /// reduced as `i32` lanes compared with zero (lanes are 0 or -1): LLVM
+    /// folds the halves together and tests once (`vptest`), where a `<W x i1>`
+    /// built from it would be packed lane by lane first.
+    fn reduce(&mut self, op: &str, vec: &str) -> String {
         let w = self.w();
-        let name = format!("llvm.vector.reduce.{op}.v{w}i1");
-        let _ = self
-            .decls
-            .add(&name, format!("declare i1 @{name}(<{w} x i1>)"));
-        let t = self.tmp();
-        self.line(format!("{t} = call i1 @{name}(<{w} x i1> {bits})"));
-        t
+        if self.setup.mask == MaskRepr::I1 {
+            let name = format!("llvm.vector.reduce.{op}.v{w}i1");
+            let _ = self
+                .decls
+                .add(&name, format!("declare i1 @{name}(<{w} x i1>)"));
+            let t = self.tmp();
+            self.line(format!("{t} = call i1 @{name}(<{w} x i1> {vec})"));
+            return t;
+        }
+        // Fold the halves together down to one register of 32-bit lanes.
+        let native = match self.setup.target {
+            VectorTarget::Avx2 => 8,
+            VectorTarget::Avx512 => 16,
+            VectorTarget::Neon => 4,
+        };
+        let mut lanes = w;
+        let mut x = vec.to_string();
+        while lanes > native && lanes.is_multiple_of(2) {
+            let half = lanes / 2;
+            let lo: Vec<String> = (0..half).map(|l| format!("i32 {l}")).collect();
+            let hi: Vec<String> = (half..lanes).map(|l| format!("i32 {l}")).collect();
+            let (a, b, c) = (self.tmp(), self.tmp(), self.tmp());
+            self.line(format!(
+                "{a} = shufflevector <{lanes} x i32> {x}, <{lanes} x i32> poison, <{half} x i32> <{}>",
+                lo.join(", ")
+            ));
+            self.line(format!(
+                "{b} = shufflevector <{lanes} x i32> {x}, <{lanes} x i32> poison, <{half} x i32> <{}>",
+                hi.join(", ")
+            ));
+            self.line(format!("{c} = {op} <{half} x i32> {a}, {b}"));
+            x = c;
+            lanes = half;
+        }
+        let out = self.tmp();
+        if self.setup.target == VectorTarget::Neon {
+            // No sign-mask move on NEON: a horizontal max/min of the lanes.
+            let name = format!("llvm.vector.reduce.{op}.v{lanes}i32");
+            let _ = self
+                .decls
+                .add(&name, format!("declare i32 @{name}(<{lanes} x i32>)"));
+            let t = self.tmp();
+            self.line(format!("{t} = call i32 @{name}(<{lanes} x i32> {x})"));
+            self.line(format!("{out} = icmp ne i32 {t}, 0"));
+        } else {
+            // The sign bits as an integer (`vmovmskps`), tested once.
+            let s = self.tmp();
+            self.line(format!(
+                "{s} = icmp slt <{lanes} x i32> {x}, zeroinitializer"
+            ));
+            let b = self.tmp();
+            self.line(format!("{b} = bitcast <{lanes} x i1> {s} to i{lanes}"));
+            if op == "or" {
+                self.line(format!("{out} = icmp ne i{lanes} {b}, 0"));
+            } else {
+                self.line(format!("{out} = icmp eq i{lanes} {b}, -1"));
+            }
+        }
+        out
     }
 
     /// The index of the first lane of the activation (0 if none is active): the
     /// lane that speaks for all at a uniform branch.
     fn first_active_index(&mut self) -> String {
         let w = self.w();
-        let mask = self.amask.clone();
+        let mask = self.amask_bits();
         let name = format!("llvm.cttz.i{w}");
         let _ = self
             .decls
@@ -532,10 +736,13 @@ impl Emitter<'_, '_> {
     /// the successors, the terminator ([BLS-W-STEP], thesis §4.7).
     fn block(&mut self, block: Block) -> Result<(), TransformError> {
         let data = &self.body.blocks[block];
+        self.current = block;
         self.any_active = None;
+        self.amask_bits = None;
+        self.bits_cache.clear();
         match data.predicate {
             None => {
-                self.amask = "%exists".into();
+                self.amask = "%exists.v".into();
                 self.predicated = false;
             }
             Some(p) => {
@@ -543,24 +750,28 @@ impl Emitter<'_, '_> {
                 // predicate is frozen: a ⊤ predicate under cmask is undefined in
                 // P-LLVM, and LLVM must not see poison in a mask.
                 let site = Site::Block(self.func, block);
-                let w = self.w();
-                let am = self.tmp();
+                let mt = self.vty(self.ty_of(p));
                 if self.repr[p] == Repr::Scalar
                     || matches!(self.body.values[p].def, ValueDef::Const(_))
                 {
                     let s = self.get(site, p, Form::Scalar)?;
-                    let f = self.tmp();
-                    self.line(format!("{f} = freeze i1 {s}"));
+                    let f = self.frozen(p, "i1", s);
+                    let am = self.tmp();
                     self.line(format!(
-                        "{am} = select i1 {f}, <{w} x i1> %exists, <{w} x i1> zeroinitializer"
+                        "{am} = select i1 {f}, {mt} %exists.v, {mt} zeroinitializer"
                     ));
+                    self.amask = am;
                 } else {
-                    let bits = self.get(site, p, Form::Bits)?;
-                    let f = self.tmp();
-                    self.line(format!("{f} = freeze <{w} x i1> {bits}"));
-                    self.line(format!("{am} = and <{w} x i1> {f}, %exists"));
+                    let vec = self.get(site, p, Form::Vector)?;
+                    let f = self.frozen(p, &mt, vec);
+                    if self.confined[p] {
+                        self.amask = f;
+                    } else {
+                        let am = self.tmp();
+                        self.line(format!("{am} = and {mt} {f}, %exists.v"));
+                        self.amask = am;
+                    }
                 }
-                self.amask = am;
                 self.predicated = true;
             }
         }
@@ -666,8 +877,7 @@ impl Emitter<'_, '_> {
                 if_false,
             } => {
                 let c = self.scalar_of(site, *cond)?;
-                let f = self.tmp();
-                self.line(format!("{f} = freeze i1 {c}"));
+                let f = self.frozen(*cond, "i1", c);
                 self.line(format!(
                     "br i1 {f}, label %b{}, label %b{}",
                     if_true.index(),
@@ -682,8 +892,7 @@ impl Emitter<'_, '_> {
             } => {
                 let c = self.scalar_of(site, *cond)?;
                 let st = self.sty(*ty);
-                let f = self.tmp();
-                self.line(format!("{f} = freeze {st} {c}"));
+                let f = self.frozen(*cond, &st, c);
                 let mut arms = String::new();
                 for (value, target) in cases {
                     let k = self.constant(site, *ty, &ConstData::Int(value.clone()))?;
@@ -707,7 +916,7 @@ impl Emitter<'_, '_> {
                         &name,
                         format!("declare void @{name}(<{w} x i64>, ptr, i32 immarg, <{w} x i1>)"),
                     )?;
-                    let mask = self.amask.clone();
+                    let mask = self.amask_bits();
                     self.line(format!(
                         "call void @{name}(<{w} x i64> {words}, ptr {at}, i32 8, <{w} x i1> {mask})"
                     ));
@@ -764,15 +973,32 @@ impl Emitter<'_, '_> {
         let w = self.w();
         let lanes: Vec<String> = (0..w).map(|l| format!("i64 {l}")).collect();
         let lanes = format!("<{}>", lanes.join(", "));
+        // The lanes that exist, compared in 32 bits (W <= 256; count <= W by the
+        // ABI, clamped all the same): half the registers of an i64 compare.
+        let lanes32: Vec<String> = (0..w).map(|l| format!("i32 {l}")).collect();
+        let lanes32 = format!("<{}>", lanes32.join(", "));
+        self.line(format!("%count.big = icmp ugt i64 %count, {w}"));
         self.line(format!(
-            "%count.ins = insertelement <{w} x i64> poison, i64 %count, i64 0"
+            "%count.min = select i1 %count.big, i64 {w}, i64 %count"
+        ));
+        self.line("%count.32 = trunc i64 %count.min to i32");
+        self.line(format!(
+            "%count.ins = insertelement <{w} x i32> poison, i32 %count.32, i64 0"
         ));
         self.line(format!(
-            "%count.splat = shufflevector <{w} x i64> %count.ins, <{w} x i64> poison, <{w} x i32> zeroinitializer"
+            "%count.splat = shufflevector <{w} x i32> %count.ins, <{w} x i32> poison, <{w} x i32> zeroinitializer"
         ));
         self.line(format!(
-            "%exists = icmp ult <{w} x i64> {lanes}, %count.splat"
+            "%exists = icmp ult <{w} x i32> {lanes32}, %count.splat"
         ));
+        match self.setup.mask {
+            MaskRepr::I32 => self.line(format!(
+                "%exists.v = sext <{w} x i1> %exists to <{w} x i32>"
+            )),
+            MaskRepr::I1 => self.line(format!(
+                "%exists.v = bitcast <{w} x i1> %exists to <{w} x i1>"
+            )),
+        }
         self.line(format!(
             "%base.ins = insertelement <{w} x i64> poison, i64 %base, i64 0"
         ));
@@ -787,7 +1013,9 @@ impl Emitter<'_, '_> {
             ));
             self.line(format!("%g.{k} = load ptr, ptr %g.slot.{k}, align 8"));
         }
-        self.amask = "%exists".into();
+        self.amask = "%exists.v".into();
+        self.amask_bits = None;
+        self.bits_cache.clear();
         self.predicated = false;
         let site = Site::Function(self.func);
         for (k, param) in data.params.iter().enumerate() {
@@ -825,6 +1053,13 @@ impl Emitter<'_, '_> {
                 };
                 self.bind(param.value, &v, form);
             }
+        }
+        for ((v, bits), name) in std::mem::take(&mut self.param_splats) {
+            let ty = self.ty_of(v);
+            let form = if bits { Form::Bits } else { Form::Vector };
+            let s = self.splat(ty, &Self::name(v), form);
+            let t = self.form_ty(ty, form);
+            self.line(format!("{name} = bitcast {t} {s} to {t}"));
         }
         let allocas = std::mem::take(&mut self.prologue_allocas);
         self.out.push_str(&allocas);
@@ -891,7 +1126,7 @@ impl Emitter<'_, '_> {
                 // [W-CMD-MASK]: the activation, in every lane.
                 let r = result.ok_or_else(|| refuse(site, "mask() without a result"))?;
                 let m = self.amask.clone();
-                self.bind(r, &m, Form::Bits);
+                self.bind(r, &m, Form::Vector);
                 Ok(())
             }
             InstKind::Binary {
@@ -942,6 +1177,29 @@ impl Emitter<'_, '_> {
                 if_false,
             } => {
                 let r = result.ok_or_else(|| refuse(site, "select without a result"))?;
+                let form = if vector { Form::Vector } else { Form::Scalar };
+                // An `undef` arm is ⊤ in the lanes that choose it: the other
+                // arm is a refinement of the whole select (no blend at all).
+                let undef = |v: Value| {
+                    matches!(
+                        self.body.as_const(v),
+                        Some(ConstData::Undef | ConstData::Poison)
+                    )
+                };
+                let only = match (undef(*if_true), undef(*if_false)) {
+                    (true, false) => Some(*if_false),
+                    (false, true) => Some(*if_true),
+                    _ if if_true == if_false => Some(*if_true),
+                    _ => None,
+                };
+                if let Some(v) = only {
+                    let a = self.get(site, v, form)?;
+                    self.bind(r, &a, form);
+                    return Ok(());
+                }
+                if vector && self.is_i1(*ty) {
+                    return self.mask_select(site, r, *cond, *if_true, *if_false);
+                }
                 let scalar_cond = self.repr[*cond] == Repr::Scalar
                     || matches!(self.body.values[*cond].def, ValueDef::Const(_));
                 let c = if scalar_cond {
@@ -954,7 +1212,6 @@ impl Emitter<'_, '_> {
                 } else {
                     self.bits_ty()
                 };
-                let form = if vector { Form::Vector } else { Form::Scalar };
                 let a = self.get(site, *if_true, form)?;
                 let b = self.get(site, *if_false, form)?;
                 let tt = self.form_ty(*ty, form);
@@ -968,8 +1225,7 @@ impl Emitter<'_, '_> {
                 let form = if vector { Form::Vector } else { Form::Scalar };
                 let a = self.get(site, *arg, form)?;
                 let tt = self.form_ty(*ty, form);
-                let t = self.tmp();
-                self.line(format!("{t} = freeze {tt} {a}"));
+                let t = self.frozen(*arg, &tt, a);
                 self.bind(r, &t, form);
                 Ok(())
             }
@@ -1034,6 +1290,97 @@ impl Emitter<'_, '_> {
         }
     }
 
+    /// A `select` of `i1` vectors as bit operations on the mask representation
+    /// (lanes of a mask are 0 or all ones, so `c ? a : b` is `(c & a) | (~c & b)`,
+    /// with the constant arms folded: `select c, a, false` is `c & a`, `select c,
+    /// true, b` is `c | b`): no blend and no conversion of `<W x i32>` masks.
+    fn mask_select(
+        &mut self,
+        site: Site,
+        r: Value,
+        cond: Value,
+        if_true: Value,
+        if_false: Value,
+    ) -> Result<(), TransformError> {
+        let ty = self.ty_of(r);
+        let mt = self.vty(ty);
+        let ones = match self.setup.mask {
+            MaskRepr::I1 => "splat (i1 true)",
+            MaskRepr::I32 => "splat (i32 -1)",
+        };
+        let konst = |e: &Self, v: Value| match e.body.as_const(v) {
+            Some(ConstData::Int(k)) => Some(k.bit(0)),
+            Some(ConstData::Zero) => Some(false),
+            _ => None,
+        };
+        let scalar_cond = self.repr[cond] == Repr::Scalar
+            || matches!(self.body.values[cond].def, ValueDef::Const(_));
+        if scalar_cond {
+            // A uniform condition picks one whole vector.
+            let cs = self.get(site, cond, Form::Scalar)?;
+            let a = self.get(site, if_true, Form::Vector)?;
+            let b = self.get(site, if_false, Form::Vector)?;
+            let t = self.tmp();
+            self.line(format!("{t} = select i1 {cs}, {mt} {a}, {mt} {b}"));
+            self.bind(r, &t, Form::Vector);
+            return Ok(());
+        }
+        let c = self.get(site, cond, Form::Vector)?;
+        let not = |e: &mut Self, x: &str| {
+            let t = e.tmp();
+            e.line(format!("{t} = xor {mt} {x}, {ones}"));
+            t
+        };
+        let op = |e: &mut Self, o: &str, x: &str, y: &str| {
+            let t = e.tmp();
+            e.line(format!("{t} = {o} {mt} {x}, {y}"));
+            t
+        };
+        let out = match (konst(self, if_true), konst(self, if_false)) {
+            (Some(true), Some(false)) => c,
+            (Some(false), Some(true)) => not(self, &c),
+            (Some(a), Some(b)) if a == b => self.get(site, if_true, Form::Vector)?,
+            // `c & a` with `a` one scalar for every lane: pick `c` or zero by
+            // `a` (no broadcast of a scalar into a mask).
+            (_, Some(false)) if self.repr[if_true] == Repr::Scalar => {
+                let a = self.get(site, if_true, Form::Scalar)?;
+                let t = self.tmp();
+                self.line(format!(
+                    "{t} = select i1 {a}, {mt} {c}, {mt} zeroinitializer"
+                ));
+                t
+            }
+            (_, Some(false)) => {
+                let a = self.get(site, if_true, Form::Vector)?;
+                op(self, "and", &c, &a)
+            }
+            (Some(true), _) => {
+                let b = self.get(site, if_false, Form::Vector)?;
+                op(self, "or", &c, &b)
+            }
+            (Some(false), _) => {
+                let b = self.get(site, if_false, Form::Vector)?;
+                let nc = not(self, &c);
+                op(self, "and", &nc, &b)
+            }
+            (_, Some(true)) => {
+                let a = self.get(site, if_true, Form::Vector)?;
+                let nc = not(self, &c);
+                op(self, "or", &nc, &a)
+            }
+            _ => {
+                let a = self.get(site, if_true, Form::Vector)?;
+                let b = self.get(site, if_false, Form::Vector)?;
+                let ca = op(self, "and", &c, &a);
+                let nc = not(self, &c);
+                let nb = op(self, "and", &nc, &b);
+                op(self, "or", &ca, &nb)
+            }
+        };
+        self.bind(r, &out, Form::Vector);
+        Ok(())
+    }
+
     /// An operand of a lane-wise operator: the scalar, or (for a vector result) the
     /// vector form, `<W x i1>` for an `i1` operand when `bits` (comparisons).
     fn operand(
@@ -1085,7 +1432,19 @@ impl Emitter<'_, '_> {
         let a = self.get(site, lhs, form)?;
         let mut b = self.get(site, rhs, form)?;
         let tt = self.form_ty(ty, form);
-        if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) {
+        // A constant divisor other than 0 (and -1 for the signed operators)
+        // traps in no lane: it stays a constant, which LLVM divides by with
+        // shifts and multiplications instead of one `idiv` per lane.
+        let bits = self.module.types.int_width(ty).unwrap_or(64);
+        let safe_constant = match self.body.as_const(rhs) {
+            Some(ConstData::Int(d)) => {
+                let all_ones = (BigUint::from(1u8) << bits) - 1u8;
+                *d != BigUint::from(0u8)
+                    && !(matches!(op, BinOp::SDiv | BinOp::SRem) && *d == all_ones)
+            }
+            _ => false,
+        };
+        if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) && !safe_constant {
             let elem = if form == Form::Bits {
                 "i1".to_string()
             } else {
@@ -1101,8 +1460,7 @@ impl Emitter<'_, '_> {
             } else {
                 format!("splat ({elem} {one})")
             };
-            let fd = self.tmp();
-            self.line(format!("{fd} = freeze {tt} {b}"));
+            let fd = self.frozen(rhs, &tt, b);
             let guarded = if form == Form::Scalar {
                 match self.some_active(total) {
                     Some(any) => {
@@ -1138,8 +1496,7 @@ impl Emitter<'_, '_> {
                         self.bits_ty(),
                     )
                 };
-                let fa = self.tmp();
-                self.line(format!("{fa} = freeze {tt} {a}"));
+                let fa = self.frozen(lhs, &tt, a.clone());
                 let is_min = self.tmp();
                 self.line(format!("{is_min} = icmp eq {tt} {fa}, {min_v}"));
                 let is_m1 = self.tmp();
@@ -1355,9 +1712,7 @@ impl Emitter<'_, '_> {
         self.line(format!(
             "{base} = getelementptr i8, ptr {lane_ptr}, i64 {back}"
         ));
-        let fb = self.tmp();
-        self.line(format!("{fb} = freeze ptr {base}"));
-        Some(fb)
+        Some(self.frozen(ptr, "ptr", base))
     }
 
     /// Whether the `sa` analysis gives `v` the shape `(stride, a)` (Fig. 10.4).
@@ -1633,29 +1988,48 @@ impl Emitter<'_, '_> {
                 let arg = *args
                     .first()
                     .ok_or_else(|| refuse(site, format!("@{name} needs an argument")))?;
-                // The input is frozen (a passive lane's ⊤ must not be LLVM poison
-                // in a reduction) and the lanes that do not exist are left out.
-                let bits = self.get(site, arg, Form::Bits)?;
-                let f = self.tmp();
-                self.line(format!("{f} = freeze <{w} x i1> {bits}"));
+                if matches!(builtin, Builtin::Any | Builtin::All)
+                    && let Some(known) = self.known_reduction(builtin == Builtin::Any, arg, r)
+                {
+                    self.bind(r, &known, Form::Scalar);
+                    return Ok(());
+                }
+                // The input is frozen if it may be LLVM poison (a passive lane's
+                // ⊤ must not be poison in a reduction) and the lanes that do not
+                // exist are left out (unless they are false already).
+                let mt = self.vty(self.ty_of(arg));
+                let vec = self.get(site, arg, Form::Vector)?;
+                let f = self.frozen(arg, &mt, vec);
+                let confined =
+                    self.confined[arg] && !matches!(self.body.values[arg].def, ValueDef::Const(_));
+                let existing = if confined {
+                    f.clone()
+                } else {
+                    let m = self.tmp();
+                    self.line(format!("{m} = and {mt} {f}, %exists.v"));
+                    m
+                };
                 let out = match builtin {
-                    Builtin::Any => {
-                        let m = self.tmp();
-                        self.line(format!("{m} = and <{w} x i1> {f}, %exists"));
-                        self.reduce("or", &m)
-                    }
+                    Builtin::Any => self.reduce("or", &existing),
                     Builtin::All => {
                         let missing = self.tmp();
-                        self.line(format!(
-                            "{missing} = xor <{w} x i1> %exists, splat (i1 true)"
-                        ));
+                        let ones = match self.setup.mask {
+                            MaskRepr::I1 => "splat (i1 true)",
+                            MaskRepr::I32 => "splat (i32 -1)",
+                        };
+                        self.line(format!("{missing} = xor {mt} %exists.v, {ones}"));
                         let m = self.tmp();
-                        self.line(format!("{m} = or <{w} x i1> {f}, {missing}"));
+                        self.line(format!("{m} = or {mt} {f}, {missing}"));
                         self.reduce("and", &m)
                     }
                     _ => {
-                        let m = self.tmp();
-                        self.line(format!("{m} = and <{w} x i1> {f}, %exists"));
+                        let m = if self.setup.mask == MaskRepr::I32 {
+                            let t = self.tmp();
+                            self.line(format!("{t} = icmp slt {mt} {existing}, zeroinitializer"));
+                            t
+                        } else {
+                            existing
+                        };
                         let int = self.tmp();
                         self.line(format!("{int} = bitcast <{w} x i1> {m} to i{w}"));
                         let counted = if builtin == Builtin::Popcount {
@@ -1697,6 +2071,67 @@ impl Emitter<'_, '_> {
                 format!("a call of @{name}: memory intrinsics are not widened"),
             )),
         }
+    }
+
+    /// The value of `any(arg)` (`is_any`) or `all(arg)` when the kernel has
+    /// computed it already: a reduction of the same [`reduction_key`] in a
+    /// block that strictly dominates this one, or, for a key that is a phi of
+    /// this block, a phi of the reductions that end each predecessor (the
+    /// loop test of the latch is the header's test of the next iteration:
+    /// `any` of a constant is that constant, lane 0 always existing).
+    fn known_reduction(&mut self, is_any: bool, arg: Value, result: Value) -> Option<String> {
+        let key = reduction_key(self.body, &self.inst_block, arg);
+        let available = |e: &Self, key: Value, at: Block, strict: bool| {
+            e.reductions.get(&(is_any, key)).and_then(|found| {
+                found.iter().find_map(|&(b, r)| {
+                    let ok = if strict {
+                        e.doms.strictly_dominates(b, at)
+                    } else {
+                        b == at || e.doms.strictly_dominates(b, at)
+                    };
+                    (ok && r != result).then(|| Self::name(r))
+                })
+            })
+        };
+        if let Some(name) = available(self, key, self.current, true) {
+            return Some(name);
+        }
+        let inst = self.body.def_inst(key)?;
+        let InstKind::Phi { incoming, .. } = &self.body.insts[inst].kind else {
+            return None;
+        };
+        if self.inst_block.get(&inst) != Some(&self.current) {
+            return None;
+        }
+        let mut arms = Vec::new();
+        for &pred in &self.body.layout {
+            let edges = self.body.blocks[pred]
+                .term
+                .successors()
+                .iter()
+                .filter(|&&s| s == self.current)
+                .count();
+            if edges == 0 {
+                continue;
+            }
+            let &(v, _) = incoming.iter().find(|(_, b)| *b == pred)?;
+            let text = match self.body.as_const(v) {
+                Some(ConstData::Int(k)) => if k.bit(0) { "true" } else { "false" }.to_string(),
+                Some(ConstData::Zero) => "false".to_string(),
+                Some(_) => return None,
+                None => available(self, v, pred, false)?,
+            };
+            for _ in 0..edges {
+                arms.push(format!("[ {text}, %b{} ]", pred.index()));
+            }
+        }
+        let t = self.tmp();
+        let line = format!("  {t} = phi i1 {}\n", arms.join(", "));
+        self.extra_phis
+            .entry(self.current)
+            .or_default()
+            .push_str(&line);
+        Some(t)
     }
 
     /// A pure math function: one call, or one call per lane for a vector result
@@ -1779,6 +2214,44 @@ impl Emitter<'_, '_> {
         }
         self.bind(r, &acc, if elem_is_i1 { Form::Bits } else { Form::Vector });
         Ok(())
+    }
+}
+
+/// What `any`/`all` of `arg` reduces: `arg` itself, or `x` when `arg` is
+/// `select(mask(), x, false)` (either way round) with `mask()` in a block
+/// without predicate, where the activation is the existing lanes, which the
+/// reductions range over anyway.
+fn reduction_key(body: &Body, inst_block: &BTreeMap<Inst, Block>, arg: Value) -> Value {
+    let Some(inst) = body.def_inst(arg) else {
+        return arg;
+    };
+    let InstKind::Select {
+        cond,
+        if_true,
+        if_false,
+        ..
+    } = &body.insts[inst].kind
+    else {
+        return arg;
+    };
+    let is_false = matches!(body.as_const(*if_false), Some(ConstData::Int(k)) if !k.bit(0));
+    let existing_mask = |v: Value| {
+        body.def_inst(v).is_some_and(|i| {
+            matches!(body.insts[i].kind, InstKind::Mask)
+                && inst_block
+                    .get(&i)
+                    .is_some_and(|b| body.blocks[*b].predicate.is_none())
+        })
+    };
+    if !is_false {
+        return arg;
+    }
+    if existing_mask(*cond) {
+        *if_true
+    } else if existing_mask(*if_true) {
+        *cond
+    } else {
+        arg
     }
 }
 

@@ -15,9 +15,10 @@
     reason = "[RULE] names the thesis's rules, not items"
 )]
 
+use num_bigint::BigUint;
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::entity::SecondaryMap;
-use pllvm_semantics::ir::{Body, InstKind, Module, Value, ValueDef};
+use pllvm_semantics::ir::{BinOp, Body, CastOp, ConstData, InstKind, Module, Value, ValueDef};
 use pllvm_semantics::theta::{self, Builtin};
 
 /// Whether a value is one scalar or a `<W x T>` vector.
@@ -106,4 +107,130 @@ pub fn is_any_or_all(module: &Module, body: &Body, value: Value) -> bool {
         ),
         _ => false,
     }
+}
+
+/// The values whose widened form may be LLVM `poison` or `undef` (so that a
+/// branch condition, a reduction input, a predicate or a divisor built from them
+/// needs `freeze`). The emitted code makes no poison of its own except where
+/// LLVM's operators do: shifts by an amount that is not a constant below the
+/// width, `fptosi`/`fptoui` out of range, and intrinsic math calls; a load may
+/// read an uninitialized stack object (`undef`) when the kernel has an `alloca`.
+/// Everything else (arguments, constants, whose `undef` is emitted as zero, the
+/// builtins, frozen values) is defined, and an operator of defined operands is
+/// defined. The least fixpoint over phis.
+pub fn may_be_poison(module: &Module, body: &Body) -> SecondaryMap<Value, bool> {
+    let has_alloca = body
+        .insts
+        .iter()
+        .any(|(_, data)| matches!(data.kind, InstKind::Alloca { .. }));
+    let mut poison: SecondaryMap<Value, bool> = SecondaryMap::default();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (_, data) in body.insts.iter() {
+            let Some(result) = data.result else { continue };
+            if poison[result] {
+                continue;
+            }
+            let source = match &data.kind {
+                InstKind::Freeze { .. } | InstKind::Mask | InstKind::Alloca { .. } => false,
+                InstKind::Binary {
+                    op: BinOp::Shl | BinOp::LShr | BinOp::AShr,
+                    ty,
+                    rhs,
+                    ..
+                } => {
+                    let width = module.types.int_width(*ty).unwrap_or(64);
+                    !matches!(body.as_const(*rhs), Some(ConstData::Int(k)) if *k < BigUint::from(width))
+                }
+                InstKind::Cast { op, .. } => matches!(op, CastOp::FpToSi | CastOp::FpToUi),
+                InstKind::Load { .. } => has_alloca,
+                InstKind::Call { callee, .. } => {
+                    match theta::resolve(&module.functions[*callee].name) {
+                        Some(Builtin::Math(_)) | None => true,
+                        Some(_) => false,
+                    }
+                }
+                _ => false,
+            };
+            let propagates = !matches!(
+                data.kind,
+                InstKind::Freeze { .. } | InstKind::Call { .. } | InstKind::Alloca { .. }
+            );
+            if source || (propagates && data.kind.operands().iter().any(|&v| poison[v])) {
+                poison[result] = true;
+                changed = true;
+            }
+        }
+    }
+    poison
+}
+
+/// The `i1` vector values that are false in every lane that does not exist
+/// (lanes `count..W` of a chunk), so that a reduction or an activation built
+/// from them needs no `and` with the existing lanes: `mask()` (the activation
+/// includes existence), the constant false, and what `and`, `or`, `xor`,
+/// `select` and phis keep false there. A scalar is never confined: its splat
+/// holds it in every lane. The greatest fixpoint: a loop-carried
+/// phi whose every incoming value is confined when its phis are is confined by
+/// induction over the iterations.
+pub fn confined(
+    module: &Module,
+    body: &Body,
+    repr: &SecondaryMap<Value, Repr>,
+) -> SecondaryMap<Value, bool> {
+    let is_false = |v: Value| match body.as_const(v) {
+        Some(ConstData::Int(k)) => *k == BigUint::from(0u8),
+        Some(ConstData::Zero) => true,
+        _ => false,
+    };
+    let mut confined: SecondaryMap<Value, bool> = SecondaryMap::default();
+    for (_, data) in body.insts.iter() {
+        if let Some(result) = data.result
+            && module.types.int_width(body.values[result].ty) == Some(1)
+            && repr[result] == Repr::Vector
+        {
+            confined[result] = true;
+        }
+    }
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for (_, data) in body.insts.iter() {
+            let Some(result) = data.result else { continue };
+            if !confined[result] {
+                continue;
+            }
+            let c = |v: Value| is_false(v) || (confined[v] && body.def_inst(v).is_some());
+            let keeps = match &data.kind {
+                InstKind::Mask => true,
+                InstKind::Binary {
+                    op: BinOp::And,
+                    lhs,
+                    rhs,
+                    ..
+                } => c(*lhs) || c(*rhs),
+                InstKind::Binary {
+                    op: BinOp::Or | BinOp::Xor,
+                    lhs,
+                    rhs,
+                    ..
+                } => c(*lhs) && c(*rhs),
+                InstKind::Select {
+                    cond,
+                    if_true,
+                    if_false,
+                    ..
+                } => c(*if_false) && (c(*if_true) || c(*cond)),
+                InstKind::Freeze { arg, .. } => c(*arg),
+                InstKind::Phi { incoming, .. } => incoming.iter().all(|&(v, _)| c(v)),
+                _ => false,
+            };
+            if !keeps {
+                confined[result] = false;
+                changed = true;
+            }
+        }
+    }
+    confined
 }
