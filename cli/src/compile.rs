@@ -66,6 +66,10 @@ impl PipelineArgs {
         Ok(EmitOptions {
             width: self.width(),
             analysis: parse_analysis(&self.analysis)?,
+            linearized: parse_passes(&self.pass)
+                .map_err(|e| anyhow!(Usage(format!("--pass: {e}"))))?
+                .last()
+                .is_some_and(|p| matches!(p, Pass::Pl | Pass::IfConv)),
         })
     }
 }

@@ -217,14 +217,14 @@ fn uniform(case: &Case) -> Vec<String> {
 }
 
 /// The user's path: [`native::emit`] with the target's defaults.
-fn emit_default(target: Target, kernels: &[Kernel<'_>], case: &Case) -> Source {
+fn emit_default(target: Target, kernels: &[Kernel<'_>]) -> Source {
     let vector = target
         .vector()
         .unwrap_or_else(|| fail("not a vector target"));
     let options = EmitOptions {
         width: vector.default_width(),
         analysis: AnalysisChoice::Best,
-        uniform_args: uniform(case),
+        linearized: true,
     };
     native::emit(target, kernels, &options).unwrap_or_else(|e| fail(e))
 }
@@ -417,14 +417,16 @@ fn main() {
             MaskRepr::I32 => MaskRepr::I1,
         };
         for (case, (module, func)) in CASES.iter().zip(&prepared) {
+            let uniform_args = uniform(case);
             let kernels = [Kernel {
                 name: "k",
                 module,
                 function: *func,
+                uniform_args: &uniform_args,
             }];
             let mut rows: Vec<(String, Source)> = vec![(
                 format!("{} (default)", mask_name(default_mask)),
-                emit_default(target, &kernels, case),
+                emit_default(target, &kernels),
             )];
             if !target.is_aarch64() {
                 rows.push((
@@ -475,12 +477,14 @@ fn compile_times(dir: &Path, prepared: &[(Module, FuncId)]) {
         for (case, _) in CASES.iter().zip(prepared) {
             let started = Instant::now();
             let (module, func) = transformed(case);
+            let uniform_args = uniform(case);
             let kernels = [Kernel {
                 name: "k",
                 module: &module,
                 function: func,
+                uniform_args: &uniform_args,
             }];
-            let source = emit_default(target, &kernels, case);
+            let source = emit_default(target, &kernels);
             native::build(
                 target,
                 &source,
@@ -498,9 +502,10 @@ fn compile_times(dir: &Path, prepared: &[(Module, FuncId)]) {
                     name,
                     module,
                     function: *func,
+                    uniform_args: &uniform_args,
                 })
                 .collect();
-            let source = emit_default(target, &kernels, case);
+            let source = emit_default(target, &kernels);
             native::build(
                 target,
                 &source,

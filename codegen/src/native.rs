@@ -527,6 +527,9 @@ pub struct EmitOptions {
     pub width: usize,
     /// The analysis the pipeline used.
     pub analysis: crate::uniform::AnalysisChoice,
+    /// The pipeline ended in partial linearization or full if-conversion
+    /// ([`crate::widen::WidenOptions::linearized`]).
+    pub linearized: bool,
 }
 
 /// The one place that picks an emitter for a target: the scalar-lane C route
@@ -543,6 +546,7 @@ pub fn emit(
             let widen = crate::widen::WidenOptions {
                 width: Some(options.width),
                 analysis: options.analysis,
+                linearized: options.linearized,
                 ..crate::widen::WidenOptions::new(vector)
             };
             crate::widen::widen_batch(kernels, &widen).map(Source::LlvmIr)

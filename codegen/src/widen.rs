@@ -32,6 +32,7 @@
 )]
 
 pub mod function;
+mod nan;
 pub mod repr;
 
 use crate::error::{Site, TransformError};
@@ -157,6 +158,17 @@ pub struct WidenOptions {
     /// Whether accesses the `sa` analysis (thesis Ch. 10) proves contiguous use
     /// `llvm.masked.load/store` instead of gathers and scatters.
     pub contiguous: bool,
+    /// The kernels are the output of partial linearization or full
+    /// if-conversion (a pipeline ending in `pl` or `ifconv`). Those keep only
+    /// branches that are uniform in their input (Theorem 5), and the program
+    /// they produce runs each uniformly among the active lanes (checked by the
+    /// stage-wise equivalence tests); an analysis of the output may fail to
+    /// prove a kept condition uniform again (it reads a value of a block that is
+    /// now predicated). With this set, such a branch is taken on the condition
+    /// of the first active lane, which every active lane shares, instead of
+    /// being refused. Without it (the default), a branch the analysis cannot
+    /// prove uniform and that is not on `any`/`all` is refused.
+    pub linearized: bool,
 }
 
 impl WidenOptions {
@@ -170,6 +182,7 @@ impl WidenOptions {
             analysis: AnalysisChoice::Best,
             uniform_args: Vec::new(),
             contiguous: true,
+            linearized: false,
         }
     }
 
@@ -295,6 +308,7 @@ pub fn widen_batch(
                 uniformity: &uniformity,
                 strides: &strides,
                 target: options.target,
+                linearized: options.linearized,
             },
             &mut decls,
         )?;

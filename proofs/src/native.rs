@@ -178,6 +178,7 @@ pub fn diff_generated(
     let emit_options = EmitOptions {
         width,
         analysis: Options::default().analysis,
+        linearized: true,
     };
     let kernels: Vec<Kernel<'_>> = cases.iter().map(|c| c.kernel).collect();
     // An emitter's refusal names one kernel: find it, report it, emit the rest.

@@ -26,7 +26,7 @@ use pllvm_semantics::ir::{
 };
 use pllvm_semantics::theta::{self, Builtin};
 use pllvm_semantics::types::{Ty, TypeData};
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::fmt::Write as _;
 
 /// What the emitter of one kernel is given besides the kernel.
@@ -41,6 +41,9 @@ pub struct Setup<'a> {
     pub strides: &'a BTreeMap<Value, SaShape>,
     /// The instruction set (how reductions are best spelled for it).
     pub target: VectorTarget,
+    /// The kernel is the output of partial linearization or full
+    /// if-conversion ([`super::WidenOptions::linearized`]).
+    pub linearized: bool,
 }
 
 /// In which form an operand is wanted.
@@ -87,6 +90,9 @@ struct Emitter<'a, 'd> {
     /// Splats of scalar parameters, computed once in the prologue: (value,
     /// form) → name.
     param_splats: BTreeMap<(Value, bool), String>,
+    /// Float results whose NaN the program can observe: made the preferred NaN
+    /// where they are computed ([`super::nan`]).
+    nan_results: HashSet<Value>,
     /// The dominator tree of the kernel's CFG.
     doms: BlockDomTree,
     /// The block being emitted.
@@ -120,7 +126,7 @@ pub fn emit(
         .body
         .as_ref()
         .ok_or_else(|| refuse(Site::Function(func), format!("@{} has no body", data.name)))?;
-    check(module, func, data, body, setup.uniformity)?;
+    check(module, func, data, body, setup.uniformity, setup.linearized)?;
     let reprs = repr::decide(module, body, setup.uniformity);
     let mut inst_block = BTreeMap::new();
     for &block in &body.layout {
@@ -161,6 +167,7 @@ pub fn emit(
         poison: repr::may_be_poison(module, body),
         confined,
         param_splats: BTreeMap::new(),
+        nan_results: super::nan::observed_nan_results(module, body),
         doms: Cfg::new(body).dominators(),
         current: body
             .entry()
@@ -199,13 +206,15 @@ pub fn emit(
 }
 
 /// The checks that run before anything is emitted: types the ABI carries, and
-/// that every branch is uniform or a BOSCC branch on `any`/`all` (thesis §9.2).
+/// that every branch is uniform or a BOSCC branch on `any`/`all` (thesis §9.2),
+/// unless the kernel is `linearized` (see [`super::WidenOptions::linearized`]).
 fn check(
     module: &Module,
     func: FuncId,
     data: &FunctionData,
     body: &Body,
     uniformity: &Uniformity,
+    linearized: bool,
 ) -> Result<(), TransformError> {
     let types = &module.types;
     for (k, p) in data.params.iter().enumerate() {
@@ -254,6 +263,7 @@ fn check(
         // condition uniform among the active lanes is a uniform branch. With no
         // lane active any direction is an outcome of the transformed program.
         if let Terminator::CondBr { cond, .. } | Terminator::Switch { cond, .. } = &b.term
+            && !linearized
             && uniformity.value(*cond).is_varying()
             && !repr::is_any_or_all(module, body, *cond)
         {
@@ -398,6 +408,31 @@ impl Emitter<'_, '_> {
 
     // ----- operands -----------------------------------------------------------
 
+    /// `text`, a float of type `ty` in `form`, with a NaN made the preferred NaN
+    /// (positive, quiet, payload 0), the one pllvm's float operations return
+    /// ([`super::nan`]): x86 would give its negative default NaN.
+    fn preferred_nan(&mut self, ty: Ty, text: &str, form: Form) -> String {
+        let t = self.form_ty(ty, form);
+        // LLVM writes float constants as the bits of the equal double.
+        let nan = "0x7FF8000000000000";
+        let (is_nan, canonical) = (self.tmp(), self.tmp());
+        self.line(format!("{is_nan} = fcmp uno {t} {text}, {text}"));
+        let preferred = if form == Form::Vector {
+            format!("splat ({} {nan})", self.sty(ty))
+        } else {
+            nan.to_string()
+        };
+        let cond = if form == Form::Vector {
+            format!("<{} x i1>", self.w())
+        } else {
+            "i1".to_string()
+        };
+        self.line(format!(
+            "{canonical} = select {cond} {is_nan}, {t} {preferred}, {t} {text}"
+        ));
+        canonical
+    }
+
     /// `scalar` of type `ty` broadcast to every lane, in `form` (`Vector` or `Bits`).
     fn splat(&mut self, ty: Ty, scalar: &str, form: Form) -> String {
         let w = self.w();
@@ -527,6 +562,13 @@ impl Emitter<'_, '_> {
     /// converting to the result's representation. A no-op `bitcast` names the value.
     fn bind(&mut self, result: Value, text: &str, form: Form) {
         let ty = self.ty_of(result);
+        let canonical;
+        let text = if self.nan_results.contains(&result) && form != Form::Bits {
+            canonical = self.preferred_nan(ty, text, form);
+            canonical.as_str()
+        } else {
+            text
+        };
         let name = Self::name(result);
         let want = self.repr[result];
         match (want, form) {

@@ -50,11 +50,11 @@ pub(crate) fn observed_nan_results(module: &Module, body: &Body) -> HashSet<Valu
                     observe(*arg, &mut work)
                 }
                 InstKind::Store { value, .. } => observe(*value, &mut work),
-                InstKind::Call { callee, args, .. } => {
-                    if bit_moving(module, *callee).is_none() && !is_math(module, *callee) {
-                        for &a in args {
-                            observe(a, &mut work);
-                        }
+                InstKind::Call { callee, args, .. }
+                    if bit_moving(module, *callee).is_none() && !is_math(module, *callee) =>
+                {
+                    for &a in args {
+                        observe(a, &mut work);
                     }
                 }
                 _ => {}
