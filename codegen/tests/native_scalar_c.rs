@@ -4,16 +4,18 @@
 //! FREEZING, and the transformed program under OBLIVIOUS), at several chunk
 //! widths; a deliberately wrong C is reported with its lane; a kernel that
 //! crashes or loops is reported as a signal or a timeout and the batch goes on;
-//! masked-off lanes pointing into a PROT_NONE page or at null never trap; the
+//! masked-off lanes pointing into a PROT_NONE page or at null never trap (in the
+//! C and in the widened AVX2, AVX-512 and NEON code); the
 //! same C built for AArch64 runs under qemu-aarch64 (the NEON build path).
 
 mod native_support;
 
 use native_support::{case, freezing_runs, module, program, transformed, verdicts};
+use pllvm_codegen::AnalysisChoice;
 use pllvm_codegen::Kernel;
 use pllvm_codegen::native::diff::{DiffCase, Difference, Reference, Verdict, uses_horizontal};
 use pllvm_codegen::native::protocol::{ArgToken, GlobalImage, RunInput, Status};
-use pllvm_codegen::native::{NativeError, Source, Target, Tool, WorkDir};
+use pllvm_codegen::native::{EmitOptions, NativeError, Source, Target, Tool, WorkDir, emit};
 use pllvm_codegen::scalar_c::emit_c_batch;
 use pllvm_interp::RunConfig;
 use pllvm_semantics::ir::{FuncId, Module};
@@ -239,8 +241,10 @@ join:
 }
 ";
 
-#[test]
-fn masked_off_lanes_never_trap() {
+/// On every target: the interpreter's inputs with lanes one past a global and
+/// at null, then the protocol's `guard` tokens, in masked-off lanes; then the
+/// guard page in an active lane, which traps.
+fn masked_off_lanes_never_trap_on(target: Target) {
     let m = module(MASKED);
     let func = m.first_definition().unwrap();
     let t = transformed(&m, func).unwrap();
@@ -255,9 +259,14 @@ fn masked_off_lanes_never_trap() {
         ],
     );
     let c = case("masked", &m, &t, func, config);
-    let source = Source::C(emit_c_batch(&[c.kernel], 4).unwrap());
+    let options = EmitOptions {
+        width: 4,
+        analysis: AnalysisChoice::Best,
+        linearized: true,
+    };
+    let source = emit(target, &[c.kernel], &options).unwrap();
     let dir = WorkDir::new().unwrap();
-    let prog = program(Target::ScalarC, &source, &dir);
+    let prog = program(target, &source, &dir);
     let got = verdicts(
         &prog,
         std::slice::from_ref(&c),
@@ -324,6 +333,31 @@ fn masked_off_lanes_never_trap() {
     };
     let results = prog.run(&[run], 10, Duration::from_secs(60)).unwrap();
     assert_eq!(results[0].status, Status::Signal("SIGSEGV".into()));
+}
+
+#[test]
+fn masked_off_lanes_never_trap() {
+    masked_off_lanes_never_trap_on(Target::ScalarC);
+}
+
+#[test]
+fn masked_off_lanes_never_trap_in_widened_avx2_code() {
+    masked_off_lanes_never_trap_on(Target::Avx2);
+}
+
+#[test]
+fn masked_off_lanes_never_trap_in_widened_avx512_code() {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    if !cpu.contains("avx512f") {
+        eprintln!("this CPU has no AVX-512 (no avx512f in /proc/cpuinfo): not run");
+        return;
+    }
+    masked_off_lanes_never_trap_on(Target::Avx512);
+}
+
+#[test]
+fn masked_off_lanes_never_trap_in_widened_neon_code_under_qemu() {
+    masked_off_lanes_never_trap_on(Target::Neon);
 }
 
 #[test]
