@@ -3,6 +3,7 @@
 //! (§6.5: "We leave it to the user to supplement abstract transformers"); every
 //! analysis of this crate classifies them here.
 
+use crate::target::{self, IntrinsicRule};
 use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::theta::{self, Builtin};
 
@@ -26,6 +27,13 @@ pub(crate) enum CallKind {
     },
     /// No effect on values or memory (`assume`, debug intrinsics).
     NoEffect,
+    /// A target's source of divergence outside θ (`llvm.amdgcn.mbcnt.lo`,
+    /// `llvm.nvvm.read.ptx.sreg.laneid`, ...): varying whatever its operands
+    /// ([`crate::target`]).
+    Source,
+    /// A target's always-uniform intrinsic outside θ (`llvm.amdgcn.readfirstlane`,
+    /// ...): uniform whatever its operands ([`crate::target`]).
+    AlwaysUniform,
 }
 
 /// Classifies a call to `callee` by θ (§4.9.2).
@@ -46,6 +54,10 @@ pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallK
             data: Vec::new(),
         },
         Some(Builtin::Assume | Builtin::NoOp) => CallKind::NoEffect,
-        None => CallKind::Pure,
+        None => match target::intrinsic_rule(name) {
+            Some(IntrinsicRule::Source) => CallKind::Source,
+            Some(IntrinsicRule::AlwaysUniform) => CallKind::AlwaysUniform,
+            None => CallKind::Pure,
+        },
     }
 }

@@ -46,6 +46,7 @@ pub mod reach;
 pub mod reaching_defs;
 pub mod skeleton;
 pub mod tables;
+pub mod target;
 
 mod alloca_ssa;
 mod calls;

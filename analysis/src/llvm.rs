@@ -733,7 +733,10 @@ fn inst_varying(
         return true;
     }
     if let InstKind::Call { callee, args, .. } = &inst.kind
-        && call_kind(ctx.module, *callee, args.len()) == CallKind::Horizontal
+        && matches!(
+            call_kind(ctx.module, *callee, args.len()),
+            CallKind::Horizontal | CallKind::AlwaysUniform
+        )
     {
         // One value broadcast to every executing lane, whatever the operands.
         return false;
@@ -755,8 +758,8 @@ fn inst_varying(
         }
         InstKind::Mask => true,
         InstKind::Call { callee, args, .. } => match call_kind(ctx.module, *callee, args.len()) {
-            CallKind::ThreadId => true,
-            CallKind::Horizontal => false,
+            CallKind::ThreadId | CallKind::Source => true,
+            CallKind::Horizontal | CallKind::AlwaysUniform => false,
             CallKind::Pure | CallKind::Write { .. } | CallKind::NoEffect => false,
         },
         InstKind::Load { .. } => operands.iter().any(|o| ctx.stack.contains(o)),

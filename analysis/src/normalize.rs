@@ -173,7 +173,7 @@ pub fn dedicate_exits(body: &mut Body) -> Result<usize, Irreducible> {
 
 /// Puts the body in Loop-Closed SSA form; returns how many phis were inserted.
 ///
-/// The uses of every value are indexed once ([`UseIndex`]) and the index follows
+/// The uses of every value are indexed once (`UseIndex`) and the index follows
 /// each rewrite, so a value's outside uses cost its own uses, not a scan of the
 /// body: the pass stays linear on long chains of loops.
 pub fn lcssa(body: &mut Body) -> Result<usize, Irreducible> {

@@ -132,8 +132,8 @@ pub(crate) fn compute_transformer<S: DaState + ?Sized>(
         }
         InstKind::Call { callee, args, .. } => {
             match call_kind(state.module(), *callee, args.len()) {
-                CallKind::ThreadId => (none(), Shape::Varying),
-                CallKind::Horizontal => (none(), Shape::Uniform),
+                CallKind::ThreadId | CallKind::Source => (none(), Shape::Varying),
+                CallKind::Horizontal | CallKind::AlwaysUniform => (none(), Shape::Uniform),
                 CallKind::Pure => (none(), arith(args.iter().map(|&a| op(a)))),
                 CallKind::NoEffect => (none(), Shape::Uniform),
                 CallKind::Write { dst, data: deps } => {

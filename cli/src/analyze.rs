@@ -63,7 +63,7 @@ pub fn run(
             .first_definition()
             .ok_or_else(|| anyhow!("the module defines no function"))?,
     };
-    let init = InitShapes::with_uniform(&module.functions[func], uniform_args)
+    let init = InitShapes::for_function(module, func, uniform_args)
         .map_err(|e| crate::Usage(e.to_string()))?;
     // With several analyses asked, one that assumes reducible control flow is left
     // out on an irreducible function (named in a note); alone, it is an error.

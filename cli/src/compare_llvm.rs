@@ -50,8 +50,8 @@ pub fn run(
         .body
         .as_ref()
         .ok_or_else(|| anyhow!("@{} has no body", data.name))?;
-    let init =
-        InitShapes::with_uniform(data, uniform_args).map_err(|e| crate::Usage(e.to_string()))?;
+    let init = InitShapes::for_function(module, func, uniform_args)
+        .map_err(|e| crate::Usage(e.to_string()))?;
     let ours = analyze(module, func, AnalysisKind::Llvm, &init).map_err(|e| anyhow!("{e}"))?;
     let uniform: Vec<bool> = init.params.iter().map(|s| s.is_uniform()).collect();
     let input = opt_input(module, func, &uniform);

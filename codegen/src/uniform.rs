@@ -52,11 +52,10 @@ pub fn analyze(
     uniform_args: &[String],
     pass: &'static str,
 ) -> Result<Uniformity, TransformError> {
-    let data = &module.functions[func];
     let err = |e: pllvm_analysis::result::AnalysisError| {
         TransformError::new(pass, Site::Function(func), e.to_string())
     };
-    let init = InitShapes::with_uniform(data, uniform_args).map_err(err)?;
+    let init = InitShapes::for_function(module, func, uniform_args).map_err(err)?;
     match choice {
         AnalysisChoice::Kind(kind) => uniformity::analyze(module, func, kind, &init).map_err(err),
         AnalysisChoice::Best => {

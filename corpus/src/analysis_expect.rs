@@ -258,7 +258,7 @@ pub fn check(
     let Some(body) = module.functions[func].body.as_ref() else {
         return vec![format!("{name}: the analysed function has no body")];
     };
-    let init = match InitShapes::with_uniform(&module.functions[func], &d.uniform_args) {
+    let init = match InitShapes::for_function(module, func, &d.uniform_args) {
         Ok(i) => i,
         Err(e) => return vec![format!("{name}: {e}")],
     };

@@ -141,7 +141,7 @@ fn llvm_against_opt_22_on_the_corpus_and_generated_programs() {
             None => module.first_definition(),
         };
         let Some(func) = func else { continue };
-        let Ok(init) = InitShapes::with_uniform(&module.functions[func], &d.uniform_args) else {
+        let Ok(init) = InitShapes::for_function(&module, func, &d.uniform_args) else {
             continue;
         };
         let mut obs = Vec::new();

@@ -1,0 +1,106 @@
+//! The targets' uniformity rules (issue 18, point 2) on kernels compiled by
+//! clang-19 for amdgcn: OpenCL C in `cli/tests/gpu/`, built with
+//! `-O1 -fno-vectorize -fno-slp-vectorize -nogpulib`. With no `--uniform-args`,
+//! the arguments of an `amdgpu_kernel` are uniform (as LLVM's AMDGPU analysis
+//! takes them), so `--compare-llvm` agrees with opt-22 and opt-19 on every value
+//! and branch; with every argument declared varying it does not (the
+//! disagreements came only from the argument convention).
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn pllvm(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .output()
+        .expect("run pllvm")
+}
+
+fn require(tool: &str, package: &str) {
+    let ok = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "{tool} is missing: this test needs it (apt-get install {package}, or scripts/test-all.sh)"
+    );
+}
+
+/// `cli/tests/gpu/NAME.cl` compiled for amdgcn into a temporary `.ll`.
+fn amdgcn(name: &str) -> PathBuf {
+    require("clang-19", "clang-19");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/gpu/{name}.cl"));
+    let out = std::env::temp_dir().join(format!("pllvm-gpu-{}-{name}.ll", std::process::id()));
+    let status = Command::new("clang-19")
+        .args([
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx1030",
+            "-nogpulib",
+            "-O1",
+            "-fno-vectorize",
+            "-fno-slp-vectorize",
+            "-S",
+            "-emit-llvm",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run clang-19");
+    assert!(status.success(), "clang-19 failed on {}", src.display());
+    out
+}
+
+/// The summary line of `--compare-llvm`: how many values and branches differ.
+fn differing(file: &Path, extra: &[&str]) -> (usize, String) {
+    require("opt-22", "llvm-22");
+    let mut args = vec![
+        "analyze",
+        file.to_str().expect("utf-8 path"),
+        "--compare-llvm",
+    ];
+    args.extend_from_slice(extra);
+    let out = pllvm(&args);
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let n = text
+        .lines()
+        .find_map(|l| {
+            let (_, rest) = l.split_once("compared, ")?;
+            rest.strip_suffix(" differ")?.parse().ok()
+        })
+        .unwrap_or_else(|| panic!("no summary line in:\n{text}"));
+    (n, text)
+}
+
+#[test]
+fn amdgpu_kernel_arguments_are_uniform_and_agree_with_opt() {
+    for name in ["saxpy", "count-until"] {
+        let file = amdgcn(name);
+        let (n, text) = differing(&file, &[]);
+        assert_eq!(n, 0, "{name}: pllvm and opt disagree:\n{text}");
+    }
+}
+
+#[test]
+fn declaring_the_arguments_varying_brings_the_disagreements_back() {
+    // Every parameter by number, so the argument convention is overridden: the
+    // early exit of count-until then depends on "varying" data and n.
+    let file = amdgcn("count-until");
+    let (n, text) = differing(&file, &["--uniform-args", ""]);
+    assert_eq!(n, 0, "an empty list keeps the target's rules:\n{text}");
+    let (n, text) = differing(&file, &["--uniform-args", "0"]);
+    assert!(
+        n > 0,
+        "only %0 uniform: opt (all uniform) must differ:\n{text}"
+    );
+}
