@@ -215,6 +215,10 @@ struct Ctx<'a> {
     cycles: CycleInfo,
     block_of: SecondaryMap<Inst, Option<Block>>,
     stack: BTreeSet<Value>,
+    /// The module is for NVPTX, whose rule makes a load through a generic (0) or
+    /// local (5) pointer a source of divergence (it may read a thread's private
+    /// memory): LLVM's conservative and sound rule, followed here.
+    nvptx: bool,
 }
 
 impl Ctx<'_> {
@@ -405,6 +409,7 @@ fn context<'a>(module: &'a Module, body: &'a Body, cfg: &'a Cfg, cycles: CycleIn
         cycles,
         block_of,
         stack: stack_pointers(body),
+        nvptx: crate::target::GpuTarget::of(module) == Some(crate::target::GpuTarget::Nvptx),
     }
 }
 
@@ -762,7 +767,14 @@ fn inst_varying(
             CallKind::Horizontal | CallKind::AlwaysUniform => false,
             CallKind::Pure | CallKind::Write { .. } | CallKind::NoEffect => false,
         },
-        InstKind::Load { .. } => operands.iter().any(|o| ctx.stack.contains(o)),
+        InstKind::Load { ptr, .. } => {
+            operands.iter().any(|o| ctx.stack.contains(o))
+                || (ctx.nvptx
+                    && matches!(
+                        ctx.module.types.get(body.values[*ptr].ty),
+                        pllvm_semantics::types::TypeData::Ptr(0 | 5)
+                    ))
+        }
         InstKind::Cast {
             op: CastOp::PtrToInt,
             ..

@@ -5,7 +5,8 @@
 //!
 //! # The input
 //! The module is lowered by `export-llvm` (plain LLVM IR for the P-LLVM additions).
-//! Without a GPU triple opt calls everything uniform, hence `-mtriple=amdgcn--`. On
+//! Without a GPU triple opt calls everything uniform, hence `-mtriple=amdgcn--`
+//! (`-mtriple=nvptx64-nvidia-cuda` for an nvptx module: [`opt_triple`]). On
 //! AMDGPU the arguments of a function that is not an `amdgpu_kernel` are divergent
 //! unless marked `inreg`, so every parameter pllvm treats as uniform
 //! (`InitShapes`) gets `inreg` on the `define` line, and the others stay divergent.
@@ -126,11 +127,12 @@ pub fn parse_report(text: &str, function: &str) -> Result<OptReport, String> {
 pub fn opt_input(module: &Module, func: FuncId, uniform: &[bool]) -> String {
     let text = pllvm_semantics::text::export_llvm(module);
     let name = &module.functions[func].name;
+    let amdgcn = opt_triple(module) == "amdgcn--";
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.lines() {
         if line.starts_with("define ") && line.contains(&format!("@{name}(")) {
             out.push_str(&mark_inreg(line, uniform));
-        } else if let Some(lowered) = private_alloca(line) {
+        } else if let Some(lowered) = private_alloca(line).filter(|_| amdgcn) {
             out.push_str(&lowered);
         } else {
             out.push_str(line);
@@ -222,12 +224,22 @@ fn mark_inreg(line: &str, uniform: &[bool]) -> String {
     )
 }
 
-/// Runs `opt` (e.g. `opt-22`) on `input` and returns its stderr (where
-/// `print<uniformity>` writes), or why it could not.
-pub fn run_opt(opt: &str, input: &str) -> Result<String, String> {
+/// The triple opt analyses `module` for: NVPTX's rules for an nvptx module (its
+/// kernels, `tid` and `laneid` sources), AMDGPU's for every other (without a GPU
+/// triple opt would call everything uniform).
+pub fn opt_triple(module: &Module) -> &'static str {
+    match crate::target::GpuTarget::of(module) {
+        Some(crate::target::GpuTarget::Nvptx) => "nvptx64-nvidia-cuda",
+        _ => "amdgcn--",
+    }
+}
+
+/// Runs `opt` (e.g. `opt-22`) for `triple` ([`opt_triple`]) on `input` and
+/// returns its stderr (where `print<uniformity>` writes), or why it could not.
+pub fn run_opt(opt: &str, input: &str, triple: &str) -> Result<String, String> {
     let mut child = Command::new(opt)
         .args([
-            "-mtriple=amdgcn--",
+            &format!("-mtriple={triple}"),
             "-passes=print<uniformity>",
             "-disable-output",
             "-",

@@ -5,7 +5,9 @@
 //! analysis calls uniform while its lanes disagreed at run time is wrong there.
 
 use anyhow::{Result, anyhow};
-use pllvm_analysis::opt_uniformity::{OptReport, opt_available, opt_input, parse_report, run_opt};
+use pllvm_analysis::opt_uniformity::{
+    OptReport, opt_available, opt_input, opt_triple, parse_report, run_opt,
+};
 use pllvm_analysis::result::{AnalysisKind, InitShapes};
 use pllvm_analysis::uniformity::analyze;
 use pllvm_interp::Machine;
@@ -66,7 +68,7 @@ pub fn run(
             writeln!(out, "; {opt} not found: no second opinion")?;
             continue;
         }
-        let stderr = run_opt(opt, &input).map_err(|e| anyhow!(e))?;
+        let stderr = run_opt(opt, &input, opt_triple(module)).map_err(|e| anyhow!(e))?;
         reports.push((
             opt,
             parse_report(&stderr, &data.name).map_err(|e| anyhow!(e))?,

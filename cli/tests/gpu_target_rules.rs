@@ -1,9 +1,11 @@
 //! The targets' uniformity rules (issue 18, point 2) on kernels compiled by
-//! clang-19 for amdgcn: OpenCL C in `cli/tests/gpu/`, built with
-//! `-O1 -fno-vectorize -fno-slp-vectorize -nogpulib`. With no `--uniform-args`,
-//! the arguments of an `amdgpu_kernel` are uniform (as LLVM's AMDGPU analysis
-//! takes them), so `--compare-llvm` agrees with opt-22 and opt-19 on every value
-//! and branch; with every argument declared varying it does not (the
+//! clang-19 for amdgcn (OpenCL C) and nvptx (CUDA) from `cli/tests/gpu/`, built
+//! with `-O1 -fno-vectorize -fno-slp-vectorize` and no device libraries. With no
+//! `--uniform-args`, the arguments of an `amdgpu_kernel`, and of an nvptx kernel
+//! (marked by clang-19 in `!nvvm.annotations`), are uniform as LLVM takes them,
+//! and an nvptx load through a generic pointer is a source of divergence as in
+//! NVPTX's rules, so `--compare-llvm` agrees with opt-22 and opt-19 on every value
+//! and branch; with the arguments declared otherwise it does not (the
 //! disagreements came only from the argument convention).
 
 use std::path::{Path, PathBuf};
@@ -56,6 +58,34 @@ fn amdgcn(name: &str) -> PathBuf {
     out
 }
 
+/// `cli/tests/gpu/NAME.cu` compiled for nvptx (device side only) into a `.ll`.
+fn nvptx(name: &str) -> PathBuf {
+    require("clang-19", "clang-19");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/gpu/{name}.cu"));
+    let out = std::env::temp_dir().join(format!("pllvm-gpu-{}-{name}-nv.ll", std::process::id()));
+    let status = Command::new("clang-19")
+        .args([
+            "-x",
+            "cuda",
+            "--cuda-device-only",
+            "-nocudainc",
+            "-nocudalib",
+            "--cuda-gpu-arch=sm_70",
+            "-O1",
+            "-fno-vectorize",
+            "-fno-slp-vectorize",
+            "-S",
+            "-emit-llvm",
+        ])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run clang-19");
+    assert!(status.success(), "clang-19 failed on {}", src.display());
+    out
+}
+
 /// The summary line of `--compare-llvm`: how many values and branches differ.
 fn differing(file: &Path, extra: &[&str]) -> (usize, String) {
     require("opt-22", "llvm-22");
@@ -89,6 +119,23 @@ fn amdgpu_kernel_arguments_are_uniform_and_agree_with_opt() {
         let (n, text) = differing(&file, &[]);
         assert_eq!(n, 0, "{name}: pllvm and opt disagree:\n{text}");
     }
+}
+
+#[test]
+fn nvptx_kernel_arguments_are_uniform_and_agree_with_opt() {
+    let file = nvptx("count-until");
+    let text = std::fs::read_to_string(&file).expect("the .ll");
+    assert!(
+        text.contains("!\"kernel\", i32 1"),
+        "clang-19 marks the kernel in metadata"
+    );
+    let printed = pllvm(&["print", file.to_str().expect("utf-8 path")]);
+    assert!(
+        String::from_utf8_lossy(&printed.stdout).contains("define ptx_kernel void @count_until("),
+        "the parser keeps the mark as the ptx_kernel calling convention"
+    );
+    let (n, text) = differing(&file, &[]);
+    assert_eq!(n, 0, "pllvm and opt disagree:\n{text}");
 }
 
 #[test]

@@ -13,7 +13,7 @@
 //! refuted. About 60 s of programs by default; `PLLVM_DIFF_LONG=1` runs at least
 //! 1000 generated programs.
 
-use pllvm_analysis::opt_uniformity::{opt_available, opt_input, parse_report, run_opt};
+use pllvm_analysis::opt_uniformity::{opt_available, opt_input, opt_triple, parse_report, run_opt};
 use pllvm_analysis::result::{AnalysisKind, InitShapes};
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::analyze;
@@ -50,8 +50,12 @@ fn compare(
     };
     let ours = analyze(module, func, AnalysisKind::Llvm, init).map_err(|e| e.to_string())?;
     let uniform: Vec<bool> = init.params.iter().map(|s| s.is_uniform()).collect();
-    let stderr = run_opt("opt-22", &opt_input(module, func, &uniform))
-        .map_err(|e| format!("{label}: {e}"))?;
+    let stderr = run_opt(
+        "opt-22",
+        &opt_input(module, func, &uniform),
+        opt_triple(module),
+    )
+    .map_err(|e| format!("{label}: {e}"))?;
     let report = parse_report(&stderr, &data.name).map_err(|e| format!("{label}: {e}"))?;
     tally.programs += 1;
     for &b in &body.layout {

@@ -179,6 +179,42 @@ impl<'s> Parser<'s> {
         }
     }
 
+    /// NVPTX kernels as clang-19 marks them: a metadata node
+    /// `!N = !{ptr @f, !"kernel", i32 1}` (listed in `!nvvm.annotations`; LLVM 20
+    /// has the `ptx_kernel` calling convention for it). Metadata is otherwise
+    /// dropped; such a function without a calling convention gets `ptx_kernel`,
+    /// which the printer writes and LLVM 19 and 22 accept, so a kernel stays a
+    /// kernel through printing, export and the analyses' argument rules
+    /// (`pllvm_analysis::target`).
+    pub(super) fn mark_nvvm_kernels(&mut self, items: &[Item]) {
+        for item in items {
+            if item.kind != ItemKind::Skip
+                || self.toks.get(item.start).map(|t| t.kind) != Some(Tok::Meta)
+            {
+                continue;
+            }
+            let (lo, hi) = (
+                self.toks[item.start].span.lo,
+                self.toks[item.end - 1].span.hi,
+            );
+            let text = squash(&self.src[lo as usize..hi as usize]);
+            if !(text.contains("!\"kernel\", i32 1") || text.contains("!\"kernel\",i32 1")) {
+                continue;
+            }
+            for t in &self.toks[item.start..item.end] {
+                if t.kind != Tok::Global {
+                    continue;
+                }
+                let name = lexer::name(self.src, t);
+                if let Some(&f) = self.funcs.get(name.as_ref())
+                    && self.module.functions[f].cconv.is_none()
+                {
+                    self.module.functions[f].cconv = Some("ptx_kernel".to_string());
+                }
+            }
+        }
+    }
+
     /// `source_filename = "..."`, `target datalayout = "..."`, `target triple = "..."`.
     pub(super) fn parse_header(&mut self) -> Result<(), ParseError> {
         let start = self.cur().span;

@@ -414,6 +414,7 @@ pub(crate) fn parse(src: &str) -> Result<(Module, SourceMap), Vec<ParseError>> {
             p.errors.push(e);
         }
     }
+    p.mark_nvvm_kernels(&items);
     if !p.errors.is_empty() {
         p.errors.sort_by_key(|e| (e.span.lo, e.span.hi));
         return Err(p.errors);

@@ -345,3 +345,22 @@ fn literals_wrap() {
     assert_eq!(f64_bits_to_f32(0.1f64.to_bits()), None);
     assert_eq!(f32_bits_to_f64(0x7FC0_0000), 0x7FF8_0000_0000_0000);
 }
+
+#[test]
+fn nvvm_kernel_annotations_become_the_ptx_kernel_convention() {
+    let src = "target triple = \"nvptx64-nvidia-cuda\"\n\
+        define void @k(ptr %p) {\nentry:\n  ret void\n}\n\
+        define void @helper() {\nentry:\n  ret void\n}\n\
+        !nvvm.annotations = !{!0}\n\
+        !0 = !{ptr @k, !\"kernel\", i32 1}\n";
+    let (m, _) = crate::text::parse_module(src).expect("parses");
+    let conv = |name: &str| {
+        m.function_by_name(name)
+            .and_then(|f| m.functions[f].cconv.clone())
+    };
+    assert_eq!(conv("k").as_deref(), Some("ptx_kernel"));
+    assert_eq!(conv("helper"), None);
+    let printed = crate::text::print_module(&m);
+    assert!(printed.contains("define ptx_kernel void @k("), "{printed}");
+    assert_eq!(crate::text::parse_module(&printed).expect("reparses").0, m);
+}
