@@ -169,11 +169,18 @@ pub struct WidenOptions {
     /// being refused. Without it (the default), a branch the analysis cannot
     /// prove uniform and that is not on `any`/`all` is refused.
     pub linearized: bool,
+    /// Each chunk function gets a second body for full chunks (count = W, all
+    /// but the last chunk of a launch), where the existence mask is a
+    /// constant llc folds away; the chunk function dispatches on `count`.
+    /// Faster loops at the price of about twice the llc time (BENCHMARKS.md,
+    /// "Native SIMD code"). On by default.
+    pub full_chunks: bool,
 }
 
 impl WidenOptions {
     /// The defaults for `target`: its default W and mask representation, the
-    /// `best` analysis, every parameter varying, contiguous accesses on.
+    /// `best` analysis, every parameter varying, contiguous accesses on, a
+    /// body for full chunks.
     pub fn new(target: VectorTarget) -> WidenOptions {
         WidenOptions {
             target,
@@ -183,6 +190,7 @@ impl WidenOptions {
             uniform_args: Vec::new(),
             contiguous: true,
             linearized: false,
+            full_chunks: true,
         }
     }
 
@@ -309,6 +317,7 @@ pub fn widen_batch(
                 strides: &strides,
                 target: options.target,
                 linearized: options.linearized,
+                full_chunks: options.full_chunks,
             },
             &mut decls,
         )?;
