@@ -10,7 +10,8 @@
 //! result differs from gcc's (there must be none: the inputs make every float
 //! operation exactly reproducible).
 //!
-//! Rows: the default configuration of each target (what `pllvm compile` builds)
+//! Rows: the default configuration of each target (what `pllvm compile` builds),
+//! the same without the body for full chunks ([`WidenOptions::full_chunks`])
 //! and, for the mask decision of [`VectorTarget::default_mask`], the other mask
 //! representation and the native W (through [`widen::widen_batch`] with
 //! explicit options). NEON runs under `qemu-aarch64`: its times are measured
@@ -229,18 +230,22 @@ fn emit_default(target: Target, kernels: &[Kernel<'_>]) -> Source {
     native::emit(target, kernels, &options).unwrap_or_else(|e| fail(e))
 }
 
-/// The widening with an explicit mask representation and W.
+/// The widening with an explicit mask representation, W, and with or without
+/// the body for full chunks.
 fn emit_with(
     vector: VectorTarget,
     kernels: &[Kernel<'_>],
     case: &Case,
     mask: MaskRepr,
     width: usize,
+    full_chunks: bool,
 ) -> Source {
     let options = WidenOptions {
         width: Some(width),
         mask: Some(mask),
         uniform_args: uniform(case),
+        linearized: true,
+        full_chunks,
         ..WidenOptions::new(vector)
     };
     Source::LlvmIr(widen::widen_batch(kernels, &options).unwrap_or_else(|e| fail(e)))
@@ -353,7 +358,8 @@ fn measure(
             .arg(&peers.clang),
         "gcc",
     );
-    let reps = if target.is_aarch64() { "1" } else { "5" };
+    // Best of 11: the machine may be shared, and one quiet repetition is enough.
+    let reps = if target.is_aarch64() { "1" } else { "11" };
     let mut command = if target.is_aarch64() {
         let mut c = Command::new("qemu-aarch64");
         c.arg(&exe);
@@ -429,14 +435,19 @@ fn main() {
                 emit_default(target, &kernels),
             )];
             if !target.is_aarch64() {
+                let width = vector.default_width();
+                rows.push((
+                    format!("{}, one body (no full-chunk body)", mask_name(default_mask)),
+                    emit_with(vector, &kernels, case, default_mask, width, false),
+                ));
                 rows.push((
                     mask_name(other_mask).to_string(),
-                    emit_with(vector, &kernels, case, other_mask, vector.default_width()),
+                    emit_with(vector, &kernels, case, other_mask, width, true),
                 ));
                 for mask in [default_mask, other_mask] {
                     rows.push((
                         mask_name(mask).to_string(),
-                        emit_with(vector, &kernels, case, mask, native_width),
+                        emit_with(vector, &kernels, case, mask, native_width, true),
                     ));
                 }
             }

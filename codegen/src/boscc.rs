@@ -35,11 +35,20 @@ use std::collections::{HashMap, HashSet};
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum Policy {
     /// Gadgets at the eligible edges into a block `b` whose dominance region is
-    /// worth skipping: at least [`HEAVY_REGION`] commands, or a loop, a memory
-    /// access (`load`, `store`, `alloca`) or a call other than a `@pllvm.*`
-    /// builtin in it, or `b` itself ending in a divergent branch (the else-if
-    /// cascades of Fig. 9.6: a gadget on each `else` edge skips the rest of the
-    /// cascade).
+    /// worth skipping: a loop, a memory access (`load`, `store`, `alloca`) or a
+    /// call other than a `@pllvm.*` builtin in it; or, outside loops, at least
+    /// [`HEAVY_REGION`] commands or `b` itself ending in a divergent branch
+    /// (the else-if cascades of Fig. 9.6: a gadget on each `else` edge skips the
+    /// rest of the cascade).
+    ///
+    /// Inside a loop (a divergent loop made uniform by `dlt` included) a region
+    /// of arithmetic only gets no gadget: its `any` and branch run in every
+    /// iteration, while the region is skipped in few of them (the branch that
+    /// leaves a divergent loop is skipped at most once per loop), and the split
+    /// loop body keeps more values live across blocks. Measured on
+    /// `corpus/kernels/mandelbrot.ll` (BENCHMARKS.md, "Native SIMD code"):
+    /// the two gadgets the cascade rule put in its loop made the widened code
+    /// slower than none.
     #[default]
     Heuristic,
     /// Every eligible edge (one gadget per branch: the first eligible target).
@@ -50,8 +59,8 @@ pub enum Policy {
     Blocks(Vec<String>),
 }
 
-/// The number of commands from which a dominance region is worth a gadget under
-/// [`Policy::Heuristic`].
+/// The number of commands from which a dominance region outside loops is worth
+/// a gadget under [`Policy::Heuristic`].
 pub const HEAVY_REGION: usize = 8;
 
 impl Policy {
@@ -262,9 +271,9 @@ fn heavy_regions(
         .filter(|&b| {
             let cascade =
                 body.blocks[b].term.is_branch_on_value() && uniformity.terminators[b].is_varying();
-            commands.get(&b).is_some_and(|&n| n >= HEAVY_REGION)
-                || costly.get(&b).copied().unwrap_or(false)
-                || cascade
+            let heavy = commands.get(&b).is_some_and(|&n| n >= HEAVY_REGION);
+            let in_loop = loops.loop_of(b).is_some();
+            costly.get(&b).copied().unwrap_or(false) || (!in_loop && (heavy || cascade))
         })
         .collect()
 }

@@ -103,7 +103,11 @@ impl VectorTarget {
 
     /// The default W: twice the native number of 32-bit lanes, so that LLVM's
     /// legalization interleaves two register groups (issue 17): 16 on AVX2, 32 on
-    /// AVX-512, 8 on NEON.
+    /// AVX-512, 8 on NEON. Measured (`cargo bench -p pllvm-codegen --bench
+    /// native_speed`, BENCHMARKS.md, 2026-11-26, with the body for full chunks):
+    /// AVX2 Mandelbrot 16.0 ms at W = 16 against 16.4 ms at W = 8, binary search
+    /// 17.9 against 24.1 ms; AVX-512 Mandelbrot 10.2 ms at W = 32 against 10.1 ms
+    /// at W = 16, binary search 18.3 against 24.7 ms.
     pub fn default_width(self) -> usize {
         match self {
             VectorTarget::Avx2 => 16,
@@ -114,13 +118,14 @@ impl VectorTarget {
 
     /// The default representation of varying `i1` values, chosen by measurement
     /// (`cargo bench -p pllvm-codegen --bench native_speed`, BENCHMARKS.md,
-    /// 2026-11-26, AMD EPYC, default W). AVX2: `<W x i32>` lanes of all-ones or
-    /// zero (Mandelbrot 21.2 ms against 25.7 ms with `<W x i1>`, binary search
-    /// 19.9 ms against 24.9 ms): a `<16 x i1>` is legalized as bytes and widened
-    /// again at every blend, while an `<W x i32>` mask is what `vblendvps` and
-    /// `vpmaskmov` read, through its sign bit. AVX-512: `<W x i1>`, the mask
-    /// registers (Mandelbrot 13.2 ms against 13.7 ms, 11.8 against 14.5 ms at
-    /// W = 16; binary search 19.0 against 17.4 ms, the one row the other way).
+    /// 2026-11-26, AMD EPYC, default W, second round). AVX2: `<W x i32>` lanes
+    /// of all-ones or zero (Mandelbrot 16.0 ms against 16.6 ms with `<W x i1>`,
+    /// binary search 17.9 ms against 20.0 ms): a `<16 x i1>` is legalized as
+    /// bytes and widened again at every blend, while an `<W x i32>` mask is what
+    /// `vblendvps` and `vpmaskmov` read, through its sign bit. AVX-512:
+    /// `<W x i1>`, the mask registers (Mandelbrot 10.2 ms against 10.8 ms, 10.1
+    /// against 12.6 ms at W = 16; binary search 18.3 against 16.8 ms, the one
+    /// row the other way, in both rounds).
     /// NEON has no mask registers and keeps `<W x i32>` (under qemu its times
     /// say nothing about the hardware).
     pub fn default_mask(self) -> MaskRepr {
@@ -169,11 +174,18 @@ pub struct WidenOptions {
     /// being refused. Without it (the default), a branch the analysis cannot
     /// prove uniform and that is not on `any`/`all` is refused.
     pub linearized: bool,
+    /// Each chunk function gets a second body for full chunks (count = W, all
+    /// but the last chunk of a launch), where the existence mask is a
+    /// constant llc folds away; the chunk function dispatches on `count`.
+    /// Faster loops at the price of about twice the llc time (BENCHMARKS.md,
+    /// "Native SIMD code"). On by default.
+    pub full_chunks: bool,
 }
 
 impl WidenOptions {
     /// The defaults for `target`: its default W and mask representation, the
-    /// `best` analysis, every parameter varying, contiguous accesses on.
+    /// `best` analysis, every parameter varying, contiguous accesses on, a
+    /// body for full chunks.
     pub fn new(target: VectorTarget) -> WidenOptions {
         WidenOptions {
             target,
@@ -183,6 +195,7 @@ impl WidenOptions {
             uniform_args: Vec::new(),
             contiguous: true,
             linearized: false,
+            full_chunks: true,
         }
     }
 
@@ -309,6 +322,7 @@ pub fn widen_batch(
                 strides: &strides,
                 target: options.target,
                 linearized: options.linearized,
+                full_chunks: options.full_chunks,
             },
             &mut decls,
         )?;

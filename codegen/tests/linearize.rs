@@ -596,6 +596,37 @@ fn else_if_cascade_gets_gadgets_and_leaves_early() {
     }
 }
 
+/// The BOSCC gadgets the heuristic puts into the corpus kernel `file` after
+/// `dlt` (the native route's pipeline), by guarded block.
+fn heuristic_gadgets(file: &str, uniform: &[&str]) -> Vec<String> {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/kernels/");
+    let src = std::fs::read_to_string(format!("{path}{file}")).expect("corpus kernel");
+    let (_, notes) = transform(&src, "dlt,boscc,pl", uniform, "heuristic");
+    notes
+        .iter()
+        .filter_map(|n| n.strip_prefix("BOSCC gadget for "))
+        .map(|n| n.split(':').next().unwrap_or_default().to_string())
+        .collect()
+}
+
+#[test]
+fn boscc_heuristic_skips_arithmetic_in_loops_and_keeps_memory() {
+    // Mandelbrot: the loop body is arithmetic only; its divergent branches
+    // (the escape test, the bound test) get no gadget (the cascade rule gave
+    // both one before), and the guard before the loop is uniform.
+    assert_eq!(
+        heuristic_gadgets("mandelbrot.ll", &["maxit"]),
+        Vec::<String>::new()
+    );
+    // The binary search: the loop's region holds a gather (a load), which the
+    // gadget in the loop skips when no lane is left.
+    assert_eq!(
+        heuristic_gadgets("xsbench-binary-search.ll", &["n", "A"]),
+        ["%while.body"]
+    );
+    // Outside loops the cascade rule stands (the nab cascade above gets three).
+}
+
 #[test]
 fn boscc_policies_parse_and_name_blocks() {
     assert_eq!(Policy::parse("all"), Ok(Policy::All));

@@ -494,6 +494,53 @@ fn mandelbrot_every_lane_agrees() {
 }
 
 #[test]
+fn full_chunks_and_the_tail_run_their_own_bodies() {
+    // 2W + 5 threads: two full chunks (the body without existence mask) and a
+    // tail of 5 lanes (the general body); and the same with one body only.
+    let src = corpus("mandelbrot.ll");
+    let original = parse(&src);
+    let module = transformed(&original);
+    let func = module.first_definition().expect("a function");
+    for target in [VectorTarget::Avx2, VectorTarget::Avx512] {
+        for full_chunks in [true, false] {
+            let mut options = WidenOptions::new(target);
+            options.full_chunks = full_chunks;
+            let n = 2 * options.width() + 5;
+            let cx: Vec<Arg> = (0..n).map(|t| Arg::F32(-2.0 + 0.045 * t as f32)).collect();
+            let cy: Vec<Arg> = (0..n).map(|t| Arg::F32(-1.0 + 0.03 * t as f32)).collect();
+            let args = [cx, cy, ints((0..n).map(|_| 40))];
+            let expected = interpret(&original, &args, n);
+            let kernel = Kernel {
+                name: "mandel",
+                module: &module,
+                function: func,
+                uniform_args: &[],
+            };
+            let ir = widen_batch(&[kernel], &options).unwrap_or_else(|e| panic!("widen: {e}"));
+            assert_eq!(
+                ir.contains("define internal void @pllvm_full_mandel("),
+                full_chunks,
+                "a body for full chunks exactly when asked:\n{ir}"
+            );
+            assert_eq!(ir.contains("@pllvm_part_mandel("), full_chunks);
+            if let Some(at) = ir.find("define internal void @pllvm_full_mandel(") {
+                let body = &ir[at..];
+                let body = &body[..body.find("\n}\n").expect("the end of the body")];
+                assert!(
+                    !body.contains("%exists"),
+                    "the body for full chunks tests no existence mask:\n{body}"
+                );
+            }
+            let label = format!("full-chunks-{}-{full_chunks}", target.name());
+            let c = driver(&module, &args, n);
+            if let Some(out) = native(&ir, &c, target, &label) {
+                compare(&out, &expected, &label, &ir);
+            }
+        }
+    }
+}
+
+#[test]
 fn logstar_every_lane_agrees() {
     let n = 21;
     let x: Vec<Arg> = (0..n).map(|t| Arg::F64(0.3 + 1.9f64.powi(t))).collect();

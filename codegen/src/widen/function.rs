@@ -44,6 +44,8 @@ pub struct Setup<'a> {
     /// The kernel is the output of partial linearization or full
     /// if-conversion ([`super::WidenOptions::linearized`]).
     pub linearized: bool,
+    /// Emit a second body for full chunks ([`super::WidenOptions::full_chunks`]).
+    pub full_chunks: bool,
 }
 
 /// In which form an operand is wanted.
@@ -110,6 +112,22 @@ struct Emitter<'a, 'd> {
     any_active: Option<String>,
     /// Phi operands materialized in predecessors: (phi, predecessor) → text.
     phi_args: BTreeMap<(Inst, Block), String>,
+    /// Which chunks the function body runs ([`Lanes`]).
+    lanes: Lanes,
+}
+
+/// Which chunks a chunk function body is emitted for. A launch of n threads
+/// runs all its chunks but the last with every lane existing (count = W), so
+/// the chunk function dispatches on `count` to a body where the existence mask
+/// is the constant all-true, which llc folds away (no `and` with it, plain
+/// loads and stores of the argument and result words, one register freed in
+/// every loop), and to the general body for a tail chunk (count < W).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Lanes {
+    /// count = W: every lane exists.
+    Full,
+    /// Any count (1 ≤ count ≤ W): the lanes `lane < count` exist.
+    Any,
 }
 
 /// The chunk function of `kernel` (the native ABI: `void(i64 base, i64 count,
@@ -151,34 +169,98 @@ pub fn emit(
         }
     }
     let confined = repr::confined(module, body, &reprs);
+    let prepared = Prepared {
+        reprs,
+        inst_block,
+        reductions,
+        confined,
+    };
+    let part = format!("pllvm_part_{}", kernel.name);
+    let full = format!("pllvm_full_{}", kernel.name);
+    let chunk = format!("pllvm_chunk_{}", kernel.name);
+    if setup.width == 1 {
+        // count = 1 = W in every chunk.
+        return chunk_body(kernel, setup, decls, &prepared, Lanes::Full, &chunk);
+    }
+    if !setup.full_chunks {
+        return chunk_body(kernel, setup, decls, &prepared, Lanes::Any, &chunk);
+    }
+    let mut text = chunk_body(kernel, setup, decls, &prepared, Lanes::Full, &full)?;
+    text.push_str(&chunk_body(
+        kernel,
+        setup,
+        decls,
+        &prepared,
+        Lanes::Any,
+        &part,
+    )?);
+    let params = "i64 %base, i64 %count, ptr %args, i64 %n, ptr %ret, ptr %globals";
+    let _ = write!(
+        text,
+        "define internal void @{chunk}({params}) {{\n\
+         entry:\n  %full = icmp eq i64 %count, {w}\n  br i1 %full, label %full.chunk, label %part.chunk\n\
+         full.chunk:\n  tail call void @{full}({params})\n  ret void\n\
+         part.chunk:\n  tail call void @{part}({params})\n  ret void\n}}\n",
+        w = setup.width
+    );
+    Ok(text)
+}
+
+/// What [`chunk_body`] needs of the kernel, computed once for its bodies.
+struct Prepared {
+    reprs: SecondaryMap<Value, Repr>,
+    inst_block: BTreeMap<Inst, Block>,
+    reductions: BTreeMap<(bool, Value), Vec<(Block, Value)>>,
+    confined: SecondaryMap<Value, bool>,
+}
+
+/// One body of the chunk function of `kernel`, for the chunks `lanes` says,
+/// as the function `@name` with the ABI's parameters.
+fn chunk_body(
+    kernel: &Kernel<'_>,
+    setup: &Setup<'_>,
+    decls: &mut Declarations,
+    prepared: &Prepared,
+    lanes: Lanes,
+    name: &str,
+) -> Result<String, TransformError> {
+    let module = kernel.module;
+    let func = kernel.function;
+    let data = &module.functions[func];
+    let body = data
+        .body
+        .as_ref()
+        .ok_or_else(|| refuse(Site::Function(func), format!("@{} has no body", data.name)))?;
     let mut e = Emitter {
         module,
         body,
         func,
         setup,
-        repr: reprs,
+        repr: prepared.reprs.clone(),
         decls,
         out: String::new(),
         prologue_allocas: String::new(),
         next_tmp: 0,
-        amask: "%exists.v".into(),
+        amask: String::new(),
         amask_bits: None,
         bits_cache: BTreeMap::new(),
         poison: repr::may_be_poison(module, body),
-        confined,
+        confined: prepared.confined.clone(),
         param_splats: BTreeMap::new(),
         nan_results: super::nan::observed_nan_results(module, body),
         doms: Cfg::new(body).dominators(),
         current: body
             .entry()
             .ok_or_else(|| refuse(Site::Function(func), "the function has no blocks"))?,
-        inst_block,
-        reductions,
+        inst_block: prepared.inst_block.clone(),
+        reductions: prepared.reductions.clone(),
         extra_phis: BTreeMap::new(),
         predicated: false,
         any_active: None,
         phi_args: BTreeMap::new(),
+        lanes,
     };
+    e.amask = e.existing_vector();
     let mut blocks = Vec::new();
     for &block in &body.layout {
         e.out.clear();
@@ -187,8 +269,7 @@ pub fn emit(
     }
     let prologue = e.prologue(data)?;
     let mut text = format!(
-        "define internal void @pllvm_chunk_{}(i64 %base, i64 %count, ptr %args, i64 %n, ptr %ret, ptr %globals) {{\nprologue:\n",
-        kernel.name
+        "define internal void @{name}(i64 %base, i64 %count, ptr %args, i64 %n, ptr %ret, ptr %globals) {{\nprologue:\n"
     );
     text.push_str(&prologue);
     for (block, commands) in blocks {
@@ -608,11 +689,41 @@ impl Emitter<'_, '_> {
 
     // ----- masks --------------------------------------------------------------
 
+    /// The lanes that exist as `<W x i1>`: `%exists`, or all-true in a body
+    /// for full chunks.
+    fn existing_bits(&self) -> String {
+        match self.lanes {
+            Lanes::Full => "splat (i1 true)".into(),
+            Lanes::Any => "%exists".into(),
+        }
+    }
+
+    /// The lanes that exist in the mask representation: `%exists.v`, or
+    /// all-true in a body for full chunks.
+    fn existing_vector(&self) -> String {
+        match (self.lanes, self.setup.mask) {
+            (Lanes::Full, MaskRepr::I1) => "splat (i1 true)".into(),
+            (Lanes::Full, MaskRepr::I32) => "splat (i32 -1)".into(),
+            (Lanes::Any, _) => "%exists.v".into(),
+        }
+    }
+
+    /// `mask ∧ exists` for a mask `mask` of type `mt` in the mask
+    /// representation: `mask` itself in a body for full chunks.
+    fn and_existing(&mut self, mt: &str, mask: String) -> String {
+        if self.lanes == Lanes::Full {
+            return mask;
+        }
+        let t = self.tmp();
+        self.line(format!("{t} = and {mt} {mask}, %exists.v"));
+        t
+    }
+
     /// The `<W x i1>` mask a command runs under: the activation `amsk`
     /// ([BLS-W-STEP]), or every existing lane for a `total` command ([W-CMD-TOTAL]).
     fn mask_of(&mut self, total: bool) -> String {
         if total {
-            "%exists".into()
+            self.existing_bits()
         } else {
             self.amask_bits()
         }
@@ -627,8 +738,8 @@ impl Emitter<'_, '_> {
         if let Some(bits) = &self.amask_bits {
             return bits.clone();
         }
-        let bits = if self.amask == "%exists.v" {
-            "%exists".to_string()
+        let bits = if self.amask == self.existing_vector() {
+            self.existing_bits()
         } else {
             let w = self.w();
             let t = self.tmp();
@@ -784,7 +895,7 @@ impl Emitter<'_, '_> {
         self.bits_cache.clear();
         match data.predicate {
             None => {
-                self.amask = "%exists.v".into();
+                self.amask = self.existing_vector();
                 self.predicated = false;
             }
             Some(p) => {
@@ -799,20 +910,19 @@ impl Emitter<'_, '_> {
                     let s = self.get(site, p, Form::Scalar)?;
                     let f = self.frozen(p, "i1", s);
                     let am = self.tmp();
+                    let existing = self.existing_vector();
                     self.line(format!(
-                        "{am} = select i1 {f}, {mt} %exists.v, {mt} zeroinitializer"
+                        "{am} = select i1 {f}, {mt} {existing}, {mt} zeroinitializer"
                     ));
                     self.amask = am;
                 } else {
                     let vec = self.get(site, p, Form::Vector)?;
                     let f = self.frozen(p, &mt, vec);
-                    if self.confined[p] {
-                        self.amask = f;
+                    self.amask = if self.confined[p] {
+                        f
                     } else {
-                        let am = self.tmp();
-                        self.line(format!("{am} = and {mt} {f}, %exists.v"));
-                        self.amask = am;
-                    }
+                        self.and_existing(&mt, f)
+                    };
                 }
                 self.predicated = true;
             }
@@ -1015,31 +1125,8 @@ impl Emitter<'_, '_> {
         let w = self.w();
         let lanes: Vec<String> = (0..w).map(|l| format!("i64 {l}")).collect();
         let lanes = format!("<{}>", lanes.join(", "));
-        // The lanes that exist, compared in 32 bits (W <= 256; count <= W by the
-        // ABI, clamped all the same): half the registers of an i64 compare.
-        let lanes32: Vec<String> = (0..w).map(|l| format!("i32 {l}")).collect();
-        let lanes32 = format!("<{}>", lanes32.join(", "));
-        self.line(format!("%count.big = icmp ugt i64 %count, {w}"));
-        self.line(format!(
-            "%count.min = select i1 %count.big, i64 {w}, i64 %count"
-        ));
-        self.line("%count.32 = trunc i64 %count.min to i32");
-        self.line(format!(
-            "%count.ins = insertelement <{w} x i32> poison, i32 %count.32, i64 0"
-        ));
-        self.line(format!(
-            "%count.splat = shufflevector <{w} x i32> %count.ins, <{w} x i32> poison, <{w} x i32> zeroinitializer"
-        ));
-        self.line(format!(
-            "%exists = icmp ult <{w} x i32> {lanes32}, %count.splat"
-        ));
-        match self.setup.mask {
-            MaskRepr::I32 => self.line(format!(
-                "%exists.v = sext <{w} x i1> %exists to <{w} x i32>"
-            )),
-            MaskRepr::I1 => self.line(format!(
-                "%exists.v = bitcast <{w} x i1> %exists to <{w} x i1>"
-            )),
+        if self.lanes == Lanes::Any {
+            self.existing_lanes();
         }
         self.line(format!(
             "%base.ins = insertelement <{w} x i64> poison, i64 %base, i64 0"
@@ -1055,7 +1142,7 @@ impl Emitter<'_, '_> {
             ));
             self.line(format!("%g.{k} = load ptr, ptr %g.slot.{k}, align 8"));
         }
-        self.amask = "%exists.v".into();
+        self.amask = self.existing_vector();
         self.amask_bits = None;
         self.bits_cache.clear();
         self.predicated = false;
@@ -1084,8 +1171,9 @@ impl Emitter<'_, '_> {
                     ),
                 )?;
                 let words = self.tmp();
+                let existing = self.existing_bits();
                 self.line(format!(
-                    "{words} = call <{w} x i64> @{name}(ptr {slot}, i32 8, <{w} x i1> %exists, <{w} x i64> zeroinitializer)"
+                    "{words} = call <{w} x i64> @{name}(ptr {slot}, i32 8, <{w} x i1> {existing}, <{w} x i64> zeroinitializer)"
                 ));
                 let v = self.value_of_words(ty, &words, &format!("<{w} x i64>"));
                 let form = if self.is_i1(ty) {
@@ -1111,6 +1199,37 @@ impl Emitter<'_, '_> {
             .ok_or_else(|| refuse(site, "the function has no blocks"))?;
         self.line(format!("br label %b{}", entry.index()));
         Ok(std::mem::take(&mut self.out))
+    }
+
+    /// `%exists` and `%exists.v`: the lanes that exist (`lane < count`).
+    fn existing_lanes(&mut self) {
+        let w = self.w();
+        // Compared in 32 bits (W <= 256; count <= W by the ABI, clamped all
+        // the same): half the registers of an i64 compare.
+        let lanes32: Vec<String> = (0..w).map(|l| format!("i32 {l}")).collect();
+        let lanes32 = format!("<{}>", lanes32.join(", "));
+        self.line(format!("%count.big = icmp ugt i64 %count, {w}"));
+        self.line(format!(
+            "%count.min = select i1 %count.big, i64 {w}, i64 %count"
+        ));
+        self.line("%count.32 = trunc i64 %count.min to i32");
+        self.line(format!(
+            "%count.ins = insertelement <{w} x i32> poison, i32 %count.32, i64 0"
+        ));
+        self.line(format!(
+            "%count.splat = shufflevector <{w} x i32> %count.ins, <{w} x i32> poison, <{w} x i32> zeroinitializer"
+        ));
+        self.line(format!(
+            "%exists = icmp ult <{w} x i32> {lanes32}, %count.splat"
+        ));
+        match self.setup.mask {
+            MaskRepr::I32 => self.line(format!(
+                "%exists.v = sext <{w} x i1> %exists to <{w} x i32>"
+            )),
+            MaskRepr::I1 => self.line(format!(
+                "%exists.v = bitcast <{w} x i1> %exists to <{w} x i1>"
+            )),
+        }
     }
 
     /// A value of type `ty` from argument words (`word_ty` is `i64` or `<W x i64>`);
@@ -2047,12 +2166,11 @@ impl Emitter<'_, '_> {
                 let existing = if confined {
                     f.clone()
                 } else {
-                    let m = self.tmp();
-                    self.line(format!("{m} = and {mt} {f}, %exists.v"));
-                    m
+                    self.and_existing(&mt, f.clone())
                 };
                 let out = match builtin {
                     Builtin::Any => self.reduce("or", &existing),
+                    Builtin::All if self.lanes == Lanes::Full => self.reduce("and", &f),
                     Builtin::All => {
                         let missing = self.tmp();
                         let ones = match self.setup.mask {
