@@ -233,7 +233,7 @@ impl BufferSpec {
                 return Err(format!("the file {f} has not been read"));
             }
             BufferInit::Bytes(b) => {
-                if b.len() as u64 % size != 0 {
+                if !(b.len() as u64).is_multiple_of(size) {
                     return Err(format!(
                         "{} bytes are not a whole number of {} elements ({size} bytes each)",
                         b.len(),
@@ -340,11 +340,7 @@ fn encode(elem: ElemType, s: &Scalar, out: &mut Vec<Byte>) -> Result<(), String>
         }
     };
     let bytes = bits.to_le_bytes();
-    out.extend(
-        bytes[..elem.size() as usize]
-            .iter()
-            .map(|&d| Byte::Data(d)),
-    );
+    out.extend(bytes[..elem.size() as usize].iter().map(|&d| Byte::Data(d)));
     Ok(())
 }
 
@@ -454,10 +450,19 @@ mod tests {
         check("i32[4096]", "i32 Some(4096) Zero");
         check("f32:in.bin", "f32 None File(\"in.bin\")");
         check("f64[2]:x.bin", "f64 Some(2) File(\"x.bin\")");
-        check("i32", "error: 'i32': give a length (TYPE[LEN], zero-filled) or a file (TYPE:FILE)");
-        check("q7[3]", "error: 'q7' is not a buffer element type (i1 to i128, f32, f64)");
+        check(
+            "i32",
+            "error: 'i32': give a length (TYPE[LEN], zero-filled) or a file (TYPE:FILE)",
+        );
+        check(
+            "q7[3]",
+            "error: 'q7' is not a buffer element type (i1 to i128, f32, f64)",
+        );
         check("i32[x]", "error: 'i32[x]': 'x' is not a number of elements");
-        check("i32[4", "error: 'i32[4': expected TYPE[LEN], as in i32[4096]");
+        check(
+            "i32[4",
+            "error: 'i32[4': expected TYPE[LEN], as in i32[4096]",
+        );
         check("f32:", "error: 'f32:': the file name after ':' is missing");
         check(
             "i8[99999999999]",
@@ -518,7 +523,10 @@ mod tests {
     #[test]
     fn json_forms() {
         let parse = |t: &str| serde_json::from_str::<BufferSpec>(t).map_err(|e| e.to_string());
-        assert_eq!(parse(r#""i32[3]""#), Ok(BufferSpec::parse("i32[3]").unwrap()));
+        assert_eq!(
+            parse(r#""i32[3]""#),
+            Ok(BufferSpec::parse("i32[3]").unwrap())
+        );
         let v = parse(r#"{"type": "f32", "values": [1, 2.5]}"#).unwrap();
         assert_eq!(v.elements(), Ok(2));
         assert!(parse(r#"{"type": "f32"}"#).is_err());

@@ -79,7 +79,7 @@ impl Grid {
         }
         crate::config::check_width(self.width as u128)?;
         if let Some(g) = self.group
-            && (g == 0 || g % self.width as u64 != 0)
+            && (g == 0 || !g.is_multiple_of(self.width as u64))
         {
             return Err(format!(
                 "--group {g}: a work-group is a positive multiple of the thread array's {} lanes",
@@ -259,7 +259,8 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
     // Arguments per thread: one value for all, or exactly N.
     let mut per_thread: BTreeMap<String, ArgPlan> = BTreeMap::new();
     for (name, value) in &config.args {
-        let about = |m: String| LaunchError::Setup(SetupError::about(SetupInput::Arg(name.clone()), m));
+        let about =
+            |m: String| LaunchError::Setup(SetupError::about(SetupInput::Arg(name.clone()), m));
         let plan = match (value.range_values(), value) {
             (Some(values), _) => ArgPlan::PerThread(values.map_err(about)?),
             (None, ArgValue::PerLane(values)) => ArgPlan::PerThread(values.clone()),
@@ -319,13 +320,10 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
         }
         c
     };
-    let first = Machine::with_memory(module, &array_config(0), &initial).map_err(LaunchError::Setup)?;
+    let first =
+        Machine::with_memory(module, &array_config(0), &initial).map_err(LaunchError::Setup)?;
     let mut warnings = initial.warnings.clone();
-    warnings.extend(
-        first.warnings[initial.warnings.len()..]
-            .iter()
-            .cloned(),
-    );
+    warnings.extend(first.warnings[initial.warnings.len()..].iter().cloned());
     let func = first.program.func;
     let returns_value = first.returns_value();
     let facts = GreedyFacts::compute(&first.program)
@@ -460,7 +458,12 @@ fn run_array(
 }
 
 /// Folds `more` into `into`: counts add up, divergence is "in some array".
-fn merge_divergence(module: &Module, func: FuncId, into: &mut DivergenceRecord, more: &DivergenceRecord) {
+fn merge_divergence(
+    module: &Module,
+    func: FuncId,
+    into: &mut DivergenceRecord,
+    more: &DivergenceRecord,
+) {
     let Some(body) = module.functions[func].body.as_ref() else {
         return;
     };

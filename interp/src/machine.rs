@@ -8,7 +8,6 @@
 //! dynamic divergence observer.
 
 use crate::config::{ArgValue, RunConfig, Scalar};
-use std::collections::BTreeMap;
 use crate::observe::DivergenceRecord;
 use crate::trace::TraceRow;
 use num_bigint::{BigInt, BigUint, Sign};
@@ -21,6 +20,7 @@ use pllvm_semantics::rules::{
 };
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use pllvm_semantics::value::{ObjectId, Pointer, Val, display_signed, wrap_biguint};
+use std::collections::BTreeMap;
 
 /// How a run ended (an outcome, not an error: STYLE §5).
 #[derive(Clone, Debug, PartialEq)]
@@ -270,12 +270,19 @@ pub fn initial_memory(module: &Module, config: &RunConfig) -> Result<InitialMemo
         let mut buffers = BTreeMap::new();
         for (name, spec) in &config.buffers {
             let about = |m: String| SetupError::about(SetupInput::Buffer(name.clone()), m);
-            let bound = params.iter().enumerate().find(|(n, p)| *p == name || n.to_string() == *name);
+            let bound = params
+                .iter()
+                .enumerate()
+                .find(|(n, p)| *p == name || n.to_string() == *name);
             let Some((n, _)) = bound else {
                 return Err(about(format!(
                     "--buffer {name}: @{} has no such parameter (parameters: {})",
                     fdata.name,
-                    params.iter().map(|k| format!("%{k}")).collect::<Vec<_>>().join(", ")
+                    params
+                        .iter()
+                        .map(|k| format!("%{k}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 )));
             };
             if !matches!(types.get(fdata.params[n].ty), TypeData::Ptr(_)) {
@@ -309,7 +316,10 @@ fn param_names(module: &Module, func: FuncId) -> Vec<String> {
         .params
         .iter()
         .enumerate()
-        .map(|(n, p)| body.value_name(p.value).map_or(n.to_string(), str::to_string))
+        .map(|(n, p)| {
+            body.value_name(p.value)
+                .map_or(n.to_string(), str::to_string)
+        })
         .collect()
 }
 
@@ -400,13 +410,14 @@ impl<'m> Machine<'m> {
                     ));
                     vec![Val::Undef; width]
                 }
-                (Some((key, spec)), None) => arg_column(types, param.ty, spec, width, &global_ptr, module)
-                    .map_err(|e| {
+                (Some((key, spec)), None) => {
+                    arg_column(types, param.ty, spec, width, &global_ptr, module).map_err(|e| {
                         SetupError::about(
                             SetupInput::Arg(key.clone()),
                             format!("argument %{name}: {e}"),
                         )
-                    })?,
+                    })?
+                }
             };
             args.push(column);
         }
