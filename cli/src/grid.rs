@@ -224,10 +224,11 @@ pub fn run(
     } else {
         writeln!(
             out,
-            "launch: {} threads as {} thread arrays of {} lanes{}, work-groups of {group} threads, {jobs} job{}",
+            "launch: {} threads as {} thread arrays of {} lane{}{}, work-groups of {group} threads, {jobs} job{}",
             grid.threads,
             grid.arrays(),
             width,
+            if width == 1 { "" } else { "s" },
             if !grid.threads.is_multiple_of(width as u64) {
                 format!(" (the last of {})", grid.threads % width as u64)
             } else {
