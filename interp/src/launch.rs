@@ -7,7 +7,9 @@
 //!   thread array of fewer lanes, not a masked one: its horizontal builtins range
 //!   over W' lanes). Each array is one run of the thesis's machine (Def. 3-5) with
 //!   the scheduler of the run (lowest block index by default); a horizontal
-//!   builtin (Fig. 4.15) ranges over one array, as on a GPU.
+//!   builtin (Fig. 4.15) ranges over one array, as on a GPU. Without a
+//!   scheduler named, an array schedules the earliest pending block in layout
+//!   order (unchecked, see [`Grid::scheduler`]).
 //! - **Work-groups.** Threads are grouped into work-groups of G threads (G a
 //!   multiple of W; default: the whole grid is one group). `thread_id` and the
 //!   GPU's `workitem.id.x` / `tid.x` give a thread's id within its group,
@@ -61,8 +63,13 @@ pub struct Grid {
     pub jobs: usize,
     /// The parameter that gets each thread's global id (`--lane-id NAME`).
     pub lane_id: Option<String>,
-    /// The scheduler each array runs with (a built-in policy of
-    /// [`sched::builtin`]; `None`: lowest block index).
+    /// The scheduler each array runs with: a built-in policy of
+    /// [`sched::builtin`], every step checked against the greedy constraints of
+    /// Ch. 5 ([`run_with`]); `None`: the earliest pending block in layout order
+    /// ([`Machine::run_earliest_pending`]), unchecked. The checks search states
+    /// (§5.3) at every step a divergent loop offers a choice, which costs
+    /// seconds per thread array of a divergent kernel; a launch of hundreds of
+    /// arrays runs unchecked unless asked.
     pub scheduler: Option<String>,
     /// Whether to keep the dynamic divergence record (costs time).
     pub divergence: bool,
@@ -428,13 +435,18 @@ fn run_array(
     let mut machine = Machine::with_memory(module, config, initial).map_err(LaunchError::Setup)?;
     machine.program.launch = grid.position(a);
     machine.record_trace = false;
-    let mut policy: Box<dyn sched::Scheduler> = match &grid.scheduler {
-        Some(spec) => sched::builtin(spec)
-            .map_err(|e| LaunchError::Setup(SetupError::new(format!("--sched {spec}: {e}"))))?,
-        None => Box::new(sched::Lowest),
+    let outcome = match &grid.scheduler {
+        Some(spec) => {
+            let mut policy = sched::builtin(spec)
+                .map_err(|e| LaunchError::Setup(SetupError::new(format!("--sched {spec}: {e}"))))?;
+            run_with(&mut machine, facts, policy.as_mut())
+                .map_err(|error| LaunchError::Run { array: a, error })?
+                .outcome
+        }
+        None => machine
+            .run_earliest_pending()
+            .map_err(|error| LaunchError::Run { array: a, error })?,
     };
-    let run = run_with(&mut machine, facts, policy.as_mut())
-        .map_err(|error| LaunchError::Run { array: a, error })?;
     let (first_thread, lanes) = grid.array_threads(a);
     let results = if machine.returns_value() {
         machine.result_lanes()
@@ -448,7 +460,7 @@ fn run_array(
             index: a,
             first_thread,
             lanes,
-            outcome: run.outcome,
+            outcome,
             results,
             steps,
         },
