@@ -41,9 +41,14 @@ pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallK
     let name = &module.functions[callee].name;
     match theta::resolve(name) {
         Some(Builtin::ThreadId) => CallKind::ThreadId,
-        Some(Builtin::Any | Builtin::All | Builtin::Popcount | Builtin::Ballot) => {
-            CallKind::Horizontal
-        }
+        Some(
+            Builtin::Any
+            | Builtin::All
+            | Builtin::Popcount
+            | Builtin::Ballot
+            | Builtin::GroupId
+            | Builtin::GroupSize,
+        ) => CallKind::Horizontal,
         Some(Builtin::Math(_)) => CallKind::Pure,
         Some(Builtin::Memset | Builtin::Memcpy | Builtin::Memmove) => CallKind::Write {
             dst: 0,

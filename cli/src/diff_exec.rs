@@ -96,6 +96,7 @@ pub fn main(a: DiffExecArgs) -> Result<ExitCode> {
                 exec: None,
                 args: &a.args,
                 mem: &a.mem,
+                buffers: &[],
                 strict: false,
                 function: &None,
                 schedule: false,

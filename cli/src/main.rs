@@ -10,6 +10,8 @@ mod compare_llvm;
 mod compile;
 mod default_program;
 mod diff_exec;
+mod dumps;
+mod grid;
 mod interrupt;
 mod repl;
 mod transform;
@@ -249,6 +251,39 @@ struct RunArgs {
     /// 1024); default 1G.
     #[arg(long, value_name = "BYTES", value_parser = parse_byte_size, requires = "file")]
     memory_limit: Option<u64>,
+    /// Launch N threads as ⌈N/W⌉ thread arrays of W lanes (--threads, default 32
+    /// here), run in parallel (docs/launch.md).
+    #[arg(long, value_name = "N", requires = "file")]
+    grid: Option<u64>,
+    /// With --grid: threads per work-group, a multiple of W (default: the whole
+    /// grid); thread ids count within a group.
+    #[arg(long, value_name = "G", requires = "grid")]
+    group: Option<u64>,
+    /// With --grid: host threads running thread arrays at once (default: all cores).
+    #[arg(long, value_name = "J", requires = "grid", value_parser = clap::value_parser!(u64).range(1..=1024))]
+    jobs: Option<u64>,
+    /// With --grid: the parameter that gets each thread's global id.
+    #[arg(long, value_name = "NAME", requires = "grid")]
+    lane_id: Option<String>,
+    /// A buffer bound to the pointer parameter of its name (or position):
+    /// NAME=TYPE[LEN] (zero-filled), NAME=TYPE:FILE (raw little-endian), or
+    /// NAME=TYPE[LEN]:FILE.
+    #[arg(long = "buffer", value_name = "NAME=TYPE[LEN]|NAME=TYPE:FILE", requires = "file", value_parser = buffer_flag)]
+    buffers: Vec<String>,
+    /// After the run, print a buffer's (or @GLOBAL's) contents; NAME=FILE writes
+    /// its raw bytes to FILE instead.
+    #[arg(long = "dump", value_name = "NAME[=FILE]", requires = "file", value_parser = dumps::parse)]
+    dumps: Vec<dumps::DumpSpec>,
+    /// Print one JSON document on stdout (schema pllvm-run/1): outcome, results,
+    /// dumps, and the trace, divergence or convergence when asked for.
+    #[arg(long, requires = "file")]
+    json: bool,
+}
+
+/// `--buffer NAME=...`, checked for its shape when the command line is parsed.
+fn buffer_flag(text: &str) -> Result<String, String> {
+    RunConfig::default().add_buffer(text)?;
+    Ok(text.to_string())
 }
 
 /// The version of `pllvm run --trace json`'s document: it changes when a field is
@@ -358,6 +393,8 @@ struct InputFlags<'a> {
     exec: Option<pllvm_semantics::rules::Exec>,
     args: &'a [String],
     mem: &'a [String],
+    /// `--buffer` (run only).
+    buffers: &'a [String],
     strict: bool,
     function: &'a Option<String>,
     /// Whether `--schedule` gave the runtime schedule.
@@ -404,6 +441,23 @@ impl InputFlags<'_> {
             }
             config.add_memory(m).map_err(Usage)?;
         }
+        for b in self.buffers {
+            flagged.add_buffer(b).map_err(Usage)?;
+            config.buffers.remove(
+                b.split_once('=')
+                    .map_or("", |(n, _)| n.trim().trim_start_matches('%')),
+            );
+            config.add_buffer(b).map_err(Usage)?;
+        }
+        // A buffer's file is read here (the interpreter does no IO); a relative
+        // name is relative to the working directory.
+        for (name, spec) in config.buffers.iter_mut() {
+            if let Some(file) = spec.file().map(str::to_string) {
+                let bytes = std::fs::read(&file)
+                    .with_context(|| format!("--buffer {name}: cannot read {file}"))?;
+                spec.resolve_file(bytes);
+            }
+        }
         config.strict |= self.strict;
         if self.function.is_some() {
             config.function.clone_from(self.function);
@@ -425,6 +479,10 @@ impl InputFlags<'_> {
             Some(SetupInput::Memory(name)) => self.mem.iter().any(|m| {
                 m.split_once('=')
                     .is_some_and(|(n, _)| n.trim().trim_start_matches('@') == name)
+            }),
+            Some(SetupInput::Buffer(name)) => self.buffers.iter().any(|b| {
+                b.split_once('=')
+                    .is_some_and(|(n, _)| n.trim().trim_start_matches('%') == name)
             }),
         };
         if from_flag {
@@ -456,6 +514,13 @@ impl RunArgs {
             function: None,
             max_steps: None,
             memory_limit: None,
+            grid: None,
+            group: None,
+            jobs: None,
+            lane_id: None,
+            buffers: Vec::new(),
+            dumps: Vec::new(),
+            json: false,
         }
     }
 }
@@ -614,6 +679,7 @@ fn run(r: RunArgs) -> Result<ExitCode> {
         exec: r.exec,
         args: &r.args,
         mem: &r.mem,
+        buffers: &r.buffers,
         strict: r.strict,
         function: &r.function,
         schedule: r.schedule.is_some(),
@@ -634,7 +700,39 @@ fn run(r: RunArgs) -> Result<ExitCode> {
     if let Some(n) = r.memory_limit {
         config.memory_limit = n;
     }
+    if r.json && matches!(r.trace, Some(TraceFormat::Table)) {
+        return Err(Usage(
+            "--json prints one JSON document: use --trace json with it, not --trace table".into(),
+        )
+        .into());
+    }
     let mut out = stdout();
+    if let Some(threads) = r.grid {
+        return grid::run(
+            &module,
+            &source,
+            &config,
+            &flags,
+            &grid::GridFlags {
+                threads,
+                width: r.threads,
+                group: r.group,
+                jobs: r.jobs,
+                lane_id: r.lane_id.clone(),
+                sched: r.sched.clone(),
+                divergence: r.divergence,
+                dumps: &r.dumps,
+                json: r.json,
+                refused: [
+                    ("--schedule", r.schedule.is_some()),
+                    ("--trace", r.trace.is_some()),
+                    ("--values", r.values),
+                    ("--convergence", r.convergence),
+                ],
+            },
+            &mut out,
+        );
+    }
     let outcome = execute(
         &module,
         &source,
@@ -650,6 +748,8 @@ fn run(r: RunArgs) -> Result<ExitCode> {
         Reports {
             divergence: r.divergence,
             convergence: r.convergence,
+            dumps: &r.dumps,
+            json: r.json,
         },
         &mut out,
     )?;
@@ -709,11 +809,15 @@ fn ask_block(
 
 /// The reports `run` prints after the results.
 #[derive(Clone, Copy, Debug)]
-struct Reports {
+struct Reports<'a> {
     /// `--divergence`: which instructions and branches diverged.
     divergence: bool,
     /// `--convergence`: dynamic convergence (LLVM "Convergence and Uniformity").
     convergence: bool,
+    /// `--dump`: buffers and globals to show after the run.
+    dumps: &'a [dumps::DumpSpec],
+    /// `--json`: one JSON document on stdout.
+    json: bool,
 }
 
 /// The trace `run` prints: in which format (none: the trace is not kept) and
@@ -760,6 +864,26 @@ impl Source<'_> {
         }
     }
 
+    /// [`Source::ub_json`] for undefined behaviour in a run of `func`.
+    fn ub_json_of(&self, module: &Module, func: FuncId, ub: &Ub) -> serde_json::Value {
+        let diagnostic = ub.diagnostic(self.spans.function(func));
+        let (line, col) = LineIndex::new(self.src).line_col(self.src, diagnostic.span.lo);
+        let block = module.functions[func]
+            .body
+            .as_ref()
+            .map(|body| body.blocks[ub.block].name.clone());
+        serde_json::json!({
+            "rule": ub.rule.name(),
+            "thesis": ub.rule.thesis(),
+            "lane": ub.lane,
+            "block": block,
+            "file": self.name,
+            "line": line,
+            "col": col,
+            "message": ub.message,
+        })
+    }
+
     /// The position and rule of undefined behaviour, as the fields of the
     /// `undefined` object of `run --trace json` (schema `pllvm-run/1`).
     fn ub_json(&self, program: &Program<'_>, ub: &Ub) -> serde_json::Value {
@@ -794,7 +918,7 @@ fn execute(
     flags: &InputFlags<'_>,
     trace_output: TraceOutput,
     values: bool,
-    reports: Reports,
+    reports: Reports<'_>,
     out: &mut dyn std::io::Write,
 ) -> Result<Outcome> {
     let format = trace_output.format;
@@ -875,7 +999,8 @@ fn execute(
         let init = convergence::init_from_config(module, func, config);
         Some(convergence::report(module, func, body, &threads, &init))
     };
-    if let Some(TraceFormat::Json) = format {
+    let dumped = dumps::dump_all(module, config, &machine.state.mem, reports.dumps)?;
+    if reports.json || matches!(format, Some(TraceFormat::Json)) {
         // One JSON document: the trace is streamed row by row inside it.
         let mut rest = serde_json::Map::new();
         rest.insert("outcome".into(), outcome.to_string().into());
@@ -903,16 +1028,28 @@ fn execute(
         if let Some(c) = &convergence {
             rest.insert("convergence".into(), c.clone().into());
         }
+        if !dumped.is_empty() {
+            let dumps: serde_json::Map<String, serde_json::Value> = dumped
+                .iter()
+                .map(|(name, d)| (name.clone(), d.json.clone()))
+                .collect();
+            rest.insert("dumps".into(), dumps.into());
+        }
         let rest = serde_json::to_string_pretty(&rest)?;
         write!(
             out,
-            "{{\n  \"schema\": {},\n  \"function\": {},\n  \"threads\": {},\n  \"trace\": ",
+            "{{\n  \"schema\": {},\n  \"function\": {},\n  \"threads\": {},\n",
             serde_json::json!(RUN_SCHEMA),
             serde_json::json!(module.functions[machine.program.func].name),
             machine.state.width()
         )?;
-        trace::write_json_bounded(out, body, &machine.trace, machine.trace_omitted)?;
-        writeln!(out, ",{}", rest.trim_start_matches('{'))?;
+        if let Some(TraceFormat::Json) = format {
+            write!(out, "  \"trace\": ")?;
+            trace::write_json_bounded(out, body, &machine.trace, machine.trace_omitted)?;
+            writeln!(out, ",{}", rest.trim_start_matches('{'))?;
+        } else {
+            writeln!(out, "{}", rest.trim_start_matches("{\n"))?;
+        }
         return Ok(outcome);
     }
     if let Some(TraceFormat::Table) = format {
@@ -952,6 +1089,9 @@ fn execute(
     if let Some(c) = &convergence {
         writeln!(out, "{c}")?;
     }
+    for (_, d) in &dumped {
+        writeln!(out, "{}", d.text)?;
+    }
     Ok(outcome)
 }
 
@@ -969,6 +1109,7 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
         exec: e.exec,
         args: &e.args,
         mem: &e.mem,
+        buffers: &[],
         strict: e.strict,
         function: &e.function,
         schedule: false,

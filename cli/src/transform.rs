@@ -157,6 +157,7 @@ fn check(
         exec: None,
         args: &a.args,
         mem: &a.mem,
+        buffers: &[],
         strict: false,
         function: &a.function,
         schedule: false,

@@ -7,13 +7,17 @@
 //! { "threads": 4, "interp": "fr", "strict": false, "exec": "fast",
 //!   "args": { "x": [0, 1, 2, 3], "n": 5, "p": "@buf+8" },
 //!   "memory": { "@buf": [1, 2, 3, 4] },
+//!   "buffers": { "out": "i32[4]", "in": { "type": "f32", "values": [1, 2] } },
 //!   "schedule": ["A", "B", "C"],
 //!   "max_steps": 1000000, "memory_limit": 1073741824 }
 //! ```
 //! A scalar is an integer (JSON number or decimal string, negative allowed), a float,
 //! `true`/`false`, `"undef"` / `"⊤"`, `"null"`, or `"@global[+offset]"` for a pointer
-//! into a global. An array under `args` gives one value per lane (exactly W).
+//! into a global. An array under `args` gives one value per lane (exactly W), and
+//! so does a range `"A..B"` (B excluded) or `"A..=B"` (B included). Buffers are
+//! described in [`crate::buffers`].
 
+use crate::buffers::BufferSpec;
 use pllvm_semantics::rules::{Exec, Interp};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -69,6 +73,47 @@ pub enum ArgValue {
     /// The same value in every lane (a uniform argument).
     Uniform(Scalar),
 }
+
+impl ArgValue {
+    /// The values of a range `A..B` (B excluded) or `A..=B` (B included), one per
+    /// lane (or, in a launch, one per thread): `None` when the argument is no
+    /// range. Integers only, at most [`MAX_RANGE`] values.
+    pub fn range_values(&self) -> Option<Result<Vec<Scalar>, String>> {
+        let ArgValue::Uniform(Scalar::Text(t)) = self else {
+            return None;
+        };
+        let (start, end, inclusive) = match t.split_once("..=") {
+            Some((a, b)) => (a, b, true),
+            None => {
+                let (a, b) = t.split_once("..")?;
+                (a, b, false)
+            }
+        };
+        let bound = |x: &str| {
+            x.trim()
+                .parse::<i64>()
+                .map_err(|_| format!("bad range '{t}': '{x}' is not an integer"))
+        };
+        Some((|| {
+            let (a, b) = (bound(start)?, bound(end)?);
+            let b = if inclusive { b.checked_add(1) } else { Some(b) }
+                .ok_or_else(|| format!("bad range '{t}': too large"))?;
+            let count = i128::from(b) - i128::from(a);
+            if count <= 0 {
+                return Err(format!("the range '{t}' is empty"));
+            }
+            if count > MAX_RANGE as i128 {
+                return Err(format!(
+                    "the range '{t}' has {count} values, more than {MAX_RANGE}"
+                ));
+            }
+            Ok((a..b).map(Scalar::Int).collect())
+        })())
+    }
+}
+
+/// The most values a range argument (`--arg tid=0..1024`) gives: 2^24 threads.
+pub const MAX_RANGE: usize = 1 << 24;
 
 /// The widest thread array pllvm runs: W ≤ 4096 (Def. 2 allows any W ≥ 1).
 ///
@@ -136,6 +181,9 @@ pub struct RunConfig {
     /// or `"fast"` (their kernels; the default). Both give the same run.
     #[serde(deserialize_with = "de_exec")]
     pub exec: Exec,
+    /// Buffers bound to pointer parameters by name or position (`--buffer`,
+    /// [`crate::buffers`]).
+    pub buffers: BTreeMap<String, BufferSpec>,
 }
 
 impl Default for RunConfig {
@@ -152,6 +200,7 @@ impl Default for RunConfig {
             memory_limit: DEFAULT_MEMORY_LIMIT,
             observe: true,
             exec: Exec::Fast,
+            buffers: BTreeMap::new(),
         }
     }
 }
@@ -257,6 +306,23 @@ impl RunConfig {
             values.split(',').map(Scalar::from_text).collect()
         };
         self.memory.insert(name, parts);
+        Ok(())
+    }
+
+    /// Adds `NAME=TYPE[LEN]`, `NAME=TYPE:FILE` or `NAME=TYPE[LEN]:FILE` from the
+    /// command line (see [`crate::buffers`]); a name given twice is an error.
+    pub fn add_buffer(&mut self, spec: &str) -> Result<(), String> {
+        let (name, shape) = spec.split_once('=').ok_or_else(|| {
+            format!("bad --buffer '{spec}': expected NAME=TYPE[LEN] or NAME=TYPE:FILE")
+        })?;
+        let name = name.trim().trim_start_matches('%').to_string();
+        if name.is_empty() {
+            return Err(format!("bad --buffer '{spec}': empty name"));
+        }
+        let buffer = BufferSpec::parse(shape).map_err(|e| format!("bad --buffer {name}: {e}"))?;
+        if self.buffers.insert(name.clone(), buffer).is_some() {
+            return Err(format!("--buffer {name}: this buffer is already given"));
+        }
         Ok(())
     }
 

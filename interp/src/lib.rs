@@ -12,11 +12,13 @@
 //! original ([`equiv`]).
 #![deny(missing_docs)]
 
+pub mod buffers;
 pub mod config;
 pub mod convergence;
 pub mod equiv;
 pub mod explore;
 pub mod greedy;
+pub mod launch;
 pub mod machine;
 pub mod observe;
 pub mod run;

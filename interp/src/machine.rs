@@ -20,6 +20,7 @@ use pllvm_semantics::rules::{
 };
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use pllvm_semantics::value::{ObjectId, Pointer, Val, display_signed, wrap_biguint};
+use std::collections::BTreeMap;
 
 /// How a run ended (an outcome, not an error: STYLE §5).
 #[derive(Clone, Debug, PartialEq)]
@@ -72,6 +73,8 @@ pub enum SetupInput {
     Arg(String),
     /// The contents of this global, named without `@` (`--mem @G=...`).
     Memory(String),
+    /// The buffer of this name (`--buffer NAME=...`).
+    Buffer(String),
 }
 
 impl SetupError {
@@ -148,13 +151,37 @@ pub struct Machine<'m> {
     pub warnings: Vec<String>,
 }
 
-impl<'m> Machine<'m> {
-    /// Sets up the initial state (Def. 4) of `func` (or the configured / first
-    /// function) for `config`.
-    pub fn new(module: &'m Module, config: &RunConfig) -> Result<Machine<'m>, SetupError> {
+/// The memory a run starts from (Def. 4's 𝕄): the globals with their
+/// initializers and `--mem` contents, and the buffers of the run input. A launch
+/// of many thread arrays builds it once and gives every array a copy
+/// ([`Machine::with_memory`]; copies share bytes until written).
+#[derive(Clone, Debug)]
+pub struct InitialMemory {
+    /// 𝕄.
+    pub mem: Memory,
+    /// The object of each global.
+    globals: SecondaryMap<GlobalId, Option<Pointer>>,
+    /// The buffers (`--buffer`), by name: a pointer to each one's first byte.
+    pub buffers: BTreeMap<String, Pointer>,
+    /// Inputs the memory lacks (an external global without contents).
+    pub warnings: Vec<String>,
+}
+
+impl InitialMemory {
+    /// The pointer to global `g`'s object.
+    pub fn global_pointer(&self, g: GlobalId) -> Option<Pointer> {
+        self.globals[g]
+    }
+}
+
+/// Builds the initial memory of a run of `config` on `module` (see
+/// [`InitialMemory`]); checks the function, W and the buffers' parameters first,
+/// as [`Machine::new`] does.
+pub fn initial_memory(module: &Module, config: &RunConfig) -> Result<InitialMemory, SetupError> {
+    {
         let func = pick_function(module, config)?;
-        let program = Program::new(module, func).map_err(|e| SetupError::new(e.to_string()))?;
-        let width = crate::config::check_width(config.threads as u128)
+        Program::new(module, func).map_err(|e| SetupError::new(e.to_string()))?;
+        crate::config::check_width(config.threads as u128)
             .map_err(|e| SetupError::about(SetupInput::Threads, e))?;
         let mut mem = Memory::new(config.memory_limit);
         let types = &module.types;
@@ -237,6 +264,92 @@ impl<'m> Machine<'m> {
                 ));
             }
         }
+        let func = pick_function(module, config)?;
+        let fdata = &module.functions[func];
+        let params = param_names(module, func);
+        let mut buffers = BTreeMap::new();
+        for (name, spec) in &config.buffers {
+            let about = |m: String| SetupError::about(SetupInput::Buffer(name.clone()), m);
+            let bound = params
+                .iter()
+                .enumerate()
+                .find(|(n, p)| *p == name || n.to_string() == *name);
+            let Some((n, _)) = bound else {
+                return Err(about(format!(
+                    "--buffer {name}: @{} has no such parameter (parameters: {})",
+                    fdata.name,
+                    params
+                        .iter()
+                        .map(|k| format!("%{k}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            };
+            if !matches!(types.get(fdata.params[n].ty), TypeData::Ptr(_)) {
+                return Err(about(format!(
+                    "--buffer {name}: parameter %{} is a {}, not a pointer",
+                    params[n],
+                    types.display(fdata.params[n].ty)
+                )));
+            }
+            let ptr = spec
+                .allocate(name, &mut mem)
+                .map_err(|e| about(format!("--buffer {name}: {e}")))?;
+            buffers.insert(name.clone(), ptr);
+        }
+        Ok(InitialMemory {
+            mem,
+            globals,
+            buffers,
+            warnings,
+        })
+    }
+}
+
+/// The name of each parameter of `func` (its position when it has none).
+fn param_names(module: &Module, func: FuncId) -> Vec<String> {
+    let fdata = &module.functions[func];
+    let Some(body) = fdata.body.as_ref() else {
+        return (0..fdata.params.len()).map(|n| n.to_string()).collect();
+    };
+    fdata
+        .params
+        .iter()
+        .enumerate()
+        .map(|(n, p)| {
+            body.value_name(p.value)
+                .map_or(n.to_string(), str::to_string)
+        })
+        .collect()
+}
+
+impl<'m> Machine<'m> {
+    /// Sets up the initial state (Def. 4) of `func` (or the configured / first
+    /// function) for `config`.
+    pub fn new(module: &'m Module, config: &RunConfig) -> Result<Machine<'m>, SetupError> {
+        let initial = initial_memory(module, config)?;
+        Machine::with_memory(module, config, &initial)
+    }
+
+    /// Sets up the initial state (Def. 4) of a run of `config` whose memory is a
+    /// copy of `initial` (built by [`initial_memory`] for the same module and
+    /// function): the globals and buffers are there, the arguments and the
+    /// control state are set up here. Buffers are bound to the parameters of
+    /// their names (or positions).
+    pub fn with_memory(
+        module: &'m Module,
+        config: &RunConfig,
+        initial: &InitialMemory,
+    ) -> Result<Machine<'m>, SetupError> {
+        let func = pick_function(module, config)?;
+        let program = Program::new(module, func).map_err(|e| SetupError::new(e.to_string()))?;
+        let width = crate::config::check_width(config.threads as u128)
+            .map_err(|e| SetupError::about(SetupInput::Threads, e))?;
+        let types = &module.types;
+        let globals = initial.globals.clone();
+        let mem = initial.mem.clone();
+        let mut warnings = initial.warnings.clone();
+        let global_ptr = |g: GlobalId| globals[g].map_or(Val::Undef, Val::Ptr);
         let fdata = &module.functions[func];
         let body = program.body;
         let known: Vec<String> = fdata
@@ -279,20 +392,32 @@ impl<'m> Machine<'m> {
                     format!("--arg: parameter %{name} is given twice, by name and as {n}"),
                 ));
             }
-            let column = match by_name.or(by_position) {
-                None => {
+            let buffer = initial
+                .buffers
+                .get(name)
+                .or_else(|| initial.buffers.get(&n.to_string()));
+            let column = match (by_name.or(by_position), buffer) {
+                (Some((key, _)), Some(_)) => {
+                    return Err(SetupError::about(
+                        SetupInput::Arg(key.clone()),
+                        format!("--arg {key}: parameter %{name} is bound to a buffer already"),
+                    ));
+                }
+                (None, Some(&ptr)) => vec![Val::Ptr(ptr); width],
+                (None, None) => {
                     warnings.push(format!(
                         "argument %{name} has no value (--arg {name}=...): every lane starts with ⊤"
                     ));
                     vec![Val::Undef; width]
                 }
-                Some((key, spec)) => arg_column(types, param.ty, spec, width, &global_ptr, module)
-                    .map_err(|e| {
+                (Some((key, spec)), None) => {
+                    arg_column(types, param.ty, spec, width, &global_ptr, module).map_err(|e| {
                         SetupError::about(
                             SetupInput::Arg(key.clone()),
                             format!("argument %{name}: {e}"),
                         )
-                    })?,
+                    })?
+                }
             };
             args.push(column);
         }
@@ -655,6 +780,19 @@ fn arg_column(
     global_ptr: &dyn Fn(GlobalId) -> Val,
     module: &Module,
 ) -> Result<Vec<Val>, String> {
+    if let Some(values) = spec.range_values() {
+        let values = values?;
+        if values.len() != width {
+            return Err(format!(
+                "the range gives {} values for {width} lanes (A..B excludes B, A..=B includes it)",
+                values.len()
+            ));
+        }
+        return values
+            .iter()
+            .map(|s| scalar_to_val(types, ty, s, global_ptr, module))
+            .collect();
+    }
     match spec {
         ArgValue::Uniform(s) => Ok(vec![
             scalar_to_val(types, ty, s, global_ptr, module)?;

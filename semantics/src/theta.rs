@@ -40,7 +40,16 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
     /// `thread_id` (Fig. 4.15): lane τ gets τ. Lane-dependent but not horizontal.
+    /// In a launch of many thread arrays (issue 18) lane τ gets its id within its
+    /// work-group, [`LaunchPosition::first_local_id`] + τ.
     ThreadId,
+    /// `group_id`: the id of the work-group the thread array belongs to (CUDA's
+    /// `blockIdx.x`, OpenCL's `get_group_id(0)`), the same in every lane; 0 outside
+    /// a launch ([`LaunchPosition`]).
+    GroupId,
+    /// `group_size`: threads per work-group (CUDA's `blockDim.x`), the same in
+    /// every lane; W outside a launch ([`LaunchPosition`]).
+    GroupSize,
     /// `any` (Fig. 4.15): whether some lane's argument is true.
     Any,
     /// `all`: whether every lane's argument is true (the dual of `any`).
@@ -254,6 +263,11 @@ const NAMES: &[(&str, Builtin)] = {
         ("pllvm.thread_id", ThreadId),
         ("llvm.amdgcn.workitem.id.x", ThreadId),
         ("llvm.nvvm.read.ptx.sreg.tid.x", ThreadId),
+        ("pllvm.group_id", GroupId),
+        ("llvm.amdgcn.workgroup.id.x", GroupId),
+        ("llvm.nvvm.read.ptx.sreg.ctaid.x", GroupId),
+        ("pllvm.group_size", GroupSize),
+        ("llvm.nvvm.read.ptx.sreg.ntid.x", GroupSize),
         ("pllvm.any", Any),
         ("pllvm.all", All),
         ("pllvm.popcount", Popcount),
@@ -553,7 +567,7 @@ impl fmt::Display for ThetaError {
 impl std::error::Error for ThetaError {}
 
 /// Whether every number 0..=`max` fits the integer type `ret` (`Some(bits)`).
-fn fits(ret: &TypeData, max: usize) -> Result<u32, u32> {
+fn fits(ret: &TypeData, max: u64) -> Result<u32, u32> {
     match ret {
         TypeData::Int(bits) if BigUint::from(max).bits() <= u64::from(*bits) => Ok(*bits),
         TypeData::Int(bits) => Err(*bits),
@@ -589,12 +603,9 @@ pub fn apply_horizontal(
         width,
         bits,
     };
-    if b == Builtin::ThreadId {
+    if is_launch_id(b) {
         expect_arity(b, args, 0)?;
-        let bits = fits(ret, width.saturating_sub(1)).map_err(too_narrow)?;
-        return Ok((0..width)
-            .map(|lane| int_val(bits, BigUint::from(lane)))
-            .collect());
+        return apply_launch(b, ret, width, &LaunchPosition::default());
     }
     if !is_horizontal(b) {
         return Err(ThetaError::NotHorizontal(b));
@@ -621,7 +632,7 @@ pub fn apply_horizontal(
         Builtin::Any => theta_any(&bits),
         Builtin::All => theta_all(&bits),
         Builtin::Popcount => {
-            let result_bits = fits(ret, width).map_err(too_narrow)?;
+            let result_bits = fits(ret, width as u64).map_err(too_narrow)?;
             theta_popcount(&bits, result_bits)
         }
         _ => {
@@ -634,6 +645,63 @@ pub fn apply_horizontal(
         }
     };
     Ok(vec![result; width])
+}
+
+/// Whether the builtin reads the thread array's place in a launch (`thread_id`,
+/// `group_id`, `group_size`): [`apply_launch`] evaluates it.
+pub fn is_launch_id(b: Builtin) -> bool {
+    matches!(b, Builtin::ThreadId | Builtin::GroupId | Builtin::GroupSize)
+}
+
+/// Where a thread array sits in a launch of many (issue 18, docs/launch.md): a
+/// grid of N threads runs as thread arrays of W lanes, grouped into work-groups
+/// of G threads (G a multiple of W). One thread array alone, as the thesis runs
+/// it, is a group of W threads whose lane τ has id τ (the default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct LaunchPosition {
+    /// The id within its work-group of lane 0: lane τ's `thread_id` is this + τ.
+    pub first_local_id: u64,
+    /// The work-group's id (`group_id`).
+    pub group: u64,
+    /// Threads per work-group (`group_size`); `None`: W, the thread array alone.
+    pub group_size: Option<u64>,
+}
+
+/// `thread_id`, `group_id` and `group_size` for every lane of a thread array of
+/// `width` lanes at `position` in a launch: lane τ's thread id is
+/// `first_local_id + τ` (Fig. 4.15's τ when the array is alone), the group's id
+/// and size are the same in every lane. A result type that cannot hold the value
+/// is an error, never a wrapped value.
+pub fn apply_launch(
+    b: Builtin,
+    ret: &TypeData,
+    width: usize,
+    position: &LaunchPosition,
+) -> Result<Vec<Val>, ThetaError> {
+    let too_narrow = |bits| ThetaError::ResultTooNarrow {
+        builtin: b,
+        width,
+        bits,
+    };
+    let first = position.first_local_id;
+    match b {
+        Builtin::ThreadId => {
+            let last = first.saturating_add(width.saturating_sub(1) as u64);
+            let bits = fits(ret, last).map_err(too_narrow)?;
+            Ok((0..width as u64)
+                .map(|lane| int_val(bits, BigUint::from(first + lane)))
+                .collect())
+        }
+        Builtin::GroupId | Builtin::GroupSize => {
+            let value = match b {
+                Builtin::GroupId => position.group,
+                _ => position.group_size.unwrap_or(width as u64),
+            };
+            let bits = fits(ret, value).map_err(too_narrow)?;
+            Ok(vec![int_val(bits, BigUint::from(value)); width])
+        }
+        other => Err(ThetaError::NotHorizontal(other)),
+    }
 }
 
 /// θ(any) = λm^W. ∃t ∈ 𝒯. m^W(t) (Fig. 4.15), `None` lanes ⊤: a lane holding 1 is
@@ -724,7 +792,9 @@ pub fn signature_ok(b: Builtin, arg_tys: &[&TypeData], ret: &TypeData) -> Result
     let is_float = |t: &TypeData| matches!(t, F32 | F64);
     let is_int = |t: &TypeData| matches!(t, Int(_));
     let (ok, expected): (bool, &str) = match b {
-        Builtin::ThreadId => (arg_tys.is_empty() && is_int(ret), "() -> iN"),
+        Builtin::ThreadId | Builtin::GroupId | Builtin::GroupSize => {
+            (arg_tys.is_empty() && is_int(ret), "() -> iN")
+        }
         Builtin::Any | Builtin::All => {
             (matches!(arg_tys, [Int(1)]) && *ret == Int(1), "(i1) -> i1")
         }

@@ -591,6 +591,9 @@ fn call(
         // No effect natively: assume's false case is undefined behaviour, and
         // lifetimes only make contents undefined.
         Builtin::Assume | Builtin::LifetimeStart | Builtin::LifetimeEnd | Builtin::NoOp => Ok(()),
+        Builtin::GroupId | Builtin::GroupSize => {
+            Err(refuse("work-groups exist only in `pllvm run --grid`"))
+        }
     }
 }
 

@@ -2230,6 +2230,10 @@ impl Emitter<'_, '_> {
                 site,
                 format!("a call of @{name}: memory intrinsics are not widened"),
             )),
+            Builtin::GroupId | Builtin::GroupSize => Err(refuse(
+                site,
+                format!("a call of @{name}: work-groups exist only in `pllvm run --grid`"),
+            )),
         }
     }
 

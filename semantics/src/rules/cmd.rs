@@ -437,9 +437,14 @@ pub fn w_cmd_call(
     let types = ctx.program.types();
     let ret = types.get(*ret_ty);
     let width = active.len();
-    // Whole-vector functions of Fig. 4.15: the horizontal builtins, and `thread_id`,
-    // whose value is the lane index τ (it reads no argument).
-    if theta::is_horizontal(f) || f == Builtin::ThreadId {
+    // `thread_id` (lane τ's id: τ, or in a launch its id within its work-group)
+    // and the work-group's id and size read the array's place in a launch.
+    if theta::is_launch_id(f) {
+        return theta::apply_launch(f, ret, width, &ctx.program.launch)
+            .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));
+    }
+    // Whole-vector functions of Fig. 4.15: the horizontal builtins.
+    if theta::is_horizontal(f) {
         let owned: Vec<Vec<Val>> = p.iter().map(|col| col.to_vec()).collect();
         return theta::apply_horizontal(f, &owned, ret, width)
             .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));

@@ -28,6 +28,9 @@ pub struct Program<'m> {
     pub predicate_def_pos: SecondaryMap<Block, Option<usize>>,
     /// The position of each block in `Body::layout` (`None` for a block not laid out).
     pub layout_pos: SecondaryMap<Block, Option<usize>>,
+    /// Where this thread array sits in a launch of many (issue 18): what
+    /// `thread_id`, `group_id` and `group_size` give (default: the array alone).
+    pub launch: theta::LaunchPosition,
 }
 
 /// Why a function cannot be executed.
@@ -89,6 +92,7 @@ impl<'m> Program<'m> {
             callees,
             predicate_def_pos,
             layout_pos,
+            launch: theta::LaunchPosition::default(),
         })
     }
 

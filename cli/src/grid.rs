@@ -1,0 +1,293 @@
+//! `pllvm run FILE --grid N` (issue 18, point 3; docs/launch.md): a launch of N
+//! threads as thread arrays of W lanes on all cores
+//! ([`pllvm_interp::launch`]), its results in thread order, its dumps and its
+//! races, as text or as one JSON document (`--json`, schema `pllvm-run/1`).
+
+use crate::dumps::{self, DumpSpec};
+use crate::{InputFlags, RUN_SCHEMA, Source, Usage};
+use anyhow::{Result, anyhow};
+use pllvm_interp::launch::{Grid, LaunchError, launch};
+use pllvm_interp::{Outcome, RunConfig, RunError};
+use pllvm_semantics::ir::Module;
+use std::process::ExitCode;
+
+/// The W of a launch when neither `--threads` nor the input file gives one: a
+/// warp of 32 lanes.
+pub const DEFAULT_LAUNCH_WIDTH: usize = 32;
+
+/// The flags of `run` a launch reads.
+pub struct GridFlags<'a> {
+    /// `--grid N`.
+    pub threads: u64,
+    /// `--threads W`.
+    pub width: Option<usize>,
+    /// `--group G`.
+    pub group: Option<u64>,
+    /// `--jobs J`.
+    pub jobs: Option<u64>,
+    /// `--lane-id NAME`.
+    pub lane_id: Option<String>,
+    /// `--sched POLICY`.
+    pub sched: Option<String>,
+    /// `--divergence`.
+    pub divergence: bool,
+    /// `--dump`.
+    pub dumps: &'a [DumpSpec],
+    /// `--json`.
+    pub json: bool,
+    /// Flags a launch does not take, and whether each was given.
+    pub refused: [(&'static str, bool); 4],
+}
+
+/// Runs the launch and prints its report.
+pub fn run(
+    module: &Module,
+    source: &Source<'_>,
+    config: &RunConfig,
+    flags: &InputFlags<'_>,
+    grid_flags: &GridFlags<'_>,
+    out: &mut dyn std::io::Write,
+) -> Result<ExitCode> {
+    if let Some((flag, _)) = grid_flags.refused.iter().find(|(_, given)| *given) {
+        return Err(Usage(format!(
+            "{flag} follows one thread array; a launch (--grid) runs many (run without --grid to see one)"
+        ))
+        .into());
+    }
+    if config.schedule.is_some() {
+        return Err(Usage(
+            "a launch (--grid) runs each thread array with a scheduler, not the input's schedule"
+                .into(),
+        )
+        .into());
+    }
+    let width = grid_flags
+        .width
+        .or(flags.input.as_ref().map(|_| config.threads))
+        .unwrap_or(DEFAULT_LAUNCH_WIDTH);
+    let jobs = grid_flags.jobs.map_or_else(
+        || std::thread::available_parallelism().map_or(1, |n| n.get()),
+        |j| j as usize,
+    );
+    let grid = Grid {
+        threads: grid_flags.threads,
+        width,
+        group: grid_flags.group,
+        jobs,
+        lane_id: grid_flags
+            .lane_id
+            .as_ref()
+            .map(|l| l.trim_start_matches('%').to_string()),
+        scheduler: grid_flags.sched.clone(),
+        divergence: grid_flags.divergence,
+    };
+    if let Some(spec) = &grid.scheduler
+        && (spec.starts_with("replay:") || spec == "interactive")
+    {
+        return Err(Usage(format!(
+            "--sched {spec}: a launch runs lowest, highest, random:SEED or ipd in every thread array"
+        ))
+        .into());
+    }
+    grid.check().map_err(Usage)?;
+    let launched = launch(module, config, &grid).map_err(|e| match e {
+        LaunchError::Setup(e) => flags.setup_error(e),
+        LaunchError::Run {
+            array,
+            error: RunError::Stuck(s),
+        } => match pick(module, config) {
+            Some(func) => anyhow!(
+                "thread array {array}:\n{}",
+                s.diagnostic(source.spans.function(func))
+                    .render(source.name, source.src)
+            ),
+            None => anyhow!("thread array {array}: {s}"),
+        },
+        other => anyhow!(other),
+    })?;
+    for w in &launched.warnings {
+        eprintln!("warning: {w}");
+    }
+    let outcome = launched.outcome();
+    // Undefined behaviour at its source position, once, for the first array it
+    // ended (stderr, as a single run does).
+    let failed = launched
+        .arrays
+        .iter()
+        .find(|a| !matches!(a.outcome, Outcome::Returned));
+    if let Some(a) = failed
+        && let Outcome::Undefined(ub) = &a.outcome
+    {
+        eprintln!(
+            "thread array {} (threads {}..{}):\n{}",
+            a.index,
+            a.first_thread,
+            a.first_thread + a.lanes as u64,
+            source.render_ub(launched.func, ub)
+        );
+    }
+    for race in &launched.races {
+        eprintln!("race: {race}");
+    }
+    if launched.race_count > launched.races.len() as u64 {
+        eprintln!(
+            "race: … {} more bytes written by two thread arrays",
+            launched.race_count - launched.races.len() as u64
+        );
+    }
+    let dumped = dumps::dump_all(module, config, &launched.memory, grid_flags.dumps)?;
+    let divergence = launched.divergence.as_ref().and_then(|d| {
+        module.functions[launched.func]
+            .body
+            .as_ref()
+            .map(|body| pllvm_interp::observe::report(body, d))
+    });
+    let group = grid.group_size();
+    if grid_flags.json {
+        let mut doc = serde_json::Map::new();
+        doc.insert("schema".into(), RUN_SCHEMA.into());
+        doc.insert(
+            "function".into(),
+            module.functions[launched.func].name.clone().into(),
+        );
+        doc.insert("threads".into(), width.into());
+        doc.insert(
+            "grid".into(),
+            serde_json::json!({
+                "threads": grid.threads,
+                "width": width,
+                "group": group,
+                "arrays": grid.arrays(),
+                "jobs": jobs,
+            }),
+        );
+        doc.insert("outcome".into(), outcome.to_string().into());
+        if let (Some(a), Outcome::Undefined(ub)) = (failed, &outcome) {
+            let mut u = source.ub_json_of(module, launched.func, ub);
+            if let Some(obj) = u.as_object_mut() {
+                obj.insert("array".into(), a.index.into());
+                obj.insert(
+                    "thread".into(),
+                    ub.lane.map(|l| a.first_thread + l as u64).into(),
+                );
+            }
+            doc.insert("undefined".into(), u);
+        }
+        let unfinished: Vec<serde_json::Value> = launched
+            .arrays
+            .iter()
+            .filter(|a| !matches!(a.outcome, Outcome::Returned))
+            .map(|a| {
+                serde_json::json!({
+                    "array": a.index,
+                    "first_thread": a.first_thread,
+                    "lanes": a.lanes,
+                    "outcome": a.outcome.to_string(),
+                })
+            })
+            .collect();
+        doc.insert("arrays_not_returned".into(), unfinished.into());
+        if launched.returns_value {
+            doc.insert("result".into(), serde_json::json!(launched.results()));
+        }
+        if !dumped.is_empty() {
+            let dumps: serde_json::Map<String, serde_json::Value> = dumped
+                .iter()
+                .map(|(name, d)| (name.clone(), d.json.clone()))
+                .collect();
+            doc.insert("dumps".into(), dumps.into());
+        }
+        let races: Vec<serde_json::Value> = launched
+            .races
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "object": r.object,
+                    "offset": r.offset,
+                    "first": { "array": r.first.0, "byte": r.first.1 },
+                    "then": { "array": r.then.0, "byte": r.then.1 },
+                })
+            })
+            .collect();
+        doc.insert(
+            "races".into(),
+            serde_json::json!({
+                "count": launched.race_count,
+                "conflicting": launched.conflicting_races,
+                "listed": races,
+            }),
+        );
+        if let Some(d) = &divergence {
+            doc.insert("divergence".into(), d.clone().into());
+        }
+        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    } else {
+        writeln!(
+            out,
+            "launch: {} threads as {} thread arrays of {} lane{}{}, work-groups of {group} threads, {jobs} job{}",
+            grid.threads,
+            grid.arrays(),
+            width,
+            if width == 1 { "" } else { "s" },
+            if !grid.threads.is_multiple_of(width as u64) {
+                format!(" (the last of {})", grid.threads % width as u64)
+            } else {
+                String::new()
+            },
+            if jobs == 1 { "" } else { "s" }
+        )?;
+        writeln!(out, "outcome: {outcome}")?;
+        for a in launched
+            .arrays
+            .iter()
+            .filter(|a| !matches!(a.outcome, Outcome::Returned))
+        {
+            writeln!(
+                out,
+                "  thread array {} (threads {}..{}): {}",
+                a.index,
+                a.first_thread,
+                a.first_thread + a.lanes as u64,
+                a.outcome
+            )?;
+        }
+        if launched.returns_value {
+            let lanes: Vec<String> = launched
+                .results()
+                .into_iter()
+                .map(|r| r.unwrap_or_else(|| "-".into()))
+                .collect();
+            writeln!(out, "result: [{}]", lanes.join(", "))?;
+        }
+        if launched.race_count > 0 {
+            writeln!(
+                out,
+                "races: {} bytes written by two thread arrays ({} with different values; later arrays' writes kept)",
+                launched.race_count, launched.conflicting_races
+            )?;
+        }
+        if let Some(d) = &divergence {
+            writeln!(out, "{d}")?;
+        }
+        for (_, d) in &dumped {
+            writeln!(out, "{}", d.text)?;
+        }
+    }
+    Ok(
+        if matches!(outcome, Outcome::Returned | Outcome::Incomplete)
+            && launched.conflicting_races == 0
+        {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
+}
+
+/// The function a configuration runs, as the machine picks it.
+fn pick(module: &Module, config: &RunConfig) -> Option<pllvm_semantics::ir::FuncId> {
+    match &config.function {
+        Some(name) => module.function_by_name(name.trim_start_matches('@')),
+        None => module.first_definition(),
+    }
+}

@@ -1,0 +1,590 @@
+//! Launches (issue 18, point 3; docs/launch.md): a grid of N threads run as
+//! ⌈N/W⌉ thread arrays of W lanes (warps, wavefronts), in parallel on the host's
+//! cores, the way a GPU runs a kernel.
+//!
+//! - **Thread arrays.** Array `a` holds threads `a·W .. a·W + W'`, where W' = W
+//!   except for the last array, which has the N mod W threads that are left (a
+//!   thread array of fewer lanes, not a masked one: its horizontal builtins range
+//!   over W' lanes). Each array is one run of the thesis's machine (Def. 3-5) with
+//!   the scheduler of the run (lowest block index by default); a horizontal
+//!   builtin (Fig. 4.15) ranges over one array, as on a GPU. Without a
+//!   scheduler named, an array schedules the earliest pending block in layout
+//!   order (unchecked, see [`Grid::scheduler`]).
+//! - **Work-groups.** Threads are grouped into work-groups of G threads (G a
+//!   multiple of W; default: the whole grid is one group). `thread_id` and the
+//!   GPU's `workitem.id.x` / `tid.x` give a thread's id within its group,
+//!   `workgroup.id.x` / `ctaid.x` the group's id, `ntid.x` G
+//!   ([`pllvm_semantics::theta::LaunchPosition`]). A parameter named with
+//!   `lane_id` gets the global thread id instead.
+//! - **Arguments.** A uniform argument is the same in every thread; a list of N
+//!   values or a range `A..B` of N values gives one value per thread (split
+//!   among the arrays in thread order).
+//! - **Memory.** The globals and buffers are shared by all arrays. The arrays run
+//!   concurrently on the host, so each one runs on its own copy of the initial
+//!   memory (copy-on-write: copies share bytes until written), and after the run
+//!   the bytes each array changed are merged into one memory in array order:
+//!   a later array's write wins. A byte changed by two arrays is a data race
+//!   between thread arrays (no GPU orders them without atomics or barriers across
+//!   the group): every such byte is reported ([`Race`]), with the values
+//!   written, so the merge order never hides one. A write that leaves a byte as
+//!   it was is not seen (the merge compares contents), and an array does not see
+//!   what another wrote during the launch (it reads the initial contents, which
+//!   is one of the results a racing GPU run can give).
+//! - **Results** are gathered in thread order, whatever order the arrays finish
+//!   in, so a launch's output does not depend on `jobs`.
+
+use crate::config::{ArgValue, RunConfig, Scalar};
+use crate::greedy::GreedyFacts;
+use crate::machine::{InitialMemory, Machine, Outcome, RunError, SetupError, SetupInput};
+use crate::observe::DivergenceRecord;
+use crate::run::run_with;
+use crate::sched;
+use pllvm_semantics::ir::{FuncId, Module};
+use pllvm_semantics::memory::{Byte, Memory, ObjectKind};
+use pllvm_semantics::theta::LaunchPosition;
+use pllvm_semantics::value::{ObjectId, Pointer};
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The most threads one launch runs: 2^24 (a GPU grid of 16M threads).
+pub const MAX_THREADS: u64 = 1 << 24;
+
+/// The shape of a launch.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Grid {
+    /// N, the threads of the grid (1 to [`MAX_THREADS`]).
+    pub threads: u64,
+    /// W, the lanes of a thread array (the `threads` of the run configuration).
+    pub width: usize,
+    /// G, the threads of a work-group (a multiple of W); `None`: the whole grid.
+    pub group: Option<u64>,
+    /// Host threads that run arrays at once (at least 1).
+    pub jobs: usize,
+    /// The parameter that gets each thread's global id (`--lane-id NAME`).
+    pub lane_id: Option<String>,
+    /// The scheduler each array runs with: a built-in policy of
+    /// [`sched::builtin`], every step checked against the greedy constraints of
+    /// Ch. 5 ([`run_with`]); `None`: the earliest pending block in layout order
+    /// ([`Machine::run_earliest_pending`]), unchecked. The checks search states
+    /// (§5.3) at every step a divergent loop offers a choice, which costs
+    /// seconds per thread array of a divergent kernel; a launch of hundreds of
+    /// arrays runs unchecked unless asked.
+    pub scheduler: Option<String>,
+    /// Whether to keep the dynamic divergence record (costs time).
+    pub divergence: bool,
+}
+
+impl Grid {
+    /// Checks N, W, G and jobs; the message names the flag.
+    pub fn check(&self) -> Result<(), String> {
+        if self.threads == 0 || self.threads > MAX_THREADS {
+            return Err(format!(
+                "--grid {}: a grid has 1 to {MAX_THREADS} threads",
+                self.threads
+            ));
+        }
+        crate::config::check_width(self.width as u128)?;
+        if let Some(g) = self.group
+            && (g == 0 || !g.is_multiple_of(self.width as u64))
+        {
+            return Err(format!(
+                "--group {g}: a work-group is a positive multiple of the thread array's {} lanes",
+                self.width
+            ));
+        }
+        if self.jobs == 0 {
+            return Err("--jobs 0: at least one host thread runs the arrays".into());
+        }
+        if let Some(spec) = &self.scheduler {
+            sched::builtin(spec).map(drop)?;
+        }
+        Ok(())
+    }
+
+    /// The number of thread arrays, ⌈N/W⌉.
+    pub fn arrays(&self) -> usize {
+        self.threads.div_ceil(self.width as u64) as usize
+    }
+
+    /// G: the group size (the whole grid when not given).
+    pub fn group_size(&self) -> u64 {
+        self.group.unwrap_or(self.threads)
+    }
+
+    /// Array `a`'s first thread and its lanes.
+    pub fn array_threads(&self, a: usize) -> (u64, usize) {
+        let first = a as u64 * self.width as u64;
+        let lanes = (self.threads - first).min(self.width as u64) as usize;
+        (first, lanes)
+    }
+
+    /// Array `a`'s place in the launch: its first thread's id within its
+    /// work-group, the group and the group's size.
+    pub fn position(&self, a: usize) -> LaunchPosition {
+        let (first, _) = self.array_threads(a);
+        let g = self.group_size();
+        LaunchPosition {
+            first_local_id: first % g,
+            group: first / g,
+            group_size: Some(g),
+        }
+    }
+}
+
+/// What one thread array did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArrayRun {
+    /// Its index (0-based, in thread order).
+    pub index: usize,
+    /// Its first thread's global id.
+    pub first_thread: u64,
+    /// Its lanes (W, or fewer for the last array).
+    pub lanes: usize,
+    /// How its run ended.
+    pub outcome: Outcome,
+    /// Each lane's return value as [`Machine::result_lanes`] writes it.
+    pub results: Vec<Option<String>>,
+    /// Blocks it scheduled.
+    pub steps: u64,
+}
+
+/// A byte written by two thread arrays of one launch (a data race between
+/// arrays: see the module documentation).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Race {
+    /// The object: `@global` or the buffer's name.
+    pub object: String,
+    /// The byte's offset in it.
+    pub offset: u64,
+    /// The array that wrote it first in array order, and the byte it wrote
+    /// (`None`: ⊤).
+    pub first: (usize, Option<u8>),
+    /// A later array that wrote it, and its byte (this one is kept).
+    pub then: (usize, Option<u8>),
+}
+
+impl std::fmt::Display for Race {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let byte = |b: Option<u8>| b.map_or("⊤".to_string(), |b| format!("0x{b:02x}"));
+        write!(
+            f,
+            "{} byte {}: written by thread array {} ({}) and by thread array {} ({}, kept)",
+            self.object,
+            self.offset,
+            self.first.0,
+            byte(self.first.1),
+            self.then.0,
+            byte(self.then.1)
+        )
+    }
+}
+
+/// The most races a launch lists (the count is kept beyond).
+pub const MAX_RACES_LISTED: usize = 100;
+
+/// A finished launch.
+#[derive(Clone, Debug)]
+pub struct Launch {
+    /// The function run.
+    pub func: FuncId,
+    /// Every array, in thread order.
+    pub arrays: Vec<ArrayRun>,
+    /// The memory after the launch: the initial memory with every array's
+    /// writes merged in array order.
+    pub memory: Memory,
+    /// Where the globals and buffers are in [`Launch::memory`].
+    pub initial: InitialMemory,
+    /// Bytes written by two arrays, the first [`MAX_RACES_LISTED`] of them.
+    pub races: Vec<Race>,
+    /// How many bytes were written by two arrays (also beyond the list).
+    pub race_count: u64,
+    /// How many of them two arrays wrote with different values (the result
+    /// depends on the order of the arrays).
+    pub conflicting_races: u64,
+    /// Warnings of the setup (missing inputs), once.
+    pub warnings: Vec<String>,
+    /// The merged divergence record (when asked for): an instruction diverged
+    /// when it diverged within some array.
+    pub divergence: Option<DivergenceRecord>,
+    /// Whether the function returns a value.
+    pub returns_value: bool,
+}
+
+impl Launch {
+    /// The launch's outcome: the first array's (in thread order) that did not
+    /// return, else returned.
+    pub fn outcome(&self) -> Outcome {
+        self.arrays
+            .iter()
+            .map(|a| &a.outcome)
+            .find(|o| !matches!(o, Outcome::Returned))
+            .cloned()
+            .unwrap_or(Outcome::Returned)
+    }
+
+    /// Every thread's return value, in thread order.
+    pub fn results(&self) -> Vec<Option<String>> {
+        self.arrays
+            .iter()
+            .flat_map(|a| a.results.iter().cloned())
+            .collect()
+    }
+}
+
+/// Why a launch could not run.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LaunchError {
+    /// The inputs are wrong (setup of an array).
+    Setup(SetupError),
+    /// The machinery failed in an array (a stuck rule).
+    Run {
+        /// The array.
+        array: usize,
+        /// What failed.
+        error: RunError,
+    },
+}
+
+impl std::fmt::Display for LaunchError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            LaunchError::Setup(e) => write!(f, "{e}"),
+            LaunchError::Run { array, error } => write!(f, "thread array {array}: {error}"),
+        }
+    }
+}
+
+impl std::error::Error for LaunchError {}
+
+/// Runs `config`'s function as the launch `grid` describes (see the module
+/// documentation). `config.threads` is ignored: W is `grid.width`.
+pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch, LaunchError> {
+    grid.check()
+        .map_err(|e| LaunchError::Setup(SetupError::about(SetupInput::Threads, e)))?;
+    let n = grid.threads as usize;
+    // Arguments per thread: one value for all, or exactly N.
+    let mut per_thread: BTreeMap<String, ArgPlan> = BTreeMap::new();
+    for (name, value) in &config.args {
+        let about =
+            |m: String| LaunchError::Setup(SetupError::about(SetupInput::Arg(name.clone()), m));
+        let plan = match (value.range_values(), value) {
+            (Some(values), _) => ArgPlan::PerThread(values.map_err(about)?),
+            (None, ArgValue::PerLane(values)) => ArgPlan::PerThread(values.clone()),
+            (None, ArgValue::Uniform(s)) => ArgPlan::Uniform(s.clone()),
+        };
+        if let ArgPlan::PerThread(values) = &plan
+            && values.len() != n
+        {
+            return Err(about(format!(
+                "argument %{name}: {} values given for {n} threads (give one value, or one per thread)",
+                values.len()
+            )));
+        }
+        per_thread.insert(name.clone(), plan);
+    }
+    let base_config = RunConfig {
+        threads: grid.width,
+        args: BTreeMap::new(),
+        memory: BTreeMap::new(),
+        buffers: BTreeMap::new(),
+        schedule: None,
+        observe: grid.divergence,
+        ..config.clone_settings()
+    };
+    let initial = crate::machine::initial_memory(module, config).map_err(LaunchError::Setup)?;
+    // The lane-id parameter must exist and not be given otherwise.
+    if let Some(lane_id) = &grid.lane_id
+        && (per_thread.contains_key(lane_id) || initial.buffers.contains_key(lane_id))
+    {
+        return Err(LaunchError::Setup(SetupError::about(
+            SetupInput::Arg(lane_id.clone()),
+            format!("--lane-id {lane_id}: the parameter is given a value already"),
+        )));
+    }
+    // One machine of array 0 checks the whole setup (names, types) before the
+    // workers start, and gives the facts every array's scheduler looks up.
+    let array_config = |a: usize| -> RunConfig {
+        let (first, lanes) = grid.array_threads(a);
+        let mut c = RunConfig {
+            threads: lanes,
+            ..base_config.clone()
+        };
+        for (name, plan) in &per_thread {
+            let v = match plan {
+                ArgPlan::Uniform(s) => ArgValue::Uniform(s.clone()),
+                ArgPlan::PerThread(all) => {
+                    ArgValue::PerLane(all[first as usize..first as usize + lanes].to_vec())
+                }
+            };
+            c.args.insert(name.clone(), v);
+        }
+        if let Some(lane_id) = &grid.lane_id {
+            let ids = (first..first + lanes as u64)
+                .map(|t| Scalar::Int(t as i64))
+                .collect();
+            c.args.insert(lane_id.clone(), ArgValue::PerLane(ids));
+        }
+        c
+    };
+    let first =
+        Machine::with_memory(module, &array_config(0), &initial).map_err(LaunchError::Setup)?;
+    let mut warnings = initial.warnings.clone();
+    warnings.extend(first.warnings[initial.warnings.len()..].iter().cloned());
+    let func = first.program.func;
+    let returns_value = first.returns_value();
+    let facts = GreedyFacts::compute(&first.program)
+        .with_interp(config.interp)
+        .with_exec(config.exec);
+    drop(first);
+    let arrays = grid.arrays();
+    let next = AtomicUsize::new(0);
+    type Finished = (ArrayRun, Memory, Option<DivergenceRecord>);
+    let done: Mutex<Vec<Option<Result<Finished, LaunchError>>>> =
+        Mutex::new((0..arrays).map(|_| None).collect());
+    // The facts keep a cache that is not shared between threads: one copy each.
+    let worker = |facts: GreedyFacts| {
+        loop {
+            let a = next.fetch_add(1, Ordering::Relaxed);
+            if a >= arrays {
+                return;
+            }
+            let result = run_array(module, &array_config(a), grid, a, &initial, &facts);
+            let failed = result.is_err();
+            if let Ok(mut slots) = done.lock() {
+                slots[a] = Some(result);
+            }
+            if failed {
+                // Stop handing out arrays: the launch fails anyway.
+                next.store(arrays, Ordering::Relaxed);
+            }
+        }
+    };
+    let jobs = grid.jobs.min(arrays).max(1);
+    let worker = &worker;
+    std::thread::scope(|scope| {
+        for _ in 1..jobs {
+            let facts = facts.clone();
+            scope.spawn(move || worker(facts));
+        }
+        worker(facts.clone());
+    });
+    let slots = done.into_inner().unwrap_or_else(|p| p.into_inner());
+    let mut runs = Vec::with_capacity(arrays);
+    let mut merge = Merge::new(module, &initial);
+    let mut divergence: Option<DivergenceRecord> = None;
+    for slot in slots {
+        // A missing slot follows a failed array (workers stop handing out
+        // arrays then); the failure comes first in array order or later, and
+        // is returned below.
+        let Some(result) = slot else { continue };
+        let (run, mem, record) = result?;
+        merge.add(run.index, &mem);
+        if let Some(r) = record {
+            match &mut divergence {
+                None => divergence = Some(r),
+                Some(d) => merge_divergence(module, func, d, &r),
+            }
+        }
+        runs.push(run);
+    }
+    Ok(Launch {
+        func,
+        arrays: runs,
+        memory: merge.memory,
+        initial,
+        races: merge.races,
+        race_count: merge.race_count,
+        conflicting_races: merge.conflicting,
+        warnings,
+        divergence,
+        returns_value,
+    })
+}
+
+/// An argument of a launch: the same in every thread, or one value per thread.
+enum ArgPlan {
+    Uniform(Scalar),
+    PerThread(Vec<Scalar>),
+}
+
+impl RunConfig {
+    /// This configuration without its inputs (arguments, memory, buffers):
+    /// what every thread array of a launch shares.
+    fn clone_settings(&self) -> RunConfig {
+        RunConfig {
+            args: BTreeMap::new(),
+            memory: BTreeMap::new(),
+            buffers: BTreeMap::new(),
+            schedule: self.schedule.clone(),
+            function: self.function.clone(),
+            ..*self
+        }
+    }
+}
+
+/// Runs thread array `a` on a copy of the initial memory.
+fn run_array(
+    module: &Module,
+    config: &RunConfig,
+    grid: &Grid,
+    a: usize,
+    initial: &InitialMemory,
+    facts: &GreedyFacts,
+) -> Result<(ArrayRun, Memory, Option<DivergenceRecord>), LaunchError> {
+    let mut machine = Machine::with_memory(module, config, initial).map_err(LaunchError::Setup)?;
+    machine.program.launch = grid.position(a);
+    machine.record_trace = false;
+    let outcome = match &grid.scheduler {
+        Some(spec) => {
+            let mut policy = sched::builtin(spec)
+                .map_err(|e| LaunchError::Setup(SetupError::new(format!("--sched {spec}: {e}"))))?;
+            run_with(&mut machine, facts, policy.as_mut())
+                .map_err(|error| LaunchError::Run { array: a, error })?
+                .outcome
+        }
+        None => machine
+            .run_earliest_pending()
+            .map_err(|error| LaunchError::Run { array: a, error })?,
+    };
+    let (first_thread, lanes) = grid.array_threads(a);
+    let results = if machine.returns_value() {
+        machine.result_lanes()
+    } else {
+        vec![None; lanes]
+    };
+    let record = grid.divergence.then(|| machine.divergence.clone());
+    let steps = machine.steps;
+    Ok((
+        ArrayRun {
+            index: a,
+            first_thread,
+            lanes,
+            outcome,
+            results,
+            steps,
+        },
+        machine.state.mem,
+        record,
+    ))
+}
+
+/// Folds `more` into `into`: counts add up, divergence is "in some array".
+fn merge_divergence(
+    module: &Module,
+    func: FuncId,
+    into: &mut DivergenceRecord,
+    more: &DivergenceRecord,
+) {
+    let Some(body) = module.functions[func].body.as_ref() else {
+        return;
+    };
+    for i in body.insts.keys() {
+        let o = more.insts[i];
+        into.insts[i].instances += o.instances;
+        into.insts[i].diverged |= o.diverged;
+        into.objects[i] |= more.objects[i];
+    }
+    for b in body.blocks.keys() {
+        let o = more.branches[b];
+        into.branches[b].instances += o.instances;
+        into.branches[b].diverged |= o.diverged;
+        into.activation[b] |= more.activation[b];
+    }
+    into.steps += more.steps;
+}
+
+/// The merge of the arrays' memories in array order (module documentation).
+struct Merge {
+    /// The merged memory.
+    memory: Memory,
+    /// The initial memory (to see what an array changed).
+    initial: Memory,
+    /// The shared objects: globals and buffers, with their names.
+    shared: Vec<(ObjectId, String)>,
+    /// Who wrote each byte so far: (object, offset) → (array, byte).
+    writers: BTreeMap<(ObjectId, u64), (usize, Byte)>,
+    races: Vec<Race>,
+    race_count: u64,
+    conflicting: u64,
+}
+
+/// Bytes compared at once: the chunk size of the memory's byte store (4096), so
+/// untouched chunks (shared with the initial memory) compare by pointer.
+const MERGE_CHUNK: u64 = 4096;
+
+impl Merge {
+    fn new(module: &Module, initial: &InitialMemory) -> Merge {
+        let mut shared = Vec::new();
+        for g in module.globals.keys() {
+            if let Some(Pointer {
+                object: Some(id), ..
+            }) = initial.global_pointer(g)
+            {
+                shared.push((id, format!("@{}", module.globals[g].name)));
+            }
+        }
+        for (name, ptr) in &initial.buffers {
+            if let Some(id) = ptr.object {
+                shared.push((id, name.clone()));
+            }
+        }
+        Merge {
+            memory: initial.mem.clone(),
+            initial: initial.mem.clone(),
+            shared,
+            writers: BTreeMap::new(),
+            races: Vec::new(),
+            race_count: 0,
+            conflicting: 0,
+        }
+    }
+
+    /// Merges array `a`'s final memory `mem`.
+    fn add(&mut self, a: usize, mem: &Memory) {
+        for (id, name) in &self.shared {
+            let (Some(before), Some(after)) = (self.initial.object(*id), mem.object(*id)) else {
+                continue;
+            };
+            if matches!(after.kind, ObjectKind::Alloca { .. }) || before.size() != after.size() {
+                continue;
+            }
+            let size = before.size();
+            let mut at = 0;
+            while at < size {
+                let n = MERGE_CHUNK.min(size - at);
+                if before.bytes.slice(at, n) != after.bytes.slice(at, n) {
+                    for offset in at..at + n {
+                        let new = after.bytes.get(offset);
+                        if new == before.bytes.get(offset) {
+                            continue;
+                        }
+                        if let Some(&(first, old)) = self.writers.get(&(*id, offset)) {
+                            self.race_count += 1;
+                            if old != new {
+                                self.conflicting += 1;
+                            }
+                            if self.races.len() < MAX_RACES_LISTED {
+                                self.races.push(Race {
+                                    object: name.clone(),
+                                    offset,
+                                    first: (first, old.bits()),
+                                    then: (a, new.bits()),
+                                });
+                            }
+                        }
+                        self.writers.insert((*id, offset), (a, new));
+                        let ptr = Pointer {
+                            object: Some(*id),
+                            offset,
+                        };
+                        // Only writable objects can have changed (a store to a
+                        // constant is undefined behaviour, which ended that run).
+                        let _ = self.memory.write_bytes(ptr, &[new]);
+                    }
+                }
+                at += n;
+            }
+        }
+    }
+}
