@@ -266,8 +266,8 @@ struct RunArgs {
     #[arg(long, value_name = "NAME", requires = "grid")]
     lane_id: Option<String>,
     /// A buffer bound to the pointer parameter of its name (or position):
-    /// NAME=TYPE[LEN] (zero-filled), NAME=TYPE:FILE (raw little-endian), or
-    /// NAME=TYPE[LEN]:FILE.
+    /// `NAME=TYPE[LEN]` (zero-filled), `NAME=TYPE:FILE` (raw little-endian), or
+    /// `NAME=TYPE[LEN]:FILE`.
     #[arg(long = "buffer", value_name = "NAME=TYPE[LEN]|NAME=TYPE:FILE", requires = "file", value_parser = buffer_flag)]
     buffers: Vec<String>,
     /// After the run, print a buffer's (or @GLOBAL's) contents; NAME=FILE writes

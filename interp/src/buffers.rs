@@ -19,6 +19,7 @@
 //! but `type` optional; `values` fill the first elements, the rest is zero).
 
 use crate::config::Scalar;
+pub use crate::config::{BufferInit, BufferSpec, ElemType};
 use crate::machine::integer_text;
 use num_bigint::{BigInt, Sign};
 use pllvm_semantics::memory::{Byte, Memory, ObjectKind};
@@ -28,17 +29,6 @@ use serde::Deserialize;
 /// The most elements one buffer may have (2^32): far above a GPU kernel's
 /// buffers, and the memory limit (`--memory-limit`) bounds the bytes anyway.
 pub const MAX_ELEMENTS: u64 = 1 << 32;
-
-/// The element type of a buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ElemType {
-    /// `iN`, stored in ⌈N/8⌉ little-endian bytes (LangRef's store size).
-    Int(u32),
-    /// `float`.
-    F32,
-    /// `double`.
-    F64,
-}
 
 impl ElemType {
     /// Parses `i32`, `f32`, `float`, `f64`, `double`.
@@ -81,31 +71,6 @@ impl std::fmt::Display for ElemType {
             ElemType::F64 => write!(f, "f64"),
         }
     }
-}
-
-/// Where a buffer's initial contents come from.
-#[derive(Clone, Debug, PartialEq)]
-pub enum BufferInit {
-    /// Zeros.
-    Zero,
-    /// The first elements (the rest zero).
-    Values(Vec<Scalar>),
-    /// A file of raw little-endian elements, not yet read (the front end reads it:
-    /// [`BufferSpec::resolve_file`]).
-    File(String),
-    /// Raw little-endian bytes (a file the front end has read).
-    Bytes(Vec<u8>),
-}
-
-/// One buffer of the run input.
-#[derive(Clone, Debug, PartialEq)]
-pub struct BufferSpec {
-    /// The element type.
-    pub elem: ElemType,
-    /// The length in elements (`None`: from the contents).
-    pub len: Option<u64>,
-    /// The initial contents.
-    pub init: BufferInit,
 }
 
 /// The JSON object form of a buffer.

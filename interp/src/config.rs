@@ -17,7 +17,6 @@
 //! so does a range `"A..B"` (B excluded) or `"A..=B"` (B included). Buffers are
 //! described in [`crate::buffers`].
 
-use crate::buffers::BufferSpec;
 use pllvm_semantics::rules::{Exec, Interp};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -335,6 +334,45 @@ impl RunConfig {
                 .collect(),
         );
     }
+}
+
+// ----- buffers: the data of the run input (their parsing, binding and dumping
+// live in `crate::buffers`) -----
+
+/// The element type of a buffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ElemType {
+    /// `iN`, stored in ⌈N/8⌉ little-endian bytes (LangRef's store size).
+    Int(u32),
+    /// `float`.
+    F32,
+    /// `double`.
+    F64,
+}
+
+/// Where a buffer's initial contents come from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BufferInit {
+    /// Zeros.
+    Zero,
+    /// The first elements (the rest zero).
+    Values(Vec<Scalar>),
+    /// A file of raw little-endian elements, not yet read (the front end reads it:
+    /// `BufferSpec::resolve_file`).
+    File(String),
+    /// Raw little-endian bytes (a file the front end has read).
+    Bytes(Vec<u8>),
+}
+
+/// One buffer of the run input.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BufferSpec {
+    /// The element type.
+    pub elem: ElemType,
+    /// The length in elements (`None`: from the contents).
+    pub len: Option<u64>,
+    /// The initial contents.
+    pub init: BufferInit,
 }
 
 #[cfg(test)]
