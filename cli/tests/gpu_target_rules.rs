@@ -8,26 +8,11 @@
 //! and branch; with the arguments declared otherwise it does not (the
 //! disagreements came only from the argument convention).
 
+mod common;
+use common::{pllvm, require};
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
-
-fn pllvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .output()
-        .expect("run pllvm")
-}
-
-fn require(tool: &str, package: &str) {
-    let ok = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok,
-        "{tool} is missing: this test needs it (apt-get install {package}, or scripts/test-all.sh)"
-    );
-}
+use std::process::Command;
 
 /// `cli/tests/gpu/NAME.cl` compiled for amdgcn into a temporary `.ll`.
 fn amdgcn(name: &str) -> PathBuf {

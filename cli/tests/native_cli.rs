@@ -7,27 +7,9 @@
 //! `compile` writes C, an object and a runnable program.
 
 mod common;
-use common::corpus;
+use common::{corpus, pllvm, require};
 
-use std::process::{Command, Output};
-
-fn pllvm(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_pllvm"))
-        .args(args)
-        .output()
-        .expect("run pllvm")
-}
-
-fn require(tool: &str, package: &str) {
-    let ok = Command::new(tool)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        ok,
-        "{tool} is missing: the native tests need it (apt-get install {package}, or scripts/test-all.sh)"
-    );
-}
+use std::process::Command;
 
 const KERNELS: [&str; 8] = [
     "kernels/logstar.ll",

@@ -12,6 +12,18 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
+/// Fails (never passes silently) when `tool` is missing, naming its apt package.
+pub fn require(tool: &str, package: &str) {
+    let ok = Command::new(tool)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        ok,
+        "{tool} is missing: this test needs it (apt-get install {package}, or scripts/test-all.sh)"
+    );
+}
+
 /// `pllvm ARGS` with nothing on its standard input.
 pub fn pllvm(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pllvm"))

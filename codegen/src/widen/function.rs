@@ -1274,6 +1274,32 @@ impl Emitter<'_, '_> {
 
     // ----- commands -----------------------------------------------------------
 
+    /// `icmp` / `fcmp` (`opcode` with its predicate) of `operands` into `r`: `<W x i1>`
+    /// when `vector`, a scalar `i1` otherwise; `bits` reads `i1` operands as
+    /// `<W x i1>` (an `icmp` of masks).
+    #[allow(
+        clippy::too_many_arguments,
+        reason = "the instruction's parts, as the other emitters of this impl take them"
+    )]
+    fn compare(
+        &mut self,
+        site: Site,
+        r: Value,
+        opcode: &str,
+        ty: Ty,
+        operands: (Value, Value),
+        vector: bool,
+        bits: bool,
+    ) -> Result<(), TransformError> {
+        let (form, a) = self.operand(site, operands.0, vector, bits)?;
+        let (_, b) = self.operand(site, operands.1, vector, bits)?;
+        let tt = self.form_ty(ty, form);
+        let t = self.tmp();
+        self.line(format!("{t} = {opcode} {tt} {a}, {b}"));
+        self.bind(r, &t, if vector { Form::Bits } else { Form::Scalar });
+        Ok(())
+    }
+
     /// One command (`computecmd`, Fig. 4.12).
     fn command(&mut self, inst: Inst) -> Result<(), TransformError> {
         let site = Site::Inst(self.func, inst);
@@ -1307,23 +1333,13 @@ impl Emitter<'_, '_> {
             }
             InstKind::ICmp { pred, ty, lhs, rhs } => {
                 let r = result.ok_or_else(|| refuse(site, "icmp without a result"))?;
-                let (form, a) = self.operand(site, *lhs, vector, true)?;
-                let (_, b) = self.operand(site, *rhs, vector, true)?;
-                let tt = self.form_ty(*ty, form);
-                let t = self.tmp();
-                self.line(format!("{t} = icmp {} {tt} {a}, {b}", pred.name()));
-                self.bind(r, &t, if vector { Form::Bits } else { Form::Scalar });
-                Ok(())
+                let opcode = format!("icmp {}", pred.name());
+                self.compare(site, r, &opcode, *ty, (*lhs, *rhs), vector, true)
             }
             InstKind::FCmp { pred, ty, lhs, rhs } => {
                 let r = result.ok_or_else(|| refuse(site, "fcmp without a result"))?;
-                let (form, a) = self.operand(site, *lhs, vector, false)?;
-                let (_, b) = self.operand(site, *rhs, vector, false)?;
-                let tt = self.form_ty(*ty, form);
-                let t = self.tmp();
-                self.line(format!("{t} = fcmp {} {tt} {a}, {b}", pred.name()));
-                self.bind(r, &t, if vector { Form::Bits } else { Form::Scalar });
-                Ok(())
+                let opcode = format!("fcmp {}", pred.name());
+                self.compare(site, r, &opcode, *ty, (*lhs, *rhs), vector, false)
             }
             InstKind::Cast {
                 op, from, arg, to, ..
