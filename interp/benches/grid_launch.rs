@@ -18,8 +18,10 @@ use pllvm_interp::RunConfig;
 use pllvm_interp::buffers::{BufferInit, BufferSpec, ElemType, dump_values};
 use pllvm_interp::launch::{Grid, Launch, launch};
 use pllvm_semantics::text::parse_module;
-use std::process::Command;
 use std::time::{Duration, Instant};
+
+#[path = "support/lli_peer.rs"]
+mod lli_peer;
 
 const THREADS: u64 = 16384;
 const WIDTH: usize = 32;
@@ -67,23 +69,7 @@ fn main() {
     let (all, sum_all) = time(cores);
     assert_eq!(sum_one, sum_all, "1 job and {cores} jobs disagree");
 
-    let program = format!("{kernel}\n{driver}");
-    let path = std::env::temp_dir().join(format!("pllvm-grid-bench-{}.ll", std::process::id()));
-    std::fs::write(&path, program).expect("write lli input");
-    let mut best_lli = Duration::MAX;
-    let mut lli_sum = String::new();
-    for _ in 0..repeat {
-        let start = Instant::now();
-        let out = Command::new("lli-19")
-            .arg("-force-interpreter")
-            .arg(&path)
-            .output()
-            .expect("lli-19 not found: apt-get install llvm-19");
-        best_lli = best_lli.min(start.elapsed());
-        assert!(out.status.success(), "lli-19 failed");
-        lli_sum = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    }
-    let _ = std::fs::remove_file(&path);
+    let (best_lli, lli_sum) = lli_peer::time_lli(&format!("{kernel}\n{driver}"), repeat);
     assert_eq!(lli_sum, sum_one.to_string(), "pllvm and lli-19 disagree");
 
     let (one, all, lli) = (one.as_secs_f64(), all.as_secs_f64(), best_lli.as_secs_f64());

@@ -15,8 +15,10 @@ use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_semantics::text::parse_module;
 use pllvm_semantics::value::Val;
-use std::process::Command;
 use std::time::{Duration, Instant};
+
+#[path = "support/lli_peer.rs"]
+mod lli_peer;
 
 const THREADS: u32 = 16384;
 const WIDTH: u32 = 32;
@@ -42,22 +44,7 @@ fn main() {
         assert_eq!(sum, checksum, "the counted and the timed runs disagree");
     }
 
-    let program = format!("{kernel}\n{driver}");
-    let path = std::env::temp_dir().join(format!("pllvm-bench-{}.ll", std::process::id()));
-    std::fs::write(&path, program).expect("write lli input");
-    let mut best_lli = Duration::MAX;
-    let mut lli_sum = String::new();
-    for _ in 0..repeat {
-        let start = Instant::now();
-        let out = Command::new("lli-19")
-            .arg("-force-interpreter")
-            .arg(&path)
-            .output()
-            .expect("lli-19 not found: apt-get install llvm-19");
-        best_lli = best_lli.min(start.elapsed());
-        assert!(out.status.success(), "lli-19 failed");
-        lli_sum = String::from_utf8_lossy(&out.stdout).trim().to_string();
-    }
+    let (best_lli, lli_sum) = lli_peer::time_lli(&format!("{kernel}\n{driver}"), repeat);
     assert_eq!(
         lli_sum,
         checksum.to_string(),

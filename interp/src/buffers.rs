@@ -20,7 +20,6 @@
 
 use crate::config::Scalar;
 pub use crate::config::{BufferInit, BufferSpec, ElemType};
-use crate::machine::integer_text;
 use num_bigint::{BigInt, Sign};
 use pllvm_semantics::memory::{Byte, Memory, ObjectKind};
 use pllvm_semantics::value::Pointer;
@@ -257,22 +256,13 @@ impl BufferSpec {
 /// Appends the little-endian bytes of `s` as an element of type `elem`
 /// (`undef` / `⊤`: uninitialized bytes).
 fn encode(elem: ElemType, s: &Scalar, out: &mut Vec<Byte>) -> Result<(), String> {
-    if let Scalar::Text(t) = s
-        && matches!(t.as_str(), "undef" | "⊤" | "poison")
-    {
+    if s.is_undef() {
         out.extend(std::iter::repeat_n(Byte::Uninit, elem.size() as usize));
         return Ok(());
     }
     let bits: u128 = match elem {
         ElemType::Int(w) => {
-            let big: BigInt = match s {
-                Scalar::Int(i) => BigInt::from(*i),
-                Scalar::UInt(u) => BigInt::from(*u),
-                Scalar::Bool(b) => BigInt::from(u8::from(*b)),
-                Scalar::Float(f) => return Err(format!("{f} is not an integer")),
-                Scalar::Text(t) => integer_text(t)
-                    .ok_or_else(|| format!("'{t}' is not an integer (decimal, or hex as 0x1f)"))?,
-            };
+            let big: BigInt = s.integer()?;
             let low = -(BigInt::from(1u8) << (w - 1));
             let high = (BigInt::from(1u8) << w) - 1u8;
             if big < low || big > high {
@@ -288,15 +278,7 @@ fn encode(elem: ElemType, s: &Scalar, out: &mut Vec<Byte>) -> Result<(), String>
                 .fold(0u128, |acc, &d| (acc << 64) | u128::from(d))
         }
         ElemType::F32 | ElemType::F64 => {
-            let f = match s {
-                Scalar::Int(i) => *i as f64,
-                Scalar::UInt(u) => *u as f64,
-                Scalar::Float(f) => *f,
-                Scalar::Bool(_) => return Err("a boolean is not a float".into()),
-                Scalar::Text(t) => t
-                    .parse::<f64>()
-                    .map_err(|_| format!("'{t}' is not a float"))?,
-            };
+            let f = s.float()?;
             if elem == ElemType::F32 {
                 u128::from((f as f32).to_bits())
             } else {

@@ -17,6 +17,7 @@
 //! so does a range `"A..B"` (B excluded) or `"A..=B"` (B included). Buffers are
 //! described in [`crate::buffers`].
 
+use num_bigint::{BigInt, Sign};
 use pllvm_semantics::rules::{Exec, Interp};
 use serde::Deserialize;
 use std::collections::BTreeMap;
@@ -61,6 +62,63 @@ impl Scalar {
             Scalar::Text(t.to_string())
         }
     }
+}
+
+impl Scalar {
+    /// `undef`, `⊤` or `poison`: no value (⊤ in a lane, uninitialized bytes in
+    /// memory).
+    pub fn is_undef(&self) -> bool {
+        matches!(self, Scalar::Text(t) if matches!(t.as_str(), "undef" | "⊤" | "poison"))
+    }
+
+    /// The integer written: a JSON integer, decimal or hex text ([`integer_text`]),
+    /// `true`/`false` as 1/0. A float is an error.
+    pub fn integer(&self) -> Result<BigInt, String> {
+        match self {
+            Scalar::Bool(b) => Ok(BigInt::from(u8::from(*b))),
+            Scalar::Int(i) => Ok(BigInt::from(*i)),
+            Scalar::UInt(u) => Ok(BigInt::from(*u)),
+            Scalar::Float(f) => Err(format!("{f} is not an integer")),
+            Scalar::Text(t) => integer_text(t)
+                .ok_or_else(|| format!("'{t}' is not an integer (decimal, or hex as 0x1f)")),
+        }
+    }
+
+    /// The float written (an integer converted). A boolean is an error.
+    pub fn float(&self) -> Result<f64, String> {
+        match self {
+            Scalar::Int(i) => Ok(*i as f64),
+            Scalar::UInt(u) => Ok(*u as f64),
+            Scalar::Float(f) => Ok(*f),
+            Scalar::Bool(_) => Err("a boolean is not a float".into()),
+            Scalar::Text(t) => t
+                .parse::<f64>()
+                .map_err(|_| format!("'{t}' is not a float")),
+        }
+    }
+}
+
+/// An integer written as decimal or as hex (`0x1f`, `-0x1f`), of any size.
+pub fn integer_text(text: &str) -> Option<BigInt> {
+    let t = text.trim();
+    let (negative, digits) = match t.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, t.strip_prefix('+').unwrap_or(t)),
+    };
+    let magnitude = match digits
+        .strip_prefix("0x")
+        .or_else(|| digits.strip_prefix("0X"))
+    {
+        Some(hex) => BigInt::parse_bytes(hex.as_bytes(), 16)?,
+        None if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
+            BigInt::parse_bytes(digits.as_bytes(), 10)?
+        }
+        None => return None,
+    };
+    if magnitude.sign() == Sign::Minus {
+        return None;
+    }
+    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// An argument: one value for every lane, or one per lane.

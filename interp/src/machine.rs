@@ -7,6 +7,7 @@
 //! Each step is one [LSS-W-STEP]; the machine records the trace row and feeds the
 //! dynamic divergence observer.
 
+pub use crate::config::integer_text;
 use crate::config::{ArgValue, RunConfig, Scalar};
 use crate::observe::DivergenceRecord;
 use crate::trace::TraceRow;
@@ -821,22 +822,15 @@ pub fn scalar_to_val(
     global_ptr: &dyn Fn(GlobalId) -> Val,
     module: &Module,
 ) -> Result<Val, String> {
-    if let Scalar::Text(t) = s
-        && matches!(t.as_str(), "undef" | "⊤" | "poison")
-    {
+    if s.is_undef() {
         return Ok(Val::Undef);
     }
     match types.get(ty) {
         TypeData::Int(w) => {
             let w = *w;
             let big: BigInt = match s {
-                Scalar::Bool(b) if w == 1 => BigInt::from(u8::from(*b)),
-                Scalar::Bool(b) => return Err(format!("{b} is not an integer (i{w})")),
-                Scalar::Int(i) => BigInt::from(*i),
-                Scalar::UInt(u) => BigInt::from(*u),
-                Scalar::Float(f) => return Err(format!("{f} is not an integer")),
-                Scalar::Text(t) => integer_text(t)
-                    .ok_or_else(|| format!("'{t}' is not an integer (decimal, or hex as 0x1f)"))?,
+                Scalar::Bool(b) if w != 1 => return Err(format!("{b} is not an integer (i{w})")),
+                _ => s.integer()?,
             };
             check_int_range(&big, w)?;
             let modulus = BigUint::from(1u8) << w;
@@ -850,15 +844,7 @@ pub fn scalar_to_val(
             Ok(Val::from_biguint(w, bits))
         }
         TypeData::F32 | TypeData::F64 => {
-            let f = match s {
-                Scalar::Int(i) => *i as f64,
-                Scalar::UInt(u) => *u as f64,
-                Scalar::Float(f) => *f,
-                Scalar::Bool(_) => return Err("a boolean is not a float".into()),
-                Scalar::Text(t) => t
-                    .parse::<f64>()
-                    .map_err(|_| format!("'{t}' is not a float"))?,
-            };
+            let f = s.float()?;
             Ok(if matches!(types.get(ty), TypeData::F32) {
                 Val::F32((f as f32).to_bits())
             } else {
@@ -917,29 +903,6 @@ pub fn scalar_to_val(
         },
         _ => Err(format!("cannot pass a value of type {}", types.display(ty))),
     }
-}
-
-/// An integer written as decimal or as hex (`0x1f`, `-0x1f`), of any size.
-pub fn integer_text(text: &str) -> Option<BigInt> {
-    let t = text.trim();
-    let (negative, digits) = match t.strip_prefix('-') {
-        Some(rest) => (true, rest),
-        None => (false, t.strip_prefix('+').unwrap_or(t)),
-    };
-    let magnitude = match digits
-        .strip_prefix("0x")
-        .or_else(|| digits.strip_prefix("0X"))
-    {
-        Some(hex) => BigInt::parse_bytes(hex.as_bytes(), 16)?,
-        None if !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit()) => {
-            BigInt::parse_bytes(digits.as_bytes(), 10)?
-        }
-        None => return None,
-    };
-    if magnitude.sign() == Sign::Minus {
-        return None;
-    }
-    Some(if negative { -magnitude } else { magnitude })
 }
 
 /// An argument of type `iN` is written signed or unsigned: it must lie in

@@ -4,7 +4,6 @@
 //! OBL(transformed) lane by lane where the original is defined (issue 16's
 //! correctness claim; thesis Ch. 3.6-3.7).
 
-use crate::ArgKind;
 use crate::GenConfig;
 use crate::Generated;
 use crate::InputScalar;
@@ -12,7 +11,7 @@ use pllvm_interp::trace::TraceRow;
 use pllvm_interp::{Machine, Outcome};
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::rules::Interp;
-use pllvm_semantics::value::{Pointer, Val};
+use pllvm_semantics::value::Val;
 
 /// `base` restricted to what the transforms take as input (§8.5: unpredicated
 /// SPMD code): no block predicates, and lanes read only their own slices of
@@ -28,15 +27,6 @@ pub fn transformable(base: GenConfig) -> GenConfig {
         own_slice_reads: true,
         ..base
     }
-}
-
-/// The parameters the generator feeds uniformly, by name (`--uniform-args`).
-pub fn uniform_args(g: &Generated) -> Vec<String> {
-    g.args
-        .iter()
-        .filter(|a| a.kind == ArgKind::Uniform)
-        .map(|a| a.name.clone())
-        .collect()
 }
 
 /// What one run left, with its whole trace.
@@ -86,29 +76,13 @@ pub fn observe(
     m.record_trace = true;
     m.trace_limit = None;
     let outcome = m.run_to_end().map_err(|e| format!("run: {e}"))?;
-    let mut memory = Vec::new();
-    for (gid, data) in module.globals.iter() {
-        let Some(base) = m.global_pointer(gid) else {
-            return Err(format!("no object for @{}", data.name));
-        };
-        let elem = pllvm_interp::machine::element_type(&module.types, data.ty);
-        let stride = module.types.size_of(elem);
-        let count = module.types.size_of(data.ty) / stride.max(1);
-        let mut elements = Vec::new();
-        for k in 0..count {
-            let at = Val::Ptr(Pointer {
-                object: base.object,
-                offset: base.offset + k * stride,
-            });
-            elements.push(
-                m.state
-                    .mem
-                    .load(&module.types, elem, &at)
-                    .map_err(|e| format!("reading @{}[{k}]: {e}", data.name))?,
-            );
-        }
-        memory.push(elements);
-    }
+    // Every global, scalar by scalar (arrays flattened), as the checker of
+    // `pllvm_interp::equiv` reads them.
+    let memory: Vec<Vec<Val>> = m
+        .global_contents()
+        .into_iter()
+        .map(|g| g.cells.into_iter().map(|c| c.value).collect())
+        .collect();
     Ok(Observed {
         outcome,
         results: m.results(),

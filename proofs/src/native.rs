@@ -12,7 +12,7 @@
 //! program with horizontal builtins runs at most W threads: its builtins range
 //! over one chunk (`docs/native.md`).
 
-use crate::{ArgKind, GenConfig, Generated, generate};
+use crate::{GenConfig, Generated, generate};
 use pllvm_codegen::native::diff::{DiffCase, Reference, Verdict, diff_batch};
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, build, emit};
 use pllvm_codegen::{Kernel, Options, Pass, run_passes};
@@ -239,12 +239,7 @@ pub fn diff_generated(
 /// the kernel tells the widening the same.
 fn uniform_options(g: &Generated) -> Options {
     Options {
-        uniform_args: g
-            .args
-            .iter()
-            .filter(|a| a.kind == ArgKind::Uniform)
-            .map(|a| a.name.clone())
-            .collect(),
+        uniform_args: g.uniform_args(),
         ..Options::default()
     }
 }

@@ -33,29 +33,13 @@ fn run(
     let cfg = g.run_config(columns, Interp::Freezing);
     let mut m = Machine::new(module, &cfg).map_err(|e| format!("setup: {e}"))?;
     let outcome = m.run_to_end().map_err(|e| format!("run: {e}"))?;
-    let mut buffers = Vec::new();
-    for (gid, data) in module.globals.iter() {
-        let Some(base) = m.global_pointer(gid) else {
-            return Err(format!("no object for @{}", data.name));
-        };
-        let elem = pllvm_interp::machine::element_type(&module.types, data.ty);
-        let stride = module.types.size_of(elem);
-        let count = module.types.size_of(data.ty) / stride.max(1);
-        let mut elements = Vec::new();
-        for k in 0..count {
-            let at = Val::Ptr(pllvm_semantics::value::Pointer {
-                object: base.object,
-                offset: base.offset + k * stride,
-            });
-            elements.push(
-                m.state
-                    .mem
-                    .load(&module.types, elem, &at)
-                    .map_err(|e| format!("reading @{}[{k}]: {e}", data.name))?,
-            );
-        }
-        buffers.push(elements);
-    }
+    // Every global, scalar by scalar (arrays flattened), as the checker of
+    // `pllvm_interp::equiv` reads them.
+    let buffers: Vec<Vec<Val>> = m
+        .global_contents()
+        .into_iter()
+        .map(|g| g.cells.into_iter().map(|c| c.value).collect())
+        .collect();
     Ok(RunResult {
         outcome: format!("{outcome:?}"),
         results: m.results(),

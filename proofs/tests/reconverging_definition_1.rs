@@ -25,7 +25,7 @@ use pllvm_codegen::pipeline::{Options, Pass, PassContext};
 use pllvm_codegen::reconverge::reconverge;
 use pllvm_interp::explore::{Bounds, Exploration, Order, explore};
 use pllvm_interp::{Machine, Outcome};
-use pllvm_proofs::{ArgKind, GenConfig, Generated, generate};
+use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
@@ -54,12 +54,7 @@ fn unpredicated(base: GenConfig) -> GenConfig {
 /// The transform's options for `g`: its uniform parameters uniform.
 fn options(g: &Generated) -> Options {
     Options {
-        uniform_args: g
-            .args
-            .iter()
-            .filter(|a| a.kind == ArgKind::Uniform)
-            .map(|a| a.name.clone())
-            .collect(),
+        uniform_args: g.uniform_args(),
         ..Options::default()
     }
 }
@@ -256,29 +251,13 @@ fn run_freezing(
     let cfg = g.run_config(&g.inputs(seed, width), Interp::Freezing);
     let mut m = Machine::new(module, &cfg).map_err(|e| format!("setup: {e}"))?;
     let outcome = m.run_to_end().map_err(|e| format!("run: {e}"))?;
-    let mut globals = Vec::new();
-    for (gid, data) in module.globals.iter() {
-        let Some(base) = m.global_pointer(gid) else {
-            return Err(format!("no object for @{}", data.name));
-        };
-        let elem = pllvm_interp::machine::element_type(&module.types, data.ty);
-        let stride = module.types.size_of(elem);
-        let count = module.types.size_of(data.ty) / stride.max(1);
-        let mut elements = Vec::new();
-        for k in 0..count {
-            let at = Val::Ptr(pllvm_semantics::value::Pointer {
-                object: base.object,
-                offset: base.offset + k * stride,
-            });
-            elements.push(
-                m.state
-                    .mem
-                    .load(&module.types, elem, &at)
-                    .map_err(|e| format!("reading @{}[{k}]: {e}", data.name))?,
-            );
-        }
-        globals.push(elements);
-    }
+    // Every global, scalar by scalar (arrays flattened), as the checker of
+    // `pllvm_interp::equiv` reads them.
+    let globals: Vec<Vec<Val>> = m
+        .global_contents()
+        .into_iter()
+        .map(|g| g.cells.into_iter().map(|c| c.value).collect())
+        .collect();
     Ok(RunResult {
         outcome: format!("{outcome:?}"),
         results: m.results(),

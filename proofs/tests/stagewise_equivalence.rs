@@ -54,7 +54,7 @@ use pllvm_interp::equiv::{
     Coverage, DifferenceKind, EquivConfig, EquivReport, Method, check_refines, check_stages,
 };
 use pllvm_interp::explore::Bounds;
-use pllvm_proofs::{ArgKind, GenConfig, Generated, generate};
+use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
 use pllvm_semantics::text::{parse_module, print_module};
@@ -129,12 +129,7 @@ fn program_config(irreducible: bool) -> GenConfig {
 /// BOSCC gadgets everywhere they may go, and the given fault.
 fn options(g: &Generated, fault: Option<Fault>) -> Options {
     Options {
-        uniform_args: g
-            .args
-            .iter()
-            .filter(|a| a.kind == ArgKind::Uniform)
-            .map(|a| a.name.clone())
-            .collect(),
+        uniform_args: g.uniform_args(),
         boscc: Policy::All,
         fault,
         ..Options::default()

@@ -29,7 +29,7 @@
 use pllvm_codegen::boscc::Policy;
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
 use pllvm_interp::explore::{Bounds, Order, explore};
-use pllvm_proofs::linearization::{Observed, observe, refines, transformable, uniform_args};
+use pllvm_proofs::linearization::{Observed, observe, refines, transformable};
 use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::Module;
@@ -66,7 +66,7 @@ fn linearize(g: &Generated, route: Route) -> Result<Option<(Module, usize)>, Str
         Route::IfConv => (&[Pass::IfConv], Policy::None),
     };
     let options = Options {
-        uniform_args: uniform_args(g),
+        uniform_args: g.uniform_args(),
         boscc,
         ..Options::default()
     };

@@ -15,7 +15,7 @@
 use pllvm_codegen::linearize::{Branches, Settings, linearize};
 use pllvm_codegen::pipeline::{Options, Pass, PassContext};
 use pllvm_codegen::uniform;
-use pllvm_proofs::linearization::{observe, transformable, uniform_args};
+use pllvm_proofs::linearization::{observe, transformable};
 use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::{Block, Module};
@@ -74,7 +74,7 @@ fn schedule_counts(
 /// Theorem 4 on `g` with `widths`; returns the number of (block, run) pairs checked.
 fn check(seed: u64, g: &Generated, widths: &[usize]) -> Result<Option<usize>, String> {
     let options = Options {
-        uniform_args: uniform_args(g),
+        uniform_args: g.uniform_args(),
         ..Options::default()
     };
     let cx = PassContext {

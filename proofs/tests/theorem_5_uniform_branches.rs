@@ -16,7 +16,7 @@ use pllvm_codegen::boscc::Policy;
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
 use pllvm_codegen::shape::cfg_lines;
 use pllvm_codegen::uniform;
-use pllvm_proofs::linearization::{transformable, uniform_args};
+use pllvm_proofs::linearization::transformable;
 use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::ir::{Body, InstKind, Module, Terminator};
 use pllvm_semantics::text::{parse_module, print_module};
@@ -56,7 +56,7 @@ fn successors_through_new_blocks(
 fn uniform_branches_kept(seed: u64, config: &GenConfig) -> Result<Option<usize>, String> {
     let g = generate(seed, config);
     let options = Options {
-        uniform_args: uniform_args(&g),
+        uniform_args: g.uniform_args(),
         ..Options::default()
     };
     let stages = match run_passes(&g.module, g.func, &[Pass::Pl], &options) {
@@ -134,7 +134,7 @@ fn theorem_5_uniform_branches_in_uniform_blocks_keep_their_successors() {
 fn any_branches_kept(seed: u64, config: &GenConfig) -> Result<Option<usize>, String> {
     let g = generate(seed, config);
     let options = Options {
-        uniform_args: uniform_args(&g),
+        uniform_args: g.uniform_args(),
         boscc: Policy::All,
         ..Options::default()
     };

@@ -863,10 +863,16 @@ impl Emitter<'_, '_> {
         wide
     }
 
+    /// Whether `v` is held as one scalar: a value the analysis keeps uniform, or a
+    /// constant.
+    fn is_scalar(&self, v: Value) -> bool {
+        self.repr[v] == Repr::Scalar || matches!(self.body.values[v].def, ValueDef::Const(_))
+    }
+
     /// `v` as one scalar: itself if scalar, else its first active lane. Used where
     /// the lanes agree: a uniform branch condition (§6.3) or a uniform address.
     fn scalar_of(&mut self, site: Site, v: Value) -> Result<String, TransformError> {
-        if self.repr[v] == Repr::Scalar || matches!(self.body.values[v].def, ValueDef::Const(_)) {
+        if self.is_scalar(v) {
             return self.get(site, v, Form::Scalar);
         }
         let ty = self.ty_of(v);
@@ -904,9 +910,7 @@ impl Emitter<'_, '_> {
                 // P-LLVM, and LLVM must not see poison in a mask.
                 let site = Site::Block(self.func, block);
                 let mt = self.vty(self.ty_of(p));
-                if self.repr[p] == Repr::Scalar
-                    || matches!(self.body.values[p].def, ValueDef::Const(_))
-                {
+                if self.is_scalar(p) {
                     let s = self.get(site, p, Form::Scalar)?;
                     let f = self.frozen(p, "i1", s);
                     let am = self.tmp();
@@ -1377,8 +1381,7 @@ impl Emitter<'_, '_> {
                 if vector && self.is_i1(*ty) {
                     return self.mask_select(site, r, *cond, *if_true, *if_false);
                 }
-                let scalar_cond = self.repr[*cond] == Repr::Scalar
-                    || matches!(self.body.values[*cond].def, ValueDef::Const(_));
+                let scalar_cond = self.is_scalar(*cond);
                 let c = if scalar_cond {
                     self.get(site, *cond, Form::Scalar)?
                 } else {
@@ -1490,8 +1493,7 @@ impl Emitter<'_, '_> {
             Some(ConstData::Zero) => Some(false),
             _ => None,
         };
-        let scalar_cond = self.repr[cond] == Repr::Scalar
-            || matches!(self.body.values[cond].def, ValueDef::Const(_));
+        let scalar_cond = self.is_scalar(cond);
         if scalar_cond {
             // A uniform condition picks one whole vector.
             let cs = self.get(site, cond, Form::Scalar)?;
@@ -1868,6 +1870,14 @@ impl Emitter<'_, '_> {
         Ok((t, suffix, size))
     }
 
+    /// The alignment an access of `ty` states: the written `align`, else the
+    /// type's ABI alignment (every vector access carries one explicitly).
+    fn mem_align(&self, ty: Ty, align: Option<u64>) -> u64 {
+        align
+            .unwrap_or_else(|| self.module.types.align_of(ty))
+            .max(1)
+    }
+
     /// The base address of a contiguous access through `ptr` (the `sa` analysis
     /// proves lane l's address is `base + l · size`, thesis Ch. 10), taken from
     /// the first active lane as `ptr[f] - f · size`; `None` if not proven.
@@ -1918,9 +1928,7 @@ impl Emitter<'_, '_> {
         let [index] = indices.as_slice() else {
             return false;
         };
-        let uniform_base = self.repr[*base] == Repr::Scalar
-            || matches!(self.body.values[*base].def, ValueDef::Const(_));
-        uniform_base
+        self.is_scalar(*base)
             && self.module.types.size_of(*source_ty) == size
             && self.module.types.int_width(self.ty_of(index.value)) == Some(64)
             && self.strided(index.value, 1)
@@ -1950,13 +1958,10 @@ impl Emitter<'_, '_> {
         total: bool,
     ) -> Result<(), TransformError> {
         let (mt, suffix, size) = self.mem_ty(site, ty)?;
-        let a = align
-            .unwrap_or_else(|| self.module.types.align_of(ty))
-            .max(1);
+        let a = self.mem_align(ty, align);
         let w = self.w();
         let i1 = self.is_i1(ty);
-        let scalar_ptr = self.repr[ptr] == Repr::Scalar
-            || matches!(self.body.values[ptr].def, ValueDef::Const(_));
+        let scalar_ptr = self.is_scalar(ptr);
         if scalar_ptr || self.repr[r] == Repr::Scalar {
             let p = self.scalar_of(site, ptr)?;
             let loaded = match self.some_active(total) {
@@ -2043,15 +2048,10 @@ impl Emitter<'_, '_> {
         total: bool,
     ) -> Result<(), TransformError> {
         let (mt, suffix, size) = self.mem_ty(site, ty)?;
-        let a = align
-            .unwrap_or_else(|| self.module.types.align_of(ty))
-            .max(1);
+        let a = self.mem_align(ty, align);
         let w = self.w();
         let i1 = self.is_i1(ty);
-        let is_scalar = |e: &Self, v: Value| {
-            e.repr[v] == Repr::Scalar || matches!(e.body.values[v].def, ValueDef::Const(_))
-        };
-        if is_scalar(self, ptr) && is_scalar(self, value) {
+        if self.is_scalar(ptr) && self.is_scalar(value) {
             let p = self.get(site, ptr, Form::Scalar)?;
             let mut v = self.get(site, value, Form::Scalar)?;
             if i1 {
@@ -2088,7 +2088,7 @@ impl Emitter<'_, '_> {
             v = t;
         }
         let m = self.mask_of(total);
-        let contiguous = if is_scalar(self, ptr) {
+        let contiguous = if self.is_scalar(ptr) {
             None
         } else {
             self.contiguous_base(ptr, size)
@@ -2360,8 +2360,7 @@ impl Emitter<'_, '_> {
         let w = self.w();
         let mut vectors = Vec::new();
         for &a in args {
-            let scalar = self.repr[a] == Repr::Scalar
-                || matches!(self.body.values[a].def, ValueDef::Const(_));
+            let scalar = self.is_scalar(a);
             if scalar {
                 vectors.push((true, self.get(site, a, Form::Scalar)?));
             } else {

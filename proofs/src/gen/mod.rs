@@ -345,6 +345,16 @@ impl InputScalar {
 }
 
 impl Generated {
+    /// The parameters the generator feeds uniformly, by name: what
+    /// `--uniform-args` (`Options::uniform_args`) declares for its programs.
+    pub fn uniform_args(&self) -> Vec<String> {
+        self.args
+            .iter()
+            .filter(|a| a.kind == ArgKind::Uniform)
+            .map(|a| a.name.clone())
+            .collect()
+    }
+
     /// A run of `@kernel` under `interp` with the argument `columns` (one value per
     /// lane each, as [`Generated::inputs`] makes them; W is their length) and the
     /// buffers' initial contents.
