@@ -106,6 +106,9 @@ struct Emitter<'a, 'd> {
     reductions: BTreeMap<(bool, Value), Vec<(Block, Value)>>,
     /// Phis of `i1` reductions placed at the top of a block (after its phis).
     extra_phis: BTreeMap<Block, String>,
+    /// Per block, its predecessors in layout order with how many edges each
+    /// sends there: the arms of its phis (computed once, not per phi).
+    edges_into: BTreeMap<Block, Vec<(Block, usize)>>,
     /// Whether the block has a predicate (so its activation may be empty).
     predicated: bool,
     /// `reduce.or(amask)` of the block, once computed.
@@ -255,6 +258,7 @@ fn chunk_body(
         inst_block: prepared.inst_block.clone(),
         reductions: prepared.reductions.clone(),
         extra_phis: BTreeMap::new(),
+        edges_into: edges_into(body),
         predicated: false,
         any_active: None,
         phi_args: BTreeMap::new(),
@@ -284,6 +288,24 @@ fn chunk_body(
     }
     text.push_str("}\n");
     Ok(text)
+}
+
+/// Per block, its predecessors in layout order with the number of edges each
+/// sends there.
+fn edges_into(body: &Body) -> BTreeMap<Block, Vec<(Block, usize)>> {
+    let mut into: BTreeMap<Block, Vec<(Block, usize)>> = BTreeMap::new();
+    for &pred in &body.layout {
+        let succs = body.blocks[pred].term.successors();
+        let mut seen: Vec<Block> = Vec::new();
+        for &s in &succs {
+            if !seen.contains(&s) {
+                seen.push(s);
+                let edges = succs.iter().filter(|&&x| x == s).count();
+                into.entry(s).or_default().push((pred, edges));
+            }
+        }
+    }
+    into
 }
 
 /// The checks that run before anything is emitted: types the ABI carries, and
@@ -989,16 +1011,7 @@ impl Emitter<'_, '_> {
             Repr::Vector => self.vty(*ty),
         };
         let mut arms = Vec::new();
-        for &pred in &self.body.layout {
-            let edges = self.body.blocks[pred]
-                .term
-                .successors()
-                .iter()
-                .filter(|&&s| s == block)
-                .count();
-            if edges == 0 {
-                continue;
-            }
+        for &(pred, edges) in self.edges_into.get(&block).map_or(&[][..], Vec::as_slice) {
             let text = self.phi_args.get(&(phi, pred)).ok_or_else(|| {
                 refuse(
                     site,
@@ -2284,16 +2297,12 @@ impl Emitter<'_, '_> {
             return None;
         }
         let mut arms = Vec::new();
-        for &pred in &self.body.layout {
-            let edges = self.body.blocks[pred]
-                .term
-                .successors()
-                .iter()
-                .filter(|&&s| s == self.current)
-                .count();
-            if edges == 0 {
-                continue;
-            }
+        let into = self
+            .edges_into
+            .get(&self.current)
+            .cloned()
+            .unwrap_or_default();
+        for (pred, edges) in into {
             let &(v, _) = incoming.iter().find(|(_, b)| *b == pred)?;
             let text = match self.body.as_const(v) {
                 Some(ConstData::Int(k)) => if k.bit(0) { "true" } else { "false" }.to_string(),
