@@ -35,7 +35,12 @@
 //!   `NewH` and `%X_k.track.upd` in `L` (true from `E_k`, else kept), and one
 //!   live-out tracker per value of the loop used after it, `%v.out` in `NewH` and
 //!   `%v.track` in `L` (`%v` from every `E_k` whose exiting block `%v` dominates,
-//!   else kept).
+//!   else kept). A live-out value that is a header phi `%h`, or the value of its
+//!   latch arm, is instead *held* by `%h` itself: `%h.next` keeps `%h` (or takes
+//!   the value) on the edges that do not go round, so the lane keeps what it
+//!   left with and needs no tracker pair (an optimization of §9.1's scheme for
+//!   the native code, issue 17: a tracker pair is a loop-carried vector
+//!   register; see `hold_plan`).
 //! - The dispatch (`dispatch`): `L` tests as `NewH` does (`%again = any(%go.next)`
 //!   on `%live.upd`, see "Bottom test" below) and branches to `NewH` or `Disp`.
 //!   `Disp` merges the trackers of its two predecessors (`%X_k.track.final`,
@@ -761,8 +766,13 @@ struct Built {
     /// Exit trackers, one per exit edge but the last: (`X.track` in `NewH`,
     /// `X.track.upd` in `L`).
     exit_tracks: Vec<(Value, Value)>,
-    /// `(v, v.out, v.track)` per live-out value.
+    /// `(v, v.out, v.track)` per live-out value; a value held in a header phi
+    /// `h` (see [`phase2_rebound_exits`]) is `(v, h, h.next)`.
     outs: Vec<(Value, Value, Value)>,
+    /// Each moved header phi and its forwarding phi `h.next` in `L`.
+    forwards: HashMap<Value, Value>,
+    /// The header phis whose latch arms all read one value, by that value.
+    latch_values: HashMap<Value, Value>,
 }
 
 /// Transforms the loop with `header`; returns the note's tail.
@@ -795,7 +805,15 @@ fn transform_loop(
         let outs: Vec<String> = built
             .outs
             .iter()
-            .map(|&(v, out, _)| format!("%{} as %{}", ed.stem(v), ed.stem(out)))
+            .map(|&(v, out, _)| {
+                if v == out {
+                    format!("%{} held", ed.stem(v))
+                } else if built.forwards.contains_key(&out) {
+                    format!("%{} held in %{}", ed.stem(v), ed.stem(out))
+                } else {
+                    format!("%{} as %{}", ed.stem(v), ed.stem(out))
+                }
+            })
             .collect();
         note.push_str(&format!(", live-outs {}", outs.join(" ")));
     }
@@ -826,6 +844,8 @@ fn phase1_basic_structure(ed: &mut Editor, facts: &LoopFacts) -> Built {
     // The header phis move to NewH: outside arms stay, the latch arms become one
     // arm from L reading a forwarding phi there.
     let moved = std::mem::take(&mut ed.body_mut().blocks[h].phis);
+    let mut forwards = HashMap::new();
+    let mut latch_values = HashMap::new();
     for &phi in &moved {
         let (ty, incoming) = match &ed.body().insts[phi].kind {
             InstKind::Phi { ty, incoming, .. } => (*ty, incoming.clone()),
@@ -837,7 +857,17 @@ fn phase1_basic_structure(ed: &mut Editor, facts: &LoopFacts) -> Built {
         let stem = ed.body().insts[phi]
             .result
             .map_or_else(|| "v".to_string(), |r| ed.stem(r));
+        let same = inside
+            .first()
+            .map(|&(v, _)| v)
+            .filter(|&first| inside.iter().all(|&(v, _)| v == first));
         let next = ed.phi(latch, ty, inside, None, &format!("{stem}.next"));
+        if let Some(h) = ed.body().insts[phi].result {
+            forwards.insert(h, next);
+            if let Some(v) = same {
+                latch_values.insert(v, h);
+            }
+        }
         if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
             *incoming = outside;
             incoming.push((next, latch));
@@ -881,6 +911,8 @@ fn phase1_basic_structure(ed: &mut Editor, facts: &LoopFacts) -> Built {
         rebound: Vec::new(),
         exit_tracks: Vec::new(),
         outs: Vec::new(),
+        forwards,
+        latch_values,
     }
 }
 
@@ -930,22 +962,56 @@ fn phase2_rebound_exits(
         .collect();
     set_arms(ed, built.live_upd, arms);
 
-    // The forwarding phis of phase 1 read undef on the edges that do not go round.
+    // Live-out values *held* in a header phi `h` need no tracker: `h`'s
+    // forwarding phi `h.next` in `L` takes, on every edge that does not go round,
+    // the value the lane leaves with instead of `undef`, and `h` keeps it from
+    // then on (from `Guard`, `h.next` reads `h`). That value is `h` itself when
+    // `h` is read after the loop (the header dominates every exiting block), or
+    // the value `v` of `h`'s latch arms when `v` is read after the loop: from
+    // the exit edges whose exiting block `v` dominates `h.next` reads `v`, and
+    // from the others `h` (no use after the loop reads `v` past such an exit).
+    // `v.final` in `Disp` then reads `h` (from `NewH`) or `h.next` (from `L`).
+    // A tracker costs two phis (a loop-carried register in the widened code)
+    // and a select per exit edge; holding costs the select of `h.next` that the
+    // predication of `L` makes anyway (issue 17). Each header phi holds one
+    // value at most: itself first, else its latch value.
+    let held = hold_plan(facts, built, fault);
+    // The forwarding phis of phase 1 read the held value, or undef, on the edges
+    // that do not go round.
     for &phi in &ed.body().blocks[latch].phis.clone() {
-        let Some(v) = ed.body().insts[phi].result else {
+        let Some(next) = ed.body().insts[phi].result else {
             continue;
         };
-        if v == built.live_upd {
+        if next == built.live_upd {
             continue;
         }
-        let ty = ed.ty(v);
+        let ty = ed.ty(next);
         let undef = ed.undef(ty);
-        if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
-            for &p in &preds {
-                if !facts.latches.contains(&p) {
-                    incoming.push((undef, p));
+        let hold = held
+            .iter()
+            .find(|(_, hold)| hold.next == next)
+            .map(|(&v, &hold)| (v, hold));
+        let arms: Vec<(Value, Block)> = preds
+            .iter()
+            .filter(|p| !facts.latches.contains(p))
+            .map(|&p| {
+                let Some((v, hold)) = hold else {
+                    return (undef, p);
+                };
+                let exiting = facts
+                    .exit_edges
+                    .iter()
+                    .zip(&built.rebound)
+                    .find(|&(_, &e)| e == p)
+                    .map(|(&(a, _), _)| a);
+                match exiting {
+                    Some(a) if v != hold.phi && facts.dom.dominates(hold.def, a) => (v, p),
+                    _ => (hold.phi, p),
                 }
-            }
+            })
+            .collect();
+        if let InstKind::Phi { incoming, .. } = &mut ed.body_mut().insts[phi].kind {
+            incoming.extend(arms);
         }
     }
 
@@ -988,6 +1054,10 @@ fn phase2_rebound_exits(
     // Live-out trackers: %v.out = phi [undef, P], [%v.track, L]; %v.track = phi
     // [%v, E_k] where %v dominates the exiting block, [%v.out, every other edge].
     for (k, &(v, def)) in facts.live_outs.iter().enumerate() {
+        if let Some(hold) = held.get(&v) {
+            built.outs.push((v, hold.phi, hold.next));
+            continue;
+        }
         let ty: Ty = ed.ty(v);
         let stem = ed.stem(v);
         let undef = ed.undef(ty);
@@ -1019,6 +1089,50 @@ fn phase2_rebound_exits(
         set_arms(ed, track, arms);
         built.outs.push((v, out, track));
     }
+}
+
+/// How a live-out value is held (see [`phase2_rebound_exits`]).
+#[derive(Clone, Copy)]
+struct Hold {
+    /// The header phi `h` that keeps it.
+    phi: Value,
+    /// `h`'s forwarding phi in `L`.
+    next: Value,
+    /// The block defining the live-out value.
+    def: Block,
+}
+
+/// The live-out values held in header phis, by value: each header phi read
+/// after the loop holds itself, then each header phi left over holds the value
+/// of its latch arms if that is read after the loop. The seeded fault keeps the
+/// first live-out value on a tracker (which it then breaks).
+fn hold_plan(facts: &LoopFacts, built: &Built, fault: Option<Fault>) -> HashMap<Value, Hold> {
+    let candidates = facts
+        .live_outs
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| !(k == 0 && fault == Some(Fault::DropLiveOutTracker)))
+        .map(|(_, &out)| out);
+    let mut held = HashMap::new();
+    let mut taken = HashSet::new();
+    for (v, def) in candidates.clone() {
+        if let Some(&next) = built.forwards.get(&v) {
+            taken.insert(v);
+            held.insert(v, Hold { phi: v, next, def });
+        }
+    }
+    for (v, def) in candidates {
+        if held.contains_key(&v) {
+            continue;
+        }
+        if let Some(&h) = built.latch_values.get(&v)
+            && taken.insert(h)
+        {
+            let next = built.forwards[&h];
+            held.insert(v, Hold { phi: h, next, def });
+        }
+    }
+    held
 }
 
 /// [§9.1] The dispatch: `NewH` leaves to `Disp`, which sends each lane to the exit
@@ -1204,7 +1318,8 @@ mod tests {
                 "%live = phi i1 [ true, %A ], [ %live.upd, %B.newlatch ] shadow(false)",
                 "%x = phi double [ %n, %A ], [ %x.next, %B.newlatch ]",
                 "%i = phi i32 [ 0, %A ], [ %i.next, %B.newlatch ]",
-                "%i.inc.out = phi i32 [ undef, %A ], [ %i.inc.track, %B.newlatch ]",
+                // %i.inc (the latch arm of %i) is read after the loop: %i holds
+                // it, no tracker pair.
                 "%m = mask()",
                 "%go = select i1 %m, i1 %live, i1 false total",
                 "%stay = call i1 @pllvm.any(i1 %go) total",
@@ -1245,8 +1360,8 @@ mod tests {
             &[
                 "%live.upd = phi i1 [ false, %B.guard ], [ true, %B ], [ false, %B.e.C ]",
                 "%x.next = phi double [ %x.log, %B ], [ undef, %B.guard ], [ undef, %B.e.C ]",
-                "%i.next = phi i32 [ %i.inc, %B ], [ undef, %B.guard ], [ undef, %B.e.C ]",
-                "%i.inc.track = phi i32 [ %i.inc.out, %B.guard ], [ %i.inc.out, %B ], [ %i.inc, %B.e.C ]",
+                // A lane that leaves takes %i.inc along; one that had left keeps %i.
+                "%i.next = phi i32 [ %i.inc, %B ], [ %i, %B.guard ], [ %i.inc, %B.e.C ]",
                 "%m.next = mask()",
                 "%go.next = select i1 %m.next, i1 %live.upd, i1 false total",
                 "%again = call i1 @pllvm.any(i1 %go.next) total",
@@ -1261,7 +1376,7 @@ mod tests {
             LOGSTAR,
             "B.disp",
             &[
-                "%i.inc.final = phi i32 [ %i.inc.out, %B.newh ], [ %i.inc.track, %B.newlatch ]",
+                "%i.inc.final = phi i32 [ %i, %B.newh ], [ %i.next, %B.newlatch ]",
                 "br label %C",
             ],
         );
@@ -1302,7 +1417,7 @@ Y:
             "H.disp",
             &[
                 "%X.track.final = phi i1 [ %X.track, %H.newh ], [ %X.track.upd, %H.newlatch ]",
-                "%i.final = phi i32 [ %i.out, %H.newh ], [ %i.track, %H.newlatch ]",
+                "%i.final = phi i32 [ %i, %H.newh ], [ %i.next, %H.newlatch ]",
                 "br i1 %X.track.final, label %X, label %Y",
             ],
         );
@@ -1311,9 +1426,9 @@ Y:
             "H.newlatch",
             &[
                 "%live.upd = phi i1 [ false, %H.guard ], [ true, %B ], [ false, %H.e.X ], [ false, %H.e.Y ]",
-                "%i.next = phi i32 [ %i1, %B ], [ undef, %H.guard ], [ undef, %H.e.X ], [ undef, %H.e.Y ]",
+                // %i is read after the loop: held in its header phi, no tracker.
+                "%i.next = phi i32 [ %i1, %B ], [ %i, %H.guard ], [ %i, %H.e.X ], [ %i, %H.e.Y ]",
                 "%X.track.upd = phi i1 [ %X.track, %H.guard ], [ %X.track, %B ], [ true, %H.e.X ], [ %X.track, %H.e.Y ]",
-                "%i.track = phi i32 [ %i.out, %H.guard ], [ %i.out, %B ], [ %i, %H.e.X ], [ %i, %H.e.Y ]",
                 "%m.next = mask()",
                 "%go.next = select i1 %m.next, i1 %live.upd, i1 false total",
                 "%again = call i1 @pllvm.any(i1 %go.next) total",

@@ -130,6 +130,8 @@ pub fn predicate_blocks(ed: &mut Editor, g: &Original<'_>) -> Vec<String> {
         predicate: HashMap::new(),
         header_phi: HashMap::new(),
         replaced: HashMap::new(),
+        cascade: HashMap::new(),
+        edges: HashMap::new(),
         notes: Vec::new(),
     };
     sweep.walk_dominator_tree(&dom, &starts, &phis);
@@ -377,6 +379,11 @@ struct Sweep<'e, 'g> {
     header_phi: HashMap<Block, Inst>,
     /// Phi results and their replacements.
     replaced: HashMap<Value, Value>,
+    /// Each `select e, v, m` of a phi's cascade, by result: `(e, v, m)` (see
+    /// [`Sweep::cascade_default`] and [`Sweep::update_successors`]).
+    cascade: HashMap<Value, (Value, Value, Value)>,
+    /// The edge predicates built so far, by edge (see [`cached_edge_predicate`]).
+    edges: HashMap<(Block, Block), Value>,
     notes: Vec<String>,
 }
 
@@ -388,6 +395,27 @@ impl Sweep<'_, '_> {
             Some(&v) => v,
             None => self.ed.undef(self.accs[k].ty),
         }
+    }
+
+    /// The value a phi's cascade `m` gives the lanes that have taken none of the
+    /// edges whose selects make up `m`: `m` with every select of the cascade
+    /// replaced by its third operand.
+    ///
+    /// A lane enters a block by one edge at most in each iteration of the loops
+    /// around it (the accumulator is reset at `idom(b)`, and an edge from a loop
+    /// that does not hold `b` is an exit edge, taken once), so the edge
+    /// predicates of a block's incoming edges are disjoint: a lane whose
+    /// `e(a→b)` is true gets from `m` exactly this default. When `v_a` *is* the
+    /// default, `select e(a→b), v_a, m` equals `m` in every lane and is left out.
+    /// The divergent loop transform's `%live.upd` is the case that matters:
+    /// `false` from `Guard` and from every exit, `true` from the latch, it becomes
+    /// one select instead of one per exit edge (issue 17: each select is a
+    /// vector operation per iteration of the widened loop).
+    fn cascade_default(&self, mut m: Value) -> Value {
+        while let Some(&(_, _, rest)) = self.cascade.get(&m) {
+            m = rest;
+        }
+        m
     }
 
     /// Visits every block of `G_ℓ` in a preorder of its dominator tree: pushes the
@@ -581,7 +609,7 @@ impl Sweep<'_, '_> {
                 if let Some(&phi) = self.header_phi.get(&s)
                     && g.loops.loop_with_header(s).and_then(|l| g.loops.latch(l)) == Some(b)
                 {
-                    let e = edge_predicate(self.ed, b, p, term, s);
+                    let e = cached_edge_predicate(self.ed, &mut self.edges, b, p, term, s);
                     if let InstKind::Phi { incoming, .. } = &mut self.ed.body_mut().insts[phi].kind
                     {
                         for (v, from) in incoming.iter_mut() {
@@ -593,15 +621,15 @@ impl Sweep<'_, '_> {
                 }
                 continue;
             }
-            // e(b→s), computed once and only if an accumulator needs it.
-            let mut edge: Option<Value> = None;
+            // e(b→s), computed once (cached) and only if an accumulator needs it.
             let targets: Vec<usize> = self.into.get(&s).cloned().unwrap_or_default();
             for k in targets {
                 let prev = self.top(k);
+                let default = self.cascade_default(prev);
                 let ed = &mut *self.ed;
                 let next = match &self.accs[k].kind {
                     AccKind::Mask => {
-                        let e = *edge.get_or_insert_with(|| edge_predicate(ed, b, p, term, s));
+                        let e = cached_edge_predicate(ed, &mut self.edges, b, p, term, s);
                         or_folded(ed, b, prev, e)
                     }
                     AccKind::Phi { arms, inst, .. } => {
@@ -612,14 +640,28 @@ impl Sweep<'_, '_> {
                             .unwrap_or(prev);
                         if is_undef(ed, prev) || v == prev {
                             v
+                        } else if v == default {
+                            prev
                         } else {
-                            let e = *edge.get_or_insert_with(|| edge_predicate(ed, b, p, term, s));
+                            let e = cached_edge_predicate(ed, &mut self.edges, b, p, term, s);
                             let stem = ed.body().insts[*inst]
                                 .result
                                 .map(|r| format!("{}.sel", ed.stem(r)))
                                 .unwrap_or_else(|| "phi.sel".into());
                             let ty = ed.ty(v);
-                            ed.select(b, ty, (e, v, prev), &stem, true)
+                            // `select e, v, (select e', v, m)` is `select e' ∨ e, v, m`:
+                            // one `or` of masks instead of a second blend of `v`'s
+                            // type (for a held live-out of the divergent loop
+                            // transform, a blend of <W x i64> per iteration).
+                            let (cond, rest) = match self.cascade.get(&prev) {
+                                Some(&(e0, v0, m)) if v0 == v => {
+                                    (ed.or_guarded(b, e0, e, &format!("{stem}.edges")), m)
+                                }
+                                _ => (e, prev),
+                            };
+                            let sel = ed.select(b, ty, (cond, v, rest), &stem, true);
+                            self.cascade.insert(sel, (cond, v, rest));
+                            sel
                         }
                     }
                 };
@@ -781,6 +823,42 @@ pub fn edge_predicate(ed: &mut Editor, a: Block, p: Value, term: &Terminator, s:
         Some(c) if is_true(ed.body(), p) => c,
         Some(c) => ed.and_guarded(a, p, c, &name),
     }
+}
+
+/// [`edge_predicate`] through `cache`, built once per edge; the false edge of a
+/// two-way branch in a predicated block is `select e(a→t), false, p(a)` from the
+/// true edge's predicate `e(a→t) = select p(a), c, false` instead of `select p(a),
+/// ¬c, false`.
+///
+/// Both are `p(a) ∧ ¬c` wherever `c` is defined (in a lane where `p(a)` is false
+/// both are false, whatever `c`; where `p(a)` is true and `c` is ⊤, both are ⊤: the
+/// lane branches on ⊤). The second form needs no `¬c`: in widened code `¬c` of a
+/// compare becomes the inverted compare, a second vector compare per iteration
+/// beside the first, where this form is one `andn` of masks (issue 17).
+fn cached_edge_predicate(
+    ed: &mut Editor,
+    cache: &mut HashMap<(Block, Block), Value>,
+    a: Block,
+    p: Value,
+    term: &Terminator,
+    s: Block,
+) -> Value {
+    if let Some(&e) = cache.get(&(a, s)) {
+        return e;
+    }
+    let e = match term {
+        Terminator::CondBr {
+            if_true, if_false, ..
+        } if *if_false == s && if_true != if_false && !is_true(ed.body(), p) => {
+            let t = cached_edge_predicate(ed, cache, a, p, term, *if_true);
+            let f = ed.const_bool(false);
+            let name = format!("{}.{}", ed.block_name(a), ed.block_name(s));
+            ed.select(a, TypeTable::I1, (t, f, p), &name, true)
+        }
+        _ => edge_predicate(ed, a, p, term, s),
+    };
+    cache.insert((a, s), e);
+    e
 }
 
 /// The condition under which an active lane of `a` takes an edge to `s` under

@@ -128,7 +128,7 @@ fn logstar_naive_obl_is_wrong_and_obl_after_dlt_equals_fr() {
     assert_eq!(
         notes,
         [
-            "loop %B: divergent (exit %C varying), made uniform: NewH %B.newh, Guard %B.guard, L %B.newlatch, E %B.e.C, Disp %B.disp, live-outs %i.inc as %i.inc.out"
+            "loop %B: divergent (exit %C varying), made uniform: NewH %B.newh, Guard %B.guard, L %B.newlatch, E %B.e.C, Disp %B.disp, live-outs %i.inc held in %i"
         ]
     );
     check_equivalent(

@@ -2,8 +2,9 @@
 ;; t1 (n = 1.5) leaves the loop after one iteration, t0 (n = 88.38) after three.
 ;; The input under OBLIVIOUS overwrites t1's %i.inc with ⊤ while t0 keeps
 ;; iterating (Fig. 3.21b); after dlt the loop is uniform, t1 runs only B.newh,
-;; B.guard and B.newlatch actively, whose phis keep %i.inc.out = 1, and OBL gives
-;; what FR gives on the input.
+;; B.guard and B.newlatch actively, whose phis keep %i = 1 (the header phi %i
+;; holds the live-out %i.inc: %i.next takes %i.inc on the exit edge and %i from
+;; B.guard), and OBL gives what FR gives on the input.
 ;;
 ;; Shape (codegen/src/dlt.rs): B.newh holds %live and the uniform test on
 ;; any(select(mask(), live, false)); B.guard runs B for live lanes; the latch edge
