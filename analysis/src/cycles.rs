@@ -19,9 +19,14 @@
 //! collects the cycle; a node that already belongs to a cycle brings its outermost
 //! cycle along as a child. Since later headers in preorder are handled first, every
 //! inner cycle exists before its parent. Which DFS is used decides the headers of
-//! irreducible cycles: [`CycleInfo::compute`] uses the documented DFS of
-//! [`pllvm_semantics::cfg::dfs`] (successors in successor-index order), and
-//! [`all_hierarchies`] varies the successor order of every node.
+//! irreducible cycles. Two orders have names ([`DfsOrder`]): LLVM's
+//! (`GenericCycleInfoCompute::dfs` appends a block's successors to its stack and
+//! takes the last one first, so it visits them in *reverse* successor order:
+//! [`CycleInfo::of_graph_in`] with [`DfsOrder::Llvm`], the default of the `llvm`
+//! analysis), and the documented DFS of [`pllvm_semantics::cfg::dfs`] (successors
+//! in successor-index order: [`CycleInfo::compute`], [`CycleInfo::of_graph`], the
+//! convergence tables of the corpus). [`all_hierarchies`] varies the successor
+//! order of every node.
 
 use pllvm_semantics::cfg::{Cfg, Graph, dfs};
 use pllvm_semantics::ir::{Block, Body};
@@ -60,6 +65,36 @@ impl Cycle {
     }
 }
 
+/// Which depth-first search picks the headers of irreducible cycles.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum DfsOrder {
+    /// LLVM's `CycleInfo`: successors in reverse successor order (the last
+    /// successor is pushed last and taken first).
+    #[default]
+    Llvm,
+    /// The documented DFS: successors in successor-index order.
+    Index,
+}
+
+impl DfsOrder {
+    /// The name `--cycle-order` takes.
+    pub fn name(self) -> &'static str {
+        match self {
+            DfsOrder::Llvm => "llvm",
+            DfsOrder::Index => "index",
+        }
+    }
+
+    /// The order named `name` (`llvm` or `index`).
+    pub fn parse(name: &str) -> Option<Self> {
+        match name {
+            "llvm" => Some(DfsOrder::Llvm),
+            "index" => Some(DfsOrder::Index),
+            _ => None,
+        }
+    }
+}
+
 /// The cycle hierarchy of a graph for one DFS.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CycleInfo {
@@ -72,6 +107,19 @@ impl CycleInfo {
     pub fn compute(body: &Body) -> Self {
         let cfg = Cfg::new(body);
         CycleInfo::of_graph(cfg.graph(), cfg.entry().as_u32())
+    }
+
+    /// The hierarchy of the nodes `root` reaches in `graph` for the DFS `order`.
+    pub fn of_graph_in(graph: &Graph, root: u32, order: DfsOrder) -> Self {
+        match order {
+            DfsOrder::Index => CycleInfo::of_graph(graph, root),
+            DfsOrder::Llvm => {
+                let reversed: Vec<Vec<u32>> = (0..graph.len() as u32)
+                    .map(|v| graph.successors(v).iter().rev().copied().collect())
+                    .collect();
+                CycleInfo::of_graph(&Graph::from_succs(reversed), root)
+            }
+        }
     }
 
     /// The hierarchy of the nodes `root` reaches in `graph`, for the DFS that
@@ -364,6 +412,36 @@ mod tests {
         let body = graph_body(spec);
         let info = CycleInfo::compute(&body);
         (body, info)
+    }
+
+    /// `opt-22 -passes='print<cycles>'` on `entry: br %c, a, b; a: br b; b: br %d,
+    /// a, x` prints `depth=1: entries(b a)`: LLVM's DFS takes `entry`'s last
+    /// successor first, so `b` heads the irreducible cycle; the documented DFS
+    /// reaches `a` first.
+    #[test]
+    fn llvm_order_picks_the_header_opt_prints() {
+        let body = graph_body("entry: a b; a: b; b: a x; x:");
+        let cfg = Cfg::new(&body);
+        let root = cfg.entry().as_u32();
+        let header = |order| {
+            let info = CycleInfo::of_graph_in(cfg.graph(), root, order);
+            let c = &info.cycles[0];
+            (
+                name(&body, c.header),
+                c.entries
+                    .iter()
+                    .map(|&e| name(&body, e))
+                    .collect::<Vec<_>>(),
+            )
+        };
+        assert_eq!(
+            header(DfsOrder::Llvm),
+            ("b".to_string(), vec!["b".to_string(), "a".to_string()])
+        );
+        assert_eq!(
+            header(DfsOrder::Index),
+            ("a".to_string(), vec!["a".to_string(), "b".to_string()])
+        );
     }
 
     fn name(body: &Body, n: u32) -> String {

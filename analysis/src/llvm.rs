@@ -4,7 +4,9 @@
 //! entry criterion in its simplified dominance form, and diverged paths reaching a
 //! cycle), and the uniformity rules for phis and other instructions, propagated to
 //! a fixed point. Unlike `thesis` and `popl` it analyses irreducible CFGs, over the
-//! cycle hierarchy of [`crate::cycles`] for the documented DFS.
+//! cycle hierarchy of [`crate::cycles`] that LLVM's `CycleInfo` builds (its DFS
+//! takes a block's successors in reverse order), or for the documented DFS on
+//! request ([`analyze_in`]).
 //!
 //! # The document's terms as computed here
 //! - **Join node** of a branch `B` ("Terminology"): a node reachable from `B` along
@@ -26,7 +28,8 @@
 //!   a node that is not m-converged is divergent.
 //! - **Uniformity rules** ("Uniformity"): a phi of an m-converged node is divergent
 //!   when an incoming value is, or when its block is a join (or a divergent cycle
-//!   exit) and the incoming values are not all the same value; any other output is
+//!   exit) and the incoming values other than `undef`/`poison` and the phi itself
+//!   are not all the same value (LLVM's `hasConstantOrUndefValue`); any other output is
 //!   divergent when an operand is.
 //!
 //! # What the document leaves to the target, as pllvm decides it
@@ -42,13 +45,14 @@
 //! activations are reported varying, no object shapes).
 
 use crate::calls::{CallKind, call_kind};
-use crate::cycles::{CycleId, CycleInfo};
+use crate::cycles::{CycleId, CycleInfo, DfsOrder};
 use crate::result::{AnalysisKind, InitShapes, Uniformity};
 use crate::shape::Shape;
 use pllvm_semantics::cfg::{BlockDomTree, Cfg, Graph};
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{
-    Block, Body, CastOp, FuncId, ICmpPred, Inst, InstKind, Module, Terminator, Value, ValueDef,
+    Block, Body, CastOp, ConstData, FuncId, ICmpPred, Inst, InstKind, Module, Terminator, Value,
+    ValueDef,
 };
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
@@ -383,12 +387,23 @@ fn stack_pointers(body: &Body) -> BTreeSet<Value> {
     }
 }
 
-/// The `llvm` analysis of `func`, to its fixed point, over the cycle hierarchy of
-/// the documented DFS.
+/// The `llvm` analysis of `func`, to its fixed point, over the cycle hierarchy
+/// LLVM's `CycleInfo` builds ([`DfsOrder::Llvm`]).
 pub fn analyze(module: &Module, func: FuncId, body: &Body, init: &InitShapes) -> Uniformity {
+    analyze_in(module, func, body, init, DfsOrder::Llvm)
+}
+
+/// The `llvm` analysis over the cycle hierarchy of the DFS `order` (the headers
+/// of irreducible cycles, and so the m-converged blocks, depend on it).
+pub fn analyze_in(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    init: &InitShapes,
+    order: DfsOrder,
+) -> Uniformity {
     let cfg = Cfg::new(body);
-    // `CycleInfo::compute`, without building the CFG a second time.
-    let cycles = CycleInfo::of_graph(cfg.graph(), cfg.entry().as_u32());
+    let cycles = CycleInfo::of_graph_in(cfg.graph(), cfg.entry().as_u32(), order);
     solve(module, func, body, init, cycles, &cfg)
 }
 
@@ -758,8 +773,7 @@ fn inst_varying(
                 .predicate
                 .is_some_and(|p| values[p].is_varying());
             let joined = f.sync_joins[b.as_u32() as usize] || f.temporal_joins[b.as_u32() as usize];
-            let same = incoming.windows(2).all(|w| w[0].0 == w[1].0);
-            pred_varying || (joined && !same)
+            pred_varying || (joined && !one_defined_value(body, inst.result, incoming))
         }
         InstKind::Mask => true,
         InstKind::Call { callee, args, .. } => match call_kind(ctx.module, *callee, args.len()) {
@@ -784,6 +798,21 @@ fn inst_varying(
                 && operands.iter().any(|o| ctx.stack.contains(o))
         }
         _ => false,
+    }
+}
+
+/// LLVM's `PHINode::hasConstantOrUndefValue`, the test `taintAndPushPhiNodes`
+/// applies at a join: the incoming values other than `undef`, `poison` and the
+/// phi itself are one value (or there are none). A lane that takes an `undef`
+/// arm holds ⊤, which the observer does not count as a value of the phi (Def.
+/// 10.3, `interp::observe`), so the rule is sound for P-LLVM too.
+fn one_defined_value(body: &Body, phi: Option<Value>, incoming: &[(Value, Block)]) -> bool {
+    let mut defined = incoming.iter().map(|&(v, _)| v).filter(|&v| {
+        Some(v) != phi && !matches!(body.as_const(v), Some(ConstData::Undef | ConstData::Poison))
+    });
+    match defined.next() {
+        None => true,
+        Some(first) => defined.all(|v| v == first),
     }
 }
 

@@ -244,15 +244,35 @@ pub struct AnalysisReport {
     pub reconverging_violations: Vec<String>,
 }
 
-/// The version of the JSON report's shape: [`Report::schema`]. It changes when a
+/// The version of the JSON report's shape: [`ModuleReport::schema`]. It changes when a
 /// field is renamed or removed or its meaning changes, not when a field is added.
-pub const REPORT_SCHEMA: &str = "pllvm-analyze/1";
+/// Version 2: the document holds one report per function analysed
+/// (`functions`); version 1 was the report of one function.
+pub const REPORT_SCHEMA: &str = "pllvm-analyze/2";
+
+/// The JSON document of `pllvm analyze --json`: the report of every function
+/// analysed, in module order.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct ModuleReport {
+    /// [`REPORT_SCHEMA`]: which shape of document this is.
+    pub schema: &'static str,
+    /// One report per function.
+    pub functions: Vec<Report>,
+}
+
+impl ModuleReport {
+    /// The document of `functions`.
+    pub fn new(functions: Vec<Report>) -> Self {
+        ModuleReport {
+            schema: REPORT_SCHEMA,
+            functions,
+        }
+    }
+}
 
 /// The JSON report of one function.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Report {
-    /// [`REPORT_SCHEMA`]: which shape of report this is.
-    pub schema: &'static str,
     /// The function's name.
     pub function: String,
     /// One entry per analysis run.
@@ -274,7 +294,6 @@ pub fn report(module: &Module, results: &[&Uniformity]) -> Report {
         }
     }
     Report {
-        schema: REPORT_SCHEMA,
         function: fdata.name.clone(),
         analyses,
         not_analysed: Vec::new(),

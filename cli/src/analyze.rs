@@ -6,11 +6,13 @@
 
 use anyhow::{Result, anyhow};
 use pllvm_analysis::PostDomTree;
+use pllvm_analysis::cycles::DfsOrder;
+use pllvm_analysis::llvm;
 use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_analysis::render;
 use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::uniformity::analyze_for_width;
-use pllvm_semantics::ir::Module;
+use pllvm_semantics::ir::{FuncId, Module};
 use std::io::Write;
 
 /// Which analyses `--analysis` selects.
@@ -41,28 +43,129 @@ pub enum Format {
     Summary,
 }
 
-/// Runs `kinds` on `function` (or the first definition) and prints the result;
-/// `width` bounds the thread array for `sa` (thesis Fig. 10.12).
+/// Runs `kinds` on `function`, or on every function the module defines, and
+/// prints the results (text and `--dot`: one function after the other; `--json`:
+/// one document, [`render::ModuleReport`]); `width` bounds the thread array for
+/// `sa` (thesis Fig. 10.12).
+#[allow(
+    clippy::too_many_arguments,
+    reason = "the flags of `pllvm analyze`, passed through"
+)]
 pub fn run(
     module: &Module,
     function: Option<&str>,
     kinds: &[AnalysisKind],
     uniform_args: &[String],
     width: Option<u32>,
+    cycle_order: DfsOrder,
     format: Format,
     out: &mut dyn Write,
 ) -> Result<()> {
-    let func = match function {
+    let funcs: Vec<FuncId> = match function {
         Some(name) => {
             let name = name.trim_start_matches('@');
-            module
-                .function_by_name(name)
-                .ok_or_else(|| crate::Usage(format!("--function: no function @{name}")))?
+            vec![
+                module
+                    .function_by_name(name)
+                    .ok_or_else(|| crate::Usage(format!("--function: no function @{name}")))?,
+            ]
         }
         None => module
-            .first_definition()
-            .ok_or_else(|| anyhow!("the module defines no function"))?,
+            .functions
+            .iter()
+            .filter(|(_, f)| f.body.is_some())
+            .map(|(id, _)| id)
+            .collect(),
     };
+    if funcs.is_empty() {
+        return Err(anyhow!("the module defines no function"));
+    }
+    let several = funcs.len() > 1;
+    if several {
+        check_uniform_args(module, &funcs, uniform_args)?;
+    }
+    let mut reports = Vec::new();
+    for (n, &func) in funcs.iter().enumerate() {
+        let args = if several {
+            uniform_args_of(module, func, uniform_args)
+        } else {
+            uniform_args.to_vec()
+        };
+        let (results, skipped) = analyze_function(module, func, kinds, &args, width, cycle_order)?;
+        if format == Format::Json {
+            let refs: Vec<&Uniformity> = results.iter().collect();
+            reports.push(render::Report {
+                not_analysed: skipped.iter().map(|k| k.to_string()).collect(),
+                ..render::report(module, &refs)
+            });
+            continue;
+        }
+        if n > 0 && format == Format::Text {
+            writeln!(out)?;
+        }
+        print_function(module, func, &results, &skipped, format, out)?;
+    }
+    if format == Format::Json {
+        writeln!(
+            out,
+            "{}",
+            serde_json::to_string_pretty(&render::ModuleReport::new(reports))?
+        )?;
+    }
+    Ok(())
+}
+
+/// With every function analysed, each `--uniform-args` entry must name a
+/// parameter of one of them (a name, or a number below some function's
+/// parameter count).
+fn check_uniform_args(module: &Module, funcs: &[FuncId], uniform_args: &[String]) -> Result<()> {
+    for arg in uniform_args {
+        let known = funcs
+            .iter()
+            .any(|&f| !uniform_args_of(module, f, std::slice::from_ref(arg)).is_empty());
+        if !known {
+            return Err(crate::Usage(format!(
+                "--uniform-args: no analysed function has a parameter {arg}"
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
+/// The entries of `uniform_args` that name a parameter of `func` (by name, with
+/// or without `%`, or by number).
+fn uniform_args_of(module: &Module, func: FuncId, uniform_args: &[String]) -> Vec<String> {
+    let data = &module.functions[func];
+    let names: Vec<&str> = data
+        .body
+        .as_ref()
+        .map(|body| {
+            data.params
+                .iter()
+                .filter_map(|p| body.values[p.value].name.as_deref())
+                .collect()
+        })
+        .unwrap_or_default();
+    uniform_args
+        .iter()
+        .filter(|a| {
+            let a = a.trim_start_matches('%');
+            names.contains(&a) || a.parse::<usize>().is_ok_and(|k| k < data.params.len())
+        })
+        .cloned()
+        .collect()
+}
+
+/// The analyses of one function, and the names of those left out.
+fn analyze_function(
+    module: &Module,
+    func: FuncId,
+    kinds: &[AnalysisKind],
+    uniform_args: &[String],
+    width: Option<u32>,
+    cycle_order: DfsOrder,
+) -> Result<(Vec<Uniformity>, Vec<&'static str>)> {
     let init = InitShapes::for_function(module, func, uniform_args)
         .map_err(|e| crate::Usage(e.to_string()))?;
     // With several analyses asked, one that assumes reducible control flow is left
@@ -70,15 +173,36 @@ pub fn run(
     let mut results: Vec<Uniformity> = Vec::new();
     let mut skipped = Vec::new();
     for &k in kinds {
-        match analyze_for_width(module, func, k, &init, width) {
+        let result = match (k, &module.functions[func].body) {
+            (AnalysisKind::Llvm, Some(body)) => {
+                Ok(llvm::analyze_in(module, func, body, &init, cycle_order))
+            }
+            _ => analyze_for_width(module, func, k, &init, width),
+        };
+        match result {
             Ok(r) => results.push(r),
             Err(AnalysisError::Irreducible(_)) if kinds.len() > 1 => skipped.push(k.name()),
-            Err(e) => return Err(anyhow!("{e}")),
+            Err(e) => return Err(anyhow!("@{}: {e}", module.functions[func].name)),
         }
     }
     if results.is_empty() {
-        return Err(anyhow!("no analysis could run"));
+        return Err(anyhow!(
+            "@{}: no analysis could run",
+            module.functions[func].name
+        ));
     }
+    Ok((results, skipped))
+}
+
+/// Prints the results of one function in the text, `--dot` or `--summary` form.
+fn print_function(
+    module: &Module,
+    func: FuncId,
+    results: &[Uniformity],
+    skipped: &[&str],
+    format: Format,
+    out: &mut dyn Write,
+) -> Result<()> {
     if !skipped.is_empty() && format == Format::Text {
         writeln!(
             out,
@@ -114,16 +238,8 @@ pub fn run(
                 )?;
             }
         }
-        Format::Json => {
-            writeln!(
-                out,
-                "{}",
-                serde_json::to_string_pretty(&render::Report {
-                    not_analysed: skipped.iter().map(|k| k.to_string()).collect(),
-                    ..render::report(module, &refs)
-                })?
-            )?;
-        }
+        // The document is printed once, after every function.
+        Format::Json => {}
         Format::Dot => {
             for r in &refs {
                 write!(out, "{}", render::dot(module, r))?;

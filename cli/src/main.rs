@@ -25,6 +25,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
+use pllvm_analysis::cycles::DfsOrder;
 use pllvm_interp::config::{parse_byte_size, parse_exec, parse_interp, parse_width};
 use pllvm_interp::explore::ExploreError;
 use pllvm_interp::explore::{Bounds, Order};
@@ -176,6 +177,15 @@ struct AnalyzeArgs {
     /// runs in full. For large functions.
     #[arg(long, conflicts_with_all = ["dot", "json", "compare_llvm"])]
     summary: bool,
+    /// The DFS whose cycle hierarchy the `llvm` analysis uses (it picks the headers
+    /// of irreducible cycles): `llvm`, as LLVM's CycleInfo (successors in reverse
+    /// order), or `index`, the documented DFS (successors in order).
+    #[arg(long, value_name = "llvm|index", default_value = "llvm", value_parser = cycle_order_flag)]
+    cycle_order: DfsOrder,
+}
+
+fn cycle_order_flag(text: &str) -> Result<DfsOrder, String> {
+    DfsOrder::parse(text).ok_or_else(|| format!("`{text}` is not a cycle order: llvm or index"))
 }
 
 #[derive(Args, Debug)]
@@ -572,6 +582,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 &kinds,
                 &a.uniform_args,
                 a.width,
+                a.cycle_order,
                 format,
                 &mut stdout(),
             )?;

@@ -288,10 +288,46 @@ fn analyze_json_is_one_document_with_a_schema() {
     ]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
-    assert_eq!(doc["schema"], "pllvm-analyze/1");
+    assert_eq!(doc["schema"], "pllvm-analyze/2");
+    let f = &doc["functions"][0];
     assert_eq!(
-        doc["not_analysed"],
+        f["not_analysed"],
         serde_json::json!(["thesis", "popl", "sa"])
     );
-    assert_eq!(doc["analyses"][0]["analysis"], "llvm");
+    assert_eq!(f["analyses"][0]["analysis"], "llvm");
+}
+
+#[test]
+fn analyze_covers_every_function_unless_one_is_picked() {
+    let path = temp_file(
+        "two.ll",
+        "define i32 @f(i32 %n, i32 %t) {\nentry:\n  %c = icmp slt i32 %t, %n\n  ret i32 %n\n}\n\
+         define i32 @g(i32 %n) {\nentry:\n  %y = add i32 %n, 1\n  ret i32 %y\n}\n",
+    );
+    let file = path.as_str();
+    // Every function, one document; `--uniform-args n` applies to both.
+    let o = pllvm(&["analyze", file, "--json", "--uniform-args", "n"]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    let names: Vec<&str> = doc["functions"]
+        .as_array()
+        .expect("functions")
+        .iter()
+        .map(|f| f["function"].as_str().expect("name"))
+        .collect();
+    assert_eq!(names, ["f", "g"]);
+    // Text: both functions, in module order.
+    let o = pllvm(&["analyze", file, "--analysis", "llvm"]);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let (f, g) = (text.find("define i32 @f"), text.find("define i32 @g"));
+    assert!(f.is_some() && g.is_some() && f < g, "{text}");
+    // `--function` picks one.
+    let o = pllvm(&["analyze", file, "--json", "--function", "g"]);
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(doc["functions"].as_array().map(Vec::len), Some(1));
+    assert_eq!(doc["functions"][0]["function"], "g");
+    // A uniform argument no function has is a usage error.
+    let o = pllvm(&["analyze", file, "--uniform-args", "zz"]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(stderr(&o).contains("no analysed function has a parameter zz"));
 }

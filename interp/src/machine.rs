@@ -217,23 +217,30 @@ pub fn initial_memory(module: &Module, config: &RunConfig) -> Result<InitialMemo
                 .iter()
                 .find(|(_, d)| d.name == name)
                 .ok_or_else(|| about(format!("--mem: no global @{name}")))?;
-            let elem = element_type(types, data.ty);
-            let stride = types.size_of(elem);
-            let capacity = types.size_of(data.ty) / stride.max(1);
+            // The values fill the global's scalars in memory order: the elements of
+            // an array of scalars, the fields of each element of an array of
+            // structs (nested arrays and structs flattened the same way).
+            let capacity = scalar_count(types, data.ty);
             if values.len() as u64 > capacity {
+                let what = if element_type(types, data.ty) == leaf_type(types, data.ty) {
+                    "elements"
+                } else {
+                    "scalars (struct fields count one each)"
+                };
                 return Err(about(format!(
-                    "--mem @{name}: {} values do not fit {} elements",
+                    "--mem @{name}: {} values do not fit {capacity} {what}",
                     values.len(),
-                    capacity
                 )));
             }
             let base = globals[g].ok_or_else(|| about(format!("global @{name} has no object")))?;
             for (k, s) in values.iter().enumerate() {
+                let (offset, elem) = nth_scalar(types, data.ty, k as u64)
+                    .ok_or_else(|| about(format!("--mem @{name}[{k}]: no such scalar")))?;
                 let v = scalar_to_val(types, elem, s, &global_ptr, module)
                     .map_err(|e| about(format!("--mem @{name}[{k}]: {e}")))?;
                 let at = Val::Ptr(Pointer {
                     object: base.object,
-                    offset: base.offset + k as u64 * stride,
+                    offset: base.offset + offset,
                 });
                 mem.store(types, elem, &at, &v)
                     .map_err(|e| about(format!("--mem @{name}[{k}]: {e}")))?;
@@ -762,6 +769,53 @@ fn pick_function(module: &Module, config: &RunConfig) -> Result<FuncId, SetupErr
             .first_definition()
             .ok_or_else(|| SetupError::new("the module defines no function")),
     }
+}
+
+/// How many scalars `ty` holds in memory order: 1 for a scalar, `n` times the
+/// element's for `[n x T]`, the sum of the fields' for a struct.
+fn scalar_count(types: &TypeTable, ty: Ty) -> u64 {
+    match types.get(ty) {
+        TypeData::Array(n, elem) => n.saturating_mul(scalar_count(types, *elem)),
+        TypeData::Struct { fields, .. } => fields
+            .iter()
+            .fold(0u64, |acc, &f| acc.saturating_add(scalar_count(types, f))),
+        _ => 1,
+    }
+}
+
+/// The byte offset and type of the `k`-th scalar of `ty` in memory order, found
+/// without listing the others (a global may hold millions).
+fn nth_scalar(types: &TypeTable, ty: Ty, k: u64) -> Option<(u64, Ty)> {
+    match types.get(ty) {
+        TypeData::Array(n, elem) => {
+            let per = scalar_count(types, *elem);
+            let index = k.checked_div(per)?;
+            if index >= *n {
+                return None;
+            }
+            let (offset, leaf) = nth_scalar(types, *elem, k % per)?;
+            Some((index * types.size_of(*elem) + offset, leaf))
+        }
+        TypeData::Struct { fields, .. } => {
+            let (offsets, _) = types.struct_layout(ty);
+            let mut k = k;
+            for (&f, &at) in fields.iter().zip(&offsets) {
+                let count = scalar_count(types, f);
+                if k < count {
+                    let (offset, leaf) = nth_scalar(types, f, k)?;
+                    return Some((at + offset, leaf));
+                }
+                k -= count;
+            }
+            None
+        }
+        _ => (k == 0).then_some((0, ty)),
+    }
+}
+
+/// The type of the first scalar of `ty` (`ty` itself for a scalar).
+fn leaf_type(types: &TypeTable, ty: Ty) -> Ty {
+    nth_scalar(types, ty, 0).map_or(ty, |(_, leaf)| leaf)
 }
 
 /// The element type a global's contents are given in: an array's (innermost)

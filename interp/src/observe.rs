@@ -21,7 +21,7 @@
 //! so `%p = alloca` is uniform although each lane's copy has its own address.
 
 use pllvm_semantics::entity::SecondaryMap;
-use pllvm_semantics::ir::{Block, Body, Inst, InstKind};
+use pllvm_semantics::ir::{Block, Body, ConstData, Inst, InstKind};
 use pllvm_semantics::memory::{Byte, Memory};
 use pllvm_semantics::rules::Env;
 use pllvm_semantics::rules::Succ;
@@ -126,6 +126,16 @@ fn normalized_bytes(mem: &Memory, groups: &CopyGroups, o: ObjectId) -> Option<Ve
 /// executing lanes (definition mask set) with their values, and the copy groups.
 pub type InstanceHook<'a> = dyn FnMut(Inst, &[(usize, Val)], &CopyGroups) + 'a;
 
+/// Whether `i` is a phi with a literal `undef` or `poison` arm.
+fn has_undef_arm(body: &Body, i: Inst) -> bool {
+    match &body.insts[i].kind {
+        InstKind::Phi { incoming, .. } => incoming
+            .iter()
+            .any(|&(v, _)| matches!(body.as_const(v), Some(ConstData::Undef | ConstData::Poison))),
+        _ => false,
+    }
+}
+
 /// Whether two lanes hold the same value, pointers into stack objects compared up
 /// to the copy group.
 fn same_value(groups: &CopyGroups, a: &Val, b: &Val) -> bool {
@@ -190,13 +200,20 @@ pub fn observe_step(
         // does not count.
         let defined = env.defined(v);
         let column = env.column(v);
+        // Nor does a lane that took a literal `undef`/`poison` arm of a phi: it
+        // holds ⊤, which may be any value, the other lanes' included (LLVM's
+        // `hasConstantOrUndefValue`, which the `llvm` analysis follows). The
+        // step does not record the arm a lane took; ⊤ at a phi with such an arm
+        // stands for it.
+        let undef_arm = has_undef_arm(body, i);
         lane_values.clear();
         lane_values.extend(
             lanes
                 .iter()
                 .enumerate()
                 .filter(|(lane, a)| **a && defined.is_none_or(|d| d[*lane]))
-                .map(|(lane, _)| (lane, column.lane(lane))),
+                .map(|(lane, _)| (lane, column.lane(lane)))
+                .filter(|(_, val)| !(undef_arm && val.is_undef())),
         );
         let Some((_, first)) = lane_values.first() else {
             continue;
