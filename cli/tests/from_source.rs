@@ -5,9 +5,8 @@
 
 mod common;
 
-use common::{code, pllvm, require, stderr};
+use common::{AMDGCN_OPENCL, NVPTX_CUDA, clang_ir, code, pllvm, stderr};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 const OPENCL: &str =
     "__kernel void saxpy(__global float *y, __global const float *x, float a, int n) {
@@ -36,29 +35,10 @@ fn workdir(tag: &str) -> PathBuf {
 }
 
 fn clang(dir: &Path, source_name: &str, source: &str, flags: &[&str]) -> String {
-    require("clang-19", "clang-19");
     let src = dir.join(source_name);
     std::fs::write(&src, source).expect("write source");
     let out = dir.join("saxpy.ll");
-    let o = Command::new("clang-19")
-        .args(flags)
-        .args([
-            "-O1",
-            "-fno-vectorize",
-            "-fno-slp-vectorize",
-            "-S",
-            "-emit-llvm",
-        ])
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .output()
-        .expect("run clang-19");
-    assert!(
-        o.status.success(),
-        "clang-19: {}",
-        String::from_utf8_lossy(&o.stderr)
-    );
+    clang_ir(&src, flags, &out);
     out.display().to_string()
 }
 
@@ -103,38 +83,13 @@ fn launch_gives_saxpy(dir: &Path, ll: &str) {
 #[test]
 fn opencl_saxpy_for_amdgcn_runs_as_a_grid() {
     let dir = workdir("cl");
-    let ll = clang(
-        &dir,
-        "saxpy.cl",
-        OPENCL,
-        &[
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-mcpu=gfx1030",
-            "-nogpulib",
-        ],
-    );
+    let ll = clang(&dir, "saxpy.cl", OPENCL, AMDGCN_OPENCL);
     launch_gives_saxpy(&dir, &ll);
 }
 
 #[test]
 fn cuda_saxpy_for_nvptx_runs_as_a_grid() {
     let dir = workdir("cu");
-    let ll = clang(
-        &dir,
-        "saxpy.cu",
-        CUDA,
-        &[
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-nocudainc",
-            "-nocudalib",
-            "--cuda-gpu-arch=sm_70",
-        ],
-    );
+    let ll = clang(&dir, "saxpy.cu", CUDA, NVPTX_CUDA);
     launch_gives_saxpy(&dir, &ll);
 }

@@ -9,65 +9,23 @@
 //! disagreements came only from the argument convention).
 
 mod common;
-use common::{pllvm, require};
+use common::{AMDGCN_OPENCL, NVPTX_CUDA, clang_ir, pllvm, require};
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// `cli/tests/gpu/NAME.cl` compiled for amdgcn into a temporary `.ll`.
 fn amdgcn(name: &str) -> PathBuf {
-    require("clang-19", "clang-19");
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/gpu/{name}.cl"));
     let out = std::env::temp_dir().join(format!("pllvm-gpu-{}-{name}.ll", std::process::id()));
-    let status = Command::new("clang-19")
-        .args([
-            "-x",
-            "cl",
-            "-cl-std=CL2.0",
-            "-target",
-            "amdgcn-amd-amdhsa",
-            "-mcpu=gfx1030",
-            "-nogpulib",
-            "-O1",
-            "-fno-vectorize",
-            "-fno-slp-vectorize",
-            "-S",
-            "-emit-llvm",
-        ])
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("run clang-19");
-    assert!(status.success(), "clang-19 failed on {}", src.display());
+    clang_ir(&src, AMDGCN_OPENCL, &out);
     out
 }
 
 /// `cli/tests/gpu/NAME.cu` compiled for nvptx (device side only) into a `.ll`.
 fn nvptx(name: &str) -> PathBuf {
-    require("clang-19", "clang-19");
     let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/gpu/{name}.cu"));
     let out = std::env::temp_dir().join(format!("pllvm-gpu-{}-{name}-nv.ll", std::process::id()));
-    let status = Command::new("clang-19")
-        .args([
-            "-x",
-            "cuda",
-            "--cuda-device-only",
-            "-nocudainc",
-            "-nocudalib",
-            "--cuda-gpu-arch=sm_70",
-            "-O1",
-            "-fno-vectorize",
-            "-fno-slp-vectorize",
-            "-S",
-            "-emit-llvm",
-        ])
-        .arg(&src)
-        .arg("-o")
-        .arg(&out)
-        .status()
-        .expect("run clang-19");
-    assert!(status.success(), "clang-19 failed on {}", src.display());
+    clang_ir(&src, NVPTX_CUDA, &out);
     out
 }
 

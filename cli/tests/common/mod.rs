@@ -9,7 +9,7 @@
 )]
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// Fails (never passes silently) when `tool` is missing, naming its apt package.
@@ -95,4 +95,53 @@ pub fn children_peak_rss() -> u64 {
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .expect("getrusage");
     u64::try_from(usage.max_rss()).unwrap_or(0) * 1024
+}
+
+/// clang-19's flags for an OpenCL C kernel for amdgcn, without device libraries.
+pub const AMDGCN_OPENCL: &[&str] = &[
+    "-x",
+    "cl",
+    "-cl-std=CL2.0",
+    "-target",
+    "amdgcn-amd-amdhsa",
+    "-mcpu=gfx1030",
+    "-nogpulib",
+];
+
+/// clang-19's flags for the device side of a CUDA kernel for nvptx, without the
+/// CUDA headers and libraries.
+pub const NVPTX_CUDA: &[&str] = &[
+    "-x",
+    "cuda",
+    "--cuda-device-only",
+    "-nocudainc",
+    "-nocudalib",
+    "--cuda-gpu-arch=sm_70",
+];
+
+/// `clang-19 TARGET_FLAGS -O1 -fno-vectorize -fno-slp-vectorize -S -emit-llvm SRC
+/// -o OUT`, the IR pllvm reads (docs/launch.md); fails the test when clang-19 is
+/// missing or fails.
+pub fn clang_ir(src: &Path, target_flags: &[&str], out: &Path) {
+    require("clang-19", "clang-19");
+    let o = Command::new("clang-19")
+        .args(target_flags)
+        .args([
+            "-O1",
+            "-fno-vectorize",
+            "-fno-slp-vectorize",
+            "-S",
+            "-emit-llvm",
+        ])
+        .arg(src)
+        .arg("-o")
+        .arg(out)
+        .output()
+        .expect("run clang-19");
+    assert!(
+        o.status.success(),
+        "clang-19 failed on {}: {}",
+        src.display(),
+        String::from_utf8_lossy(&o.stderr)
+    );
 }
