@@ -717,6 +717,13 @@ fn push_cells(
                 push_cells(types, mem, object, *field, offset + field_offset, at, cells);
             }
         }
+        TypeData::Vector(n, elem) => {
+            let step = types.store_size(*elem);
+            for k in 0..u64::from(*n) {
+                let at = format!("{path}<{k}>");
+                push_cells(types, mem, object, *elem, offset + k * step, at, cells);
+            }
+        }
         TypeData::Void | TypeData::Label => {}
         TypeData::Int(_) | TypeData::F32 | TypeData::F64 | TypeData::Ptr(_) => {
             let at = Val::Ptr(Pointer {

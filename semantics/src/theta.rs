@@ -782,6 +782,7 @@ fn type_name(ty: &TypeData) -> String {
         TypeData::Ptr(n) => format!("ptr addrspace({n})"),
         TypeData::Label => "label".into(),
         TypeData::Array(..) | TypeData::Struct { .. } => "aggregate".into(),
+        TypeData::Vector(..) => "vector".into(),
     }
 }
 

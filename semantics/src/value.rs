@@ -45,6 +45,10 @@ pub enum Val {
     F64(u64),
     /// A pointer.
     Ptr(Pointer),
+    /// A vector `<N x T>` or an aggregate (struct, array) value: its elements in
+    /// order, each possibly ⊤ on its own (LLVM's per-element poison). ⊤ of such a
+    /// type ([`Val::Undef`]) means every element is ⊤ ([`elements`]).
+    Agg(Arc<[Val]>),
 }
 
 impl Val {
@@ -138,6 +142,24 @@ pub fn const_value(
         }),
         ConstData::Undef | ConstData::Poison => Val::Undef,
         ConstData::Zero => zero_of(types, ty),
+        ConstData::Elems(items) => {
+            let elems: Vec<Val> = items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| match types.element_at(ty, k as u64) {
+                    Some(elem) => const_value(types, elem, item, global_ptr),
+                    None => Val::Undef,
+                })
+                .collect();
+            Val::Agg(elems.into())
+        }
+        ConstData::Splat(item) => match types.vector(ty) {
+            Some((n, elem)) => {
+                let v = const_value(types, elem, item, global_ptr);
+                Val::Agg(vec![v; n as usize].into())
+            }
+            None => Val::Undef,
+        },
         ConstData::Global(g) => global_ptr(*g),
         ConstData::Function(f) => Val::Ptr(Pointer {
             object: None,
@@ -146,9 +168,33 @@ pub fn const_value(
     }
 }
 
-/// The all-zero value of a scalar type (`zeroinitializer`, and `freeze ⊤`).
+/// The all-zero value of a type (`zeroinitializer`, and `freeze ⊤`): vectors and
+/// aggregates get all-zero elements.
 pub fn zero_of(types: &TypeTable, ty: Ty) -> Val {
-    zero_of_data(types.get(ty))
+    match types.get(ty) {
+        TypeData::Vector(..) | TypeData::Array(..) | TypeData::Struct { .. } => {
+            let n = types.element_count(ty);
+            let elems: Vec<Val> = (0..n)
+                .map(|k| {
+                    types
+                        .element_at(ty, k)
+                        .map_or(Val::Undef, |e| zero_of(types, e))
+                })
+                .collect();
+            Val::Agg(elems.into())
+        }
+        other => zero_of_data(other),
+    }
+}
+
+/// The elements of a vector or aggregate value with `n` elements: ⊤ is `n` times
+/// ⊤ (per-element poison), a scalar is not an aggregate (`None`).
+pub fn elements(v: &Val, n: usize) -> Option<Vec<Val>> {
+    match v {
+        Val::Agg(items) if items.len() == n => Some(items.to_vec()),
+        Val::Undef => Some(vec![Val::Undef; n]),
+        _ => None,
+    }
 }
 
 /// The all-zero value of a scalar type given by its [`TypeData`] (⊤ for types that
@@ -168,7 +214,8 @@ pub fn zero_of_data(ty: &TypeData) -> Val {
 }
 
 /// Prints a lane value for traces and results: integers in decimal (unsigned), floats
-/// as Rust prints them (`1.5`, `NaN`, `inf`), pointers as `&obj+off` or `0x..`, ⊤ as `⊤`.
+/// as Rust prints them (`1.5`, `NaN`, `inf`), pointers as `&obj+off` or `0x..`, ⊤ as `⊤`,
+/// vectors and aggregates as `<e0, e1, ...>`.
 impl fmt::Display for Val {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -185,6 +232,16 @@ impl fmt::Display for Val {
                 object: None,
                 offset,
             }) => write!(f, "0x{offset:x}"),
+            Val::Agg(items) => {
+                write!(f, "<")?;
+                for (k, item) in items.iter().enumerate() {
+                    if k > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                write!(f, ">")
+            }
         }
     }
 }

@@ -35,6 +35,11 @@ pub fn w_inst_llvm(
 ) -> Result<(), StepError> {
     let types = ctx.program.types();
     let kind = &ctx.program.body.insts[c].kind;
+    // Vector and aggregate values have no kernel: the rule computes them.
+    if has_element_values(ctx, kind) {
+        out.in_bits = false;
+        return rule(ctx, active, env, mem, c, &mut out.vals);
+    }
     out.in_bits = bit_kernel(types, kind, env, active, &mut out.bits);
     if out.in_bits {
         return Ok(());
@@ -81,6 +86,24 @@ pub fn w_inst_llvm(
             Ok(())
         }
         _ => rule(ctx, active, env, mem, c, vals),
+    }
+}
+
+/// Whether instruction `kind` takes or gives vector or aggregate values (only
+/// the type fields are read: no allocation on the fast path).
+fn has_element_values(ctx: CmdCtx<'_, '_>, kind: &InstKind) -> bool {
+    let types = ctx.program.types();
+    let composite = |t| types.vector(t).is_some() || types.is_aggregate(t);
+    match kind {
+        InstKind::Binary { ty, .. }
+        | InstKind::FNeg { ty, .. }
+        | InstKind::ICmp { ty, .. }
+        | InstKind::FCmp { ty, .. }
+        | InstKind::Freeze { ty, .. } => composite(*ty),
+        InstKind::Select { ty, cond, .. } => composite(*ty) || composite(ctx.program.ty(*cond)),
+        InstKind::Cast { from, to, .. } => composite(*from) || composite(*to),
+        InstKind::Gep { .. } => false,
+        _ => true,
     }
 }
 

@@ -40,6 +40,7 @@
 //! them rather than panic.
 
 pub mod cast;
+pub mod elems;
 pub mod float;
 pub mod int;
 

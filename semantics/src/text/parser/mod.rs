@@ -65,15 +65,7 @@ const UNSUPPORTED_OPCODES: &[&str] = &[
     "invoke",
     "landingpad",
     "resume",
-    "atomicrmw",
-    "cmpxchg",
-    "fence",
     "va_arg",
-    "extractvalue",
-    "insertvalue",
-    "extractelement",
-    "insertelement",
-    "shufflevector",
     "indirectbr",
     "callbr",
     "catchswitch",
@@ -185,6 +177,14 @@ fn is_statement_word(w: &str) -> bool {
                 | "load"
                 | "store"
                 | "getelementptr"
+                | "extractelement"
+                | "insertelement"
+                | "shufflevector"
+                | "extractvalue"
+                | "insertvalue"
+                | "atomicrmw"
+                | "cmpxchg"
+                | "fence"
                 | "call"
                 | "tail"
                 | "musttail"
