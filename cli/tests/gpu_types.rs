@@ -257,3 +257,20 @@ fn the_native_backend_refuses_vectors_and_atomics_naming_them() {
         }
     }
 }
+
+#[test]
+fn the_native_backend_refuses_half_and_bfloat() {
+    let file = format!(
+        "{}/../corpus/semantics/half-bfloat.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for target in ["avx2", "scalar-c"] {
+        let o = pllvm(&["compile", &file, "--target", target]);
+        assert!(!o.status.success(), "half-bfloat on {target} compiled");
+        let err = stderr(&o);
+        assert!(
+            err.contains("of type half") && err.contains("the native backend does not compile"),
+            "{target}: {err}"
+        );
+    }
+}

@@ -32,7 +32,14 @@ impl Kernel<'_> {
     pub fn unsupported_construct(&self) -> Option<(Site, String)> {
         let body = self.module.functions[self.function].body.as_ref()?;
         let types = &self.module.types;
-        let composite = |t| types.vector(t).is_some() || types.is_aggregate(t);
+        let composite = |t| {
+            types.vector(t).is_some()
+                || types.is_aggregate(t)
+                || matches!(
+                    types.get(t),
+                    pllvm_semantics::types::TypeData::F16 | pllvm_semantics::types::TypeData::BF16
+                )
+        };
         for &block in &body.layout {
             let data = &body.blocks[block];
             for &inst in data.phis.iter().chain(&data.body) {
@@ -62,7 +69,7 @@ impl Kernel<'_> {
                             .find(|&t| composite(t));
                         typed.map(|t| {
                             format!(
-                                "{opcode} on a value of type {}: the native backend does not compile vector or aggregate values",
+                                "{opcode} on a value of type {}: the native backend does not compile vector, aggregate, half or bfloat values",
                                 types.display(t)
                             )
                         })

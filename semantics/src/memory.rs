@@ -885,6 +885,10 @@ enum Scalar {
     F64,
     /// `ptr`: 8 bytes, fragments of a pointer or an address.
     Ptr,
+    /// `half`: 2 bytes of IEEE bits.
+    F16,
+    /// `bfloat`: 2 bytes.
+    BF16,
 }
 
 /// Bytes of a pointer in memory.
@@ -897,6 +901,8 @@ impl Scalar {
             TypeData::Int(w) => Ok(Scalar::Int(*w)),
             TypeData::F32 => Ok(Scalar::F32),
             TypeData::F64 => Ok(Scalar::F64),
+            TypeData::F16 => Ok(Scalar::F16),
+            TypeData::BF16 => Ok(Scalar::BF16),
             TypeData::Ptr(_) => Ok(Scalar::Ptr),
             _ => Err(MemError::Unsupported(format!(
                 "load or store of non-scalar type {}",
@@ -909,6 +915,7 @@ impl Scalar {
     fn size(self) -> u64 {
         match self {
             Scalar::Int(w) => u64::from(w.div_ceil(8)),
+            Scalar::F16 | Scalar::BF16 => 2,
             Scalar::F32 => 4,
             Scalar::F64 => PTR_BYTES as u64,
             Scalar::Ptr => PTR_BYTES as u64,
@@ -932,6 +939,7 @@ impl Scalar {
             }
             (Scalar::F32, Val::F32(b)) => Ok(data(&b.to_le_bytes())),
             (Scalar::F64, Val::F64(b)) => Ok(data(&b.to_le_bytes())),
+            (Scalar::F16, Val::F16(b)) | (Scalar::BF16, Val::BF16(b)) => Ok(data(&b.to_le_bytes())),
             (Scalar::Ptr, Val::Ptr(p)) => Ok((0..PTR_BYTES as u8)
                 .map(|index| Byte::PtrFrag { ptr: *p, index })
                 .collect()),
@@ -971,6 +979,8 @@ impl Scalar {
             ),
             Scalar::F32 => Val::F32(word as u32),
             Scalar::F64 => Val::F64(word as u64),
+            Scalar::F16 => Val::F16(word as u16),
+            Scalar::BF16 => Val::BF16(word as u16),
             Scalar::Ptr => Val::Ptr(Pointer::from_address(word as u64)),
         }
     }

@@ -1,7 +1,7 @@
 //! Types of P-LLVM values (thesis Fig. 4.2 `typ ::= intN | fpN | ...`), interned per module.
 //!
 //! The subset is what LLVM IR kernels need: `iN` for any N in 1..=[`MAX_INT_WIDTH`],
-//! `half`-less IEEE `float` and `double`, opaque `ptr` in any address space, arrays
+//! IEEE `half`, `float`, `double` and `bfloat`, opaque `ptr` in any address space, arrays
 //! and (packed) structs for `alloca` / `getelementptr` / globals and as SSA values
 //! (`extractvalue` / `insertvalue`), vectors `<N x T>` of integers, floats and
 //! pointers, `void`, and `label` (only as the type of branch targets in the text).
@@ -38,6 +38,10 @@ pub enum TypeData {
     F32,
     /// `double` (IEEE binary64).
     F64,
+    /// `half` (IEEE binary16).
+    F16,
+    /// `bfloat` (bfloat16: binary32's top 16 bits).
+    BF16,
     /// `ptr` or `ptr addrspace(N)`.
     Ptr(u32),
     /// `[N x T]`.
@@ -173,7 +177,10 @@ impl TypeTable {
 
     /// Whether `ty` is `float` or `double`.
     pub fn is_float(&self, ty: Ty) -> bool {
-        matches!(self.get(ty), TypeData::F32 | TypeData::F64)
+        matches!(
+            self.get(ty),
+            TypeData::F32 | TypeData::F64 | TypeData::F16 | TypeData::BF16
+        )
     }
 
     /// Whether `ty` is a pointer in any address space.
@@ -185,7 +192,12 @@ impl TypeTable {
     pub fn is_scalar(&self, ty: Ty) -> bool {
         matches!(
             self.get(ty),
-            TypeData::Int(_) | TypeData::F32 | TypeData::F64 | TypeData::Ptr(_)
+            TypeData::Int(_)
+                | TypeData::F32
+                | TypeData::F64
+                | TypeData::F16
+                | TypeData::BF16
+                | TypeData::Ptr(_)
         )
     }
 
@@ -259,6 +271,7 @@ impl TypeTable {
         match self.get(ty) {
             TypeData::Void | TypeData::Label => 1,
             TypeData::Int(w) => int_store_size(*w).clamp(1, 16),
+            TypeData::F16 | TypeData::BF16 => 2,
             TypeData::F32 => 4,
             TypeData::F64 | TypeData::Ptr(_) => 8,
             TypeData::Array(_, elem) => self.align_of(*elem),
@@ -293,6 +306,7 @@ impl TypeTable {
                 let bytes = u64::from(w.div_ceil(8));
                 bytes.next_multiple_of(self.align_of(ty))
             }
+            TypeData::F16 | TypeData::BF16 => 2,
             TypeData::F32 => 4,
             TypeData::F64 | TypeData::Ptr(_) => 8,
             TypeData::Array(n, elem) => n.saturating_mul(self.size_of(*elem)),
@@ -335,6 +349,8 @@ impl TypeTable {
             TypeData::Int(w) => format!("i{w}"),
             TypeData::F32 => "float".into(),
             TypeData::F64 => "double".into(),
+            TypeData::F16 => "half".into(),
+            TypeData::BF16 => "bfloat".into(),
             TypeData::Ptr(0) => "ptr".into(),
             TypeData::Ptr(n) => format!("ptr addrspace({n})"),
             TypeData::Label => "label".into(),

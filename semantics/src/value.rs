@@ -45,6 +45,10 @@ pub enum Val {
     F64(u64),
     /// A pointer.
     Ptr(Pointer),
+    /// A `half` as its bit pattern.
+    F16(u16),
+    /// A `bfloat` as its bit pattern.
+    BF16(u16),
     /// A vector `<N x T>` or an aggregate (struct, array) value: its elements in
     /// order, each possibly ⊤ on its own (LLVM's per-element poison). ⊤ of such a
     /// type ([`Val::Undef`]) means every element is ⊤ ([`elements`]).
@@ -95,6 +99,11 @@ impl Val {
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Val::F32(b) => Some(f64::from(f32::from_bits(*b))),
+            Val::F16(b) => Some(crate::ops::half::to_f64(crate::ops::half::Small::Half, *b)),
+            Val::BF16(b) => Some(crate::ops::half::to_f64(
+                crate::ops::half::Small::BFloat,
+                *b,
+            )),
             Val::F64(b) => Some(f64::from_bits(*b)),
             _ => None,
         }
@@ -134,6 +143,8 @@ pub fn const_value(
         },
         ConstData::Float(bits) => match types.get(ty) {
             TypeData::F32 => Val::F32(*bits as u32),
+            TypeData::F16 => Val::F16(*bits as u16),
+            TypeData::BF16 => Val::BF16(*bits as u16),
             _ => Val::F64(*bits),
         },
         ConstData::Null => Val::Ptr(Pointer {
@@ -205,6 +216,8 @@ pub fn zero_of_data(ty: &TypeData) -> Val {
         TypeData::Int(_) => Val::Int(0),
         TypeData::F32 => Val::F32(0),
         TypeData::F64 => Val::F64(0),
+        TypeData::F16 => Val::F16(0),
+        TypeData::BF16 => Val::BF16(0),
         TypeData::Ptr(_) => Val::Ptr(Pointer {
             object: None,
             offset: 0,
@@ -224,6 +237,7 @@ impl fmt::Display for Val {
             Val::Wide(v) => write!(f, "{v}"),
             Val::F32(b) => write!(f, "{:?}", f32::from_bits(*b)),
             Val::F64(b) => write!(f, "{:?}", f64::from_bits(*b)),
+            Val::F16(_) | Val::BF16(_) => write!(f, "{:?}", self.as_f64().unwrap_or(f64::NAN)),
             Val::Ptr(Pointer {
                 object: Some(o),
                 offset,

@@ -18,7 +18,7 @@ use crate::rules::Env;
 use crate::rules::cmd::{CmdCtx, CmdOut, ub, w_inst_llvm as rule};
 use crate::rules::env::eval;
 use crate::rules::{Rule, Site, StepError};
-use crate::types::TypeTable;
+use crate::types::{TypeData, TypeTable};
 use crate::value::Val;
 
 /// [W-INST-LLVM] for every lane: res^W into `out` (unboxed when a bit kernel
@@ -93,7 +93,11 @@ pub fn w_inst_llvm(
 /// the type fields are read: no allocation on the fast path).
 fn has_element_values(ctx: CmdCtx<'_, '_>, kind: &InstKind) -> bool {
     let types = ctx.program.types();
-    let composite = |t| types.vector(t).is_some() || types.is_aggregate(t);
+    let composite = |t| {
+        types.vector(t).is_some()
+            || types.is_aggregate(t)
+            || matches!(types.get(t), TypeData::F16 | TypeData::BF16)
+    };
     match kind {
         InstKind::Binary { ty, .. }
         | InstKind::FNeg { ty, .. }

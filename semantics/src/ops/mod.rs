@@ -42,6 +42,7 @@
 pub mod cast;
 pub mod elems;
 pub mod float;
+pub mod half;
 pub mod int;
 
 pub use cast::cast;

@@ -148,6 +148,12 @@ impl<'m> Printer<'m> {
                 Some(w) => format_int(x, w),
                 None => x.to_string(),
             },
+            ConstData::Float(bits) if self.m.types.get(ty) == &TypeData::F16 => {
+                format!("0xH{:04X}", *bits as u16)
+            }
+            ConstData::Float(bits) if self.m.types.get(ty) == &TypeData::BF16 => {
+                format!("0xR{:04X}", *bits as u16)
+            }
             ConstData::Float(bits) => {
                 if self.m.types.get(ty) == &TypeData::F32 {
                     format_double(f32_bits_to_f64(*bits as u32))
@@ -838,6 +844,8 @@ fn mangle(types: &TypeTable, ty: Ty, depth: usize) -> String {
         TypeData::Int(w) => format!("i{w}"),
         TypeData::F32 => "f32".into(),
         TypeData::F64 => "f64".into(),
+        TypeData::F16 => "f16".into(),
+        TypeData::BF16 => "bf16".into(),
         TypeData::Ptr(n) => format!("p{n}"),
         TypeData::Array(n, e) => format!("a{n}.{}", mangle(types, *e, depth + 1)),
         TypeData::Vector(n, e) => format!("v{n}.{}", mangle(types, *e, depth + 1)),

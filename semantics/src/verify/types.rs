@@ -509,6 +509,7 @@ pub(super) fn cast_legal(
     }
     let int = |t: Ty| types.int_width(t);
     let float_bits = |t: Ty| match types.get(t) {
+        TypeData::F16 | TypeData::BF16 => Some(16u32),
         TypeData::F32 => Some(32u32),
         TypeData::F64 => Some(64),
         _ => None,

@@ -409,6 +409,10 @@ entry:
   %q = cmpxchg weak volatile ptr %p, i32 %o, i32 0 syncscope("workgroup") acq_rel acquire, align 4
   fence release
   %ok = extractvalue { i32, i1 } %q, 1
+  %hh = fadd half 0xH3C00, 0xH7E00
+  %bb = fptrunc float %e to bfloat
+  %hv = fpext <2 x half> <half 0xH3C00, half 0xH0001> to <2 x float>
+  store bfloat %bb, ptr %p, align 2
   br i1 %c, label %then, label %join
 then:
   predicate %ok

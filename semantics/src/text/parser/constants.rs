@@ -2,6 +2,7 @@
 
 use super::{Parser, f64_bits_to_f32, is_statement_word, parse_int_literal};
 use crate::ir::ConstData;
+use crate::ops::half;
 use crate::text::ParseError;
 use crate::text::lexer::{self, Tok};
 use crate::types::{Ty, TypeData};
@@ -38,6 +39,26 @@ impl<'s> Parser<'s> {
                 };
                 match types.get(ty) {
                     TypeData::F64 => ConstData::Float(bits),
+                    TypeData::F16 | TypeData::BF16 => {
+                        let small = if types.get(ty) == &TypeData::F16 {
+                            half::Small::Half
+                        } else {
+                            half::Small::BFloat
+                        };
+                        let x = f64::from_bits(bits);
+                        let b = half::round_f64(small, x);
+                        let back = half::to_f64(small, b);
+                        if !(back.to_bits() == bits || x.is_nan() && back.is_nan()) {
+                            return Err(ParseError::new(
+                                t.span,
+                                format!(
+                                    "floating-point constant is not exactly representable as {}",
+                                    types.display(ty)
+                                ),
+                            ));
+                        }
+                        ConstData::Float(u64::from(b))
+                    }
                     TypeData::F32 => match f64_bits_to_f32(bits) {
                         Some(b) => ConstData::Float(u64::from(b)),
                         None => {
@@ -59,10 +80,28 @@ impl<'s> Parser<'s> {
                 }
             }
             Tok::HexOther => {
-                return Err(ParseError::new(
-                    t.span,
-                    "unsupported construct: constant of type half, bfloat, x86_fp80 or fp128",
-                ));
+                let (kind, digits) = text.split_at(3);
+                let want = match kind {
+                    "0xH" => Some(TypeData::F16),
+                    "0xR" => Some(TypeData::BF16),
+                    _ => None,
+                };
+                let Some(want) = want else {
+                    return Err(ParseError::new(
+                        t.span,
+                        "unsupported construct: constant of type x86_fp80, fp128 or ppc_fp128",
+                    ));
+                };
+                if types.get(ty) != &want {
+                    return Err(ParseError::new(
+                        t.span,
+                        format!("{kind} constant used with type {}", types.display(ty)),
+                    ));
+                }
+                let bits = u16::from_str_radix(digits, 16).map_err(|_| {
+                    ParseError::new(t.span, "a half or bfloat constant has 4 hex digits")
+                })?;
+                ConstData::Float(u64::from(bits))
             }
             Tok::Word => match text {
                 "true" | "false" => {

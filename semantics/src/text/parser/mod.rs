@@ -77,8 +77,6 @@ const UNSUPPORTED_OPCODES: &[&str] = &[
 
 /// Types of LLVM IR outside the subset.
 const UNSUPPORTED_TYPES: &[&str] = &[
-    "half",
-    "bfloat",
     "fp128",
     "x86_fp80",
     "ppc_fp128",

@@ -134,10 +134,22 @@ fn unsupported_constructs() {
         "atomic",
     );
     check(
-        "define half @f() {\nentry:\n  ret half 0xH0000\n}\n",
-        "unsupported construct: half type",
-        "half",
-        "half",
+        "define fp128 @f() {\nentry:\n  ret fp128 0xL0\n}\n",
+        "unsupported construct: fp128 type",
+        "fp128",
+        "fp128",
+    );
+    check(
+        "define half @f() {\nentry:\n  ret half 0xR3F80\n}\n",
+        "0xR constant used with type half",
+        "0xR3F80",
+        "0xR3F80",
+    );
+    check(
+        "define half @f() {\nentry:\n  ret half 0.1\n}\n",
+        "floating-point constant is not exactly representable as half",
+        "0.1",
+        "0.1",
     );
     check(
         "@g = global i32 0\ndefine i64 @f() {\n  ret i64 ptrtoint (ptr @g to i64)\n}\n",

@@ -12,8 +12,10 @@ impl<'s> Parser<'s> {
         match self.peek() {
             Tok::Word => {
                 let w = self.text();
-                matches!(w, "void" | "float" | "double" | "ptr" | "label")
-                    || UNSUPPORTED_TYPES.contains(&w)
+                matches!(
+                    w,
+                    "void" | "float" | "double" | "half" | "bfloat" | "ptr" | "label"
+                ) || UNSUPPORTED_TYPES.contains(&w)
                     || int_type_width(w).is_some()
             }
             Tok::LBracket | Tok::LBrace | Tok::Lt | Tok::Local => true,
@@ -38,6 +40,8 @@ impl<'s> Parser<'s> {
                     "void" => TypeTable::VOID,
                     "float" => TypeTable::F32,
                     "double" => TypeTable::F64,
+                    "half" => self.module.types.intern(TypeData::F16),
+                    "bfloat" => self.module.types.intern(TypeData::BF16),
                     "label" => TypeTable::LABEL,
                     "ptr" => {
                         let space = self.parse_addrspace()?;
