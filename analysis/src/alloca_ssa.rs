@@ -39,7 +39,9 @@ pub(crate) fn alloca_ssa(
                 InstKind::Alloca { .. } => {
                     defs.insert(i, b);
                 }
-                InstKind::Store { ptr, .. } => {
+                InstKind::Store { ptr, .. }
+                | InstKind::AtomicRmw { ptr, .. }
+                | InstKind::CmpXchg { ptr, .. } => {
                     for a in pt.aliased_allocas(*ptr) {
                         writes.entry(a).or_default().insert(b);
                     }

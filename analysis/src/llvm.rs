@@ -797,6 +797,9 @@ fn inst_varying(
             !matches!(pred, ICmpPred::Eq | ICmpPred::Ne)
                 && operands.iter().any(|o| ctx.stack.contains(o))
         }
+        // LLVM's AMDGPU and NVPTX `isSourceOfDivergence`: atomics execute lane
+        // after lane, each seeing the previous lane's write.
+        InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } => true,
         _ => false,
     }
 }

@@ -609,6 +609,14 @@ fn replace_operands(kind: &mut InstKind, old: Value, new: Value) {
             }
         }
         InstKind::Call { args, .. } => args.iter_mut().for_each(swap),
+        InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::ShuffleVector { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. }
+        | InstKind::AtomicRmw { .. }
+        | InstKind::CmpXchg { .. }
+        | InstKind::Fence { .. } => kind.operands_mut().into_iter().for_each(swap),
     }
 }
 

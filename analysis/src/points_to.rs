@@ -20,8 +20,10 @@ pub(crate) struct PointsTo {
 
 impl PointsTo {
     /// Propagates alloca provenance through `getelementptr`, phis, `select`, casts
-    /// and `freeze` to a fixpoint; anything else that yields a pointer may point
-    /// to any escaped object.
+    /// and `freeze` to a fixpoint; anything else that yields a pointer (loads,
+    /// calls, `extractelement`, `extractvalue`, atomics) may point to any escaped
+    /// object. A pointer stored by an atomic or put into a vector or aggregate
+    /// escapes.
     pub(crate) fn compute(module: &Module, body: &Body) -> PointsTo {
         let mut pt = PointsTo::default();
         let insts = all_insts(body);
@@ -66,7 +68,11 @@ impl PointsTo {
                         ..
                     }
                     | InstKind::Load { .. }
-                    | InstKind::Call { .. } => {
+                    | InstKind::Call { .. }
+                    | InstKind::ExtractElement { .. }
+                    | InstKind::ExtractValue { .. }
+                    | InstKind::AtomicRmw { .. }
+                    | InstKind::CmpXchg { .. } => {
                         if is_ptr(result) {
                             changed |= pt.unknown.insert(result);
                         }
@@ -92,7 +98,13 @@ impl PointsTo {
         let mut escaping: Vec<Value> = Vec::new();
         for &i in &insts {
             match &body.insts[i].kind {
-                InstKind::Store { value, .. } => escaping.push(*value),
+                InstKind::Store { value, .. }
+                | InstKind::AtomicRmw { value, .. }
+                | InstKind::CmpXchg { new: value, .. } => escaping.push(*value),
+                // A pointer put into a vector or aggregate is tracked no further.
+                InstKind::InsertElement { elem, .. } | InstKind::InsertValue { elem, .. } => {
+                    escaping.push(*elem)
+                }
                 InstKind::Cast {
                     op: CastOp::PtrToInt,
                     arg,

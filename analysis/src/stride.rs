@@ -306,6 +306,16 @@ impl SaRefinement<'_> {
             // [W-CMD-TOTAL] reads every lane: the engine's `total` rule decides.
             return basic_result();
         }
+        // Vector and aggregate values are not affine in the thread id: the
+        // engine's uniform / varying, without a stride.
+        let types = &self.module.types;
+        let composite = |v: Value| {
+            let t = self.body.values[v].ty;
+            types.vector(t).is_some() || types.is_aggregate(t)
+        };
+        if data.result.is_some_and(composite) || data.kind.operands().into_iter().any(composite) {
+            return basic_result();
+        }
         let out = match &data.kind {
             InstKind::Phi {
                 incoming, shadow, ..

@@ -146,7 +146,11 @@ pub(crate) fn compute_transformer<S: DaState + ?Sized>(
                 }
             }
         }
-        // [DA-UARITH] / [DA-DARITH]: side-effect free operations.
+        InstKind::AtomicRmw { ptr, .. } | InstKind::CmpXchg { ptr, .. } => {
+            (atomic_write(state, *ptr), Shape::Varying)
+        }
+        // [DA-UARITH] / [DA-DARITH]: side-effect free operations (the vector and
+        // aggregate element instructions among them: varying iff an operand is).
         kind => (none(), arith(kind.operands().into_iter().map(op))),
     }
 }
@@ -261,6 +265,15 @@ fn store<S: DaState + ?Sized>(state: &S, b: Block, ptr: Value, operands: Shape) 
     } else {
         da_store_u()
     }
+}
+
+/// `atomicrmw` and `cmpxchg` (pllvm's reading; the thesis has no atomics): the
+/// active lanes act one after another, each reading what the previous one wrote,
+/// so the result is varying (LLVM's AMDGPU and NVPTX targets call them sources of
+/// divergence); as writes, the objects they may touch turn varying as under
+/// [DA-STORE-D], whatever the operands.
+fn atomic_write<S: DaState + ?Sized>(state: &S, ptr: Value) -> BTreeSet<Inst> {
+    da_store_d(state, ptr)
 }
 
 /// [DA-STORE-D] (Fig. 6.10): `P = aliased_allocas(val_ptr)` turn varying.

@@ -585,6 +585,14 @@ pub fn for_each_operand_mut(kind: &mut InstKind, f: &impl Fn(&mut Value)) {
             }
         }
         InstKind::Mask => {}
+        InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::ShuffleVector { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. }
+        | InstKind::AtomicRmw { .. }
+        | InstKind::CmpXchg { .. }
+        | InstKind::Fence { .. } => kind.operands_mut().into_iter().for_each(f),
     }
 }
 

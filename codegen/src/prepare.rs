@@ -154,7 +154,8 @@ pub fn unify_exits(ed: &mut Editor) -> Option<Block> {
 
 /// Whether `kind` has no side effect and cannot be undefined behaviour in a lane
 /// that did not need it: arithmetic, comparisons, casts, `select`, `freeze`,
-/// `getelementptr`, `mask()`, and the builtins of Fig. 4.15 (`@pllvm.*`).
+/// `getelementptr`, `mask()`, the vector and aggregate element instructions, and
+/// the builtins of Fig. 4.15 (`@pllvm.*`).
 pub fn is_pure(module: &Module, kind: &InstKind) -> bool {
     match kind {
         InstKind::Binary { op, .. } => {
@@ -171,5 +172,11 @@ pub fn is_pure(module: &Module, kind: &InstKind) -> bool {
         | InstKind::Mask => true,
         InstKind::Call { callee, .. } => module.functions[*callee].name.starts_with("pllvm."),
         InstKind::Alloca { .. } | InstKind::Load { .. } | InstKind::Store { .. } => false,
+        InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::ShuffleVector { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. } => true,
+        InstKind::AtomicRmw { .. } | InstKind::CmpXchg { .. } | InstKind::Fence { .. } => false,
     }
 }

@@ -71,6 +71,9 @@ pub fn emit_c_batch(kernels: &[Kernel<'_>], width: usize) -> Result<String, Tran
                 format!("a chunk of {width} lanes: the C route takes 1 to {MAX_C_WIDTH}"),
             ));
         }
+        if let Some((site, what)) = kernel.unsupported_construct() {
+            return Err(TransformError::new(PASS, site, what));
+        }
         emit_kernel(&mut out, kernel, width)?;
     }
     out.push_str("const struct pllvm_kernel pllvm_kernels[] = {\n");

@@ -288,6 +288,9 @@ pub fn widen_batch(
                 format!("@{} is only declared: there is no body to widen", data.name),
             ));
         }
+        if let Some((site, what)) = kernel.unsupported_construct() {
+            return Err(TransformError::new(PASS, site, what));
+        }
         let uniform_args: Vec<String> = options
             .uniform_args
             .iter()

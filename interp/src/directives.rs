@@ -330,6 +330,7 @@ pub fn apply_run_options_with_mode(
                     .map_err(|_| format!("--max-steps: '{v}' is not a number"))?;
             }
             "--strict" => config.strict = true,
+            "--exec" => config.exec = pllvm_semantics::rules::Exec::parse(&value()?)?,
             "--sched" => *mode = RunMode::Sched(value()?),
             "--explore" => explore = true,
             "--max-states" => {

@@ -30,6 +30,9 @@
 //!   it was is not seen (the merge compares contents), and an array does not see
 //!   what another wrote during the launch (it reads the initial contents, which
 //!   is one of the results a racing GPU run can give).
+//! - **Atomics.** A kernel with `atomicrmw` or `cmpxchg` runs its arrays one
+//!   after another in array order on one memory instead (no copies, no merge),
+//!   so atomics of different arrays act on one memory.
 //! - **Results** are gathered in thread order, whatever order the arrays finish
 //!   in, so a launch's output does not depend on `jobs`.
 
@@ -338,6 +341,16 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
         .with_exec(config.exec);
     drop(first);
     let arrays = grid.arrays();
+    if uses_atomics(module, func) {
+        return launch_in_order(
+            module,
+            grid,
+            &array_config,
+            initial,
+            &facts,
+            (func, returns_value, warnings),
+        );
+    }
     let next = AtomicUsize::new(0);
     type Finished = (ArrayRun, Memory, Option<DivergenceRecord>);
     let done: Mutex<Vec<Option<Result<Finished, LaunchError>>>> =
@@ -396,6 +409,62 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
         races: merge.races,
         race_count: merge.race_count,
         conflicting_races: merge.conflicting,
+        warnings,
+        divergence,
+        returns_value,
+    })
+}
+
+/// Whether `func` has an `atomicrmw` or `cmpxchg`: thread arrays then communicate
+/// through memory within the launch.
+fn uses_atomics(module: &Module, func: FuncId) -> bool {
+    module.functions[func].body.as_ref().is_some_and(|body| {
+        body.insts.values().any(|i| {
+            matches!(
+                i.kind,
+                pllvm_semantics::ir::InstKind::AtomicRmw { .. }
+                    | pllvm_semantics::ir::InstKind::CmpXchg { .. }
+            )
+        })
+    })
+}
+
+/// A launch of a kernel with atomics: the thread arrays run one after another in
+/// array order, each on the memory the previous one left, so that atomics of
+/// different arrays act on one memory (a histogram over the whole grid adds up).
+/// This extends the lock-step reading of [W-INST-ATOMICRMW] (lanes in lane
+/// order) to arrays in array order; there is no merge and no race report, and
+/// `jobs` is not used (the order is the definition).
+fn launch_in_order(
+    module: &Module,
+    grid: &Grid,
+    array_config: &dyn Fn(usize) -> RunConfig,
+    initial: InitialMemory,
+    facts: &GreedyFacts,
+    (func, returns_value, warnings): (FuncId, bool, Vec<String>),
+) -> Result<Launch, LaunchError> {
+    let mut current = initial.clone();
+    let mut runs = Vec::with_capacity(grid.arrays());
+    let mut divergence: Option<DivergenceRecord> = None;
+    for a in 0..grid.arrays() {
+        let (run, mem, record) = run_array(module, &array_config(a), grid, a, &current, facts)?;
+        current.mem = mem;
+        if let Some(r) = record {
+            match &mut divergence {
+                None => divergence = Some(r),
+                Some(d) => merge_divergence(module, func, d, &r),
+            }
+        }
+        runs.push(run);
+    }
+    Ok(Launch {
+        func,
+        arrays: runs,
+        memory: current.mem,
+        initial,
+        races: Vec::new(),
+        race_count: 0,
+        conflicting_races: 0,
         warnings,
         divergence,
         returns_value,

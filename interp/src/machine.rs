@@ -724,8 +724,20 @@ fn push_cells(
                 push_cells(types, mem, object, *field, offset + field_offset, at, cells);
             }
         }
+        TypeData::Vector(n, elem) => {
+            let step = types.store_size(*elem);
+            for k in 0..u64::from(*n) {
+                let at = format!("{path}<{k}>");
+                push_cells(types, mem, object, *elem, offset + k * step, at, cells);
+            }
+        }
         TypeData::Void | TypeData::Label => {}
-        TypeData::Int(_) | TypeData::F32 | TypeData::F64 | TypeData::Ptr(_) => {
+        TypeData::Int(_)
+        | TypeData::F32
+        | TypeData::F64
+        | TypeData::F16
+        | TypeData::BF16
+        | TypeData::Ptr(_) => {
             let at = Val::Ptr(Pointer {
                 object: Some(object),
                 offset,
@@ -904,6 +916,16 @@ pub fn scalar_to_val(
             } else {
                 Val::F64(f.to_bits())
             })
+        }
+        TypeData::F16 | TypeData::BF16 => {
+            use pllvm_semantics::ops::half::{Small, round_f64};
+            let small = if matches!(types.get(ty), TypeData::F16) {
+                Small::Half
+            } else {
+                Small::BFloat
+            };
+            // The nearest value (ties to even), as `fptrunc double` would give.
+            Ok(small.val(round_f64(small, s.float()?)))
         }
         TypeData::Ptr(_) => match s {
             Scalar::Text(t) if t == "null" => Ok(Val::Ptr(Pointer {

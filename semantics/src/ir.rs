@@ -254,6 +254,11 @@ pub enum ConstData {
     Global(GlobalId),
     /// `@name` of a function used as a value.
     Function(FuncId),
+    /// A vector or aggregate constant, one constant per element: `<T a, T b>`,
+    /// `{ T a, U b }`, `[T a, T b]` (element types come from the constant's type).
+    Elems(Vec<ConstData>),
+    /// `splat (T c)`: a vector with `c` in every element.
+    Splat(Box<ConstData>),
 }
 
 /// A block `ℓ val_msk φ̄ c̄ tmn` (thesis Fig. 4.2, Def. 1).
@@ -742,6 +747,241 @@ pub enum InstKind {
     },
     /// `id = mask()` ([W-CMD-MASK]): the activation of the block.
     Mask,
+    /// `extractelement <N x T> v, iK i`: element `i` of a vector (⊤ if out of range).
+    ExtractElement {
+        /// The vector type `<N x T>`.
+        ty: Ty,
+        /// The vector.
+        vector: Value,
+        /// The element index (any integer type).
+        index: Value,
+    },
+    /// `insertelement <N x T> v, T e, iK i`: the vector with element `i` replaced.
+    InsertElement {
+        /// The vector type `<N x T>`.
+        ty: Ty,
+        /// The vector.
+        vector: Value,
+        /// The new element.
+        elem: Value,
+        /// The element index (any integer type).
+        index: Value,
+    },
+    /// `shufflevector <N x T> a, <N x T> b, <M x i32> mask`: element k of the
+    /// result is element `mask[k]` of the concatenation `a ++ b`.
+    ShuffleVector {
+        /// The operand vector type `<N x T>`.
+        ty: Ty,
+        /// First operand.
+        lhs: Value,
+        /// Second operand.
+        rhs: Value,
+        /// The constant mask; `None` is an `undef` / `poison` element (result ⊤).
+        mask: Vec<Option<u32>>,
+    },
+    /// `extractvalue T agg, i, j...`: the element at a constant index path.
+    ExtractValue {
+        /// The aggregate type.
+        ty: Ty,
+        /// The aggregate.
+        agg: Value,
+        /// The index path (at least one index).
+        indices: Vec<u32>,
+    },
+    /// `insertvalue T agg, U e, i, j...`: the aggregate with one element replaced.
+    InsertValue {
+        /// The aggregate type.
+        ty: Ty,
+        /// The aggregate.
+        agg: Value,
+        /// The new element.
+        elem: Value,
+        /// The index path (at least one index).
+        indices: Vec<u32>,
+    },
+    /// `atomicrmw [volatile] op ptr p, T v [syncscope(..)] ordering [, align a]`
+    /// ([W-INST-ATOMICRMW]): the old value; memory gets `op(old, v)`.
+    AtomicRmw {
+        /// The operation.
+        op: RmwOp,
+        /// The value type `T`.
+        ty: Ty,
+        /// Address.
+        ptr: Value,
+        /// Operand.
+        value: Value,
+        /// Ordering and synchronization scope, kept for printing.
+        atomic: Atomic,
+        /// `volatile`.
+        volatile: bool,
+        /// Alignment.
+        align: Option<u64>,
+    },
+    /// `cmpxchg [weak] [volatile] ptr p, T cmp, T new [syncscope(..)] succ fail
+    /// [, align a]` ([W-INST-CMPXCHG]): `{ T old, i1 success }`.
+    CmpXchg {
+        /// The value type `T`.
+        ty: Ty,
+        /// Address.
+        ptr: Value,
+        /// Expected value.
+        cmp: Value,
+        /// Value stored when the old value equals `cmp`.
+        new: Value,
+        /// Success ordering and scope.
+        atomic: Atomic,
+        /// Failure ordering.
+        failure: Ordering,
+        /// `weak` (pllvm never fails spuriously: a weak cmpxchg behaves as a strong one).
+        weak: bool,
+        /// `volatile`.
+        volatile: bool,
+        /// Alignment.
+        align: Option<u64>,
+    },
+    /// `fence [syncscope(..)] ordering` ([W-INST-FENCE]).
+    Fence {
+        /// Ordering and scope.
+        atomic: Atomic,
+    },
+}
+
+/// The operation of an `atomicrmw`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum RmwOp {
+    /// `xchg`: the new value is the operand.
+    Xchg,
+    /// `add`
+    Add,
+    /// `sub`
+    Sub,
+    /// `and`
+    And,
+    /// `nand`: `!(old & v)`.
+    Nand,
+    /// `or`
+    Or,
+    /// `xor`
+    Xor,
+    /// `max` (signed).
+    Max,
+    /// `min` (signed).
+    Min,
+    /// `umax`
+    UMax,
+    /// `umin`
+    UMin,
+    /// `fadd`
+    FAdd,
+    /// `fsub`
+    FSub,
+    /// `fmax` (`llvm.maxnum`).
+    FMax,
+    /// `fmin` (`llvm.minnum`).
+    FMin,
+    /// `uinc_wrap`: `old >= v ? 0 : old + 1`.
+    UIncWrap,
+    /// `udec_wrap`: `old == 0 || old > v ? v : old - 1`.
+    UDecWrap,
+}
+
+impl RmwOp {
+    /// Every operation.
+    pub const ALL: [RmwOp; 17] = [
+        RmwOp::Xchg,
+        RmwOp::Add,
+        RmwOp::Sub,
+        RmwOp::And,
+        RmwOp::Nand,
+        RmwOp::Or,
+        RmwOp::Xor,
+        RmwOp::Max,
+        RmwOp::Min,
+        RmwOp::UMax,
+        RmwOp::UMin,
+        RmwOp::FAdd,
+        RmwOp::FSub,
+        RmwOp::FMax,
+        RmwOp::FMin,
+        RmwOp::UIncWrap,
+        RmwOp::UDecWrap,
+    ];
+    /// The operation as spelled in the text.
+    pub fn name(self) -> &'static str {
+        match self {
+            RmwOp::Xchg => "xchg",
+            RmwOp::Add => "add",
+            RmwOp::Sub => "sub",
+            RmwOp::And => "and",
+            RmwOp::Nand => "nand",
+            RmwOp::Or => "or",
+            RmwOp::Xor => "xor",
+            RmwOp::Max => "max",
+            RmwOp::Min => "min",
+            RmwOp::UMax => "umax",
+            RmwOp::UMin => "umin",
+            RmwOp::FAdd => "fadd",
+            RmwOp::FSub => "fsub",
+            RmwOp::FMax => "fmax",
+            RmwOp::FMin => "fmin",
+            RmwOp::UIncWrap => "uinc_wrap",
+            RmwOp::UDecWrap => "udec_wrap",
+        }
+    }
+    /// Whether it operates on floats (the others on integers; `xchg` on either).
+    pub fn is_float(self) -> bool {
+        matches!(self, RmwOp::FAdd | RmwOp::FSub | RmwOp::FMax | RmwOp::FMin)
+    }
+}
+
+/// An atomic ordering. pllvm runs one memory in lock step, so every ordering
+/// means the same there; it is kept so that the printer and the export give it back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ordering {
+    /// `unordered`
+    Unordered,
+    /// `monotonic`
+    Monotonic,
+    /// `acquire`
+    Acquire,
+    /// `release`
+    Release,
+    /// `acq_rel`
+    AcqRel,
+    /// `seq_cst`
+    SeqCst,
+}
+
+impl Ordering {
+    /// Every ordering.
+    pub const ALL: [Ordering; 6] = [
+        Ordering::Unordered,
+        Ordering::Monotonic,
+        Ordering::Acquire,
+        Ordering::Release,
+        Ordering::AcqRel,
+        Ordering::SeqCst,
+    ];
+    /// The ordering as spelled in the text.
+    pub fn name(self) -> &'static str {
+        match self {
+            Ordering::Unordered => "unordered",
+            Ordering::Monotonic => "monotonic",
+            Ordering::Acquire => "acquire",
+            Ordering::Release => "release",
+            Ordering::AcqRel => "acq_rel",
+            Ordering::SeqCst => "seq_cst",
+        }
+    }
+}
+
+/// The ordering and `syncscope("...")` of an atomic instruction.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct Atomic {
+    /// The (success) ordering.
+    pub ordering: Ordering,
+    /// The synchronization scope name, `None` for the default (system) scope.
+    pub scope: Option<String>,
 }
 
 impl InstKind {
@@ -775,6 +1015,63 @@ impl InstKind {
                 .collect(),
             InstKind::Call { args, .. } => args.clone(),
             InstKind::Mask => Vec::new(),
+            InstKind::ExtractElement { vector, index, .. } => vec![*vector, *index],
+            InstKind::InsertElement {
+                vector,
+                elem,
+                index,
+                ..
+            } => vec![*vector, *elem, *index],
+            InstKind::ShuffleVector { lhs, rhs, .. } => vec![*lhs, *rhs],
+            InstKind::ExtractValue { agg, .. } => vec![*agg],
+            InstKind::InsertValue { agg, elem, .. } => vec![*agg, *elem],
+            InstKind::AtomicRmw { ptr, value, .. } => vec![*ptr, *value],
+            InstKind::CmpXchg { ptr, cmp, new, .. } => vec![*ptr, *cmp, *new],
+            InstKind::Fence { .. } => Vec::new(),
+        }
+    }
+    /// Every value operand, mutably, in [`InstKind::operands`] order.
+    pub fn operands_mut(&mut self) -> Vec<&mut Value> {
+        match self {
+            InstKind::Phi {
+                incoming, shadow, ..
+            } => incoming
+                .iter_mut()
+                .map(|(v, _)| v)
+                .chain(shadow.iter_mut())
+                .collect(),
+            InstKind::Binary { lhs, rhs, .. }
+            | InstKind::ICmp { lhs, rhs, .. }
+            | InstKind::FCmp { lhs, rhs, .. }
+            | InstKind::ShuffleVector { lhs, rhs, .. } => vec![lhs, rhs],
+            InstKind::FNeg { arg, .. }
+            | InstKind::Cast { arg, .. }
+            | InstKind::Freeze { arg, .. } => vec![arg],
+            InstKind::Select {
+                cond,
+                if_true,
+                if_false,
+                ..
+            } => vec![cond, if_true, if_false],
+            InstKind::Alloca { count, .. } => count.iter_mut().collect(),
+            InstKind::Load { ptr, .. } => vec![ptr],
+            InstKind::Store { value, ptr, .. } => vec![value, ptr],
+            InstKind::Gep { base, indices, .. } => std::iter::once(base)
+                .chain(indices.iter_mut().map(|i| &mut i.value))
+                .collect(),
+            InstKind::Call { args, .. } => args.iter_mut().collect(),
+            InstKind::Mask | InstKind::Fence { .. } => Vec::new(),
+            InstKind::ExtractElement { vector, index, .. } => vec![vector, index],
+            InstKind::InsertElement {
+                vector,
+                elem,
+                index,
+                ..
+            } => vec![vector, elem, index],
+            InstKind::ExtractValue { agg, .. } => vec![agg],
+            InstKind::InsertValue { agg, elem, .. } => vec![agg, elem],
+            InstKind::AtomicRmw { ptr, value, .. } => vec![ptr, value],
+            InstKind::CmpXchg { ptr, cmp, new, .. } => vec![ptr, cmp, new],
         }
     }
     /// Whether this is a phi.
@@ -798,6 +1095,14 @@ impl InstKind {
             InstKind::Gep { .. } => "getelementptr",
             InstKind::Call { .. } => "call",
             InstKind::Mask => "mask",
+            InstKind::ExtractElement { .. } => "extractelement",
+            InstKind::InsertElement { .. } => "insertelement",
+            InstKind::ShuffleVector { .. } => "shufflevector",
+            InstKind::ExtractValue { .. } => "extractvalue",
+            InstKind::InsertValue { .. } => "insertvalue",
+            InstKind::AtomicRmw { .. } => "atomicrmw",
+            InstKind::CmpXchg { .. } => "cmpxchg",
+            InstKind::Fence { .. } => "fence",
         }
     }
 }

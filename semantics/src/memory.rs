@@ -532,6 +532,13 @@ impl Memory {
     /// `load ty, ptr` of one lane: the scalar of type `ty` at `ptr`, ⊤ if any of its
     /// bytes is uninitialized.
     pub fn load(&self, types: &TypeTable, ty: Ty, ptr: &Val) -> Result<Val, MemError> {
+        if is_composite(types, ty) {
+            let size = composite_size(types, ty)?;
+            let pointer = pointer_operand(ptr)?;
+            let (index, offset) = self.locate(pointer, size)?;
+            let bytes = self.objects[index].bytes.read(offset, size);
+            return Ok(decode_value(types, ty, &bytes));
+        }
         let scalar = Scalar::of(types, ty)?;
         let pointer = pointer_operand(ptr)?;
         let (index, offset) = self.locate(pointer, scalar.size())?;
@@ -555,10 +562,10 @@ impl Memory {
         ptr: &Val,
         value: &Val,
     ) -> Result<(), MemError> {
-        let scalar = Scalar::of(types, ty)?;
+        let size = access_size(types, ty)?;
         let pointer = pointer_operand(ptr)?;
-        let bytes = scalar.encode(types, ty, value)?;
-        let place = self.locate_writable(pointer, scalar.size())?;
+        let bytes = encode_value(types, ty, value)?;
+        let place = self.locate_writable(pointer, size)?;
         self.put(place, &bytes);
         Ok(())
     }
@@ -710,16 +717,14 @@ pub fn write_w(
 ) -> Result<(), LaneMemError> {
     check_width(active, ptrs.len())?;
     check_width(active, data.len())?;
-    let scalar = Scalar::of(types, ty).map_err(|error| LaneMemError { lane: 0, error })?;
+    let size = access_size(types, ty).map_err(|error| LaneMemError { lane: 0, error })?;
     // Every active lane's store must be defined on its own.
     let mut writes: Vec<(usize, (usize, u64), Vec<Byte>)> = Vec::new();
     for lane in (0..active.len()).filter(|&lane| active[lane]) {
         let at_lane = |error| LaneMemError { lane, error };
         let pointer = pointer_operand(&ptrs[lane]).map_err(at_lane)?;
-        let bytes = scalar.encode(types, ty, &data[lane]).map_err(at_lane)?;
-        let place = mem
-            .locate_writable(pointer, scalar.size())
-            .map_err(at_lane)?;
+        let bytes = encode_value(types, ty, &data[lane]).map_err(at_lane)?;
+        let place = mem.locate_writable(pointer, size).map_err(at_lane)?;
         writes.push((lane, place, bytes));
     }
     // No two lanes may store different bytes to one address.
@@ -776,6 +781,99 @@ fn pointer_operand(ptr: &Val) -> Result<Pointer, MemError> {
     }
 }
 
+/// Whether `ty` is a vector or an aggregate (loaded and stored element by element).
+fn is_composite(types: &TypeTable, ty: Ty) -> bool {
+    types.vector(ty).is_some() || types.is_aggregate(ty)
+}
+
+/// Bytes a load or store of `ty` touches: LLVM's store size.
+fn access_size(types: &TypeTable, ty: Ty) -> Result<u64, MemError> {
+    if is_composite(types, ty) {
+        composite_size(types, ty)
+    } else {
+        Scalar::of(types, ty).map(Scalar::size)
+    }
+}
+
+/// The store size of a vector or aggregate whose elements pllvm can lay out:
+/// vectors of whole-byte elements (LLVM packs `<N x i1>` and other sub-byte
+/// elements as bits, which pllvm refuses), structs and arrays of such types.
+fn composite_size(types: &TypeTable, ty: Ty) -> Result<u64, MemError> {
+    check_layout(types, ty)?;
+    Ok(types.store_size(ty))
+}
+
+/// Refuses vectors (at any depth) whose elements are not whole bytes.
+fn check_layout(types: &TypeTable, ty: Ty) -> Result<(), MemError> {
+    match types.get(ty) {
+        TypeData::Vector(_, elem) => match types.get(*elem) {
+            TypeData::Int(w) if w % 8 != 0 => Err(MemError::Unsupported(format!(
+                "load or store of {} (LLVM packs vectors of sub-byte elements as bits)",
+                types.display(ty)
+            ))),
+            _ => Ok(()),
+        },
+        TypeData::Array(_, elem) => check_layout(types, *elem),
+        TypeData::Struct { fields, .. } => fields.iter().try_for_each(|f| check_layout(types, *f)),
+        _ => Scalar::of(types, ty).map(|_| ()),
+    }
+}
+
+/// Where each element of a vector or aggregate lies: `(offset, type)` per element.
+/// Vector elements are packed at their store size, element 0 first (little-endian
+/// targets); array elements at their allocation size; struct fields at the
+/// struct layout's offsets.
+fn element_places(types: &TypeTable, ty: Ty) -> Vec<(u64, Ty)> {
+    match types.get(ty) {
+        TypeData::Vector(n, elem) => (0..u64::from(*n))
+            .map(|k| (k * types.store_size(*elem), *elem))
+            .collect(),
+        TypeData::Array(n, elem) => (0..*n).map(|k| (k * types.size_of(*elem), *elem)).collect(),
+        TypeData::Struct { fields, .. } => {
+            let (offsets, _) = types.struct_layout(ty);
+            offsets.into_iter().zip(fields.iter().copied()).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// The bytes that represent `value` of type `ty` (⊤, and padding, become
+/// uninitialized bytes).
+fn encode_value(types: &TypeTable, ty: Ty, value: &Val) -> Result<Vec<Byte>, MemError> {
+    if !is_composite(types, ty) {
+        return Scalar::of(types, ty)?.encode(types, ty, value);
+    }
+    let size = composite_size(types, ty)? as usize;
+    let places = element_places(types, ty);
+    let items = crate::value::elements(value, places.len()).ok_or_else(|| {
+        MemError::Unsupported(format!("cannot store {value} as {}", types.display(ty)))
+    })?;
+    let mut bytes = vec![Byte::Uninit; size];
+    for ((offset, elem), item) in places.into_iter().zip(&items) {
+        let part = encode_value(types, elem, item)?;
+        let at = offset as usize;
+        bytes[at..at + part.len()].copy_from_slice(&part);
+    }
+    Ok(bytes)
+}
+
+/// The value of type `ty` that `bytes` (its store size of them) represent; each
+/// scalar element is ⊤ on its own if one of its bytes is uninitialized.
+fn decode_value(types: &TypeTable, ty: Ty, bytes: &[Byte]) -> Val {
+    if !is_composite(types, ty) {
+        return match Scalar::of(types, ty) {
+            Ok(scalar) => scalar.decode(&bytes[..scalar.size() as usize]),
+            Err(_) => Val::Undef,
+        };
+    }
+    Val::Agg(
+        element_places(types, ty)
+            .into_iter()
+            .map(|(offset, elem)| decode_value(types, elem, &bytes[offset as usize..]))
+            .collect(),
+    )
+}
+
 /// How a scalar type lies in memory.
 #[derive(Clone, Copy, Debug)]
 enum Scalar {
@@ -787,6 +885,10 @@ enum Scalar {
     F64,
     /// `ptr`: 8 bytes, fragments of a pointer or an address.
     Ptr,
+    /// `half`: 2 bytes of IEEE bits.
+    F16,
+    /// `bfloat`: 2 bytes.
+    BF16,
 }
 
 /// Bytes of a pointer in memory.
@@ -799,6 +901,8 @@ impl Scalar {
             TypeData::Int(w) => Ok(Scalar::Int(*w)),
             TypeData::F32 => Ok(Scalar::F32),
             TypeData::F64 => Ok(Scalar::F64),
+            TypeData::F16 => Ok(Scalar::F16),
+            TypeData::BF16 => Ok(Scalar::BF16),
             TypeData::Ptr(_) => Ok(Scalar::Ptr),
             _ => Err(MemError::Unsupported(format!(
                 "load or store of non-scalar type {}",
@@ -811,6 +915,7 @@ impl Scalar {
     fn size(self) -> u64 {
         match self {
             Scalar::Int(w) => u64::from(w.div_ceil(8)),
+            Scalar::F16 | Scalar::BF16 => 2,
             Scalar::F32 => 4,
             Scalar::F64 => PTR_BYTES as u64,
             Scalar::Ptr => PTR_BYTES as u64,
@@ -834,6 +939,7 @@ impl Scalar {
             }
             (Scalar::F32, Val::F32(b)) => Ok(data(&b.to_le_bytes())),
             (Scalar::F64, Val::F64(b)) => Ok(data(&b.to_le_bytes())),
+            (Scalar::F16, Val::F16(b)) | (Scalar::BF16, Val::BF16(b)) => Ok(data(&b.to_le_bytes())),
             (Scalar::Ptr, Val::Ptr(p)) => Ok((0..PTR_BYTES as u8)
                 .map(|index| Byte::PtrFrag { ptr: *p, index })
                 .collect()),
@@ -873,6 +979,8 @@ impl Scalar {
             ),
             Scalar::F32 => Val::F32(word as u32),
             Scalar::F64 => Val::F64(word as u64),
+            Scalar::F16 => Val::F16(word as u16),
+            Scalar::BF16 => Val::BF16(word as u16),
             Scalar::Ptr => Val::Ptr(Pointer::from_address(word as u64)),
         }
     }
@@ -950,6 +1058,13 @@ fn render(types: &TypeTable, ty: Ty, bytes: &[Byte]) -> String {
                 .map(|i| render(types, *elem, &bytes[i * step..]))
                 .collect();
             format!("[{}]", items.join(", "))
+        }
+        TypeData::Vector(n, elem) => {
+            let step = types.store_size(*elem) as usize;
+            let items: Vec<String> = (0..*n as usize)
+                .map(|i| render(types, *elem, &bytes[i * step..]))
+                .collect();
+            format!("<{}>", items.join(", "))
         }
         TypeData::Struct { fields, .. } => {
             let (offsets, _) = types.struct_layout(ty);
@@ -1152,10 +1267,40 @@ mod tests {
         );
         check(
             |mem, t, p| {
+                // Aggregates and vectors load element by element; uninitialized
+                // bytes make only their own element ⊤.
                 let pair = t.intern(TypeData::Array(2, TypeTable::I32));
+                mem.store(t, TypeTable::I32, &at(p, 4), &Val::Int(7))?;
                 Ok(mem.load(t, pair, &at(p, 0))?.to_string())
             },
-            "error: unsupported memory access: load or store of non-scalar type [2 x i32]",
+            "<⊤, 7>",
+        );
+        check(
+            |mem, t, p| {
+                let v = t.intern(TypeData::Vector(3, TypeTable::I32));
+                let s = t.intern(TypeData::Struct {
+                    fields: vec![TypeTable::I8, TypeTable::I32],
+                    packed: false,
+                });
+                let three = Val::Agg(vec![Val::Int(1), Val::Undef, Val::Int(3)].into());
+                mem.store(t, v, &at(p, 0), &three)?;
+                let back = mem.load(t, v, &at(p, 0))?;
+                let pair = Val::Agg(vec![Val::Int(9), Val::Int(5)].into());
+                mem.store(t, s, &at(p, 0), &pair)?;
+                let field = mem.load(t, TypeTable::I32, &at(p, 4))?;
+                Ok(format!(
+                    "{back} {field} {}",
+                    mem.load(t, TypeTable::I8, &at(p, 1))?
+                ))
+            },
+            "<1, ⊤, 3> 5 ⊤",
+        );
+        check(
+            |mem, t, p| {
+                let bits = t.intern(TypeData::Vector(8, TypeTable::I1));
+                Ok(mem.load(t, bits, &at(p, 0))?.to_string())
+            },
+            "error: unsupported memory access: load or store of <8 x i1> (LLVM packs vectors of sub-byte elements as bits)",
         );
         check(
             |mem, t, p| {

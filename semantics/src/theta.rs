@@ -778,10 +778,13 @@ fn type_name(ty: &TypeData) -> String {
         TypeData::Int(w) => format!("i{w}"),
         TypeData::F32 => "float".into(),
         TypeData::F64 => "double".into(),
+        TypeData::F16 => "half".into(),
+        TypeData::BF16 => "bfloat".into(),
         TypeData::Ptr(0) => "ptr".into(),
         TypeData::Ptr(n) => format!("ptr addrspace({n})"),
         TypeData::Label => "label".into(),
         TypeData::Array(..) | TypeData::Struct { .. } => "aggregate".into(),
+        TypeData::Vector(..) => "vector".into(),
     }
 }
 

@@ -1,9 +1,13 @@
 //! Types of P-LLVM values (thesis Fig. 4.2 `typ ::= intN | fpN | ...`), interned per module.
 //!
 //! The subset is what LLVM IR kernels need: `iN` for any N in 1..=[`MAX_INT_WIDTH`],
-//! `half`-less IEEE `float` and `double`, opaque `ptr` in any address space, arrays
-//! and (packed) structs for `alloca` / `getelementptr` / globals, `void`, and `label`
-//! (only as the type of branch targets in the text). Layout follows the x86-64 /
+//! IEEE `half`, `float`, `double` and `bfloat`, opaque `ptr` in any address space, arrays
+//! and (packed) structs for `alloca` / `getelementptr` / globals and as SSA values
+//! (`extractvalue` / `insertvalue`), vectors `<N x T>` of integers, floats and
+//! pointers, `void`, and `label` (only as the type of branch targets in the text).
+//! Vectors are laid out as LLVM's x86-64 and AMDGPU data layouts lay them out:
+//! elements packed at their store size, the whole aligned to its size rounded up
+//! to a power of two (capped at 64 bytes), so `<3 x i32>` takes 16 bytes. Layout follows the x86-64 /
 //! AArch64 / AMDGPU data layouts for this subset: integers take the next power of
 //! two bytes at most 16 and are aligned to that, wider integers are 16-aligned,
 //! `ptr` is 8 bytes (all address spaces: the interpreter's pointers are abstract).
@@ -13,6 +17,9 @@ use std::collections::HashMap;
 
 /// The widest integer type the parser accepts (the issue asks for at least 4096).
 pub const MAX_INT_WIDTH: u32 = 1 << 16;
+
+/// The longest vector type `<N x T>` the parser accepts.
+pub const MAX_VECTOR_LEN: u32 = 1 << 16;
 
 entity!(
     /// An interned type of a [`TypeTable`].
@@ -31,6 +38,10 @@ pub enum TypeData {
     F32,
     /// `double` (IEEE binary64).
     F64,
+    /// `half` (IEEE binary16).
+    F16,
+    /// `bfloat` (bfloat16: binary32's top 16 bits).
+    BF16,
     /// `ptr` or `ptr addrspace(N)`.
     Ptr(u32),
     /// `[N x T]`.
@@ -44,6 +55,9 @@ pub enum TypeData {
     },
     /// `label`: the type of a block operand.
     Label,
+    /// `<N x T>`, T an integer, float or pointer type: one lane value holding N
+    /// elements (not to be confused with the W lanes of P-LLVM).
+    Vector(u32, Ty),
 }
 
 /// The interned types of one module. Common types are pre-interned.
@@ -130,6 +144,19 @@ impl TypeTable {
         ty
     }
 
+    /// The handle of `data` if it is interned, without interning it.
+    pub fn lookup(&self, data: &TypeData) -> Option<Ty> {
+        self.index.get(data).copied()
+    }
+
+    /// The type of a comparison of `ty` operands: `i1`, or `<N x i1>` for `<N x T>`.
+    pub fn compare_result(&mut self, ty: Ty) -> Ty {
+        match self.vector(ty) {
+            Some((n, _)) => self.intern(TypeData::Vector(n, Self::I1)),
+            None => Self::I1,
+        }
+    }
+
     /// The handle of `iN`.
     pub fn int(&mut self, width: u32) -> Ty {
         self.intern(TypeData::Int(width))
@@ -150,7 +177,10 @@ impl TypeTable {
 
     /// Whether `ty` is `float` or `double`.
     pub fn is_float(&self, ty: Ty) -> bool {
-        matches!(self.get(ty), TypeData::F32 | TypeData::F64)
+        matches!(
+            self.get(ty),
+            TypeData::F32 | TypeData::F64 | TypeData::F16 | TypeData::BF16
+        )
     }
 
     /// Whether `ty` is a pointer in any address space.
@@ -162,13 +192,73 @@ impl TypeTable {
     pub fn is_scalar(&self, ty: Ty) -> bool {
         matches!(
             self.get(ty),
-            TypeData::Int(_) | TypeData::F32 | TypeData::F64 | TypeData::Ptr(_)
+            TypeData::Int(_)
+                | TypeData::F32
+                | TypeData::F64
+                | TypeData::F16
+                | TypeData::BF16
+                | TypeData::Ptr(_)
         )
     }
 
     /// Whether `ty` is an array or struct.
     pub fn is_aggregate(&self, ty: Ty) -> bool {
         matches!(self.get(ty), TypeData::Array(..) | TypeData::Struct { .. })
+    }
+
+    /// The element count and element type of a vector type `<N x T>`.
+    pub fn vector(&self, ty: Ty) -> Option<(u32, Ty)> {
+        match self.get(ty) {
+            TypeData::Vector(n, elem) => Some((*n, *elem)),
+            _ => None,
+        }
+    }
+
+    /// The element type of `ty` for element-wise instructions: `T` of `<N x T>`,
+    /// `ty` itself for scalars.
+    pub fn scalar_of(&self, ty: Ty) -> Ty {
+        self.vector(ty).map_or(ty, |(_, elem)| elem)
+    }
+
+    /// The type of the element at `index` of an aggregate or vector type (the
+    /// `extractvalue` / `insertvalue` index walk), `None` when out of range.
+    pub fn element_at(&self, ty: Ty, index: u64) -> Option<Ty> {
+        match self.get(ty) {
+            TypeData::Array(n, elem) => (index < *n).then_some(*elem),
+            TypeData::Vector(n, elem) => (index < u64::from(*n)).then_some(*elem),
+            TypeData::Struct { fields, .. } => usize::try_from(index)
+                .ok()
+                .and_then(|i| fields.get(i))
+                .copied(),
+            _ => None,
+        }
+    }
+
+    /// The type at the constant index path `indices` into aggregate type `ty`
+    /// (`extractvalue`, `insertvalue`): `None` if the path leaves the aggregate or
+    /// is empty. Vectors are not aggregates here (LLVM uses `extractelement`).
+    pub fn aggregate_path(&self, ty: Ty, indices: &[u32]) -> Option<Ty> {
+        if indices.is_empty() {
+            return None;
+        }
+        let mut current = ty;
+        for &k in indices {
+            if !self.is_aggregate(current) {
+                return None;
+            }
+            current = self.element_at(current, u64::from(k))?;
+        }
+        Some(current)
+    }
+
+    /// The number of elements of an aggregate or vector type (0 for scalars).
+    pub fn element_count(&self, ty: Ty) -> u64 {
+        match self.get(ty) {
+            TypeData::Array(n, _) => *n,
+            TypeData::Vector(n, _) => u64::from(*n),
+            TypeData::Struct { fields, .. } => fields.len() as u64,
+            _ => 0,
+        }
     }
 
     /// Whether values of `ty` have a size in memory (`sizeof` is defined).
@@ -181,9 +271,13 @@ impl TypeTable {
         match self.get(ty) {
             TypeData::Void | TypeData::Label => 1,
             TypeData::Int(w) => int_store_size(*w).clamp(1, 16),
+            TypeData::F16 | TypeData::BF16 => 2,
             TypeData::F32 => 4,
             TypeData::F64 | TypeData::Ptr(_) => 8,
             TypeData::Array(_, elem) => self.align_of(*elem),
+            // LLVM's x86-64 and AMDGPU layouts: a vector is aligned to its size
+            // rounded up to a power of two; pllvm caps that at 64 bytes (AVX-512).
+            TypeData::Vector(..) => self.size_of(ty).next_power_of_two().clamp(1, 64),
             TypeData::Struct { fields, packed } => {
                 if *packed {
                     1
@@ -198,6 +292,7 @@ impl TypeTable {
     pub fn store_size(&self, ty: Ty) -> u64 {
         match self.get(ty) {
             TypeData::Int(w) => u64::from(w.div_ceil(8)),
+            TypeData::Vector(n, elem) => u64::from(*n).saturating_mul(self.store_size(*elem)),
             _ => self.size_of(ty),
         }
     }
@@ -211,9 +306,16 @@ impl TypeTable {
                 let bytes = u64::from(w.div_ceil(8));
                 bytes.next_multiple_of(self.align_of(ty))
             }
+            TypeData::F16 | TypeData::BF16 => 2,
             TypeData::F32 => 4,
             TypeData::F64 | TypeData::Ptr(_) => 8,
             TypeData::Array(n, elem) => n.saturating_mul(self.size_of(*elem)),
+            // Elements packed at their store size (the element types pllvm loads and
+            // stores are whole bytes), rounded up to the vector's alignment.
+            TypeData::Vector(n, elem) => {
+                let bytes = u64::from(*n).saturating_mul(self.store_size(*elem));
+                bytes.next_multiple_of(bytes.next_power_of_two().clamp(1, 64))
+            }
             TypeData::Struct { .. } => {
                 let (offsets, size) = self.struct_layout(ty);
                 let _ = offsets;
@@ -247,10 +349,13 @@ impl TypeTable {
             TypeData::Int(w) => format!("i{w}"),
             TypeData::F32 => "float".into(),
             TypeData::F64 => "double".into(),
+            TypeData::F16 => "half".into(),
+            TypeData::BF16 => "bfloat".into(),
             TypeData::Ptr(0) => "ptr".into(),
             TypeData::Ptr(n) => format!("ptr addrspace({n})"),
             TypeData::Label => "label".into(),
             TypeData::Array(n, elem) => format!("[{n} x {}]", self.display(*elem)),
+            TypeData::Vector(n, elem) => format!("<{n} x {}>", self.display(*elem)),
             TypeData::Struct { fields, packed } => {
                 let inner: Vec<String> = fields.iter().map(|f| self.display(*f)).collect();
                 let body = if inner.is_empty() {
@@ -303,5 +408,12 @@ mod tests {
         assert_eq!(t.struct_layout(p), (vec![0, 1], 5));
         let a = t.intern(TypeData::Array(10, s));
         assert_eq!(t.size_of(a), 120);
+        let v4 = t.intern(TypeData::Vector(4, TypeTable::F32));
+        assert_eq!((t.size_of(v4), t.align_of(v4)), (16, 16));
+        assert_eq!(t.display(v4), "<4 x float>");
+        let v3 = t.intern(TypeData::Vector(3, TypeTable::I32));
+        assert_eq!((t.size_of(v3), t.align_of(v3)), (16, 16));
+        let v2 = t.intern(TypeData::Vector(2, TypeTable::I8));
+        assert_eq!((t.size_of(v2), t.align_of(v2)), (2, 2));
     }
 }

@@ -45,6 +45,14 @@ pub enum Val {
     F64(u64),
     /// A pointer.
     Ptr(Pointer),
+    /// A `half` as its bit pattern.
+    F16(u16),
+    /// A `bfloat` as its bit pattern.
+    BF16(u16),
+    /// A vector `<N x T>` or an aggregate (struct, array) value: its elements in
+    /// order, each possibly ⊤ on its own (LLVM's per-element poison). ⊤ of such a
+    /// type ([`Val::Undef`]) means every element is ⊤ ([`elements`]).
+    Agg(Arc<[Val]>),
 }
 
 impl Val {
@@ -91,6 +99,11 @@ impl Val {
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Val::F32(b) => Some(f64::from(f32::from_bits(*b))),
+            Val::F16(b) => Some(crate::ops::half::to_f64(crate::ops::half::Small::Half, *b)),
+            Val::BF16(b) => Some(crate::ops::half::to_f64(
+                crate::ops::half::Small::BFloat,
+                *b,
+            )),
             Val::F64(b) => Some(f64::from_bits(*b)),
             _ => None,
         }
@@ -130,6 +143,8 @@ pub fn const_value(
         },
         ConstData::Float(bits) => match types.get(ty) {
             TypeData::F32 => Val::F32(*bits as u32),
+            TypeData::F16 => Val::F16(*bits as u16),
+            TypeData::BF16 => Val::BF16(*bits as u16),
             _ => Val::F64(*bits),
         },
         ConstData::Null => Val::Ptr(Pointer {
@@ -138,6 +153,24 @@ pub fn const_value(
         }),
         ConstData::Undef | ConstData::Poison => Val::Undef,
         ConstData::Zero => zero_of(types, ty),
+        ConstData::Elems(items) => {
+            let elems: Vec<Val> = items
+                .iter()
+                .enumerate()
+                .map(|(k, item)| match types.element_at(ty, k as u64) {
+                    Some(elem) => const_value(types, elem, item, global_ptr),
+                    None => Val::Undef,
+                })
+                .collect();
+            Val::Agg(elems.into())
+        }
+        ConstData::Splat(item) => match types.vector(ty) {
+            Some((n, elem)) => {
+                let v = const_value(types, elem, item, global_ptr);
+                Val::Agg(vec![v; n as usize].into())
+            }
+            None => Val::Undef,
+        },
         ConstData::Global(g) => global_ptr(*g),
         ConstData::Function(f) => Val::Ptr(Pointer {
             object: None,
@@ -146,9 +179,33 @@ pub fn const_value(
     }
 }
 
-/// The all-zero value of a scalar type (`zeroinitializer`, and `freeze ⊤`).
+/// The all-zero value of a type (`zeroinitializer`, and `freeze ⊤`): vectors and
+/// aggregates get all-zero elements.
 pub fn zero_of(types: &TypeTable, ty: Ty) -> Val {
-    zero_of_data(types.get(ty))
+    match types.get(ty) {
+        TypeData::Vector(..) | TypeData::Array(..) | TypeData::Struct { .. } => {
+            let n = types.element_count(ty);
+            let elems: Vec<Val> = (0..n)
+                .map(|k| {
+                    types
+                        .element_at(ty, k)
+                        .map_or(Val::Undef, |e| zero_of(types, e))
+                })
+                .collect();
+            Val::Agg(elems.into())
+        }
+        other => zero_of_data(other),
+    }
+}
+
+/// The elements of a vector or aggregate value with `n` elements: ⊤ is `n` times
+/// ⊤ (per-element poison), a scalar is not an aggregate (`None`).
+pub fn elements(v: &Val, n: usize) -> Option<Vec<Val>> {
+    match v {
+        Val::Agg(items) if items.len() == n => Some(items.to_vec()),
+        Val::Undef => Some(vec![Val::Undef; n]),
+        _ => None,
+    }
 }
 
 /// The all-zero value of a scalar type given by its [`TypeData`] (⊤ for types that
@@ -159,6 +216,8 @@ pub fn zero_of_data(ty: &TypeData) -> Val {
         TypeData::Int(_) => Val::Int(0),
         TypeData::F32 => Val::F32(0),
         TypeData::F64 => Val::F64(0),
+        TypeData::F16 => Val::F16(0),
+        TypeData::BF16 => Val::BF16(0),
         TypeData::Ptr(_) => Val::Ptr(Pointer {
             object: None,
             offset: 0,
@@ -168,7 +227,8 @@ pub fn zero_of_data(ty: &TypeData) -> Val {
 }
 
 /// Prints a lane value for traces and results: integers in decimal (unsigned), floats
-/// as Rust prints them (`1.5`, `NaN`, `inf`), pointers as `&obj+off` or `0x..`, ⊤ as `⊤`.
+/// as Rust prints them (`1.5`, `NaN`, `inf`), pointers as `&obj+off` or `0x..`, ⊤ as `⊤`,
+/// vectors and aggregates as `<e0, e1, ...>`.
 impl fmt::Display for Val {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -177,6 +237,7 @@ impl fmt::Display for Val {
             Val::Wide(v) => write!(f, "{v}"),
             Val::F32(b) => write!(f, "{:?}", f32::from_bits(*b)),
             Val::F64(b) => write!(f, "{:?}", f64::from_bits(*b)),
+            Val::F16(_) | Val::BF16(_) => write!(f, "{:?}", self.as_f64().unwrap_or(f64::NAN)),
             Val::Ptr(Pointer {
                 object: Some(o),
                 offset,
@@ -185,6 +246,16 @@ impl fmt::Display for Val {
                 object: None,
                 offset,
             }) => write!(f, "0x{offset:x}"),
+            Val::Agg(items) => {
+                write!(f, "<")?;
+                for (k, item) in items.iter().enumerate() {
+                    if k > 0 {
+                        write!(f, ", ")?;
+                    }
+                    write!(f, "{item}")?;
+                }
+                write!(f, ">")
+            }
         }
     }
 }

@@ -42,6 +42,13 @@ pub(crate) fn constant(
         (ConstData::Null | ConstData::Undef | ConstData::Poison | ConstData::Zero, _) => {
             "UINT64_C(0)".into()
         }
+        (ConstData::Elems(_) | ConstData::Splat(_), _) => {
+            return Err(TransformError::new(
+                PASS,
+                site,
+                "a vector or aggregate constant (the C route holds scalars only)",
+            ));
+        }
         (ConstData::Global(g), _) => format!("G{}", g.index()),
         (ConstData::Function(f), _) => {
             return Err(TransformError::new(
@@ -133,6 +140,21 @@ pub(crate) fn command(out: &mut String, cx: &Cx<'_>, i: Inst) -> Result<(), Tran
         Ok(())
     };
     match &inst.kind {
+        InstKind::ExtractElement { .. }
+        | InstKind::InsertElement { .. }
+        | InstKind::ShuffleVector { .. }
+        | InstKind::ExtractValue { .. }
+        | InstKind::InsertValue { .. }
+        | InstKind::AtomicRmw { .. }
+        | InstKind::CmpXchg { .. }
+        | InstKind::Fence { .. } => Err(TransformError::new(
+            PASS,
+            site,
+            format!(
+                "{}: the C route does not compile vector or aggregate values or atomics",
+                inst.kind.opcode()
+            ),
+        )),
         InstKind::Mask => {
             if let Some(v) = inst.result {
                 let _ = writeln!(

@@ -497,6 +497,12 @@ impl Emitter<'_, '_> {
                 _ => "null".into(),
             },
             ConstData::Global(g) => format!("%g.{}", g.index()),
+            ConstData::Elems(_) | ConstData::Splat(_) => {
+                return Err(refuse(
+                    site,
+                    "a vector or aggregate constant: the native backend widens scalars only",
+                ));
+            }
             ConstData::Function(f) => {
                 return Err(refuse(
                     site,
@@ -1325,6 +1331,20 @@ impl Emitter<'_, '_> {
         let result = data.result;
         let vector = result.is_some_and(|r| self.repr[r] == Repr::Vector);
         match &data.kind {
+            InstKind::ExtractElement { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. }
+            | InstKind::ExtractValue { .. }
+            | InstKind::InsertValue { .. }
+            | InstKind::AtomicRmw { .. }
+            | InstKind::CmpXchg { .. }
+            | InstKind::Fence { .. } => Err(refuse(
+                site,
+                format!(
+                    "{}: the native backend does not compile vector or aggregate values or atomics",
+                    data.kind.opcode()
+                ),
+            )),
             InstKind::Phi { .. } => Err(refuse(site, "a phi among the commands")),
             InstKind::Mask => {
                 // [W-CMD-MASK]: the activation, in every lane.

@@ -18,7 +18,7 @@ use crate::rules::Env;
 use crate::rules::cmd::{CmdCtx, CmdOut, ub, w_inst_llvm as rule};
 use crate::rules::env::eval;
 use crate::rules::{Rule, Site, StepError};
-use crate::types::TypeTable;
+use crate::types::{TypeData, TypeTable};
 use crate::value::Val;
 
 /// [W-INST-LLVM] for every lane: res^W into `out` (unboxed when a bit kernel
@@ -35,6 +35,11 @@ pub fn w_inst_llvm(
 ) -> Result<(), StepError> {
     let types = ctx.program.types();
     let kind = &ctx.program.body.insts[c].kind;
+    // Vector and aggregate values have no kernel: the rule computes them.
+    if has_element_values(ctx, kind) {
+        out.in_bits = false;
+        return rule(ctx, active, env, mem, c, &mut out.vals);
+    }
     out.in_bits = bit_kernel(types, kind, env, active, &mut out.bits);
     if out.in_bits {
         return Ok(());
@@ -81,6 +86,28 @@ pub fn w_inst_llvm(
             Ok(())
         }
         _ => rule(ctx, active, env, mem, c, vals),
+    }
+}
+
+/// Whether instruction `kind` takes or gives vector or aggregate values (only
+/// the type fields are read: no allocation on the fast path).
+fn has_element_values(ctx: CmdCtx<'_, '_>, kind: &InstKind) -> bool {
+    let types = ctx.program.types();
+    let composite = |t| {
+        types.vector(t).is_some()
+            || types.is_aggregate(t)
+            || matches!(types.get(t), TypeData::F16 | TypeData::BF16)
+    };
+    match kind {
+        InstKind::Binary { ty, .. }
+        | InstKind::FNeg { ty, .. }
+        | InstKind::ICmp { ty, .. }
+        | InstKind::FCmp { ty, .. }
+        | InstKind::Freeze { ty, .. } => composite(*ty),
+        InstKind::Select { ty, cond, .. } => composite(*ty) || composite(ctx.program.ty(*cond)),
+        InstKind::Cast { from, to, .. } => composite(*from) || composite(*to),
+        InstKind::Gep { .. } => false,
+        _ => true,
     }
 }
 

@@ -23,6 +23,9 @@ pub fn cast(op: CastOp, flags: IntFlags, from: &TypeData, to: &TypeData, a: &Val
     if a.is_undef() {
         return Val::Undef;
     }
+    if let Some(v) = small_cast(op, flags, from, to, a) {
+        return v;
+    }
     let converted = match (op, from, to) {
         (CastOp::ZExt, TypeData::Int(wf), TypeData::Int(wt)) => zext(flags, *wf, *wt, a),
         (CastOp::SExt, TypeData::Int(wf), TypeData::Int(wt)) => sext(*wf, *wt, a),
@@ -45,6 +48,68 @@ pub fn cast(op: CastOp, flags: IntFlags, from: &TypeData, to: &TypeData, a: &Val
         _ => None,
     };
     converted.unwrap_or(Val::Undef)
+}
+
+/// The 16-bit format of `ty`, if it is `half` or `bfloat`.
+fn small_of(ty: &TypeData) -> Option<super::half::Small> {
+    match ty {
+        TypeData::F16 => Some(super::half::Small::Half),
+        TypeData::BF16 => Some(super::half::Small::BFloat),
+        _ => None,
+    }
+}
+
+/// Casts to or from `half` / `bfloat`: through the exact `f64` value, rounded
+/// once to the destination (`super::half`); `None` when neither side is 16-bit.
+/// Float → integer takes the common path ([`float_to_int`] decodes any float).
+fn small_cast(op: CastOp, flags: IntFlags, from: &TypeData, to: &TypeData, a: &Val) -> Option<Val> {
+    let (sf, st) = (small_of(from), small_of(to));
+    if sf.is_none() && st.is_none() {
+        return None;
+    }
+    let out = match (op, st) {
+        (CastOp::FpExt | CastOp::FpTrunc, Some(t)) => {
+            a.as_f64().map(|x| t.val(super::half::round_f64(t, x)))
+        }
+        (CastOp::FpExt | CastOp::FpTrunc, None) => a.as_f64().and_then(|x| match to {
+            TypeData::F32 => Some(f32_val(x as f32)),
+            TypeData::F64 => Some(f64_val(x)),
+            _ => None,
+        }),
+        (CastOp::SiToFp | CastOp::UiToFp, Some(t)) => {
+            let TypeData::Int(width) = from else {
+                return Some(Val::Undef);
+            };
+            let signed = op == CastOp::SiToFp;
+            if !signed && flags.nsw && sign_bit(*width, a) != Some(false) {
+                return Some(Val::Undef);
+            }
+            a.as_biguint().map(|bits| {
+                let (negative, magnitude) = if signed {
+                    let value = signed_big(*width, &bits);
+                    (
+                        value.sign() == num_bigint::Sign::Minus,
+                        value.magnitude().clone(),
+                    )
+                } else {
+                    (false, bits)
+                };
+                t.val(super::half::from_int(t, negative, &magnitude))
+            })
+        }
+        (CastOp::Bitcast, Some(t)) => match a {
+            Val::Int(x) => Some(t.val(*x as u16)),
+            Val::F16(_) | Val::BF16(_) if sf == Some(t) => Some(a.clone()),
+            _ => None,
+        },
+        (CastOp::Bitcast, None) => match a {
+            Val::F16(x) | Val::BF16(x) => Some(Val::Int(u128::from(*x))),
+            _ => None,
+        },
+        (CastOp::FpToSi, _) | (CastOp::FpToUi, _) => return None,
+        _ => None,
+    };
+    Some(out.unwrap_or(Val::Undef))
 }
 
 /// Whether the sign bit (bit `width - 1`) of an integer lane value is set.

@@ -60,6 +60,31 @@ pub(crate) fn binary(op: BinOp, ty: &TypeData, a: &Val, b: &Val) -> Val {
             };
             f64_val(r)
         }
+        (
+            TypeData::F16 | TypeData::BF16,
+            Val::F16(_) | Val::BF16(_),
+            Val::F16(_) | Val::BF16(_),
+        ) => {
+            // Computed in binary32 and rounded once (exact: see `super::half`).
+            let small = if matches!(ty, TypeData::F16) {
+                super::half::Small::Half
+            } else {
+                super::half::Small::BFloat
+            };
+            let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) else {
+                return Val::Undef;
+            };
+            let (x, y) = (x as f32, y as f32);
+            let r = match op {
+                BinOp::FAdd => x + y,
+                BinOp::FSub => x - y,
+                BinOp::FMul => x * y,
+                BinOp::FDiv => x / y,
+                BinOp::FRem => x % y,
+                _ => return Val::Undef,
+            };
+            small.val(super::half::round_f64(small, f64::from(r)))
+        }
         _ => Val::Undef,
     }
 }
@@ -70,6 +95,8 @@ pub fn fneg(ty: &TypeData, a: &Val) -> Val {
     match (ty, a) {
         (TypeData::F32, Val::F32(x)) => Val::F32(x ^ (1 << 31)),
         (TypeData::F64, Val::F64(x)) => Val::F64(x ^ (1 << 63)),
+        (TypeData::F16, Val::F16(x)) => Val::F16(x ^ (1 << 15)),
+        (TypeData::BF16, Val::BF16(x)) => Val::BF16(x ^ (1 << 15)),
         _ => Val::Undef,
     }
 }
@@ -105,12 +132,13 @@ pub(crate) fn fcmp_holds(pred: FCmpPred, x: f64, y: f64) -> bool {
 pub fn fcmp(pred: FCmpPred, ty: &TypeData, a: &Val, b: &Val) -> Val {
     match (ty, a, b) {
         // Widening binary32 to binary64 is exact and keeps the order and NaN-ness.
-        (TypeData::F32, Val::F32(_), Val::F32(_)) | (TypeData::F64, Val::F64(_), Val::F64(_)) => {
-            match (a.as_f64(), b.as_f64()) {
-                (Some(x), Some(y)) => Val::bool(fcmp_holds(pred, x, y)),
-                _ => Val::Undef,
-            }
-        }
+        (TypeData::F32, Val::F32(_), Val::F32(_))
+        | (TypeData::F64, Val::F64(_), Val::F64(_))
+        | (TypeData::F16, Val::F16(_), Val::F16(_))
+        | (TypeData::BF16, Val::BF16(_), Val::BF16(_)) => match (a.as_f64(), b.as_f64()) {
+            (Some(x), Some(y)) => Val::bool(fcmp_holds(pred, x, y)),
+            _ => Val::Undef,
+        },
         _ => Val::Undef,
     }
 }

@@ -40,7 +40,9 @@
 //! them rather than panic.
 
 pub mod cast;
+pub mod elems;
 pub mod float;
+pub mod half;
 pub mod int;
 
 pub use cast::cast;

@@ -290,6 +290,18 @@ pub fn eval_cmd(
         InstKind::Phi { .. } | InstKind::Mask => {
             return Err(Stuck::new(Rule::WCmdInst, "a phi or mask() in the command list").into());
         }
+        InstKind::AtomicRmw { .. } => {
+            record(Rule::WInstAtomicRmw);
+            w_inst_atomicrmw(ctx, active, env, mem, c)?
+        }
+        InstKind::CmpXchg { .. } => {
+            record(Rule::WInstCmpXchg);
+            w_inst_cmpxchg(ctx, active, env, mem, c)?
+        }
+        InstKind::Fence { .. } => {
+            record(Rule::WInstFence);
+            w_inst_fence(active)
+        }
         _ => {
             record(Rule::WInstLlvm);
             return w_inst_llvm_w(ctx, active, env, mem, c, out);
@@ -409,6 +421,103 @@ pub fn w_inst_store(
     memory::write_w(mem, ctx.program.types(), ty, active, &p, &d)
         .map_err(|e| mem_error(ctx, Some(e.lane), c, e.error))?;
     Ok(vec![Val::Undef; active.len()])
+}
+
+/// [W-INST-ATOMICRMW] `atomicrmw op ptr val_ptr, T val` (LangRef "atomicrmw"; its
+/// P-LLVM reading is pllvm's, after [W-INST-STORE] of §4.9.1): the active lanes
+/// perform the read-modify-write one after another in lane order (lane 0 first),
+/// each on the memory the previous one left, so lanes that update one address all
+/// take effect (a histogram's increments add up; no conflicting-scatter error).
+/// Lane τ's result is the value it read, 𝕄' the memory after the last active lane.
+/// ⊤ in the old value or the operand stores ⊤. The ordering and scope are
+/// irrelevant: one W-wide machine has one memory and does one step at a time.
+pub fn w_inst_atomicrmw(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &Env,
+    mem: &mut Memory,
+    c: Inst,
+) -> Result<Vec<Val>, StepError> {
+    let InstKind::AtomicRmw {
+        op, ty, ptr, value, ..
+    } = ctx.program.body.insts[c].kind
+    else {
+        return Err(Stuck::new(Rule::WInstAtomicRmw, "not an atomicrmw").into());
+    };
+    let types = ctx.program.types();
+    // Premise: p^W = eval^W Δ^W val_ptr, v^W = eval^W Δ^W val.
+    let p = eval(env, ptr);
+    let v = eval(env, value);
+    let mut result = vec![Val::Undef; active.len()];
+    // Premise: for τ = 0, 1, … with amsk^W(τ): old(τ) = read 𝕄_τ p(τ),
+    // 𝕄_{τ+1} = write 𝕄_τ p(τ) (op old(τ) v(τ)).
+    for lane in (0..active.len()).filter(|&l| active[l]) {
+        let old = mem
+            .load(types, ty, &p[lane])
+            .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
+        let new = ops::elems::rmw(op, types.get(ty), &old, &v[lane]);
+        mem.store(types, ty, &p[lane], &new)
+            .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
+        result[lane] = old;
+    }
+    Ok(result)
+}
+
+/// [W-INST-CMPXCHG] `cmpxchg ptr val_ptr, T cmp, T new` (LangRef "cmpxchg"), read
+/// like [W-INST-ATOMICRMW]: the active lanes act one after another in lane order.
+/// Lane τ reads `old`; if `old = cmp(τ)` it writes `new(τ)`. Its result is
+/// `{ old, old = cmp(τ) }`. A ⊤ `old` or `cmp` makes the comparison ⊤: the lane
+/// then writes nothing and its result is `{ ⊤, ⊤ }`. `weak` never fails
+/// spuriously here (LangRef allows but does not require it).
+pub fn w_inst_cmpxchg(
+    ctx: CmdCtx<'_, '_>,
+    active: &[bool],
+    env: &Env,
+    mem: &mut Memory,
+    c: Inst,
+) -> Result<Vec<Val>, StepError> {
+    let InstKind::CmpXchg {
+        ty, ptr, cmp, new, ..
+    } = ctx.program.body.insts[c].kind
+    else {
+        return Err(Stuck::new(Rule::WInstCmpXchg, "not a cmpxchg").into());
+    };
+    let types = ctx.program.types();
+    // Premise: p^W, cmp^W, new^W = eval^W Δ^W of the operands.
+    let p = eval(env, ptr);
+    let expected = eval(env, cmp);
+    let replacement = eval(env, new);
+    let mut result = vec![Val::Undef; active.len()];
+    // Premise: for τ = 0, 1, … with amsk^W(τ), on the memory lane τ-1 left.
+    for lane in (0..active.len()).filter(|&l| active[l]) {
+        let old = mem
+            .load(types, ty, &p[lane])
+            .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
+        let same = match types.get(ty) {
+            TypeData::Ptr(_) => match (&old, &expected[lane]) {
+                (Val::Ptr(a), Val::Ptr(b)) => Some(a.address() == b.address()),
+                _ => None,
+            },
+            t => ops::icmp(crate::ir::ICmpPred::Eq, t, &old, &expected[lane]).as_bool(),
+        };
+        if same == Some(true) {
+            mem.store(types, ty, &p[lane], &replacement[lane])
+                .map_err(|e| mem_error(ctx, Some(lane), c, e))?;
+        }
+        result[lane] = match same {
+            Some(s) => Val::Agg(vec![old, Val::bool(s)].into()),
+            None => Val::Agg(vec![Val::Undef, Val::Undef].into()),
+        };
+    }
+    Ok(result)
+}
+
+/// [W-INST-FENCE] `fence ordering` (LangRef "fence"): no effect on Δ^W or 𝕄. A
+/// lock-step machine executes one step at a time on one memory, so every memory
+/// operation of an earlier step is visible to every later one whatever the
+/// ordering; the fence adds no constraint. The result is ⊤^W (no value).
+pub fn w_inst_fence(active: &[bool]) -> Vec<Val> {
+    vec![Val::Undef; active.len()]
 }
 
 /// [W-CMD-CALL] `fnc(val_0, …, val_{n-1})` (Fig. 4.14): evaluate the arguments as
@@ -579,6 +688,11 @@ pub fn w_inst_llvm(
             | InstKind::Select { .. }
             | InstKind::Freeze { .. }
             | InstKind::Gep { .. }
+            | InstKind::ExtractElement { .. }
+            | InstKind::InsertElement { .. }
+            | InstKind::ShuffleVector { .. }
+            | InstKind::ExtractValue { .. }
+            | InstKind::InsertValue { .. }
     );
     if !lane_wise {
         let why = format!("{} is not a lane-wise instruction", kind.opcode());
@@ -609,6 +723,18 @@ fn llvm_lane(
     let program = ctx.program;
     let types = program.types();
     let arg = |v: Value| env.lane(v, lane);
+    let lane_ub = |e: ops::LaneUb| {
+        ub(
+            ctx,
+            Rule::WInstLlvm,
+            Some(lane),
+            Site::Inst(c),
+            &e.to_string(),
+        )
+    };
+    if let Some(v) = vector_lane(program, &program.body.insts[c].kind, &arg) {
+        return v.map_err(lane_ub);
+    }
     Ok(match &program.body.insts[c].kind {
         InstKind::Binary {
             op,
@@ -662,6 +788,32 @@ fn llvm_lane(
             let lane_idx: Vec<(&Val, u32)> = lane_idx.iter().map(|(v, w)| (v, *w)).collect();
             gep(program, mem, *inbounds, *source_ty, &arg(*base), &lane_idx)
         }
+        InstKind::ExtractElement { ty, vector, index } => {
+            let n = types.vector(*ty).map_or(0, |(n, _)| n);
+            ops::elems::extract_element(n, &arg(*vector), &arg(*index))
+        }
+        InstKind::InsertElement {
+            ty,
+            vector,
+            elem,
+            index,
+        } => {
+            let n = types.vector(*ty).map_or(0, |(n, _)| n);
+            ops::elems::insert_element(n, &arg(*vector), &arg(*elem), &arg(*index))
+        }
+        InstKind::ShuffleVector { ty, lhs, rhs, mask } => {
+            let n = types.vector(*ty).map_or(0, |(n, _)| n);
+            ops::elems::shuffle(n, &arg(*lhs), &arg(*rhs), mask)
+        }
+        InstKind::ExtractValue { ty, agg, indices } => {
+            ops::elems::extract_value(types, *ty, &arg(*agg), indices)
+        }
+        InstKind::InsertValue {
+            ty,
+            agg,
+            elem,
+            indices,
+        } => ops::elems::insert_value(types, *ty, &arg(*agg), &arg(*elem), indices),
         other => {
             return Err(Stuck::new(
                 Rule::WInstLlvm,
@@ -670,6 +822,120 @@ fn llvm_lane(
             .into());
         }
     })
+}
+
+/// One lane of the element-wise instructions on vectors (`bop`, `fneg`, `icmp`,
+/// `fcmp`, casts, `select`, `freeze` of type `<N x T>`): the scalar operation of
+/// [`crate::ops`] on each element ([`ops::elems`]); `None` if `kind` is not one of
+/// them on vectors. A `bitcast` involving a vector reinterprets the bits.
+fn vector_lane(
+    program: &Program<'_>,
+    kind: &InstKind,
+    arg: &dyn Fn(Value) -> Val,
+) -> Option<Result<Val, ops::LaneUb>> {
+    use ops::elems::{map1, map2};
+    let types = program.types();
+    let ok = |v: Val| Some(Ok(v));
+    match kind {
+        InstKind::Binary {
+            op,
+            flags,
+            ty,
+            lhs,
+            rhs,
+        } => {
+            let (n, e) = types.vector(*ty)?;
+            let e = types.get(e);
+            Some(map2(n, &arg(*lhs), &arg(*rhs), |x, y| {
+                ops::binary(*op, *flags, e, x, y)
+            }))
+        }
+        InstKind::FNeg { ty, arg: a } => {
+            let (n, e) = types.vector(*ty)?;
+            ok(map1(n, &arg(*a), |x| ops::fneg(types.get(e), x)))
+        }
+        InstKind::ICmp { pred, ty, lhs, rhs } => {
+            let (n, e) = types.vector(*ty)?;
+            let e = types.get(e);
+            Some(map2(n, &arg(*lhs), &arg(*rhs), |x, y| {
+                Ok(ops::icmp(*pred, e, x, y))
+            }))
+        }
+        InstKind::FCmp { pred, ty, lhs, rhs } => {
+            let (n, e) = types.vector(*ty)?;
+            let e = types.get(e);
+            Some(map2(n, &arg(*lhs), &arg(*rhs), |x, y| {
+                Ok(ops::fcmp(*pred, e, x, y))
+            }))
+        }
+        InstKind::Cast {
+            op,
+            flags,
+            from,
+            arg: a,
+            to,
+        } => {
+            if types.vector(*from).is_none() && types.vector(*to).is_none() {
+                return None;
+            }
+            if *op == crate::ir::CastOp::Bitcast {
+                return ok(ops::elems::bitcast_vector(types, *from, *to, &arg(*a)));
+            }
+            let (n, e_from) = types.vector(*from)?;
+            let (_, e_to) = types.vector(*to)?;
+            let (f, t) = (types.get(e_from), types.get(e_to));
+            ok(map1(n, &arg(*a), |x| ops::cast(*op, *flags, f, t, x)))
+        }
+        InstKind::Select {
+            ty,
+            cond,
+            if_true,
+            if_false,
+        } => {
+            let (n, _) = types.vector(*ty)?;
+            let cond_ty = program.ty(*cond);
+            // One i1 condition picks a whole vector: the scalar rule (`None`).
+            types.vector(cond_ty)?;
+            ok(ops::elems::select_elems(
+                n,
+                &arg(*cond),
+                &arg(*if_true),
+                &arg(*if_false),
+            ))
+        }
+        InstKind::Freeze { ty, arg: a } => {
+            let (n, e) = types
+                .vector(*ty)
+                .map(|(n, e)| (Some(n), e))
+                .unwrap_or((None, *ty));
+            match n {
+                Some(n) => ok(map1(n, &arg(*a), |x| ops::freeze(types.get(e), x))),
+                // Aggregates freeze element by element too.
+                None if types.is_aggregate(*ty) => ok(freeze_value(types, *ty, &arg(*a))),
+                None => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// `freeze` of an aggregate: every ⊤ element (at any depth) becomes its zero.
+fn freeze_value(types: &crate::types::TypeTable, ty: crate::types::Ty, v: &Val) -> Val {
+    if !types.is_aggregate(ty) && types.vector(ty).is_none() {
+        return ops::freeze(types.get(ty), v);
+    }
+    let n = types.element_count(ty) as usize;
+    let items = crate::value::elements(v, n).unwrap_or_else(|| vec![Val::Undef; n]);
+    Val::Agg(
+        items
+            .iter()
+            .enumerate()
+            .map(|(k, item)| match types.element_at(ty, k as u64) {
+                Some(e) => freeze_value(types, e, item),
+                None => Val::Undef,
+            })
+            .collect(),
+    )
 }
 
 /// `elemptr` / `getelementptr` for one lane (§4.9.1: "addressing elements of a memory
@@ -840,6 +1106,8 @@ fn mem_error(ctx: CmdCtx<'_, '_>, lane: Option<usize>, c: Inst, e: MemError) -> 
         InstKind::Alloca { .. } => Rule::WInstAlloca,
         InstKind::Load { .. } => Rule::WInstLoad,
         InstKind::Store { .. } => Rule::WInstStore,
+        InstKind::AtomicRmw { .. } => Rule::WInstAtomicRmw,
+        InstKind::CmpXchg { .. } => Rule::WInstCmpXchg,
         _ => Rule::WCmdCall,
     };
     match e {

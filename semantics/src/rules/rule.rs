@@ -66,11 +66,17 @@ pub enum Rule {
     PcWStep,
     /// [LSS-W-STEP] (§4.3, Fig. 4.3).
     LssWStep,
+    /// [W-INST-ATOMICRMW] (§4.9.1 read with LangRef's `atomicrmw`; the name is pllvm's).
+    WInstAtomicRmw,
+    /// [W-INST-CMPXCHG] (§4.9.1 read with LangRef's `cmpxchg`; the name is pllvm's).
+    WInstCmpXchg,
+    /// [W-INST-FENCE] (§4.9.1 read with LangRef's `fence`; the name is pllvm's).
+    WInstFence,
 }
 
 impl Rule {
     /// Every rule, in the order of RULES.md.
-    pub const ALL: [Rule; 25] = [
+    pub const ALL: [Rule; 28] = [
         Rule::Cmask,
         Rule::Pmask,
         Rule::Amask,
@@ -96,6 +102,9 @@ impl Rule {
         Rule::PcTerm,
         Rule::PcWStep,
         Rule::LssWStep,
+        Rule::WInstAtomicRmw,
+        Rule::WInstCmpXchg,
+        Rule::WInstFence,
     ];
 
     /// The name RULES.md and the `/// [NAME]` citations give the rule.
@@ -126,6 +135,9 @@ impl Rule {
             Rule::PcTerm => "PC-TERM",
             Rule::PcWStep => "PC-WSTEP",
             Rule::LssWStep => "LSS-W-STEP",
+            Rule::WInstAtomicRmw => "W-INST-ATOMICRMW",
+            Rule::WInstCmpXchg => "W-INST-CMPXCHG",
+            Rule::WInstFence => "W-INST-FENCE",
         }
     }
 
@@ -151,6 +163,7 @@ impl Rule {
                 "§4.3, Fig. 4.4"
             }
             Rule::LssWStep => "§4.3, Fig. 4.3",
+            Rule::WInstAtomicRmw | Rule::WInstCmpXchg | Rule::WInstFence => "§4.9.1",
         }
     }
 

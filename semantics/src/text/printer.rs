@@ -148,6 +148,12 @@ impl<'m> Printer<'m> {
                 Some(w) => format_int(x, w),
                 None => x.to_string(),
             },
+            ConstData::Float(bits) if self.m.types.get(ty) == &TypeData::F16 => {
+                format!("0xH{:04X}", *bits as u16)
+            }
+            ConstData::Float(bits) if self.m.types.get(ty) == &TypeData::BF16 => {
+                format!("0xR{:04X}", *bits as u16)
+            }
             ConstData::Float(bits) => {
                 if self.m.types.get(ty) == &TypeData::F32 {
                     format_double(f32_bits_to_f64(*bits as u32))
@@ -164,6 +170,30 @@ impl<'m> Printer<'m> {
                 None => format!("@_global{}", g.index()),
             },
             ConstData::Function(f) => format!("@{}", self.function_name(*f)),
+            ConstData::Elems(items) => {
+                let types = &self.m.types;
+                let elems: Vec<String> = items
+                    .iter()
+                    .enumerate()
+                    .map(|(k, item)| {
+                        let elem = types.element_at(ty, k as u64).unwrap_or(ty);
+                        format!("{} {}", self.ty(elem), self.constant(elem, item))
+                    })
+                    .collect();
+                match types.get(ty) {
+                    TypeData::Vector(..) => format!("<{}>", elems.join(", ")),
+                    TypeData::Array(..) => format!("[{}]", elems.join(", ")),
+                    TypeData::Struct { packed: true, .. } => {
+                        format!("<{{ {} }}>", elems.join(", "))
+                    }
+                    _ if elems.is_empty() => "{}".into(),
+                    _ => format!("{{ {} }}", elems.join(", ")),
+                }
+            }
+            ConstData::Splat(item) => {
+                let elem = self.m.types.scalar_of(ty);
+                format!("splat ({} {})", self.ty(elem), self.constant(elem, item))
+            }
         }
     }
 
@@ -586,6 +616,96 @@ impl<'m> Printer<'m> {
                 Mode::Canonical => "mask()".into(),
                 Mode::Export => "call i1 @pllvm.mask()".into(),
             },
+            InstKind::ExtractElement { vector, index, .. } => {
+                format!("extractelement {}, {}", tv(*vector), tv(*index))
+            }
+            InstKind::InsertElement {
+                vector,
+                elem,
+                index,
+                ..
+            } => format!(
+                "insertelement {}, {}, {}",
+                tv(*vector),
+                tv(*elem),
+                tv(*index)
+            ),
+            InstKind::ShuffleVector { lhs, rhs, mask, .. } => {
+                let elems: Vec<String> = mask
+                    .iter()
+                    .map(|m| match m {
+                        Some(k) => format!("i32 {k}"),
+                        None => "i32 poison".into(),
+                    })
+                    .collect();
+                format!(
+                    "shufflevector {}, {}, <{} x i32> <{}>",
+                    tv(*lhs),
+                    tv(*rhs),
+                    mask.len(),
+                    elems.join(", ")
+                )
+            }
+            InstKind::ExtractValue { agg, indices, .. } => {
+                format!("extractvalue {}, {}", tv(*agg), index_list(indices))
+            }
+            InstKind::InsertValue {
+                agg, elem, indices, ..
+            } => format!(
+                "insertvalue {}, {}, {}",
+                tv(*agg),
+                tv(*elem),
+                index_list(indices)
+            ),
+            InstKind::AtomicRmw {
+                op,
+                ptr,
+                value,
+                atomic,
+                volatile,
+                align,
+                ..
+            } => {
+                let mut s = format!(
+                    "atomicrmw{} {} {}, {} {}",
+                    if *volatile { " volatile" } else { "" },
+                    op.name(),
+                    tv(*ptr),
+                    tv(*value),
+                    atomic_words(atomic)
+                );
+                if let Some(a) = align {
+                    let _ = write!(s, ", align {a}");
+                }
+                s
+            }
+            InstKind::CmpXchg {
+                ptr,
+                cmp,
+                new,
+                atomic,
+                failure,
+                weak,
+                volatile,
+                align,
+                ..
+            } => {
+                let mut s = format!(
+                    "cmpxchg{}{} {}, {}, {} {} {}",
+                    if *weak { " weak" } else { "" },
+                    if *volatile { " volatile" } else { "" },
+                    tv(*ptr),
+                    tv(*cmp),
+                    tv(*new),
+                    atomic_words(atomic),
+                    failure.name()
+                );
+                if let Some(a) = align {
+                    let _ = write!(s, ", align {a}");
+                }
+                s
+            }
+            InstKind::Fence { atomic } => format!("fence {}", atomic_words(atomic)),
         }
     }
 
@@ -690,6 +810,20 @@ fn c_string(bytes: &[u8]) -> String {
     s
 }
 
+/// The constant index path of `extractvalue` / `insertvalue`.
+fn index_list(indices: &[u32]) -> String {
+    let words: Vec<String> = indices.iter().map(u32::to_string).collect();
+    words.join(", ")
+}
+
+/// `[syncscope("s")] ordering` of an atomic instruction.
+fn atomic_words(atomic: &crate::ir::Atomic) -> String {
+    match &atomic.scope {
+        Some(scope) => format!("syncscope(\"{scope}\") {}", atomic.ordering.name()),
+        None => atomic.ordering.name().to_string(),
+    }
+}
+
 /// The name of the export lowering's shadow selector for type `ty`
 /// (`pllvm.shadow.i32`, `pllvm.shadow.f32`, `pllvm.shadow.p1`, ...).
 pub(crate) fn shadow_fn_name(types: &TypeTable, ty: Ty) -> String {
@@ -710,8 +844,11 @@ fn mangle(types: &TypeTable, ty: Ty, depth: usize) -> String {
         TypeData::Int(w) => format!("i{w}"),
         TypeData::F32 => "f32".into(),
         TypeData::F64 => "f64".into(),
+        TypeData::F16 => "f16".into(),
+        TypeData::BF16 => "bf16".into(),
         TypeData::Ptr(n) => format!("p{n}"),
         TypeData::Array(n, e) => format!("a{n}.{}", mangle(types, *e, depth + 1)),
+        TypeData::Vector(n, e) => format!("v{n}.{}", mangle(types, *e, depth + 1)),
         TypeData::Struct { fields, packed } => {
             let inner: Vec<String> = fields
                 .iter()

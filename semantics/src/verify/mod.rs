@@ -389,6 +389,8 @@ impl FunctionChecker<'_> {
                 ConstData::Undef => "undef".into(),
                 ConstData::Poison => "poison".into(),
                 ConstData::Zero => "zeroinitializer".into(),
+                ConstData::Elems(_) => "a vector or aggregate constant".into(),
+                ConstData::Splat(_) => "a splat constant".into(),
                 ConstData::Global(g) => self
                     .module
                     .globals

@@ -676,3 +676,87 @@ fn malformed_handles_do_not_panic() {
     empty.body.layout.clear();
     check(empty.finish(), &["function @f has no blocks (Def. 1)"]);
 }
+
+#[test]
+fn vector_aggregate_and_atomic_type_errors() {
+    use crate::ir::{Atomic, Ordering, RmwOp};
+    let mut b = Builder::new(TypeTable::VOID);
+    let v4 = b.module.types.intern(TypeData::Vector(4, TypeTable::F32));
+    let pair = b.module.types.intern(TypeData::Struct {
+        fields: vec![TypeTable::I32, TypeTable::I1],
+        packed: false,
+    });
+    let x = b.param("x", TypeTable::I32);
+    let v = b.param("v", v4);
+    let s = b.param("s", pair);
+    let p = b.param("p", TypeTable::PTR);
+    let entry = b.block("entry");
+    let extract = InstKind::ExtractElement {
+        ty: TypeTable::I32,
+        vector: x,
+        index: x,
+    };
+    b.inst(entry, Some("a"), TypeTable::I32, extract);
+    let shuffle = InstKind::ShuffleVector {
+        ty: v4,
+        lhs: v,
+        rhs: v,
+        mask: vec![Some(8)],
+    };
+    b.inst(entry, Some("b"), v4, shuffle);
+    let path = InstKind::ExtractValue {
+        ty: pair,
+        agg: s,
+        indices: vec![2],
+    };
+    b.inst(entry, Some("c"), TypeTable::I32, path);
+    let atomic = Atomic {
+        ordering: Ordering::Monotonic,
+        scope: None,
+    };
+    let rmw = InstKind::AtomicRmw {
+        op: RmwOp::FAdd,
+        ty: TypeTable::I32,
+        ptr: p,
+        value: x,
+        atomic: atomic.clone(),
+        volatile: false,
+        align: None,
+    };
+    b.inst(entry, Some("d"), TypeTable::I32, rmw);
+    let fmul = InstKind::Binary {
+        op: BinOp::FMul,
+        flags: IntFlags::default(),
+        ty: v4,
+        lhs: v,
+        rhs: v,
+    };
+    b.inst(entry, Some("e"), v4, fmul);
+    b.void_inst(entry, InstKind::Fence { atomic });
+    b.term(entry, Terminator::Ret(None));
+    check(
+        b.finish(),
+        &[
+            "extractelement needs a vector type, found i32 (LLVM LangRef: extractelement)",
+            "shufflevector needs mask elements below twice the operand length, found <4 x float> (LLVM LangRef: shufflevector)",
+            "extractvalue needs indices within the aggregate, found { i32, i1 } (LLVM LangRef: extractvalue)",
+            "atomicrmw needs a floating-point type, found i32 (LLVM LangRef: atomicrmw)",
+        ],
+    );
+}
+
+#[test]
+fn vector_casts() {
+    let mut t = TypeTable::new();
+    let v4f = t.intern(TypeData::Vector(4, TypeTable::F32));
+    let v4i = t.intern(TypeData::Vector(4, TypeTable::I32));
+    let v2d = t.intern(TypeData::Vector(2, TypeTable::F64));
+    let v2i = t.intern(TypeData::Vector(2, TypeTable::I32));
+    let i128 = t.int(128);
+    assert_eq!(cast_legal(&t, CastOp::FpToSi, v4f, v4i), Ok(()));
+    assert_eq!(cast_legal(&t, CastOp::Bitcast, v4f, v2d), Ok(()));
+    assert_eq!(cast_legal(&t, CastOp::Bitcast, v4i, i128), Ok(()));
+    assert!(cast_legal(&t, CastOp::FpToSi, v4f, v2i).is_err());
+    assert!(cast_legal(&t, CastOp::ZExt, v2i, TypeTable::I64).is_err());
+    assert!(cast_legal(&t, CastOp::Bitcast, v4i, v2i).is_err());
+}

@@ -3,7 +3,7 @@
 
 use super::{FunctionChecker, OperandAt, VerifyError};
 use crate::diag::Span;
-use crate::ir::{CastOp, ConstData, GepIndex, Inst, InstKind, Value};
+use crate::ir::{CastOp, ConstData, GepIndex, Inst, InstKind, RmwOp, Value};
 use crate::types::{Ty, TypeData, TypeTable};
 
 impl FunctionChecker<'_> {
@@ -45,10 +45,11 @@ impl FunctionChecker<'_> {
             InstKind::Binary {
                 op, ty, lhs, rhs, ..
             } => {
+                let elem = types.scalar_of(*ty);
                 let (fits, needs) = if op.is_float() {
-                    (types.is_float(*ty), "a floating-point type")
+                    (types.is_float(elem), "a floating-point type")
                 } else {
-                    (types.int_width(*ty).is_some(), "an integer type")
+                    (types.int_width(elem).is_some(), "an integer type")
                 };
                 if !fits {
                     self.error(span, kind_error(opcode, needs, types.display(*ty)));
@@ -57,7 +58,7 @@ impl FunctionChecker<'_> {
                 Some(*ty)
             }
             InstKind::FNeg { ty, arg } => {
-                if !types.is_float(*ty) {
+                if !types.is_float(types.scalar_of(*ty)) {
                     let error = kind_error(opcode, "a floating-point type", types.display(*ty));
                     self.error(span, error);
                 }
@@ -65,21 +66,22 @@ impl FunctionChecker<'_> {
                 Some(*ty)
             }
             InstKind::ICmp { ty, lhs, rhs, .. } => {
-                if types.int_width(*ty).is_none() && !types.is_ptr(*ty) {
+                let elem = types.scalar_of(*ty);
+                if types.int_width(elem).is_none() && !types.is_ptr(elem) {
                     let error =
                         kind_error(opcode, "an integer or pointer type", types.display(*ty));
                     self.error(span, error);
                 }
                 self.expect_operands(inst, &[*lhs, *rhs], opcode, *ty);
-                Some(TypeTable::I1)
+                compare_result(types, *ty)
             }
             InstKind::FCmp { ty, lhs, rhs, .. } => {
-                if !types.is_float(*ty) {
+                if !types.is_float(types.scalar_of(*ty)) {
                     let error = kind_error(opcode, "a floating-point type", types.display(*ty));
                     self.error(span, error);
                 }
                 self.expect_operands(inst, &[*lhs, *rhs], opcode, *ty);
-                Some(TypeTable::I1)
+                compare_result(types, *ty)
             }
             InstKind::Cast {
                 op, from, arg, to, ..
@@ -102,7 +104,13 @@ impl FunctionChecker<'_> {
                 if_true,
                 if_false,
             } => {
-                self.expect_operands(inst, &[*cond], opcode, TypeTable::I1);
+                // A vector select may take one i1 or an <N x i1> condition.
+                let cond_ty = self.body.values[*cond].ty;
+                let vector_cond =
+                    types.vector(*ty).is_some() && compare_result(types, *ty) == Some(cond_ty);
+                if !vector_cond {
+                    self.expect_operands(inst, &[*cond], opcode, TypeTable::I1);
+                }
                 let span_true = self.operand_span(inst, 1);
                 self.expect_operand(span_true, *if_true, opcode, *ty);
                 let span_false = self.operand_span(inst, 2);
@@ -172,9 +180,144 @@ impl FunctionChecker<'_> {
                 (!matches!(types.get(*ret_ty), TypeData::Void)).then_some(*ret_ty)
             }
             InstKind::Mask => None, // Checked by `check_modifiers` with its own message.
+            InstKind::ExtractElement { ty, vector, index } => {
+                self.expect_operands(inst, &[*vector], opcode, *ty);
+                self.expect_int(inst, 1, *index, opcode);
+                match types.vector(*ty) {
+                    Some((_, elem)) => Some(elem),
+                    None => {
+                        self.error(
+                            span,
+                            kind_error(opcode, "a vector type", types.display(*ty)),
+                        );
+                        None
+                    }
+                }
+            }
+            InstKind::InsertElement {
+                ty,
+                vector,
+                elem,
+                index,
+            } => {
+                self.expect_operands(inst, &[*vector], opcode, *ty);
+                match types.vector(*ty) {
+                    Some((_, elem_ty)) => {
+                        let at = self.operand_span(inst, 1);
+                        self.expect_operand(at, *elem, opcode, elem_ty);
+                    }
+                    None => {
+                        self.error(
+                            span,
+                            kind_error(opcode, "a vector type", types.display(*ty)),
+                        );
+                    }
+                }
+                self.expect_int(inst, 2, *index, opcode);
+                Some(*ty)
+            }
+            InstKind::ShuffleVector { ty, lhs, rhs, mask } => {
+                self.expect_operands(inst, &[*lhs, *rhs], opcode, *ty);
+                match types.vector(*ty) {
+                    Some((n, elem)) => {
+                        if mask
+                            .iter()
+                            .flatten()
+                            .any(|&k| u64::from(k) >= 2 * u64::from(n))
+                        {
+                            let error = kind_error(
+                                opcode,
+                                "mask elements below twice the operand length",
+                                types.display(*ty),
+                            );
+                            self.error(span, error);
+                        }
+                        types.lookup(&TypeData::Vector(mask.len() as u32, elem))
+                    }
+                    None => {
+                        self.error(
+                            span,
+                            kind_error(opcode, "a vector type", types.display(*ty)),
+                        );
+                        None
+                    }
+                }
+            }
+            InstKind::ExtractValue { ty, agg, indices } => {
+                self.expect_operands(inst, &[*agg], opcode, *ty);
+                let walked = types.aggregate_path(*ty, indices);
+                if walked.is_none() {
+                    let error =
+                        kind_error(opcode, "indices within the aggregate", types.display(*ty));
+                    self.error(span, error);
+                }
+                walked
+            }
+            InstKind::InsertValue {
+                ty,
+                agg,
+                elem,
+                indices,
+            } => {
+                self.expect_operands(inst, &[*agg], opcode, *ty);
+                match types.aggregate_path(*ty, indices) {
+                    Some(elem_ty) => {
+                        let at = self.operand_span(inst, 1);
+                        self.expect_operand(at, *elem, opcode, elem_ty);
+                    }
+                    None => {
+                        let error =
+                            kind_error(opcode, "indices within the aggregate", types.display(*ty));
+                        self.error(span, error);
+                    }
+                }
+                Some(*ty)
+            }
+            InstKind::AtomicRmw {
+                op, ty, ptr, value, ..
+            } => {
+                self.expect_pointer(self.operand_span(inst, 0), *ptr, opcode);
+                let fits = match op {
+                    RmwOp::Xchg => types.is_scalar(*ty),
+                    _ if op.is_float() => types.is_float(*ty),
+                    _ => types.int_width(*ty).is_some(),
+                };
+                if !fits {
+                    let needs = if op.is_float() {
+                        "a floating-point type"
+                    } else if *op == RmwOp::Xchg {
+                        "an integer, floating-point or pointer type"
+                    } else {
+                        "an integer type"
+                    };
+                    self.error(span, kind_error(opcode, needs, types.display(*ty)));
+                }
+                let at = self.operand_span(inst, 1);
+                self.expect_operand(at, *value, opcode, *ty);
+                Some(*ty)
+            }
+            InstKind::CmpXchg {
+                ty, ptr, cmp, new, ..
+            } => {
+                self.expect_pointer(self.operand_span(inst, 0), *ptr, opcode);
+                if types.int_width(*ty).is_none() && !types.is_ptr(*ty) {
+                    let error =
+                        kind_error(opcode, "an integer or pointer type", types.display(*ty));
+                    self.error(span, error);
+                }
+                let at = self.operand_span(inst, 1);
+                self.expect_operand(at, *cmp, opcode, *ty);
+                let at = self.operand_span(inst, 2);
+                self.expect_operand(at, *new, opcode, *ty);
+                types.lookup(&TypeData::Struct {
+                    fields: vec![*ty, TypeTable::I1],
+                    packed: false,
+                })
+            }
+            InstKind::Fence { .. } => None,
         };
         let Some(result) = data.result else { return };
-        let produces_nothing = matches!(data.kind, InstKind::Store { .. })
+        let produces_nothing = matches!(data.kind, InstKind::Store { .. } | InstKind::Fence { .. })
             || matches!(&data.kind, InstKind::Call { ret_ty, .. } if matches!(types.get(*ret_ty), TypeData::Void));
         if produces_nothing {
             let error = VerifyError::ResultOfVoid {
@@ -293,6 +436,22 @@ impl FunctionChecker<'_> {
         }
     }
 
+    /// Operand `operand` of `inst`, `value`, has an integer type.
+    pub(super) fn expect_int(
+        &mut self,
+        inst: Inst,
+        operand: usize,
+        value: Value,
+        opcode: &'static str,
+    ) {
+        let found = self.body.values[value].ty;
+        if self.module.types.int_width(found).is_none() {
+            let span = self.operand_span(inst, operand);
+            let error = kind_error(opcode, "an integer index", self.module.types.display(found));
+            self.error(span, error);
+        }
+    }
+
     /// `value` is a pointer.
     pub(super) fn expect_pointer(&mut self, span: Span, value: Value, opcode: &'static str) {
         let found = self.body.values[value].ty;
@@ -305,6 +464,15 @@ impl FunctionChecker<'_> {
             };
             self.error(span, error);
         }
+    }
+}
+
+/// The result type of a comparison of `ty` operands (`i1` or `<N x i1>`), if
+/// interned (the parser interns it).
+fn compare_result(types: &TypeTable, ty: Ty) -> Option<Ty> {
+    match types.vector(ty) {
+        Some((n, _)) => types.lookup(&TypeData::Vector(n, TypeTable::I1)),
+        None => Some(TypeTable::I1),
     }
 }
 
@@ -325,8 +493,23 @@ pub(super) fn cast_legal(
     from: Ty,
     to: Ty,
 ) -> Result<(), &'static str> {
+    // Element-wise casts of vectors: both sides vectors of one length, the element
+    // types legal for the scalar cast. A bitcast may change the shape (below).
+    if op != CastOp::Bitcast {
+        match (types.vector(from), types.vector(to)) {
+            (Some((n, a)), Some((m, b))) => {
+                if n != m {
+                    return Err("vectors must have the same length");
+                }
+                return cast_legal(types, op, a, b);
+            }
+            (None, None) => {}
+            _ => return Err("both types must be vectors, or neither"),
+        }
+    }
     let int = |t: Ty| types.int_width(t);
     let float_bits = |t: Ty| match types.get(t) {
+        TypeData::F16 | TypeData::BF16 => Some(16u32),
         TypeData::F32 => Some(32u32),
         TypeData::F64 => Some(64),
         _ => None,
@@ -378,7 +561,12 @@ pub(super) fn cast_legal(
                 Err("pointers convert only to pointers (use ptrtoint or inttoptr)")
             }
             _ => {
-                let bits = |t: Ty| int(t).or(float_bits(t));
+                let bits = |t: Ty| match types.vector(t) {
+                    Some((n, elem)) => int(elem)
+                        .or(float_bits(elem))
+                        .and_then(|w| w.checked_mul(n)),
+                    None => int(t).or(float_bits(t)),
+                };
                 match (bits(from), bits(to)) {
                     (Some(a), Some(b)) => check(a == b, "the sizes must be equal"),
                     _ => Err("both types must be non-aggregate first-class types"),

@@ -12,6 +12,12 @@ pub const EXAMPLES: &[(&str, &str, bool, bool)] = &[
     ("sugar", SUGAR, true, true),
     ("export_form", EXPORT_FORM, true, true),
     ("predicate_defined_here", PREDICATE_DEFINED_HERE, true, true),
+    (
+        "vectors_aggregates_atomics",
+        VECTORS_AGGREGATES_ATOMICS,
+        true,
+        true,
+    ),
 ];
 
 /// Every instruction of `InstKind`, every flag, most types and global initializers.
@@ -377,5 +383,43 @@ entry:
   %q = icmp sgt i32 %a, 0 total
   store i32 %a, ptr %out, align 4
   ret void
+}
+"#;
+
+/// Vector and aggregate values, their constants and instructions, and the atomics
+/// (issue 18), with a shadow phi of vector type and a predicate.
+pub const VECTORS_AGGREGATES_ATOMICS: &str = r#"define <2 x i32> @f(<4 x float> %v, { i32, [2 x i8] } %s, ptr %p, i1 %c) {
+entry:
+  %a = fadd <4 x float> %v, splat (float 1.0e0)
+  %n = fneg <4 x float> %a
+  %m = fcmp olt <4 x float> %n, <float 0.0e0, float 1.0e0, float 2.0e0, float 3.0e0>
+  %sel = select <4 x i1> %m, <4 x float> %a, <4 x float> zeroinitializer
+  %e = extractelement <4 x float> %sel, i32 1
+  %i = insertelement <4 x float> undef, float %e, i64 3
+  %sh = shufflevector <4 x float> %i, <4 x float> poison, <2 x i32> <i32 3, i32 poison>
+  %b = bitcast <2 x float> %sh to <2 x i32>
+  %z = zext <2 x i32> %b to <2 x i64>
+  %k = icmp eq <2 x i64> %z, <i64 1, i64 2>
+  %x = extractvalue { i32, [2 x i8] } %s, 1, 0
+  %t = insertvalue { i32, [2 x i8] } { i32 1, [2 x i8] [i8 2, i8 3] }, i8 %x, 1, 1
+  store { i32, [2 x i8] } %t, ptr %p, align 4
+  %l = load <2 x i32>, ptr %p, align 8
+  %o = atomicrmw volatile udec_wrap ptr %p, i32 7 syncscope("agent") seq_cst, align 4
+  %f = atomicrmw fmax ptr %p, float 1.0e0 monotonic, align 4
+  %q = cmpxchg weak volatile ptr %p, i32 %o, i32 0 syncscope("workgroup") acq_rel acquire, align 4
+  fence release
+  %ok = extractvalue { i32, i1 } %q, 1
+  %hh = fadd half 0xH3C00, 0xH7E00
+  %bb = fptrunc float %e to bfloat
+  %hv = fpext <2 x half> <half 0xH3C00, half 0xH0001> to <2 x float>
+  store bfloat %bb, ptr %p, align 2
+  br i1 %c, label %then, label %join
+then:
+  predicate %ok
+  %r = atomicrmw xchg ptr %p, i32 3 monotonic total
+  br label %join
+join:
+  %phi = phi <2 x i32> [ %l, %entry ], [ %b, %then ] shadow(<i32 9, i32 9>)
+  ret <2 x i32> %phi
 }
 "#;

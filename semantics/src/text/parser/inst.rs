@@ -5,12 +5,14 @@ use super::{
     FAST_MATH_FLAGS, FnState, MASK_FN, PREDICATE_FN, Parsed, Parser, SHADOW_FN_PREFIX,
     is_statement_word,
 };
+use crate::diag::Span;
 use crate::ir::{
-    BinOp, CastOp, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind, IntFlags, Param, Value,
+    Atomic, BinOp, CastOp, ConstData, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind,
+    IntFlags, Ordering, Param, RmwOp, Value,
 };
 use crate::text::ParseError;
 use crate::text::lexer::{self, Tok};
-use crate::types::{TypeData, TypeTable};
+use crate::types::{Ty, TypeData, TypeTable};
 
 impl<'s> Parser<'s> {
     /// Skips fast-math flags.
@@ -139,7 +141,7 @@ impl<'s> Parser<'s> {
                 let (rhs, _) = self.parse_value(fs, ty)?;
                 Ok(Parsed::Inst {
                     kind: InstKind::ICmp { pred, ty, lhs, rhs },
-                    ty: TypeTable::I1,
+                    ty: self.module.types.compare_result(ty),
                 })
             }
             "fcmp" => {
@@ -156,7 +158,7 @@ impl<'s> Parser<'s> {
                 let (rhs, _) = self.parse_value(fs, ty)?;
                 Ok(Parsed::Inst {
                     kind: InstKind::FCmp { pred, ty, lhs, rhs },
-                    ty: TypeTable::I1,
+                    ty: self.module.types.compare_result(ty),
                 })
             }
             "select" => {
@@ -313,11 +315,276 @@ impl<'s> Parser<'s> {
                     ty: TypeTable::I1,
                 })
             }
+            "extractelement" | "insertelement" | "shufflevector" | "extractvalue"
+            | "insertvalue" => self.parse_element_inst(fs),
+            "atomicrmw" | "cmpxchg" | "fence" => self.parse_atomic_inst(fs),
             _ => Err(ParseError::new(
                 op_tok.span,
                 format!("unknown instruction '{op}'"),
             )),
         }
+    }
+
+    /// `extractelement`, `insertelement`, `shufflevector`, `extractvalue`, `insertvalue`.
+    fn parse_element_inst(&mut self, fs: &mut FnState<'s>) -> Result<Parsed, ParseError> {
+        let op_tok = self.bump();
+        let op = lexer::text(self.src, &op_tok);
+        let vector_ty = |p: &Self, ty: Ty, at: Span| {
+            p.module.types.vector(ty).ok_or_else(|| {
+                ParseError::new(
+                    at,
+                    format!(
+                        "{op} needs a vector type, found {}",
+                        p.module.types.display(ty)
+                    ),
+                )
+            })
+        };
+        let ty_tok = self.cur();
+        let ty = self.parse_type()?;
+        let (first, _) = self.parse_value(fs, ty)?;
+        self.expect(Tok::Comma, "','")?;
+        match op {
+            "extractelement" => {
+                let (_, elem) = vector_ty(self, ty, ty_tok.span)?;
+                let index_ty = self.parse_type()?;
+                let (index, _) = self.parse_value(fs, index_ty)?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::ExtractElement {
+                        ty,
+                        vector: first,
+                        index,
+                    },
+                    ty: elem,
+                })
+            }
+            "insertelement" => {
+                vector_ty(self, ty, ty_tok.span)?;
+                let elem_ty = self.parse_type()?;
+                let (elem, _) = self.parse_value(fs, elem_ty)?;
+                self.expect(Tok::Comma, "','")?;
+                let index_ty = self.parse_type()?;
+                let (index, _) = self.parse_value(fs, index_ty)?;
+                Ok(Parsed::Inst {
+                    kind: InstKind::InsertElement {
+                        ty,
+                        vector: first,
+                        elem,
+                        index,
+                    },
+                    ty,
+                })
+            }
+            "shufflevector" => {
+                let (_, elem) = vector_ty(self, ty, ty_tok.span)?;
+                let ty2_tok = self.cur();
+                let ty2 = self.parse_type()?;
+                if ty2 != ty {
+                    return Err(ParseError::new(
+                        ty2_tok.span,
+                        "shufflevector operands have different types",
+                    ));
+                }
+                let (second, _) = self.parse_value(fs, ty)?;
+                self.expect(Tok::Comma, "','")?;
+                let mask_tok = self.cur();
+                let mask_ty = self.parse_type()?;
+                let mask_len = match self.module.types.vector(mask_ty) {
+                    Some((n, TypeTable::I32)) => n,
+                    _ => {
+                        return Err(ParseError::new(
+                            mask_tok.span,
+                            "shufflevector mask must be a constant <M x i32>",
+                        ));
+                    }
+                };
+                let c_tok = self.cur();
+                if c_tok.kind == Tok::Local {
+                    return Err(ParseError::new(
+                        c_tok.span,
+                        "shufflevector mask must be a constant of i32 elements, undef or poison",
+                    ));
+                }
+                let c = self.parse_const(mask_ty)?;
+                let mask = shuffle_mask(&c, mask_len).ok_or_else(|| {
+                    ParseError::new(
+                        c_tok.span.to(self.prev_span()),
+                        "shufflevector mask must be a constant of i32 elements, undef or poison",
+                    )
+                })?;
+                let result = self.module.types.intern(TypeData::Vector(mask_len, elem));
+                Ok(Parsed::Inst {
+                    kind: InstKind::ShuffleVector {
+                        ty,
+                        lhs: first,
+                        rhs: second,
+                        mask,
+                    },
+                    ty: result,
+                })
+            }
+            _ => {
+                // extractvalue / insertvalue: `first` is the aggregate.
+                let elem = if op == "insertvalue" {
+                    let elem_ty = self.parse_type()?;
+                    let (elem, _) = self.parse_value(fs, elem_ty)?;
+                    self.expect(Tok::Comma, "','")?;
+                    Some(elem)
+                } else {
+                    None
+                };
+                let path_start = self.cur().span;
+                let mut indices = Vec::new();
+                loop {
+                    let t = self.cur();
+                    let k = self.expect_u64("a constant index")?;
+                    let k = u32::try_from(k)
+                        .map_err(|_| ParseError::new(t.span, "index out of range"))?;
+                    indices.push(k);
+                    if !(self.peek() == Tok::Comma && self.peek_at(1) == Tok::Int) {
+                        break;
+                    }
+                    self.bump();
+                }
+                let walked = self
+                    .module
+                    .types
+                    .aggregate_path(ty, &indices)
+                    .ok_or_else(|| {
+                        ParseError::new(
+                            path_start.to(self.prev_span()),
+                            format!(
+                                "indices do not name an element of {}",
+                                self.module.types.display(ty)
+                            ),
+                        )
+                    })?;
+                Ok(match elem {
+                    Some(elem) => Parsed::Inst {
+                        kind: InstKind::InsertValue {
+                            ty,
+                            agg: first,
+                            elem,
+                            indices,
+                        },
+                        ty,
+                    },
+                    None => Parsed::Inst {
+                        kind: InstKind::ExtractValue {
+                            ty,
+                            agg: first,
+                            indices,
+                        },
+                        ty: walked,
+                    },
+                })
+            }
+        }
+    }
+
+    /// `atomicrmw`, `cmpxchg` and `fence`.
+    fn parse_atomic_inst(&mut self, fs: &mut FnState<'s>) -> Result<Parsed, ParseError> {
+        let op_tok = self.bump();
+        let op = lexer::text(self.src, &op_tok);
+        if op == "fence" {
+            let atomic = self.parse_atomic_tail()?;
+            return Ok(Parsed::Inst {
+                kind: InstKind::Fence { atomic },
+                ty: TypeTable::VOID,
+            });
+        }
+        let weak = op == "cmpxchg" && self.eat_word("weak");
+        let volatile = self.eat_word("volatile");
+        let rmw = if op == "atomicrmw" {
+            let w = self.text();
+            let Some(&rmw) = RmwOp::ALL.iter().find(|o| o.name() == w) else {
+                return Err(self.expected("an atomicrmw operation"));
+            };
+            self.bump();
+            Some(rmw)
+        } else {
+            None
+        };
+        let ptr_ty = self.parse_type()?;
+        let (ptr, _) = self.parse_value(fs, ptr_ty)?;
+        self.expect(Tok::Comma, "','")?;
+        let ty = self.parse_type()?;
+        let (first, _) = self.parse_value(fs, ty)?;
+        if let Some(op) = rmw {
+            let atomic = self.parse_atomic_tail()?;
+            let align = self.parse_mem_align()?;
+            return Ok(Parsed::Inst {
+                kind: InstKind::AtomicRmw {
+                    op,
+                    ty,
+                    ptr,
+                    value: first,
+                    atomic,
+                    volatile,
+                    align,
+                },
+                ty,
+            });
+        }
+        self.expect(Tok::Comma, "','")?;
+        let new_tok = self.cur();
+        let new_ty = self.parse_type()?;
+        if new_ty != ty {
+            return Err(ParseError::new(
+                new_tok.span,
+                "cmpxchg operands have different types",
+            ));
+        }
+        let (new, _) = self.parse_value(fs, ty)?;
+        let atomic = self.parse_atomic_tail()?;
+        let failure = self.parse_ordering()?;
+        let align = self.parse_mem_align()?;
+        let result = self.module.types.intern(TypeData::Struct {
+            fields: vec![ty, TypeTable::I1],
+            packed: false,
+        });
+        Ok(Parsed::Inst {
+            kind: InstKind::CmpXchg {
+                ty,
+                ptr,
+                cmp: first,
+                new,
+                atomic,
+                failure,
+                weak,
+                volatile,
+                align,
+            },
+            ty: result,
+        })
+    }
+
+    /// `[syncscope("name")] ordering`.
+    fn parse_atomic_tail(&mut self) -> Result<Atomic, ParseError> {
+        let mut scope = None;
+        if self.eat_word("syncscope") {
+            self.expect(Tok::LParen, "'('")?;
+            let t = self.cur();
+            if t.kind != Tok::Str {
+                return Err(self.expected("a quoted scope name"));
+            }
+            self.bump();
+            let quoted = lexer::text(self.src, &t);
+            scope = Some(quoted[1..quoted.len() - 1].to_string());
+            self.expect(Tok::RParen, "')'")?;
+        }
+        let ordering = self.parse_ordering()?;
+        Ok(Atomic { ordering, scope })
+    }
+
+    /// An atomic ordering word.
+    fn parse_ordering(&mut self) -> Result<Ordering, ParseError> {
+        let w = self.text();
+        let Some(&ordering) = Ordering::ALL.iter().find(|o| o.name() == w) else {
+            return Err(self.expected("an atomic ordering"));
+        };
+        self.bump();
+        Ok(ordering)
     }
 
     /// `[, align N]` after a load or store (metadata attachments are left).
@@ -471,6 +738,22 @@ impl<'s> Parser<'s> {
             },
             ty: ret_ty,
         })
+    }
+}
+
+/// The mask of a `shufflevector` from its constant: `None` elements are `undef` /
+/// `poison`; `None` overall if the constant is not a mask of `len` elements.
+fn shuffle_mask(c: &ConstData, len: u32) -> Option<Vec<Option<u32>>> {
+    let one = |c: &ConstData| match c {
+        ConstData::Int(n) => u32::try_from(n).ok().map(Some),
+        ConstData::Undef | ConstData::Poison => Some(None),
+        ConstData::Zero => Some(Some(0)),
+        _ => None,
+    };
+    match c {
+        ConstData::Elems(items) => items.iter().map(one).collect(),
+        ConstData::Splat(item) => one(item).map(|m| vec![m; len as usize]),
+        other => one(other).map(|m| vec![m; len as usize]),
     }
 }
 

@@ -65,15 +65,7 @@ const UNSUPPORTED_OPCODES: &[&str] = &[
     "invoke",
     "landingpad",
     "resume",
-    "atomicrmw",
-    "cmpxchg",
-    "fence",
     "va_arg",
-    "extractvalue",
-    "insertvalue",
-    "extractelement",
-    "insertelement",
-    "shufflevector",
     "indirectbr",
     "callbr",
     "catchswitch",
@@ -85,8 +77,6 @@ const UNSUPPORTED_OPCODES: &[&str] = &[
 
 /// Types of LLVM IR outside the subset.
 const UNSUPPORTED_TYPES: &[&str] = &[
-    "half",
-    "bfloat",
     "fp128",
     "x86_fp80",
     "ppc_fp128",
@@ -185,6 +175,14 @@ fn is_statement_word(w: &str) -> bool {
                 | "load"
                 | "store"
                 | "getelementptr"
+                | "extractelement"
+                | "insertelement"
+                | "shufflevector"
+                | "extractvalue"
+                | "insertvalue"
+                | "atomicrmw"
+                | "cmpxchg"
+                | "fence"
                 | "call"
                 | "tail"
                 | "musttail"

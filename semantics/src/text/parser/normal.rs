@@ -449,6 +449,111 @@ pub(super) fn map_kind(
             args: args.iter().map(|&a| v(a)).collect(),
         },
         InstKind::Mask => InstKind::Mask,
+        InstKind::ExtractElement { ty, vector, index } => {
+            let vector = v(*vector);
+            let index = v(*index);
+            InstKind::ExtractElement {
+                ty: *ty,
+                vector,
+                index,
+            }
+        }
+        InstKind::InsertElement {
+            ty,
+            vector,
+            elem,
+            index,
+        } => {
+            let vector = v(*vector);
+            let elem = v(*elem);
+            let index = v(*index);
+            InstKind::InsertElement {
+                ty: *ty,
+                vector,
+                elem,
+                index,
+            }
+        }
+        InstKind::ShuffleVector { ty, lhs, rhs, mask } => {
+            let lhs = v(*lhs);
+            let rhs = v(*rhs);
+            InstKind::ShuffleVector {
+                ty: *ty,
+                lhs,
+                rhs,
+                mask: mask.clone(),
+            }
+        }
+        InstKind::ExtractValue { ty, agg, indices } => InstKind::ExtractValue {
+            ty: *ty,
+            agg: v(*agg),
+            indices: indices.clone(),
+        },
+        InstKind::InsertValue {
+            ty,
+            agg,
+            elem,
+            indices,
+        } => {
+            let agg = v(*agg);
+            let elem = v(*elem);
+            InstKind::InsertValue {
+                ty: *ty,
+                agg,
+                elem,
+                indices: indices.clone(),
+            }
+        }
+        InstKind::AtomicRmw {
+            op,
+            ty,
+            ptr,
+            value,
+            atomic,
+            volatile,
+            align,
+        } => {
+            let ptr = v(*ptr);
+            let value = v(*value);
+            InstKind::AtomicRmw {
+                op: *op,
+                ty: *ty,
+                ptr,
+                value,
+                atomic: atomic.clone(),
+                volatile: *volatile,
+                align: *align,
+            }
+        }
+        InstKind::CmpXchg {
+            ty,
+            ptr,
+            cmp,
+            new,
+            atomic,
+            failure,
+            weak,
+            volatile,
+            align,
+        } => {
+            let ptr = v(*ptr);
+            let cmp = v(*cmp);
+            let new = v(*new);
+            InstKind::CmpXchg {
+                ty: *ty,
+                ptr,
+                cmp,
+                new,
+                atomic: atomic.clone(),
+                failure: *failure,
+                weak: *weak,
+                volatile: *volatile,
+                align: *align,
+            }
+        }
+        InstKind::Fence { atomic } => InstKind::Fence {
+            atomic: atomic.clone(),
+        },
     }
 }
 
@@ -524,6 +629,14 @@ pub(super) fn normalize_types(m: &mut Module) {
                 InstKind::Gep { source_ty, .. } => *source_ty = map(*source_ty),
                 InstKind::Call { ret_ty, .. } => *ret_ty = map(*ret_ty),
                 InstKind::Mask => {}
+                InstKind::ExtractElement { ty, .. }
+                | InstKind::InsertElement { ty, .. }
+                | InstKind::ShuffleVector { ty, .. }
+                | InstKind::ExtractValue { ty, .. }
+                | InstKind::InsertValue { ty, .. }
+                | InstKind::AtomicRmw { ty, .. }
+                | InstKind::CmpXchg { ty, .. } => *ty = map(*ty),
+                InstKind::Fence { .. } => {}
             }
         }
         for b in body.blocks.keys().collect::<Vec<_>>() {
@@ -545,6 +658,7 @@ pub(super) fn remap_ty(
     }
     let data = match old.get(t).clone() {
         TypeData::Array(n, elem) => TypeData::Array(n, remap_ty(old, new, memo, elem)),
+        TypeData::Vector(n, elem) => TypeData::Vector(n, remap_ty(old, new, memo, elem)),
         TypeData::Struct { fields, packed } => TypeData::Struct {
             fields: fields
                 .into_iter()

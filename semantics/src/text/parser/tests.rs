@@ -122,28 +122,34 @@ fn type_mismatch() {
 #[test]
 fn unsupported_constructs() {
     check(
-        "define void @f() {\n  %v = add <4 x i32> zeroinitializer, zeroinitializer\n  ret void\n}\n",
-        "unsupported construct: vector type <4 x i32>",
-        "<4 x i32>",
-        "<4 x i32>",
+        "define void @f() {\n  %v = add <vscale x 4 x i32> zeroinitializer, zeroinitializer\n  ret void\n}\n",
+        "unsupported construct: vector type <vscale x 4 x i32>",
+        "<vscale x 4 x i32>",
+        "<vscale x 4 x i32>",
     );
     check(
-        "define void @f() {\n  fence seq_cst\n  ret void\n}\n",
-        "unsupported construct: fence",
-        "fence",
-        "fence",
+        "define void @f(ptr %p) {\n  %v = load atomic i32, ptr %p seq_cst, align 4\n  ret void\n}\n",
+        "unsupported construct: atomic load",
+        "atomic",
+        "atomic",
     );
     check(
-        "define void @f(ptr %p) {\n  %v = atomicrmw add ptr %p, i32 1 seq_cst\n  ret void\n}\n",
-        "unsupported construct: atomicrmw",
-        "atomicrmw",
-        "atomicrmw",
+        "define fp128 @f() {\nentry:\n  ret fp128 0xL0\n}\n",
+        "unsupported construct: fp128 type",
+        "fp128",
+        "fp128",
     );
     check(
-        "define half @f() {\nentry:\n  ret half 0xH0000\n}\n",
-        "unsupported construct: half type",
-        "half",
-        "half",
+        "define half @f() {\nentry:\n  ret half 0xR3F80\n}\n",
+        "0xR constant used with type half",
+        "0xR3F80",
+        "0xR3F80",
+    );
+    check(
+        "define half @f() {\nentry:\n  ret half 0.1\n}\n",
+        "floating-point constant is not exactly representable as half",
+        "0.1",
+        "0.1",
     );
     check(
         "@g = global i32 0\ndefine i64 @f() {\n  ret i64 ptrtoint (ptr @g to i64)\n}\n",
@@ -218,7 +224,8 @@ fn structure() {
 
 #[test]
 fn errors_resume_at_next_item() {
-    let src = "define void @f() {\n  fence seq_cst\n  ret void\n}\ndefine void @g() {\n  ret i32 1.5\n}\n";
+    let src =
+        "define void @f() {\n  fence bogus\n  ret void\n}\ndefine void @g() {\n  ret i32 1.5\n}\n";
     let errors = parse(src).err().unwrap_or_default();
     assert_eq!(errors.len(), 2);
 }
@@ -363,4 +370,96 @@ fn nvvm_kernel_annotations_become_the_ptx_kernel_convention() {
     let printed = crate::text::print_module(&m);
     assert!(printed.contains("define ptx_kernel void @k("), "{printed}");
     assert_eq!(crate::text::parse_module(&printed).expect("reparses").0, m);
+}
+
+#[test]
+fn vectors_and_aggregates() {
+    let ok = "define i32 @f(<4 x float> %v, { i32, i1 } %s) {\n  %a = fadd <4 x float> %v, splat (float 1.0)\n  %c = fcmp olt <4 x float> %a, <float 0.0, float 1.0, float 2.0, float 3.0>\n  %m = select <4 x i1> %c, <4 x float> %a, <4 x float> zeroinitializer\n  %e = extractelement <4 x float> %m, i32 1\n  %i = insertelement <4 x float> undef, float %e, i64 0\n  %sh = shufflevector <4 x float> %i, <4 x float> poison, <2 x i32> <i32 0, i32 poison>\n  %x = extractvalue { i32, i1 } %s, 0\n  %t = insertvalue { i32, i1 } { i32 1, i1 false }, i32 %x, 0\n  ret i32 %x\n}\n";
+    let (m, _) = parse(ok).unwrap_or_else(|e| panic!("{e:?}"));
+    let body = m.functions[m.first_definition().unwrap()]
+        .body
+        .as_ref()
+        .unwrap();
+    let sh = body.value_by_name("sh").unwrap();
+    assert_eq!(m.types.display(body.values[sh].ty), "<2 x float>");
+    let c = body.value_by_name("c").unwrap();
+    assert_eq!(m.types.display(body.values[c].ty), "<4 x i1>");
+    check(
+        "define void @f() {\n  %v = add <4 x i32> <i32 1, i32 2>, zeroinitializer\n  ret void\n}\n",
+        "constant has 2 elements, type <4 x i32> has 4",
+        "<i32 1, i32 2>",
+        "<i32 1, i32 2>",
+    );
+    check(
+        "define void @f() {\n  %v = add <2 x i32> <i32 1, float 2.0>, zeroinitializer\n  ret void\n}\n",
+        "constant element has type float, expected i32",
+        "float 2.0",
+        "float",
+    );
+    check(
+        "define void @f() {\n  %v = add <0 x i32> zeroinitializer, zeroinitializer\n  ret void\n}\n",
+        "vector length must be between 1 and 65536",
+        "0 x",
+        "0",
+    );
+    check(
+        "define void @f() {\n  %v = add <2 x [2 x i8]> zeroinitializer, zeroinitializer\n  ret void\n}\n",
+        "vector element type must be an integer, floating-point or pointer type, found [2 x i8]",
+        "<2 x [2 x i8]>",
+        "<2 x [2 x i8]>",
+    );
+    check(
+        "define void @f(i32 %x) {\n  %v = extractelement i32 %x, i32 0\n  ret void\n}\n",
+        "extractelement needs a vector type, found i32",
+        "i32 %x, i32 0",
+        "i32",
+    );
+    check(
+        "define void @f(<2 x i32> %x) {\n  %v = shufflevector <2 x i32> %x, <2 x i32> %x, <2 x i32> %x\n  ret void\n}\n",
+        "shufflevector mask must be a constant of i32 elements, undef or poison",
+        "%x\n",
+        "%x",
+    );
+    check(
+        "define void @f({ i32, i1 } %s) {\n  %v = extractvalue { i32, i1 } %s, 2\n  ret void\n}\n",
+        "indices do not name an element of { i32, i1 }",
+        ", 2",
+        "2",
+    );
+    check(
+        "define void @f() {\n  %v = add i32 splat (i32 1), 1\n  ret void\n}\n",
+        "'splat' used with non-vector type i32",
+        "splat",
+        "splat",
+    );
+}
+
+#[test]
+fn atomics() {
+    let ok = "define i32 @f(ptr %p) {\n  %a = atomicrmw volatile uinc_wrap ptr %p, i32 1 syncscope(\"agent\") seq_cst, align 4\n  %b = cmpxchg weak ptr %p, i32 0, i32 1 acquire monotonic\n  fence syncscope(\"workgroup\") acq_rel\n  %x = extractvalue { i32, i1 } %b, 0\n  ret i32 %x\n}\n";
+    assert!(parse(ok).is_ok());
+    check(
+        "define void @f(ptr %p) {\n  %a = atomicrmw frob ptr %p, i32 1 seq_cst\n  ret void\n}\n",
+        "expected an atomicrmw operation, found 'frob'",
+        "frob",
+        "frob",
+    );
+    check(
+        "define void @f(ptr %p) {\n  %a = atomicrmw add ptr %p, i32 1\n  ret void\n}\n",
+        "expected an atomic ordering, found 'ret'",
+        "ret void",
+        "ret",
+    );
+    check(
+        "define void @f(ptr %p) {\n  %b = cmpxchg ptr %p, i32 0, i64 1 seq_cst seq_cst\n  ret void\n}\n",
+        "cmpxchg operands have different types",
+        "i64",
+        "i64",
+    );
+    check(
+        "define void @f() {\n  fence syncscope(agent) seq_cst\n  ret void\n}\n",
+        "expected a quoted scope name, found 'agent'",
+        "agent",
+        "agent",
+    );
 }

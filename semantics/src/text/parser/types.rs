@@ -5,15 +5,17 @@ use super::{MAX_DEPTH, Parser, UNSUPPORTED_TYPES, int_type_width, squash};
 use crate::diag::Span;
 use crate::text::ParseError;
 use crate::text::lexer::{self, Tok};
-use crate::types::{MAX_INT_WIDTH, Ty, TypeData, TypeTable};
+use crate::types::{MAX_INT_WIDTH, MAX_VECTOR_LEN, Ty, TypeData, TypeTable};
 
 impl<'s> Parser<'s> {
     pub(super) fn at_type_start(&self) -> bool {
         match self.peek() {
             Tok::Word => {
                 let w = self.text();
-                matches!(w, "void" | "float" | "double" | "ptr" | "label")
-                    || UNSUPPORTED_TYPES.contains(&w)
+                matches!(
+                    w,
+                    "void" | "float" | "double" | "half" | "bfloat" | "ptr" | "label"
+                ) || UNSUPPORTED_TYPES.contains(&w)
                     || int_type_width(w).is_some()
             }
             Tok::LBracket | Tok::LBrace | Tok::Lt | Tok::Local => true,
@@ -38,6 +40,8 @@ impl<'s> Parser<'s> {
                     "void" => TypeTable::VOID,
                     "float" => TypeTable::F32,
                     "double" => TypeTable::F64,
+                    "half" => self.module.types.intern(TypeData::F16),
+                    "bfloat" => self.module.types.intern(TypeData::BF16),
                     "label" => TypeTable::LABEL,
                     "ptr" => {
                         let space = self.parse_addrspace()?;
@@ -95,6 +99,34 @@ impl<'s> Parser<'s> {
                     fields,
                     packed: true,
                 })
+            }
+            Tok::Lt if self.peek_at(1) == Tok::Int => {
+                self.bump();
+                let n_tok = self.cur();
+                let n = self.expect_u64("a vector length")?;
+                self.expect_word("x")?;
+                let elem = self.parse_type_at(depth + 1)?;
+                self.expect(Tok::Gt, "'>'")?;
+                let types = &self.module.types;
+                if !types.is_scalar(elem) {
+                    return Err(ParseError::new(
+                        t.span.to(self.prev_span()),
+                        format!(
+                            "vector element type must be an integer, floating-point or pointer type, found {}",
+                            types.display(elem)
+                        ),
+                    ));
+                }
+                let n = u32::try_from(n)
+                    .ok()
+                    .filter(|&n| (1..=MAX_VECTOR_LEN).contains(&n));
+                let Some(n) = n else {
+                    return Err(ParseError::new(
+                        n_tok.span,
+                        format!("vector length must be between 1 and {MAX_VECTOR_LEN}"),
+                    ));
+                };
+                self.module.types.intern(TypeData::Vector(n, elem))
             }
             Tok::Lt => {
                 self.skip_balanced()?;

@@ -1,0 +1,276 @@
+//! Vector values and atomics in GPU kernels compiled by clang-19 (issue 18,
+//! point 1): `cli/tests/gpu/histogram.{cl,cu}` (several threads incrementing the
+//! same bins with atomics) and `scale4.{cl,cu}` (a kernel on `<4 x float>`:
+//! loads, splats, shuffles, element-wise arithmetic, a select of vectors),
+//! compiled for amdgcn and nvptx and run with `pllvm run --grid`. Each grid run's
+//! output must equal the same OpenCL source compiled for the host by clang-19 and
+//! run thread by thread, in thread order, by a small C driver
+//! (`cli/tests/gpu/host_*.c`), byte for byte, for several W. The `llvm` analysis
+//! must agree with opt-22 on the amdgcn kernels, and the native backend must
+//! refuse both kernels naming the construct.
+
+mod common;
+use common::{pllvm, require, stderr, stdout};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn gpu_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/gpu")
+}
+
+fn temp(name: &str) -> PathBuf {
+    std::env::temp_dir().join(format!("pllvm-types-{}-{name}", std::process::id()))
+}
+
+fn clang(args: &[&str], src: &Path, out: &Path) {
+    require("clang-19", "clang-19");
+    let status = Command::new("clang-19")
+        .args(args)
+        .arg(src)
+        .arg("-o")
+        .arg(out)
+        .status()
+        .expect("run clang-19");
+    assert!(status.success(), "clang-19 failed on {}", src.display());
+}
+
+/// `NAME.cl` compiled for amdgcn, or `NAME.cu` for nvptx, into a `.ll`.
+fn device(name: &str, nvptx: bool) -> PathBuf {
+    let common = [
+        "-O1",
+        "-fno-vectorize",
+        "-fno-slp-vectorize",
+        "-S",
+        "-emit-llvm",
+    ];
+    let (src, out, target): (_, _, &[&str]) = if nvptx {
+        (
+            gpu_dir().join(format!("{name}.cu")),
+            temp(&format!("{name}-nv.ll")),
+            &[
+                "-x",
+                "cuda",
+                "--cuda-device-only",
+                "-nocudainc",
+                "-nocudalib",
+                "--cuda-gpu-arch=sm_70",
+            ],
+        )
+    } else {
+        (
+            gpu_dir().join(format!("{name}.cl")),
+            temp(&format!("{name}-amd.ll")),
+            &[
+                "-x",
+                "cl",
+                "-cl-std=CL2.0",
+                "-target",
+                "amdgcn-amd-amdhsa",
+                "-mcpu=gfx1030",
+                "-nogpulib",
+            ],
+        )
+    };
+    let args: Vec<&str> = target.iter().chain(&common).copied().collect();
+    clang(&args, &src, &out);
+    out
+}
+
+/// `host_NAME.c` (which includes `NAME.cl`) compiled for the host and run.
+fn native(name: &str, args: &[&str]) {
+    let exe = temp(&format!("host_{name}"));
+    clang(
+        &[
+            "-O1",
+            "-ffp-contract=off",
+            "-Wno-unknown-pragmas",
+            "-x",
+            "c",
+        ],
+        &gpu_dir().join(format!("host_{name}.c")),
+        &exe,
+    );
+    let status = Command::new(&exe)
+        .args(args)
+        .status()
+        .expect("run the driver");
+    assert!(status.success(), "host_{name} failed");
+}
+
+fn write(name: &str, bytes: &[u8]) -> String {
+    let path = temp(name);
+    std::fs::write(&path, bytes).expect("write input");
+    path.to_str().expect("utf-8 path").to_string()
+}
+
+/// `pllvm run --grid` of `kernel` with `args`; the dump written to `out`.
+fn grid(kernel: &Path, threads: &str, width: &str, args: &[&str], out: &str) -> Vec<u8> {
+    let dump = format!("0={out}");
+    let mut all = vec![
+        "run",
+        kernel.to_str().expect("utf-8 path"),
+        "--grid",
+        threads,
+        "--threads",
+        width,
+        "--group",
+        "64",
+        "--dump",
+        &dump,
+    ];
+    all.extend_from_slice(args);
+    let o = pllvm(&all);
+    assert!(
+        o.status.success() && stdout(&o).contains("outcome: returned"),
+        "{}\n{}",
+        stdout(&o),
+        stderr(&o)
+    );
+    std::fs::read(out).expect("the dump")
+}
+
+#[test]
+fn a_histogram_with_atomics_equals_the_native_run() {
+    let n = 300;
+    let data: Vec<u8> = (0..n)
+        .flat_map(|i: i32| ((i * 7 + 3) % 11).to_le_bytes())
+        .collect();
+    let data = write("hist-data.bin", &data);
+    // 320 threads: the last 20 fail the guard `i < n`.
+    let expect = temp("hist-native.bin");
+    let expect_s = expect.to_str().expect("utf-8 path");
+    native("histogram", &[&data, "300", "320", expect_s]);
+    let expect = std::fs::read(&expect).expect("native output");
+    // By hand: data[i] & 7 over i < 300; 11 residues, 8 bins.
+    let mut hist = [0i32; 8];
+    for i in 0..n {
+        hist[(((i * 7 + 3) % 11) & 7) as usize] += 1;
+    }
+    let by_hand: Vec<u8> = hist.iter().flat_map(|x| x.to_le_bytes()).collect();
+    assert_eq!(expect, by_hand, "the native driver");
+    let buffers = ["--buffer", "0=i32[8]"];
+    let input = format!("1=i32:{data}");
+    for nvptx in [false, true] {
+        let kernel = device("histogram", nvptx);
+        let text = std::fs::read_to_string(&kernel).expect("the .ll");
+        assert!(text.contains("atomicrmw add"), "clang-19 emits atomicrmw");
+        for width in ["32", "64", "16"] {
+            let out = temp(&format!("hist-{nvptx}-{width}.bin"));
+            let got = grid(
+                &kernel,
+                "320",
+                width,
+                &[buffers[0], buffers[1], "--buffer", &input, "--arg", "2=300"],
+                out.to_str().expect("utf-8 path"),
+            );
+            assert_eq!(got, expect, "histogram, nvptx {nvptx}, W = {width}");
+        }
+    }
+}
+
+#[test]
+fn a_kernel_on_float4_equals_the_native_run() {
+    let n = 100;
+    let values: Vec<u8> = (0..4 * n)
+        .flat_map(|i: i32| (((i * 13) % 17) as f32 * 0.25 - 1.0).to_le_bytes())
+        .collect();
+    let input = write("scale4-in.bin", &values);
+    let expect = temp("scale4-native.bin");
+    native(
+        "scale4",
+        &[
+            &input,
+            "1.5",
+            "100",
+            "128",
+            expect.to_str().expect("utf-8 path"),
+        ],
+    );
+    let expect = std::fs::read(&expect).expect("native output");
+    let in_arg = format!("1=f32:{input}");
+    for nvptx in [false, true] {
+        let kernel = device("scale4", nvptx);
+        let text = std::fs::read_to_string(&kernel).expect("the .ll");
+        assert!(
+            text.contains("shufflevector <4 x float>"),
+            "clang-19 keeps the float4 operations as vector IR"
+        );
+        for width in ["32", "8"] {
+            let out = temp(&format!("scale4-{nvptx}-{width}.bin"));
+            let got = grid(
+                &kernel,
+                "128",
+                width,
+                &[
+                    "--buffer",
+                    "0=f32[400]",
+                    "--buffer",
+                    &in_arg,
+                    "--arg",
+                    "2=1.5",
+                    "--arg",
+                    "3=100",
+                ],
+                out.to_str().expect("utf-8 path"),
+            );
+            assert_eq!(got, expect, "scale4, nvptx {nvptx}, W = {width}");
+        }
+    }
+}
+
+#[test]
+fn the_llvm_analysis_agrees_with_opt_on_the_amdgcn_kernels() {
+    require("opt-22", "llvm-22");
+    for name in ["histogram", "scale4"] {
+        let kernel = device(name, false);
+        let o = pllvm(&[
+            "analyze",
+            kernel.to_str().expect("utf-8 path"),
+            "--compare-llvm",
+        ]);
+        let text = stdout(&o);
+        assert!(o.status.success(), "{text}\n{}", stderr(&o));
+        assert!(
+            text.lines().any(|l| l.ends_with("compared, 0 differ")),
+            "{name}: pllvm and opt-22 disagree:\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_native_backend_refuses_vectors_and_atomics_naming_them() {
+    for (name, word) in [("histogram", "atomicrmw"), ("scale4", "<4 x float>")] {
+        let kernel = device(name, false);
+        for target in ["avx2", "scalar-c"] {
+            let o = pllvm(&[
+                "compile",
+                kernel.to_str().expect("utf-8 path"),
+                "--target",
+                target,
+            ]);
+            assert!(!o.status.success(), "{name} on {target} compiled");
+            let err = stderr(&o);
+            assert!(
+                err.contains(word) && err.contains("the native backend does not compile"),
+                "{name} on {target}: {err}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_native_backend_refuses_half_and_bfloat() {
+    let file = format!(
+        "{}/../corpus/semantics/half-bfloat.ll",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    for target in ["avx2", "scalar-c"] {
+        let o = pllvm(&["compile", &file, "--target", target]);
+        assert!(!o.status.success(), "half-bfloat on {target} compiled");
+        let err = stderr(&o);
+        assert!(
+            err.contains("of type half") && err.contains("the native backend does not compile"),
+            "{target}: {err}"
+        );
+    }
+}
