@@ -375,7 +375,22 @@ pub fn global_joins(facts: &CfgFacts, split: Block, div_succs: &[Block]) -> Join
     joins.sync.dedup();
     joins.temporal.sort_unstable();
     joins.temporal.dedup();
+    #[cfg(feature = "seeded-bugs")]
+    if seeded_bug("join") {
+        // The seeded bug: the last sync join is dropped.
+        joins.sync.pop();
+    }
     joins
+}
+
+/// Whether `PLLVM_SEEDED_BUG` (comma-separated) names the seeded bug `name`
+/// (only with the `seeded-bugs` feature; issue 19, `pllvm fuzz`'s own test).
+#[cfg(feature = "seeded-bugs")]
+fn seeded_bug(name: &str) -> bool {
+    static BUGS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUGS.get_or_init(|| std::env::var("PLLVM_SEEDED_BUG").unwrap_or_default())
+        .split(',')
+        .any(|b| b == name)
 }
 
 #[cfg(test)]

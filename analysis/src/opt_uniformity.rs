@@ -112,7 +112,10 @@ pub fn parse_report(text: &str, function: &str) -> Result<OptReport, String> {
             continue;
         }
         if in_terminators {
-            report.terminators.insert(b.clone(), divergent);
+            // A block has one terminator; opt prints a `switch` over several
+            // lines (its cases and `]`, never prefixed by `DIVERGENT:`), so only
+            // the first line after TERMINATORS says anything.
+            report.terminators.entry(b.clone()).or_insert(divergent);
         } else if inst.starts_with('%')
             && let Some((name, _)) = inst.split_once(" = ")
         {
@@ -299,6 +302,15 @@ mod tests {
         )
         .unwrap_or_default();
         assert_eq!(all.value_divergent("anything"), Some(false));
+    }
+
+    /// Found by `pllvm fuzz --oracle llvm` (issue 19): the case lines of a
+    /// divergent `switch` made it read as uniform.
+    #[test]
+    fn a_switch_over_several_lines_keeps_its_first_lines_flag() {
+        let text = "UniformityInfo for function 'f':\nBLOCK a\nDEFINITIONS\nTERMINATORS\n  DIVERGENT:   switch i32 %s, label %d [\n    i32 3, label %c\n    i32 0, label %c\n  ]\nEND BLOCK\n";
+        let r = parse_report(text, "f").unwrap_or_default();
+        assert_eq!(r.terminator_divergent("a"), Some(true));
     }
 
     #[test]

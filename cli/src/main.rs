@@ -11,6 +11,7 @@ mod compile;
 mod default_program;
 mod diff_exec;
 mod dumps;
+mod fuzz;
 mod grid;
 mod interrupt;
 mod repl;
@@ -77,6 +78,9 @@ enum Command {
     /// Differential execution (issue 17): the interpreter against native code, lane by
     /// lane, for a batch of kernels compiled, linked and run once.
     DiffExec(diff_exec::DiffExecArgs),
+    /// Differential fuzzing campaigns over generated programs (docs/fuzzing.md):
+    /// oracles by name, findings shrunk and written to --out/findings.
+    Fuzz(fuzz::FuzzArgs),
 }
 
 #[derive(Args, Debug)]
@@ -554,6 +558,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Transform(t) => transform::main(t),
         Command::Compile(c) => compile::main(c),
         Command::DiffExec(d) => diff_exec::main(d),
+        Command::Fuzz(f) => fuzz::main(f),
         Command::Analyze(a) => {
             let kinds = analyze::parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
             let (module, _, _, src) = load(&Some(a.file.clone()))?;

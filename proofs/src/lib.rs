@@ -12,4 +12,6 @@ pub use generator::{
 
 pub mod linearization;
 pub mod native;
+pub mod oracles;
+pub mod shrink;
 pub mod small_cfgs;

@@ -1427,6 +1427,13 @@ impl Emitter<'_, '_> {
                 };
                 let a = self.get(site, *if_true, form)?;
                 let b = self.get(site, *if_false, form)?;
+                #[cfg(feature = "seeded-bugs")]
+                let (a, b) = if !scalar_cond && seeded_bug("blend") {
+                    // The seeded bug: a per-lane select blends the wrong way.
+                    (b, a)
+                } else {
+                    (a, b)
+                };
                 let tt = self.form_ty(*ty, form);
                 let t = self.tmp();
                 self.line(format!("{t} = select {ct} {c}, {tt} {a}, {tt} {b}"));
@@ -2474,4 +2481,15 @@ fn f32_as_double_bits(f: u32) -> u64 {
     } else {
         f64::from(value).to_bits()
     }
+}
+
+/// Whether `PLLVM_SEEDED_BUG` (comma-separated) names the seeded bug `name`
+/// (only with the `seeded-bugs` feature; issue 19, `pllvm fuzz`'s own test):
+/// `blend` swaps the arms of a per-lane `select`.
+#[cfg(feature = "seeded-bugs")]
+fn seeded_bug(name: &str) -> bool {
+    static BUGS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUGS.get_or_init(|| std::env::var("PLLVM_SEEDED_BUG").unwrap_or_default())
+        .split(',')
+        .any(|b| b == name)
 }

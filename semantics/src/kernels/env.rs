@@ -79,10 +79,23 @@ pub(crate) fn update_bit_lanes(
     for ((slot, &n), &take) in column.bits.iter_mut().zip(&new.bits).zip(lane_masks) {
         *slot = (n & take) | (*slot & !take);
     }
+    #[cfg(feature = "seeded-bugs")]
+    let oblivious = oblivious && !seeded_bug("kernel");
     let flags = column.undef.iter_mut().zip(&new.undef).zip(active);
     for ((slot, &n), &a) in flags {
         *slot = (a & n) | (!a & (*slot | oblivious));
     }
+}
+
+/// Whether `PLLVM_SEEDED_BUG` (comma-separated) names the seeded bug `name`
+/// (only with the `seeded-bugs` feature; issue 19, `pllvm fuzz`'s own test):
+/// `kernel` makes this kernel forget that OBL makes a passive lane ⊤.
+#[cfg(feature = "seeded-bugs")]
+fn seeded_bug(name: &str) -> bool {
+    static BUGS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    BUGS.get_or_init(|| std::env::var("PLLVM_SEEDED_BUG").unwrap_or_default())
+        .split(',')
+        .any(|b| b == name)
 }
 
 /// getNewValue in the passive lanes after the columns were swapped whole:

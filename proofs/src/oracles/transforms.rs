@@ -1,0 +1,124 @@
+//! `transforms`: stage-wise equivalence of the vectorizing transforms (issue 16;
+//! thesis §3.6-3.7, Ch. 8-9; `proofs/tests/stagewise_equivalence.rs`): every
+//! stage of every route (`dlt`; `dlt,pl`; `dlt,boscc,pl` with BOSCC everywhere;
+//! `ifconv`; `reconverge`, the only route given irreducible programs) verifies
+//! and, run under OBLIVIOUS, refines the original under FREEZING lane by lane
+//! and global element by element (`pllvm_interp::equiv`). A route that refuses
+//! a generated program is a failure too: every generated program is valid input.
+
+use super::{Case, Host, Oracle, Verdict};
+use crate::GenConfig;
+use pllvm_codegen::boscc::Policy;
+use pllvm_codegen::{Options, Pass, run_passes};
+use pllvm_interp::equiv::{Coverage, EquivConfig, check_stages};
+use pllvm_interp::explore::Bounds;
+use pllvm_semantics::ir::Module;
+use pllvm_semantics::rules::Interp;
+
+/// The `transforms` oracle.
+pub struct Transforms;
+
+/// The routes: name, passes, whether it takes irreducible programs.
+const ROUTES: [(&str, &[Pass], bool); 5] = [
+    ("dlt", &[Pass::Dlt], false),
+    ("dlt,pl", &[Pass::Dlt, Pass::Pl], false),
+    ("dlt,boscc,pl", &[Pass::Dlt, Pass::Boscc, Pass::Pl], false),
+    ("ifconv", &[Pass::IfConv], false),
+    ("reconverge", &[Pass::Reconverge], true),
+];
+
+/// Unpredicated SPMD code, as a front end hands the transforms
+/// (`codegen/src/prepare.rs`); irreducible cycles allowed.
+pub fn spmd_config(irreducible: bool) -> GenConfig {
+    GenConfig {
+        max_blocks: 20,
+        max_loop_depth: 2,
+        max_trip_count: 3,
+        max_insts_per_block: 4,
+        irreducible,
+        predicates: false,
+        self_predicates: false,
+        predicated_branches: false,
+        shadow_phis: false,
+        total: false,
+        mask: false,
+        own_slice_reads: true,
+        ..GenConfig::full()
+    }
+}
+
+impl Oracle for Transforms {
+    fn name(&self) -> &'static str {
+        "transforms"
+    }
+
+    fn available(&self, _: &Host) -> Result<(), String> {
+        Ok(())
+    }
+
+    fn gen_config(&self) -> GenConfig {
+        spmd_config(false)
+    }
+
+    fn case(&self, seed: u64) -> Case {
+        Case::generate(seed, &spmd_config(seed % 3 == 2), self.width(seed))
+    }
+
+    fn check(&self, case: &Case) -> Verdict {
+        let Some(body) = case.module().functions[case.func()].body.as_ref() else {
+            return Verdict::Skip("no body".into());
+        };
+        let reducible = pllvm_semantics::cfg::Cfg::new(body).is_reducible();
+        let options = Options {
+            uniform_args: case.program.uniform_args(),
+            boscc: Policy::All,
+            ..Options::default()
+        };
+        let mut stages: Vec<(String, Module)> = Vec::new();
+        for (route, passes, irreducible) in ROUTES {
+            if !reducible && !irreducible {
+                continue;
+            }
+            match run_passes(case.module(), case.func(), passes, &options) {
+                Ok(out) => {
+                    for stage in out {
+                        stages.push((format!("{route}: {}", stage.pass.name()), stage.module));
+                    }
+                }
+                Err(e) => {
+                    return Verdict::fail(
+                        format!("{route} refuses"),
+                        format!("route {route} refuses the program: {e}"),
+                    );
+                }
+            }
+        }
+        let mut run = case.run_config(Interp::Freezing);
+        run.observe = false;
+        run.max_steps = 50_000;
+        let config = EquivConfig {
+            run,
+            coverage: Coverage::Auto,
+            bounds: Bounds {
+                max_states: 5_000,
+                max_steps: 2_000,
+                ..Bounds::default()
+            },
+            random_runs: 4,
+        };
+        let checks = check_stages(
+            case.module(),
+            stages.iter().map(|(n, m)| (n.as_str(), m)),
+            &config,
+        );
+        for check in checks {
+            if let Some(e) = check.verify_errors.first() {
+                return Verdict::fail(format!("{} does not verify", check.stage), e.clone());
+            }
+            if let Err(d) = &check.result {
+                return Verdict::fail(format!("{} differs", check.stage), d.to_string());
+            }
+        }
+        Verdict::Pass
+    }
+}
