@@ -378,6 +378,16 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
                     }
                 }
                 Item::Term(b) => {
+                    // Lines 5-12 of Listing 2 for a predicate read across a loop
+                    // exit: its own shape may stay uniform while lanes left the loop
+                    // in different iterations ([DA-ID], as if an LCSSA phi sat
+                    // between), so the activation is varying as the block reads it
+                    // (found by `pllvm fuzz --oracle analyses`, docs/fuzzing.md).
+                    if let Some(p) = self.body.blocks[b].predicate
+                        && transfer::operand(self, b, p).is_varying()
+                    {
+                        self.add_adep(b);
+                    }
                     let new = transfer::terminator_transformer(self, b);
                     let old = self.terms[b];
                     let new = old.join(new);
