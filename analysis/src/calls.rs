@@ -28,8 +28,8 @@ pub(crate) enum CallKind {
     /// No effect on values or memory (`assume`, debug intrinsics).
     NoEffect,
     /// A target's source of divergence outside θ (`llvm.amdgcn.mbcnt.lo`,
-    /// `llvm.nvvm.read.ptx.sreg.laneid`, ...): varying whatever its operands
-    /// ([`crate::target`]).
+    /// `llvm.nvvm.read.ptx.sreg.laneid`, ...), or a declared external function
+    /// θ does not define: varying whatever its operands ([`crate::target`]).
     Source,
     /// A target's always-uniform intrinsic outside θ (`llvm.amdgcn.readfirstlane`,
     /// ...): uniform whatever its operands ([`crate::target`]).
@@ -62,7 +62,12 @@ pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallK
         None => match target::intrinsic_rule(name) {
             Some(IntrinsicRule::Source) => CallKind::Source,
             Some(IntrinsicRule::AlwaysUniform) => CallKind::AlwaysUniform,
-            None => CallKind::Pure,
+            // An intrinsic outside the tables: not a source of divergence (LLVM).
+            None if name.starts_with("llvm.") => CallKind::Pure,
+            // A declared external function: nothing is known of it, so its result
+            // is varying whatever its operands (as LLVM's AMDGPU rules take every
+            // call of a non-intrinsic), and its pointer arguments escape.
+            None => CallKind::Source,
         },
     }
 }

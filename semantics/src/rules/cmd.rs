@@ -430,9 +430,12 @@ pub fn w_cmd_call(
     };
     // Premise: p_i^W = eval^W Δ^W val_i.
     let p: Vec<Cow<'_, [Val]>> = args.iter().map(|&a| eval(env, a)).collect();
-    // Premise: f = θ(fnc).
-    let f = ctx.program.callees[c]
-        .ok_or_else(|| Stuck::new(Rule::WCmdCall, "callee not in θ (Def. 11.2)"))?;
+    // Premise: f = θ(fnc). A declared function θ does not define has no
+    // mathematical function behind it: executing it is an outcome, not an error
+    // of the program's form (docs/language.md, "Calls and declarations").
+    let Some(f) = ctx.program.callees[c] else {
+        return call_external(ctx, active, c);
+    };
     // Premise: ret^W, 𝕄' = f(p_0^W, …, p_{n-1}^W, amsk^W, 𝕄).
     let types = ctx.program.types();
     let ret = types.get(*ret_ty);
@@ -465,6 +468,32 @@ pub fn w_cmd_call(
         }
         other => memory_intrinsic(ctx, active, mem, c, other, &p),
     }
+}
+
+/// [W-CMD-CALL] for a callee θ does not define (a `declare`d external function,
+/// or an intrinsic θ does not know): the premise `f = θ(fnc)` has no solution, so
+/// a call that some lane executes actively is undefined behaviour of the rule,
+/// reported for the first active lane. With no active lane nothing is executed
+/// (as a passive lane of a math function computes nothing): the result is ⊤^W
+/// and memory is unchanged. The verifier accepts such calls (Def. 11.2 as pllvm
+/// reads it: θ is open to the functions the module declares).
+fn call_external(ctx: CmdCtx<'_, '_>, active: &[bool], c: Inst) -> Result<Vec<Val>, StepError> {
+    let InstKind::Call { callee, .. } = &ctx.program.body.insts[c].kind else {
+        return Err(Stuck::new(Rule::WCmdCall, "not a call").into());
+    };
+    let Some(lane) = active.iter().position(|&a| a) else {
+        return Ok(vec![Val::Undef; active.len()]);
+    };
+    let name = &ctx.program.module.functions[*callee].name;
+    let what = if name.starts_with("llvm.") {
+        "intrinsic"
+    } else {
+        "external function"
+    };
+    let message = format!(
+        "call to {what} @{name}, which has no definition (not in the function map θ, §4.9.2)"
+    );
+    Err(ub(ctx, Rule::WCmdCall, Some(lane), Site::Inst(c), &message))
 }
 
 /// The memory intrinsics of θ (`llvm.memset`, `llvm.memcpy`, `llvm.memmove`,

@@ -434,7 +434,11 @@ impl<'s> Parser<'s> {
         }
         let callee = match self.funcs.get(&name) {
             Some(&f) => f,
-            None if name.starts_with("pllvm.") => {
+            // LLVM declares the intrinsics it knows implicitly; pllvm does the
+            // same for those θ defines, and for θ's own `pllvm.*` names.
+            None if name.starts_with("pllvm.")
+                || (name.starts_with("llvm.") && crate::theta::resolve(&name).is_some()) =>
+            {
                 let f = self.module.functions.push(FunctionData {
                     name: name.clone(),
                     ret_ty,
@@ -457,6 +461,10 @@ impl<'s> Parser<'s> {
             None => {
                 let message = if self.globals.contains_key(&name) {
                     format!("unsupported construct: call of global variable @{name}")
+                } else if name.starts_with("llvm.") {
+                    format!(
+                        "call to undeclared intrinsic @{name}, which the function map θ does not define (declare it to call it as an external function)"
+                    )
                 } else {
                     format!("call to undeclared function @{name}")
                 };
