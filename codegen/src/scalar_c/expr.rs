@@ -594,6 +594,17 @@ fn call(
         Builtin::GroupId | Builtin::GroupSize => {
             Err(refuse("work-groups exist only in `pllvm run --grid`"))
         }
+        Builtin::MbcntLo
+        | Builtin::MbcntHi
+        | Builtin::ReadFirstLane
+        | Builtin::ReadLane
+        | Builtin::WaveBallot
+        | Builtin::LaneId
+        | Builtin::WaveSize
+        | Builtin::Barrier
+        | Builtin::WorkItem(_) => Err(refuse(
+            "the C route has no wave operations, barriers or work-item functions",
+        )),
     }
 }
 

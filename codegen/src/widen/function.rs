@@ -2263,6 +2263,20 @@ impl Emitter<'_, '_> {
                 site,
                 format!("a call of @{name}: work-groups exist only in `pllvm run --grid`"),
             )),
+            Builtin::MbcntLo
+            | Builtin::MbcntHi
+            | Builtin::ReadFirstLane
+            | Builtin::ReadLane
+            | Builtin::WaveBallot
+            | Builtin::LaneId
+            | Builtin::WaveSize
+            | Builtin::Barrier
+            | Builtin::WorkItem(_) => Err(refuse(
+                site,
+                format!(
+                    "a call of @{name}: the targets' wave operations, barriers and work-item functions are not widened"
+                ),
+            )),
         }
     }
 

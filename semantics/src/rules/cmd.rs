@@ -446,6 +446,25 @@ pub fn w_cmd_call(
         return theta::apply_launch(f, ret, width, &ctx.program.launch)
             .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));
     }
+    // OpenCL's work-item functions: per lane, from the array's place in a launch.
+    if let Builtin::WorkItem(w) = f {
+        let bits = types.int_width(*ret_ty).unwrap_or(64);
+        return Ok((0..width)
+            .map(|lane| match p.first() {
+                Some(d) if active[lane] => {
+                    theta::theta_work_item(w, &d[lane], lane, width, bits, &ctx.program.launch)
+                }
+                _ => Val::Undef,
+            })
+            .collect());
+    }
+    // The targets' wave operations (`mbcnt`, `readfirstlane`, `readlane`, the
+    // amdgcn `ballot`, `laneid`): whole vectors and the activation amsk^W.
+    if theta::is_wave_op(f) {
+        let owned: Vec<Vec<Val>> = p.iter().map(|col| col.to_vec()).collect();
+        return theta::apply_wave(f, &owned, ret, active)
+            .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));
+    }
     // Whole-vector functions of Fig. 4.15: the horizontal builtins.
     if theta::is_horizontal(f) {
         let owned: Vec<Vec<Val>> = p.iter().map(|col| col.to_vec()).collect();
@@ -541,7 +560,9 @@ fn memory_intrinsic(
                     mem.kill(*o);
                 }
             }
-            Builtin::LifetimeStart | Builtin::Assume | Builtin::NoOp => {}
+            // A barrier changes no value or memory: its meaning is Def. 18, a
+            // constraint on when its block is scheduled, which the machine checks.
+            Builtin::LifetimeStart | Builtin::Assume | Builtin::NoOp | Builtin::Barrier => {}
             _ => {
                 return Err(
                     Stuck::new(Rule::WCmdCall, format!("θ has no lane rule for {f:?}")).into(),

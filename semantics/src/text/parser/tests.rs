@@ -159,6 +159,62 @@ fn unsupported_constructs() {
     );
 }
 
+/// What stays outside the subset around calls (issue 18, point 1) is refused as
+/// an unsupported construct at its position, never as a syntax error.
+#[test]
+fn unsupported_call_constructs() {
+    let cases: [(&str, &str, &str); 9] = [
+        (
+            "define void @f() {\n  call void asm sideeffect \"nop\", \"\"()\n  ret void\n}\n",
+            "unsupported construct: inline asm",
+            "asm",
+        ),
+        (
+            "define void @f() {\nentry:\n  callbr void asm \"\", \"!i\"() to label %a [label %b]\na:\n  ret void\nb:\n  ret void\n}\n",
+            "unsupported construct: callbr",
+            "callbr",
+        ),
+        (
+            "declare void @g()\ndefine void @f() {\nentry:\n  invoke void @g() to label %a unwind label %b\na:\n  ret void\nb:\n  ret void\n}\n",
+            "unsupported construct: invoke",
+            "invoke",
+        ),
+        (
+            "define void @f() {\nentry:\n  %l = landingpad { ptr, i32 } cleanup\n  ret void\n}\n",
+            "unsupported construct: landingpad",
+            "landingpad",
+        ),
+        (
+            "define void @f(ptr %a) {\nentry:\n  indirectbr ptr %a, [label %entry]\n}\n",
+            "unsupported construct: indirectbr",
+            "indirectbr",
+        ),
+        (
+            "define void @f(ptr %ap) {\nentry:\n  %v = va_arg ptr %ap, i32\n  ret void\n}\n",
+            "unsupported construct: va_arg",
+            "va_arg",
+        ),
+        (
+            "define void @f(i32* %p) {\nentry:\n  ret void\n}\n",
+            "unsupported construct: typed pointer (use opaque 'ptr')",
+            "i32*",
+        ),
+        (
+            "declare void @g()\ndefine void @f() {\nentry:\n  call void @g() [ \"deopt\"() ]\n  ret void\n}\n",
+            "unsupported construct: operand bundle",
+            "[",
+        ),
+        (
+            "declare token @llvm.experimental.convergence.entry()\ndefine void @f() {\nentry:\n  ret void\n}\n",
+            "unsupported construct: token type",
+            "token",
+        ),
+    ];
+    for (src, message, at) in cases {
+        check(src, message, at, at);
+    }
+}
+
 #[test]
 fn calls() {
     check(
