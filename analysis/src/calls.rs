@@ -66,7 +66,11 @@ pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallK
         }
         Some(Builtin::WaveSize) => CallKind::Horizontal,
         Some(Builtin::Barrier) => CallKind::NoEffect,
-        Some(Builtin::WorkItem(WorkItemFn::LocalId | WorkItemFn::GlobalId)) => CallKind::Source,
+        Some(
+            Builtin::WorkItem(WorkItemFn::LocalId | WorkItemFn::GlobalId)
+            | Builtin::GridDim(WorkItemFn::LocalId | WorkItemFn::GlobalId, _),
+        ) => CallKind::Source,
+        Some(Builtin::GridDim(..)) => CallKind::Horizontal,
         // The ids and sizes of groups and grids are the same in every lane.
         Some(Builtin::WorkItem(_)) => CallKind::Horizontal,
         None => match target::intrinsic_rule(name) {

@@ -5,6 +5,8 @@
 ;; one only when it does not match the definition. θ is open to declared external
 ;; functions (a call to one is undefined behaviour only if a lane executes it), but
 ;; the reserved pllvm.* names must be θ's own.
+;; The mismatched call to @g is reported twice (its arguments, and that it is a
+;; call to a defined function), both messages naming @g.
 declare i32 @pllvm.thread_id()
 declare float @llvm.sqrt.f32(float)
 declare void @mystery()
@@ -21,6 +23,6 @@ entry:
   %r = call float @llvm.sqrt.f32(float %x)
   call void @mystery()
   call void @pllvm.mystery() ; error: call to @pllvm.mystery, which is not in the function map θ
-  %y = call float @g(float %x, float %x) ; error: call to @g: P-LLVM has no calls to P-LLVM functions
+  %y = call float @g(float %x, float %x) ; error: call to @g
   ret void
 }

@@ -104,6 +104,11 @@ pub enum Builtin {
     /// An OpenCL work-item function clang leaves as a call (`get_local_id`, ...):
     /// the launch's ids and sizes in dimension 0 ([`theta_work_item`]).
     WorkItem(WorkItemFn),
+    /// A target's id or size register of a fixed dimension that θ has no other
+    /// name for (`llvm.nvvm.read.ptx.sreg.nctaid.x`, `tid.y`, ...,
+    /// `llvm.amdgcn.workitem.id.y`, ...): the work-item function of that
+    /// dimension ([`theta_work_item`]).
+    GridDim(WorkItemFn, u8),
 }
 
 /// The OpenCL work-item functions (OpenCL C 2.0 §6.13.1) over pllvm's one-
@@ -352,6 +357,52 @@ const NAMES: &[(&str, Builtin)] = {
         ("_Z14get_local_sizej", WorkItem(WorkItemFn::LocalSize)),
         ("_Z14get_num_groupsj", WorkItem(WorkItemFn::NumGroups)),
         ("_Z15get_global_sizej", WorkItem(WorkItemFn::GlobalSize)),
+        (
+            "llvm.nvvm.read.ptx.sreg.nctaid.x",
+            GridDim(WorkItemFn::NumGroups, 0),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.nctaid.y",
+            GridDim(WorkItemFn::NumGroups, 1),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.nctaid.z",
+            GridDim(WorkItemFn::NumGroups, 2),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.tid.y",
+            GridDim(WorkItemFn::LocalId, 1),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.tid.z",
+            GridDim(WorkItemFn::LocalId, 2),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.ctaid.y",
+            GridDim(WorkItemFn::GroupId, 1),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.ctaid.z",
+            GridDim(WorkItemFn::GroupId, 2),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.ntid.y",
+            GridDim(WorkItemFn::LocalSize, 1),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.ntid.z",
+            GridDim(WorkItemFn::LocalSize, 2),
+        ),
+        ("llvm.amdgcn.workitem.id.y", GridDim(WorkItemFn::LocalId, 1)),
+        ("llvm.amdgcn.workitem.id.z", GridDim(WorkItemFn::LocalId, 2)),
+        (
+            "llvm.amdgcn.workgroup.id.y",
+            GridDim(WorkItemFn::GroupId, 1),
+        ),
+        (
+            "llvm.amdgcn.workgroup.id.z",
+            GridDim(WorkItemFn::GroupId, 2),
+        ),
         ("llvm.sqrt", Math(M::Sqrt)),
         ("llvm.fabs", Math(M::Fabs)),
         ("llvm.floor", Math(M::Floor)),
@@ -1110,6 +1161,7 @@ pub fn signature_ok(b: Builtin, arg_tys: &[&TypeData], ret: &TypeData) -> Result
             "() -> void or (i32) -> void",
         ),
         Builtin::WorkItem(_) => (matches!(arg_tys, [Int(32)]) && is_int(ret), "(i32) -> iN"),
+        Builtin::GridDim(..) => (arg_tys.is_empty() && is_int(ret), "() -> iN"),
         Builtin::Math(f) => {
             let same = |t: &&TypeData| *t == ret;
             match f.shape() {
@@ -1865,6 +1917,14 @@ mod tests {
         );
         assert_eq!(resolve("_Z7barrierj"), Some(Builtin::Barrier));
         assert_eq!(resolve("llvm.nvvm.barrier0"), Some(Builtin::Barrier));
+        assert_eq!(
+            resolve("llvm.nvvm.read.ptx.sreg.nctaid.x"),
+            Some(Builtin::GridDim(NumGroups, 0))
+        );
+        assert_eq!(
+            resolve("llvm.amdgcn.workitem.id.y"),
+            Some(Builtin::GridDim(LocalId, 1))
+        );
     }
 
     fn f32v(x: f32) -> Val {

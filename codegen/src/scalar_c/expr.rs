@@ -602,7 +602,8 @@ fn call(
         | Builtin::LaneId
         | Builtin::WaveSize
         | Builtin::Barrier
-        | Builtin::WorkItem(_) => Err(refuse(
+        | Builtin::WorkItem(_)
+        | Builtin::GridDim(..) => Err(refuse(
             "the C route has no wave operations, barriers or work-item functions",
         )),
     }

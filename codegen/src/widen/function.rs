@@ -2271,7 +2271,8 @@ impl Emitter<'_, '_> {
             | Builtin::LaneId
             | Builtin::WaveSize
             | Builtin::Barrier
-            | Builtin::WorkItem(_) => Err(refuse(
+            | Builtin::WorkItem(_)
+            | Builtin::GridDim(..) => Err(refuse(
                 site,
                 format!(
                     "a call of @{name}: the targets' wave operations, barriers and work-item functions are not widened"

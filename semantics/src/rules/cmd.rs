@@ -447,15 +447,23 @@ pub fn w_cmd_call(
             .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));
     }
     // OpenCL's work-item functions: per lane, from the array's place in a launch.
-    if let Builtin::WorkItem(w) = f {
+    // The targets' id registers of a fixed dimension are the same functions.
+    let work_item = match f {
+        Builtin::WorkItem(w) => Some((w, None)),
+        Builtin::GridDim(w, d) => Some((w, Some(Val::Int(u128::from(d))))),
+        _ => None,
+    };
+    if let Some((w, fixed)) = work_item {
         let bits = types.int_width(*ret_ty).unwrap_or(64);
         return Ok((0..width)
-            .map(|lane| match p.first() {
-                Some(d) if active[lane] => {
-                    theta::theta_work_item(w, &d[lane], lane, width, bits, &ctx.program.launch)
-                }
-                _ => Val::Undef,
-            })
+            .map(
+                |lane| match fixed.as_ref().or(p.first().map(|d| &d[lane])) {
+                    Some(d) if active[lane] => {
+                        theta::theta_work_item(w, d, lane, width, bits, &ctx.program.launch)
+                    }
+                    _ => Val::Undef,
+                },
+            )
             .collect());
     }
     // The targets' wave operations (`mbcnt`, `readfirstlane`, `readlane`, the
@@ -509,8 +517,15 @@ fn call_external(ctx: CmdCtx<'_, '_>, active: &[bool], c: Inst) -> Result<Vec<Va
     } else {
         "external function"
     };
+    // A mangled OpenCL or C++ built-in (`_Z13get_work_dimv`) is defined by the
+    // target's device library, which clang links when it is not told not to.
+    let hint = if name.starts_with("_Z") {
+        "; a built-in of the target's device library: compile without -nogpulib (amdgcn) or link the library's bitcode (-mlink-builtin-bitcode), so that the module defines it and pllvm inlines it"
+    } else {
+        ""
+    };
     let message = format!(
-        "call to {what} @{name}, which has no definition (not in the function map θ, §4.9.2)"
+        "call to {what} @{name}, which has no definition (not in the function map θ, §4.9.2){hint}"
     );
     Err(ub(ctx, Rule::WCmdCall, Some(lane), Site::Inst(c), &message))
 }
