@@ -192,3 +192,34 @@ fn opencl_work_item_functions_and_barriers() {
         );
     }
 }
+
+/// A CUDA grid-stride loop: 8 threads in 2 groups of 4 (`%nctaid.x` = 2,
+/// `%ntid.x` = 4) cover 20 elements with stride 8; `%tid.y` is 0, so
+/// out[i] = i for every i < 20.
+#[test]
+fn nvptx_grid_stride_loop() {
+    let file = compile("gridstride", true);
+    let o = pllvm(&[
+        "run",
+        file.to_str().expect("utf-8 path"),
+        "--grid",
+        "8",
+        "--threads",
+        "4",
+        "--group",
+        "4",
+        "--buffer",
+        "0=i32[20]",
+        "--arg",
+        "1=20",
+        "--dump",
+        "0",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let expect: Vec<String> = (0..20).map(|i: i32| i.to_string()).collect();
+    assert!(
+        stdout(&o).contains(&format!("0: [{}]", expect.join(", "))),
+        "{}",
+        stdout(&o)
+    );
+}
