@@ -65,7 +65,7 @@ pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallK
             CallKind::AlwaysUniform
         }
         Some(Builtin::WaveSize) => CallKind::Horizontal,
-        Some(Builtin::Barrier) => CallKind::NoEffect,
+        Some(Builtin::Barrier | Builtin::ConvergenceControl) => CallKind::NoEffect,
         Some(
             Builtin::WorkItem(WorkItemFn::LocalId | WorkItemFn::GlobalId)
             | Builtin::GridDim(WorkItemFn::LocalId | WorkItemFn::GlobalId, _),

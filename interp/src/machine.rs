@@ -792,7 +792,7 @@ fn push_cells(
                 push_cells(types, mem, object, *field, offset + field_offset, at, cells);
             }
         }
-        TypeData::Void | TypeData::Label => {}
+        TypeData::Void | TypeData::Label | TypeData::Token => {}
         TypeData::Int(_) | TypeData::F32 | TypeData::F64 | TypeData::Ptr(_) => {
             let at = Val::Ptr(Pointer {
                 object: Some(object),

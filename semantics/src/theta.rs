@@ -109,6 +109,12 @@ pub enum Builtin {
     /// `llvm.amdgcn.workitem.id.y`, ...): the work-item function of that
     /// dimension ([`theta_work_item`]).
     GridDim(WorkItemFn, u8),
+    /// `llvm.experimental.convergence.entry`, `.anchor`, `.loop`: a convergence
+    /// control token (LLVM's convergence and uniformity document, "controlled
+    /// convergence"). Lock step already runs every lane that executes a block
+    /// together, so the token carries nothing: the result is ⊤, memory unchanged,
+    /// and the calls naming it in a `"convergencectrl"` bundle run as written.
+    ConvergenceControl,
 }
 
 /// The OpenCL work-item functions (OpenCL C 2.0 §6.13.1) over pllvm's one-
@@ -357,6 +363,9 @@ const NAMES: &[(&str, Builtin)] = {
         ("_Z14get_local_sizej", WorkItem(WorkItemFn::LocalSize)),
         ("_Z14get_num_groupsj", WorkItem(WorkItemFn::NumGroups)),
         ("_Z15get_global_sizej", WorkItem(WorkItemFn::GlobalSize)),
+        ("llvm.experimental.convergence.entry", ConvergenceControl),
+        ("llvm.experimental.convergence.anchor", ConvergenceControl),
+        ("llvm.experimental.convergence.loop", ConvergenceControl),
         (
             "llvm.nvvm.read.ptx.sreg.nctaid.x",
             GridDim(WorkItemFn::NumGroups, 0),
@@ -1107,6 +1116,7 @@ fn type_name(ty: &TypeData) -> String {
         TypeData::Ptr(0) => "ptr".into(),
         TypeData::Ptr(n) => format!("ptr addrspace({n})"),
         TypeData::Label => "label".into(),
+        TypeData::Token => "token".into(),
         TypeData::Array(..) | TypeData::Struct { .. } => "aggregate".into(),
     }
 }
@@ -1162,6 +1172,9 @@ pub fn signature_ok(b: Builtin, arg_tys: &[&TypeData], ret: &TypeData) -> Result
         ),
         Builtin::WorkItem(_) => (matches!(arg_tys, [Int(32)]) && is_int(ret), "(i32) -> iN"),
         Builtin::GridDim(..) => (arg_tys.is_empty() && is_int(ret), "() -> iN"),
+        Builtin::ConvergenceControl => {
+            (arg_tys.is_empty() && *ret == TypeData::Token, "() -> token")
+        }
         Builtin::Math(f) => {
             let same = |t: &&TypeData| *t == ret;
             match f.shape() {

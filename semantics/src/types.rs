@@ -44,6 +44,9 @@ pub enum TypeData {
     },
     /// `label`: the type of a block operand.
     Label,
+    /// `token`: the result of the convergence-control intrinsics, used only as an
+    /// operand bundle's operand (no size, not stored; docs/language.md).
+    Token,
 }
 
 /// The interned types of one module. Common types are pre-interned.
@@ -173,13 +176,16 @@ impl TypeTable {
 
     /// Whether values of `ty` have a size in memory (`sizeof` is defined).
     pub fn is_sized(&self, ty: Ty) -> bool {
-        !matches!(self.get(ty), TypeData::Void | TypeData::Label)
+        !matches!(
+            self.get(ty),
+            TypeData::Void | TypeData::Label | TypeData::Token
+        )
     }
 
     /// ABI alignment in bytes.
     pub fn align_of(&self, ty: Ty) -> u64 {
         match self.get(ty) {
-            TypeData::Void | TypeData::Label => 1,
+            TypeData::Void | TypeData::Label | TypeData::Token => 1,
             TypeData::Int(w) => int_store_size(*w).clamp(1, 16),
             TypeData::F32 => 4,
             TypeData::F64 | TypeData::Ptr(_) => 8,
@@ -206,7 +212,7 @@ impl TypeTable {
     /// saturating at `u64::MAX` for absurd arrays (the memory limit then refuses it).
     pub fn size_of(&self, ty: Ty) -> u64 {
         match self.get(ty) {
-            TypeData::Void | TypeData::Label => 0,
+            TypeData::Void | TypeData::Label | TypeData::Token => 0,
             TypeData::Int(w) => {
                 let bytes = u64::from(w.div_ceil(8));
                 bytes.next_multiple_of(self.align_of(ty))
@@ -250,6 +256,7 @@ impl TypeTable {
             TypeData::Ptr(0) => "ptr".into(),
             TypeData::Ptr(n) => format!("ptr addrspace({n})"),
             TypeData::Label => "label".into(),
+            TypeData::Token => "token".into(),
             TypeData::Array(n, elem) => format!("[{n} x {}]", self.display(*elem)),
             TypeData::Struct { fields, packed } => {
                 let inner: Vec<String> = fields.iter().map(|f| self.display(*f)).collect();

@@ -230,6 +230,7 @@ pub(crate) fn command(out: &mut String, cx: &Cx<'_>, i: Inst) -> Result<(), Tran
             callee,
             ret_ty,
             args,
+            ..
         } => call(out, cx, i, *callee, *ret_ty, args, guard, &assign),
     }
 }
@@ -603,7 +604,8 @@ fn call(
         | Builtin::WaveSize
         | Builtin::Barrier
         | Builtin::WorkItem(_)
-        | Builtin::GridDim(..) => Err(refuse(
+        | Builtin::GridDim(..)
+        | Builtin::ConvergenceControl => Err(refuse(
             "the C route has no wave operations, barriers or work-item functions",
         )),
     }

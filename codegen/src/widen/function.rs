@@ -1479,6 +1479,7 @@ impl Emitter<'_, '_> {
                 callee,
                 ret_ty,
                 args,
+                ..
             } => self.call(site, result, *callee, *ret_ty, args, total),
         }
     }
@@ -2272,7 +2273,8 @@ impl Emitter<'_, '_> {
             | Builtin::WaveSize
             | Builtin::Barrier
             | Builtin::WorkItem(_)
-            | Builtin::GridDim(..) => Err(refuse(
+            | Builtin::GridDim(..)
+            | Builtin::ConvergenceControl => Err(refuse(
                 site,
                 format!(
                     "a call of @{name}: the targets' wave operations, barriers and work-item functions are not widened"

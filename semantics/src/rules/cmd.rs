@@ -577,7 +577,11 @@ fn memory_intrinsic(
             }
             // A barrier changes no value or memory: its meaning is Def. 18, a
             // constraint on when its block is scheduled, which the machine checks.
-            Builtin::LifetimeStart | Builtin::Assume | Builtin::NoOp | Builtin::Barrier => {}
+            Builtin::LifetimeStart
+            | Builtin::Assume
+            | Builtin::NoOp
+            | Builtin::Barrier
+            | Builtin::ConvergenceControl => {}
             _ => {
                 return Err(
                     Stuck::new(Rule::WCmdCall, format!("θ has no lane rule for {f:?}")).into(),

@@ -486,6 +486,7 @@ fn calls_and_theta() {
         callee,
         ret_ty,
         args,
+        bundles: Vec::new(),
     };
     b.inst(
         entry,

@@ -6,7 +6,8 @@ use super::{
     is_statement_word,
 };
 use crate::ir::{
-    BinOp, CastOp, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind, IntFlags, Param, Value,
+    BinOp, CastOp, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind, IntFlags, OperandBundle,
+    Param, Value,
 };
 use crate::text::ParseError;
 use crate::text::lexer::{self, Tok};
@@ -384,6 +385,7 @@ impl<'s> Parser<'s> {
             }
             self.expect(Tok::RParen, "')'")?;
         }
+        let mut bundles = Vec::new();
         loop {
             match self.peek() {
                 Tok::AttrRef => {
@@ -395,8 +397,8 @@ impl<'s> Parser<'s> {
                         self.skip_balanced()?;
                     }
                 }
-                Tok::LBracket => {
-                    return Err(self.err("unsupported construct: operand bundle"));
+                Tok::LBracket if bundles.is_empty() => {
+                    bundles = self.parse_bundles(fs)?;
                 }
                 _ => break,
             }
@@ -476,9 +478,42 @@ impl<'s> Parser<'s> {
                 callee,
                 ret_ty,
                 args,
+                bundles,
             },
             ty: ret_ty,
         })
+    }
+
+    /// `[ "tag"(T v, ...), ... ]`: a call's operand bundles (LLVM LangRef,
+    /// "Operand Bundles"), kept as written.
+    fn parse_bundles(&mut self, fs: &mut FnState<'s>) -> Result<Vec<OperandBundle>, ParseError> {
+        self.expect(Tok::LBracket, "'['")?;
+        let mut bundles = Vec::new();
+        loop {
+            let tag_tok = self.expect(Tok::Str, "an operand bundle tag")?;
+            let quoted = lexer::text(self.src, &tag_tok);
+            let inner = &quoted[1..quoted.len().saturating_sub(1).max(1)];
+            let tag = String::from_utf8_lossy(&lexer::unescape_bytes(inner)).into_owned();
+            self.expect(Tok::LParen, "'('")?;
+            let mut args = Vec::new();
+            if !self.eat(Tok::RParen) {
+                loop {
+                    let ty = self.parse_type()?;
+                    let (v, _) = self.parse_value(fs, ty)?;
+                    args.push(v);
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(Tok::RParen, "')'")?;
+            }
+            bundles.push(OperandBundle { tag, args });
+            if !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(Tok::RBracket, "']'")?;
+        Ok(bundles)
     }
 }
 

@@ -95,7 +95,6 @@ const UNSUPPORTED_TYPES: &[&str] = &[
     "ppc_fp128",
     "x86_amx",
     "x86_mmx",
-    "token",
     "metadata",
     "opaque",
     "target",

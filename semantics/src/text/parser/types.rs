@@ -12,7 +12,7 @@ impl<'s> Parser<'s> {
         match self.peek() {
             Tok::Word => {
                 let w = self.text();
-                matches!(w, "void" | "float" | "double" | "ptr" | "label")
+                matches!(w, "void" | "float" | "double" | "ptr" | "label" | "token")
                     || UNSUPPORTED_TYPES.contains(&w)
                     || int_type_width(w).is_some()
             }
@@ -39,6 +39,7 @@ impl<'s> Parser<'s> {
                     "float" => TypeTable::F32,
                     "double" => TypeTable::F64,
                     "label" => TypeTable::LABEL,
+                    "token" => self.module.types.intern(TypeData::Token),
                     "ptr" => {
                         let space = self.parse_addrspace()?;
                         self.module.types.intern(TypeData::Ptr(space))
