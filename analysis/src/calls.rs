@@ -5,7 +5,7 @@
 
 use crate::target::{self, IntrinsicRule};
 use pllvm_semantics::ir::{FuncId, Module};
-use pllvm_semantics::theta::{self, Builtin};
+use pllvm_semantics::theta::{self, Builtin, WorkItemFn};
 
 /// What a call does, for its transformer (the thesis leaves calls to the user,
 /// §6.5: "We leave it to the user to supplement abstract transformers").
@@ -27,11 +27,11 @@ pub(crate) enum CallKind {
     },
     /// No effect on values or memory (`assume`, debug intrinsics).
     NoEffect,
-    /// A target's source of divergence outside θ (`llvm.amdgcn.mbcnt.lo`,
-    /// `llvm.nvvm.read.ptx.sreg.laneid`, ...): varying whatever its operands
-    /// ([`crate::target`]).
+    /// A target's source of divergence (`llvm.amdgcn.mbcnt.lo`,
+    /// `llvm.nvvm.read.ptx.sreg.laneid`, ...), or a declared external function
+    /// θ does not define: varying whatever its operands ([`crate::target`]).
     Source,
-    /// A target's always-uniform intrinsic outside θ (`llvm.amdgcn.readfirstlane`,
+    /// A target's always-uniform intrinsic (`llvm.amdgcn.readfirstlane`,
     /// ...): uniform whatever its operands ([`crate::target`]).
     AlwaysUniform,
 }
@@ -59,10 +59,29 @@ pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallK
             data: Vec::new(),
         },
         Some(Builtin::Assume | Builtin::NoOp) => CallKind::NoEffect,
+        // The targets' wave operations, as the targets' tables take them.
+        Some(Builtin::MbcntLo | Builtin::MbcntHi | Builtin::LaneId) => CallKind::Source,
+        Some(Builtin::ReadFirstLane | Builtin::ReadLane | Builtin::WaveBallot) => {
+            CallKind::AlwaysUniform
+        }
+        Some(Builtin::WaveSize) => CallKind::Horizontal,
+        Some(Builtin::Barrier | Builtin::ConvergenceControl) => CallKind::NoEffect,
+        Some(
+            Builtin::WorkItem(WorkItemFn::LocalId | WorkItemFn::GlobalId)
+            | Builtin::GridDim(WorkItemFn::LocalId | WorkItemFn::GlobalId, _),
+        ) => CallKind::Source,
+        Some(Builtin::GridDim(..)) => CallKind::Horizontal,
+        // The ids and sizes of groups and grids are the same in every lane.
+        Some(Builtin::WorkItem(_)) => CallKind::Horizontal,
         None => match target::intrinsic_rule(name) {
             Some(IntrinsicRule::Source) => CallKind::Source,
             Some(IntrinsicRule::AlwaysUniform) => CallKind::AlwaysUniform,
-            None => CallKind::Pure,
+            // An intrinsic outside the tables: not a source of divergence (LLVM).
+            None if name.starts_with("llvm.") => CallKind::Pure,
+            // A declared external function: nothing is known of it, so its result
+            // is varying whatever its operands (as LLVM's AMDGPU rules take every
+            // call of a non-intrinsic), and its pointer arguments escape.
+            None => CallKind::Source,
         },
     }
 }

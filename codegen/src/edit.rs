@@ -336,6 +336,7 @@ impl Editor {
             callee,
             ret_ty: ret,
             args: args.iter().map(|&(v, _)| v).collect(),
+            bundles: Vec::new(),
         };
         self.append(block, kind, ret, stem, total)
     }

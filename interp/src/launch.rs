@@ -131,6 +131,7 @@ impl Grid {
             first_local_id: first % g,
             group: first / g,
             group_size: Some(g),
+            grid_size: Some(self.threads),
         }
     }
 }
@@ -334,6 +335,19 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
         Machine::with_memory(module, &array_config(0), &initial).map_err(LaunchError::Setup)?;
     let mut warnings = initial.warnings.clone();
     warnings.extend(first.warnings[initial.warnings.len()..].iter().cloned());
+    // A barrier synchronizes a work-group; the arrays of a launch run apart, so
+    // a group of several arrays cannot honour one.
+    if first.calls_barrier() && grid.group_size() > grid.width as u64 {
+        return Err(LaunchError::Setup(SetupError::about(
+            SetupInput::Threads,
+            format!(
+                "the kernel calls a barrier, and a work-group of {} threads spans several thread arrays of {} lanes, which pllvm runs apart (docs/launch.md): the barrier cannot be honoured; give --group {}",
+                grid.group_size(),
+                grid.width,
+                grid.width
+            ),
+        )));
+    }
     let func = first.program.func;
     let returns_value = first.returns_value();
     let facts = GreedyFacts::compute(&first.program)

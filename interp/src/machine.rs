@@ -9,16 +9,19 @@
 
 pub use crate::config::integer_text;
 use crate::config::{ArgValue, RunConfig, Scalar};
+use crate::greedy::{self, GreedyFacts};
 use crate::observe::DivergenceRecord;
 use crate::trace::TraceRow;
 use num_bigint::{BigInt, BigUint, Sign};
 use pllvm_semantics::entity::SecondaryMap;
-use pllvm_semantics::ir::{Block, FuncId, GlobalId, Module};
+use pllvm_semantics::ir::{Block, FuncId, GlobalId, Inst, Module};
 use pllvm_semantics::memory::{Memory, ObjectKind};
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
 use pllvm_semantics::rules::{
-    Env, Exec, Interp, Program, RuleSet, Scratch, State, StepBuffers, StepError, Stuck, Ub,
+    Env, Exec, Interp, Program, Rule, RuleSet, Scratch, Site, State, StepBuffers, StepError, Stuck,
+    Ub,
 };
+use pllvm_semantics::theta::Builtin;
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use pllvm_semantics::value::{ObjectId, Pointer, Val, display_signed, wrap_biguint};
 use std::collections::BTreeMap;
@@ -150,6 +153,41 @@ pub struct Machine<'m> {
     /// without contents): they start as ⊤, which the user should hear about
     /// before the run rather than as "branches on ⊤" later.
     pub warnings: Vec<String>,
+    /// The blocks holding a barrier call, and the CFG facts Def. 17 needs
+    /// (`None` when the program has no barrier).
+    barriers: Option<Box<Barriers>>,
+}
+
+/// The barrier blocks of a program (Def. 18): each block's first barrier call.
+#[derive(Debug)]
+struct Barriers {
+    calls: SecondaryMap<Block, Option<Inst>>,
+    facts: GreedyFacts,
+}
+
+impl Barriers {
+    /// The barrier blocks of `program`, or `None` when it calls no barrier.
+    fn of(program: &Program<'_>) -> Option<Box<Barriers>> {
+        let mut calls = SecondaryMap::with_default(None);
+        let mut any = false;
+        for &b in &program.body.layout {
+            let first = program.body.blocks[b]
+                .body
+                .iter()
+                .copied()
+                .find(|&i| program.callees[i] == Some(Builtin::Barrier));
+            if first.is_some() {
+                calls[b] = first;
+                any = true;
+            }
+        }
+        any.then(|| {
+            Box::new(Barriers {
+                calls,
+                facts: GreedyFacts::compute(program),
+            })
+        })
+    }
 }
 
 /// The memory a run starts from (Def. 4's 𝕄): the globals with their
@@ -442,6 +480,7 @@ impl<'m> Machine<'m> {
             .ok_or_else(|| SetupError::new(format!("@{} has no blocks", fdata.name)))?;
         let state = State::initial(entry, mem, env);
         let divergence = DivergenceRecord::new(body);
+        let barriers = Barriers::of(&program);
         Ok(Machine {
             program,
             interp: config.interp,
@@ -462,6 +501,41 @@ impl<'m> Machine<'m> {
             max_steps: config.max_steps,
             globals,
             warnings,
+            barriers,
+        })
+    }
+
+    /// Whether the program calls a barrier (docs/language.md, "Barriers").
+    pub fn calls_barrier(&self) -> bool {
+        self.barriers.is_some()
+    }
+
+    /// A barrier's meaning (Def. 18, issue 18): a block holding a barrier call
+    /// (`llvm.amdgcn.s.barrier`, `llvm.nvvm.barrier0`, OpenCL `barrier`, ...) is
+    /// a barrier, so scheduling it must be synchronizing (Def. 17) in the state
+    /// before the step: no lane waits at a block that reaches it without a back
+    /// edge. Greedy schedules make every block a barrier already; a runtime
+    /// schedule given by hand, or the unchecked earliest-pending policy of a
+    /// launch, may not, and then the step is undefined behaviour of the barrier's
+    /// call ([W-CMD-CALL]), as a barrier that lanes reach apart is on a GPU.
+    fn barrier_def_18(&self, block: Block) -> Result<(), StepError> {
+        let Some(barriers) = &self.barriers else {
+            return Ok(());
+        };
+        let Some(call) = *barriers.calls.get(block) else {
+            return Ok(());
+        };
+        greedy::synchronizing(&self.program, &barriers.facts, &self.state, block).map_err(|v| {
+            StepError::Undefined(Ub {
+                rule: Rule::WCmdCall,
+                lane: v.lane,
+                block,
+                site: Site::Inst(call),
+                message: format!(
+                    "barrier scheduled while not synchronizing (Def. 17, Def. 18): {}",
+                    v.why
+                ),
+            })
         })
     }
 
@@ -477,6 +551,7 @@ impl<'m> Machine<'m> {
         } else {
             (Vec::new(), Vec::new())
         };
+        self.barrier_def_18(block)?;
         let step: BlockStep = lss_w_step(
             &self.program,
             self.interp,
@@ -731,7 +806,7 @@ fn push_cells(
                 push_cells(types, mem, object, *elem, offset + k * step, at, cells);
             }
         }
-        TypeData::Void | TypeData::Label => {}
+        TypeData::Void | TypeData::Label | TypeData::Token => {}
         TypeData::Int(_)
         | TypeData::F32
         | TypeData::F64

@@ -600,6 +600,16 @@ impl CastOp {
     }
 }
 
+/// An operand bundle of a call: `"tag"(T v, ...)` (LLVM LangRef, "Operand
+/// Bundles"), such as `"convergencectrl"(token %t)`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct OperandBundle {
+    /// The tag, without quotes.
+    pub tag: String,
+    /// The operands, in order.
+    pub args: Vec<Value>,
+}
+
 /// One index of a `getelementptr`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GepIndex {
@@ -736,7 +746,8 @@ pub enum InstKind {
         /// Indices.
         indices: Vec<GepIndex>,
     },
-    /// `call ret @f(args)` (`callop`, [W-CMD-CALL]); `θ` resolves `f` by name.
+    /// `call ret @f(args) [bundles]` (`callop`, [W-CMD-CALL]); `θ` resolves `f`
+    /// by name.
     Call {
         /// Callee.
         callee: FuncId,
@@ -744,6 +755,9 @@ pub enum InstKind {
         ret_ty: Ty,
         /// Arguments.
         args: Vec<Value>,
+        /// Operand bundles (`[ "convergencectrl"(token %t) ]`), kept and printed
+        /// back; θ's functions do not read them.
+        bundles: Vec<OperandBundle>,
     },
     /// `id = mask()` ([W-CMD-MASK]): the activation of the block.
     Mask,
@@ -1013,7 +1027,11 @@ impl InstKind {
             InstKind::Gep { base, indices, .. } => std::iter::once(*base)
                 .chain(indices.iter().map(|i| i.value))
                 .collect(),
-            InstKind::Call { args, .. } => args.clone(),
+            InstKind::Call { args, bundles, .. } => args
+                .iter()
+                .chain(bundles.iter().flat_map(|b| &b.args))
+                .copied()
+                .collect(),
             InstKind::Mask => Vec::new(),
             InstKind::ExtractElement { vector, index, .. } => vec![*vector, *index],
             InstKind::InsertElement {

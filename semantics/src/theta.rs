@@ -75,6 +75,64 @@ pub enum Builtin {
     /// Intrinsics without an effect on the state (`llvm.experimental.noalias.scope.decl`,
     /// `llvm.donothing`, `llvm.sideeffect`, `llvm.dbg.*`).
     NoOp,
+    /// `llvm.amdgcn.mbcnt.lo(mask, add)`: the set bits of `mask` (lanes 0-31) below
+    /// the lane's position in the wave, plus `add` ([`theta_mbcnt`]).
+    MbcntLo,
+    /// `llvm.amdgcn.mbcnt.hi(mask, add)`: the same for lanes 32-63 ([`theta_mbcnt`]).
+    MbcntHi,
+    /// `llvm.amdgcn.readfirstlane(v)`: the value of the first active lane,
+    /// broadcast ([`theta_readfirstlane`]).
+    ReadFirstLane,
+    /// `llvm.amdgcn.readlane(v, l)`: the value of lane `l`, broadcast
+    /// ([`theta_readlane`]).
+    ReadLane,
+    /// `llvm.amdgcn.ballot(c)`: the mask of *active* lanes whose argument is true,
+    /// as an `iN` ([`theta_wave_ballot`]); unlike Fig. 4.15's `ballot`, inactive
+    /// lanes give 0.
+    WaveBallot,
+    /// `llvm.nvvm.read.ptx.sreg.laneid`: the lane's position in its warp, τ
+    /// ([`theta_lane_id`]).
+    LaneId,
+    /// `llvm.nvvm.read.ptx.sreg.warpsize`: the lanes of the thread array, W
+    /// ([`theta_wave_size`]).
+    WaveSize,
+    /// A work-group barrier (`llvm.amdgcn.s.barrier`, `llvm.nvvm.barrier0`,
+    /// OpenCL's `barrier` and `work_group_barrier`, `pllvm.barrier`): no effect on
+    /// values or memory; its block is a barrier of Def. 18, which the machine
+    /// checks when it schedules the block (docs/language.md, "Barriers").
+    Barrier,
+    /// An OpenCL work-item function clang leaves as a call (`get_local_id`, ...):
+    /// the launch's ids and sizes in dimension 0 ([`theta_work_item`]).
+    WorkItem(WorkItemFn),
+    /// A target's id or size register of a fixed dimension that θ has no other
+    /// name for (`llvm.nvvm.read.ptx.sreg.nctaid.x`, `tid.y`, ...,
+    /// `llvm.amdgcn.workitem.id.y`, ...): the work-item function of that
+    /// dimension ([`theta_work_item`]).
+    GridDim(WorkItemFn, u8),
+    /// `llvm.experimental.convergence.entry`, `.anchor`, `.loop`: a convergence
+    /// control token (LLVM's convergence and uniformity document, "controlled
+    /// convergence"). Lock step already runs every lane that executes a block
+    /// together, so the token carries nothing: the result is ⊤, memory unchanged,
+    /// and the calls naming it in a `"convergencectrl"` bundle run as written.
+    ConvergenceControl,
+}
+
+/// The OpenCL work-item functions (OpenCL C 2.0 §6.13.1) over pllvm's one-
+/// dimensional launches (docs/launch.md).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WorkItemFn {
+    /// `get_local_id(d)`: the thread's id in its work-group.
+    LocalId,
+    /// `get_global_id(d)`: the thread's id in the grid.
+    GlobalId,
+    /// `get_group_id(d)`: the work-group's id.
+    GroupId,
+    /// `get_local_size(d)`: threads per work-group.
+    LocalSize,
+    /// `get_num_groups(d)`: work-groups in the grid.
+    NumGroups,
+    /// `get_global_size(d)`: threads in the grid.
+    GlobalSize,
 }
 
 /// Pure per-lane math functions: C library functions and LLVM intrinsics.
@@ -287,6 +345,73 @@ const NAMES: &[(&str, Builtin)] = {
         ("llvm.dbg.declare", NoOp),
         ("llvm.dbg.assign", NoOp),
         ("llvm.dbg.label", NoOp),
+        ("llvm.amdgcn.mbcnt.lo", MbcntLo),
+        ("llvm.amdgcn.mbcnt.hi", MbcntHi),
+        ("llvm.amdgcn.readfirstlane", ReadFirstLane),
+        ("llvm.amdgcn.readlane", ReadLane),
+        ("llvm.amdgcn.ballot", WaveBallot),
+        ("llvm.nvvm.read.ptx.sreg.laneid", LaneId),
+        ("llvm.nvvm.read.ptx.sreg.warpsize", WaveSize),
+        ("pllvm.barrier", Barrier),
+        ("llvm.amdgcn.s.barrier", Barrier),
+        ("llvm.nvvm.barrier0", Barrier),
+        ("_Z7barrierj", Barrier),
+        ("_Z18work_group_barrierj", Barrier),
+        ("_Z12get_local_idj", WorkItem(WorkItemFn::LocalId)),
+        ("_Z13get_global_idj", WorkItem(WorkItemFn::GlobalId)),
+        ("_Z12get_group_idj", WorkItem(WorkItemFn::GroupId)),
+        ("_Z14get_local_sizej", WorkItem(WorkItemFn::LocalSize)),
+        ("_Z14get_num_groupsj", WorkItem(WorkItemFn::NumGroups)),
+        ("_Z15get_global_sizej", WorkItem(WorkItemFn::GlobalSize)),
+        ("llvm.experimental.convergence.entry", ConvergenceControl),
+        ("llvm.experimental.convergence.anchor", ConvergenceControl),
+        ("llvm.experimental.convergence.loop", ConvergenceControl),
+        (
+            "llvm.nvvm.read.ptx.sreg.nctaid.x",
+            GridDim(WorkItemFn::NumGroups, 0),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.nctaid.y",
+            GridDim(WorkItemFn::NumGroups, 1),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.nctaid.z",
+            GridDim(WorkItemFn::NumGroups, 2),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.tid.y",
+            GridDim(WorkItemFn::LocalId, 1),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.tid.z",
+            GridDim(WorkItemFn::LocalId, 2),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.ctaid.y",
+            GridDim(WorkItemFn::GroupId, 1),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.ctaid.z",
+            GridDim(WorkItemFn::GroupId, 2),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.ntid.y",
+            GridDim(WorkItemFn::LocalSize, 1),
+        ),
+        (
+            "llvm.nvvm.read.ptx.sreg.ntid.z",
+            GridDim(WorkItemFn::LocalSize, 2),
+        ),
+        ("llvm.amdgcn.workitem.id.y", GridDim(WorkItemFn::LocalId, 1)),
+        ("llvm.amdgcn.workitem.id.z", GridDim(WorkItemFn::LocalId, 2)),
+        (
+            "llvm.amdgcn.workgroup.id.y",
+            GridDim(WorkItemFn::GroupId, 1),
+        ),
+        (
+            "llvm.amdgcn.workgroup.id.z",
+            GridDim(WorkItemFn::GroupId, 2),
+        ),
         ("llvm.sqrt", Math(M::Sqrt)),
         ("llvm.fabs", Math(M::Fabs)),
         ("llvm.floor", Math(M::Floor)),
@@ -665,6 +790,8 @@ pub struct LaunchPosition {
     pub group: u64,
     /// Threads per work-group (`group_size`); `None`: W, the thread array alone.
     pub group_size: Option<u64>,
+    /// Threads of the whole grid (OpenCL's `get_global_size`); `None`: one group.
+    pub grid_size: Option<u64>,
 }
 
 /// `thread_id`, `group_id` and `group_size` for every lane of a thread array of
@@ -702,6 +829,214 @@ pub fn apply_launch(
         }
         other => Err(ThetaError::NotHorizontal(other)),
     }
+}
+
+/// θ(`get_local_id(d)`, ... ) for one lane (OpenCL C 2.0 §6.13.1) in a launch
+/// of one dimension (docs/launch.md): in dimension 0 the values of `thread_id`,
+/// `group_id` and `group_size` at `position` (the lane's local id is
+/// `first_local_id + lane`, its global id `group · group_size + local id`), the
+/// grid's threads N and ⌈N / group_size⌉ groups; in dimensions 1 and 2, and for
+/// any `d` ≥ 3, what OpenCL gives there: ids 0, sizes and counts 1. A thread
+/// array alone is one group of W threads. ⊤ when `d` is ⊤, and when the value
+/// does not fit the result type (an error would be wrong here: `d` is per lane).
+pub fn theta_work_item(
+    f: WorkItemFn,
+    d: &Val,
+    lane: usize,
+    width: usize,
+    bits: u32,
+    position: &LaunchPosition,
+) -> Val {
+    let Some(d) = d.as_u128() else {
+        return Val::Undef;
+    };
+    let group_size = position.group_size.unwrap_or(width as u64);
+    let grid = position.grid_size.unwrap_or(group_size);
+    let local = position.first_local_id + lane as u64;
+    let value = match (f, d) {
+        (WorkItemFn::LocalId, 0) => local,
+        (WorkItemFn::GlobalId, 0) => position.group * group_size + local,
+        (WorkItemFn::GroupId, 0) => position.group,
+        (WorkItemFn::LocalSize, 0) => group_size,
+        (WorkItemFn::NumGroups, 0) => grid.div_ceil(group_size.max(1)),
+        (WorkItemFn::GlobalSize, 0) => grid,
+        (WorkItemFn::LocalId | WorkItemFn::GlobalId | WorkItemFn::GroupId, _) => 0,
+        (WorkItemFn::LocalSize | WorkItemFn::NumGroups | WorkItemFn::GlobalSize, _) => 1,
+    };
+    if BigUint::from(value).bits() > u64::from(bits) {
+        return Val::Undef;
+    }
+    int_val(bits, BigUint::from(value))
+}
+
+/// Whether the builtin is one of the targets' wave (warp) operations that read
+/// the lane's position or the activation ([`apply_wave`]).
+pub fn is_wave_op(b: Builtin) -> bool {
+    matches!(
+        b,
+        Builtin::MbcntLo
+            | Builtin::MbcntHi
+            | Builtin::ReadFirstLane
+            | Builtin::ReadLane
+            | Builtin::WaveBallot
+            | Builtin::LaneId
+            | Builtin::WaveSize
+    )
+}
+
+/// The targets' wave operations over a thread array (issue 18, point 2): the
+/// array is the wave (amdgcn) or warp (nvptx), lane τ its τ-th lane. As θ's
+/// functions of Fig. 4.14 they see every argument vector and the activation
+/// amsk^W (`active`); `args[k][τ]` is lane τ's k-th argument. Returns one value
+/// per lane; passive lanes of the per-lane ones (`mbcnt`) get ⊤, as a passive
+/// lane of any per-lane function computes nothing.
+pub fn apply_wave(
+    b: Builtin,
+    args: &[Vec<Val>],
+    ret: &TypeData,
+    active: &[bool],
+) -> Result<Vec<Val>, ThetaError> {
+    let width = active.len();
+    let arity = match b {
+        Builtin::LaneId | Builtin::WaveSize => 0,
+        Builtin::ReadFirstLane | Builtin::WaveBallot => 1,
+        Builtin::MbcntLo | Builtin::MbcntHi | Builtin::ReadLane => 2,
+        other => return Err(ThetaError::NotHorizontal(other)),
+    };
+    expect_arity(b, args, arity)?;
+    if let Some(col) = args.iter().find(|col| col.len() != width) {
+        return Err(ThetaError::LaneCount {
+            builtin: b,
+            width,
+            got: col.len(),
+        });
+    }
+    let too_narrow = |bits| ThetaError::ResultTooNarrow {
+        builtin: b,
+        width,
+        bits,
+    };
+    match b {
+        Builtin::MbcntLo | Builtin::MbcntHi => Ok((0..width)
+            .map(|lane| {
+                if active[lane] {
+                    theta_mbcnt(b == Builtin::MbcntHi, lane, &args[0][lane], &args[1][lane])
+                } else {
+                    Val::Undef
+                }
+            })
+            .collect()),
+        Builtin::ReadFirstLane => Ok(vec![theta_readfirstlane(&args[0], active); width]),
+        Builtin::ReadLane => Ok(vec![theta_readlane(&args[0], &args[1], active); width]),
+        Builtin::WaveBallot => {
+            let bits = match ret {
+                TypeData::Int(w) if *w as usize >= width => *w,
+                TypeData::Int(w) => return Err(too_narrow(*w)),
+                _ => return Err(too_narrow(0)),
+            };
+            Ok(vec![theta_wave_ballot(&args[0], active, bits); width])
+        }
+        Builtin::LaneId => {
+            let bits = fits(ret, width.saturating_sub(1) as u64).map_err(too_narrow)?;
+            Ok(theta_lane_id(width, bits))
+        }
+        _ => {
+            let bits = fits(ret, width as u64).map_err(too_narrow)?;
+            Ok(vec![theta_wave_size(width, bits); width])
+        }
+    }
+}
+
+/// θ(`llvm.amdgcn.mbcnt.lo` / `.hi`) for lane τ: "masked bit count", the number of
+/// set bits of `mask` at the positions of the lanes below τ, plus `add`
+/// (LLVM AMDGPUUsage and the ISA's `v_mbcnt_lo_u32_b32` / `v_mbcnt_hi_u32_b32`:
+/// `popcount(mask & ThreadMask) + add`, ThreadMask = the lanes below the lane's
+/// position, whether active or not). `lo`'s mask covers lanes 0-31 and `hi`'s
+/// lanes 32-63, so `mbcnt.hi(-1, mbcnt.lo(-1, 0))` is τ for τ < 64 (a lane past
+/// 63, in a thread array wider than a wave, sees all 64 bits below it). Modulo
+/// 2^32, as the instruction adds; ⊤ in either operand gives ⊤.
+pub fn theta_mbcnt(high: bool, lane: usize, mask: &Val, add: &Val) -> Val {
+    let (Some(mask), Some(add)) = (mask.as_u128(), add.as_u128()) else {
+        return Val::Undef;
+    };
+    let position = if high { lane.saturating_sub(32) } else { lane };
+    let below = position.min(32) as u32;
+    let ones = if below == 32 {
+        u32::MAX
+    } else {
+        (1u32 << below) - 1
+    };
+    let count = (mask as u32 & ones).count_ones();
+    Val::Int(u128::from((add as u32).wrapping_add(count)))
+}
+
+/// θ(`llvm.amdgcn.readfirstlane`): "the value in the lowest active lane of the
+/// input operand" (LLVM AMDGPUUsage, `v_readfirstlane_b32`), the same in every
+/// lane. With no active lane there is no first one, and the result is ⊤.
+pub fn theta_readfirstlane(v: &[Val], active: &[bool]) -> Val {
+    active
+        .iter()
+        .position(|&a| a)
+        .map_or(Val::Undef, |first| v[first].clone())
+}
+
+/// θ(`llvm.amdgcn.readlane(v, l)`): "the value in the specified lane of the first
+/// input operand" (LLVM AMDGPUUsage, `v_readlane_b32`), the same in every lane;
+/// the lane `l` "has to be uniform" over the active lanes, and the result is
+/// undefined (⊤) when it is not, when it is ⊤, when no lane is active, or when it
+/// names no lane of the array. The lane read need not be active (the instruction
+/// reads its register whatever the exec mask).
+pub fn theta_readlane(v: &[Val], l: &[Val], active: &[bool]) -> Val {
+    let mut chosen: Option<u128> = None;
+    for (lane, &on) in active.iter().enumerate() {
+        if !on {
+            continue;
+        }
+        match (l[lane].as_u128(), chosen) {
+            (None, _) => return Val::Undef,
+            (Some(x), Some(c)) if x != c => return Val::Undef,
+            (Some(x), _) => chosen = Some(x),
+        }
+    }
+    chosen
+        .and_then(|c| usize::try_from(c).ok())
+        .and_then(|c| v.get(c).cloned())
+        .unwrap_or(Val::Undef)
+}
+
+/// θ(`llvm.amdgcn.ballot`): "a bitfield ... containing the result of its i1
+/// argument in all active lanes, and zero in all inactive lanes" (LLVM
+/// AMDGPUUsage) as an `i{bits}`: bit τ is lane τ's argument if lane τ is active,
+/// else 0. An active lane holding ⊤ leaves its bit unknown, so the result is ⊤
+/// (as for θ(ballot), an integer with an unknown bit has no representation).
+pub fn theta_wave_ballot(c: &[Val], active: &[bool], bits: u32) -> Val {
+    let mut mask = BigUint::zero();
+    for (lane, &on) in active.iter().enumerate() {
+        if !on {
+            continue;
+        }
+        match c[lane] {
+            Val::Int(v) if v <= 1 => mask.set_bit(lane as u64, v == 1),
+            _ => return Val::Undef,
+        }
+    }
+    int_val(bits, mask)
+}
+
+/// θ(`llvm.nvvm.read.ptx.sreg.laneid`): lane τ's position in its warp, τ (PTX
+/// `%laneid`; the thread array is the warp, docs/launch.md). In a launch it is
+/// not the thread's id in its group (`tid.x`), which counts from the group's
+/// first thread.
+pub fn theta_lane_id(width: usize, bits: u32) -> Vec<Val> {
+    (0..width)
+        .map(|lane| int_val(bits, BigUint::from(lane)))
+        .collect()
+}
+
+/// θ(`llvm.nvvm.read.ptx.sreg.warpsize`): the lanes of a warp, which in pllvm is
+/// the thread array's W (PTX `WARP_SZ`), the same in every lane.
+pub fn theta_wave_size(width: usize, bits: u32) -> Val {
+    int_val(bits, BigUint::from(width))
 }
 
 /// θ(any) = λm^W. ∃t ∈ 𝒯. m^W(t) (Fig. 4.15), `None` lanes ⊤: a lane holding 1 is
@@ -783,6 +1118,7 @@ fn type_name(ty: &TypeData) -> String {
         TypeData::Ptr(0) => "ptr".into(),
         TypeData::Ptr(n) => format!("ptr addrspace({n})"),
         TypeData::Label => "label".into(),
+        TypeData::Token => "token".into(),
         TypeData::Array(..) | TypeData::Struct { .. } => "aggregate".into(),
         TypeData::Vector(..) => "vector".into(),
     }
@@ -794,6 +1130,7 @@ pub fn signature_ok(b: Builtin, arg_tys: &[&TypeData], ret: &TypeData) -> Result
     use TypeData::{F32, F64, Int, Ptr, Void};
     let is_float = |t: &TypeData| matches!(t, F32 | F64);
     let is_int = |t: &TypeData| matches!(t, Int(_));
+    let is_first_class = |t: &TypeData| matches!(t, Int(_) | F32 | F64 | Ptr(_));
     let (ok, expected): (bool, &str) = match b {
         Builtin::ThreadId | Builtin::GroupId | Builtin::GroupSize => {
             (arg_tys.is_empty() && is_int(ret), "() -> iN")
@@ -818,6 +1155,29 @@ pub fn signature_ok(b: Builtin, arg_tys: &[&TypeData], ret: &TypeData) -> Result
             "(ptr, ptr, iN, i1) -> void",
         ),
         Builtin::NoOp => (*ret == Void, "(...) -> void"),
+        Builtin::MbcntLo | Builtin::MbcntHi => (
+            matches!(arg_tys, [Int(32), Int(32)]) && *ret == Int(32),
+            "(i32, i32) -> i32",
+        ),
+        Builtin::ReadFirstLane => (
+            matches!(arg_tys, [x] if *x == ret) && is_first_class(ret),
+            "(T) -> T",
+        ),
+        Builtin::ReadLane => (
+            matches!(arg_tys, [x, Int(32)] if *x == ret) && is_first_class(ret),
+            "(T, i32) -> T",
+        ),
+        Builtin::WaveBallot => (matches!(arg_tys, [Int(1)]) && is_int(ret), "(i1) -> iN"),
+        Builtin::LaneId | Builtin::WaveSize => (arg_tys.is_empty() && is_int(ret), "() -> iN"),
+        Builtin::Barrier => (
+            matches!(arg_tys, [] | [Int(32)]) && *ret == Void,
+            "() -> void or (i32) -> void",
+        ),
+        Builtin::WorkItem(_) => (matches!(arg_tys, [Int(32)]) && is_int(ret), "(i32) -> iN"),
+        Builtin::GridDim(..) => (arg_tys.is_empty() && is_int(ret), "() -> iN"),
+        Builtin::ConvergenceControl => {
+            (arg_tys.is_empty() && *ret == TypeData::Token, "() -> token")
+        }
         Builtin::Math(f) => {
             let same = |t: &&TypeData| *t == ret;
             match f.shape() {
@@ -1410,6 +1770,177 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The targets' wave operations on one thread array (issue 18, point 2).
+    #[test]
+    fn wave_operations() {
+        let ints = |v: &[i64]| -> Vec<Val> { v.iter().map(|&x| int(32, x)).collect() };
+        let all = [true; 4];
+        let some = [false, true, false, true];
+        // mbcnt.lo(-1, 0) is the lane's position; mbcnt.hi(-1, lo) adds lanes 32..63.
+        let lo = apply_wave(
+            Builtin::MbcntLo,
+            &[ints(&[-1; 4]), ints(&[0; 4])],
+            &TypeData::Int(32),
+            &all,
+        );
+        assert_eq!(lo, Ok(ints(&[0, 1, 2, 3])));
+        // Only the set bits below the lane count: mask 0b1010, addend 100.
+        let masked = apply_wave(
+            Builtin::MbcntLo,
+            &[ints(&[0b1010; 4]), ints(&[100; 4])],
+            &TypeData::Int(32),
+            &some,
+        );
+        assert_eq!(
+            masked,
+            Ok(vec![Val::Undef, int(32, 100), Val::Undef, int(32, 101)])
+        );
+        assert_eq!(
+            theta_mbcnt(false, 40, &int(32, -1), &int(32, 0)),
+            int(32, 32)
+        );
+        assert_eq!(
+            theta_mbcnt(true, 40, &int(32, -1), &int(32, 32)),
+            int(32, 40)
+        );
+        assert_eq!(theta_mbcnt(true, 5, &int(32, -1), &int(32, 5)), int(32, 5));
+        assert_eq!(theta_mbcnt(false, 3, &Val::Undef, &int(32, 0)), Val::Undef);
+        // readfirstlane: the first active lane's value, broadcast.
+        let first = apply_wave(
+            Builtin::ReadFirstLane,
+            &[ints(&[7, 8, 9, 10])],
+            &TypeData::Int(32),
+            &some,
+        );
+        assert_eq!(first, Ok(ints(&[8; 4])));
+        assert_eq!(
+            theta_readfirstlane(&ints(&[1, 2]), &[false, false]),
+            Val::Undef
+        );
+        // readlane: a uniform lane index over the active lanes; any lane is read.
+        let read = apply_wave(
+            Builtin::ReadLane,
+            &[ints(&[7, 8, 9, 10]), ints(&[5, 2, 6, 2])],
+            &TypeData::Int(32),
+            &some,
+        );
+        assert_eq!(read, Ok(ints(&[9; 4])));
+        assert_eq!(
+            theta_readlane(&ints(&[7, 8]), &ints(&[0, 1]), &[true, true]),
+            Val::Undef
+        );
+        assert_eq!(
+            theta_readlane(&ints(&[7, 8]), &ints(&[2, 2]), &[true, true]),
+            Val::Undef
+        );
+        // ballot: active lanes whose argument is true; inactive lanes give 0.
+        let ballot = apply_wave(
+            Builtin::WaveBallot,
+            &[bits(&[1, 1, 0, 1])],
+            &TypeData::Int(32),
+            &some,
+        );
+        assert_eq!(ballot, Ok(vec![int(32, 0b1010); 4]));
+        let mut undef_passive = bits(&[1, 1, 0, 1]);
+        undef_passive[0] = Val::Undef;
+        assert_eq!(
+            theta_wave_ballot(&undef_passive, &some, 32),
+            int(32, 0b1010),
+            "a passive ⊤ lane does not count"
+        );
+        assert_eq!(theta_wave_ballot(&undef_passive, &all, 32), Val::Undef);
+        assert!(
+            apply_wave(
+                Builtin::WaveBallot,
+                &[bits(&[1; 4])],
+                &TypeData::Int(2),
+                &all
+            )
+            .is_err()
+        );
+        // laneid and warpsize.
+        assert_eq!(
+            apply_wave(Builtin::LaneId, &[], &TypeData::Int(32), &some),
+            Ok(ints(&[0, 1, 2, 3]))
+        );
+        assert_eq!(
+            apply_wave(Builtin::WaveSize, &[], &TypeData::Int(32), &some),
+            Ok(ints(&[4; 4]))
+        );
+        for (name, b) in [
+            ("llvm.amdgcn.mbcnt.lo", Builtin::MbcntLo),
+            ("llvm.amdgcn.mbcnt.hi", Builtin::MbcntHi),
+            ("llvm.amdgcn.readfirstlane", Builtin::ReadFirstLane),
+            ("llvm.amdgcn.readfirstlane.i32", Builtin::ReadFirstLane),
+            ("llvm.amdgcn.readlane.f32", Builtin::ReadLane),
+            ("llvm.amdgcn.ballot.i64", Builtin::WaveBallot),
+            ("llvm.nvvm.read.ptx.sreg.laneid", Builtin::LaneId),
+            ("llvm.nvvm.read.ptx.sreg.warpsize", Builtin::WaveSize),
+        ] {
+            assert_eq!(resolve(name), Some(b), "{name}");
+            assert!(is_wave_op(b));
+        }
+        use TypeData::{F32, Int};
+        assert!(signature_ok(Builtin::ReadLane, &[&F32, &Int(32)], &F32).is_ok());
+        assert!(signature_ok(Builtin::ReadLane, &[&F32, &Int(64)], &F32).is_err());
+        assert!(signature_ok(Builtin::MbcntHi, &[&Int(32), &Int(32)], &Int(32)).is_ok());
+        assert!(signature_ok(Builtin::WaveBallot, &[&Int(1)], &Int(64)).is_ok());
+    }
+
+    /// OpenCL's work-item functions in dimension 0 and beyond, alone and in a
+    /// launch (lane 2 of an array whose first thread is local id 4 of group 1,
+    /// groups of 8, a grid of 20).
+    #[test]
+    fn work_item_functions() {
+        use WorkItemFn::*;
+        let at = LaunchPosition {
+            first_local_id: 4,
+            group: 1,
+            group_size: Some(8),
+            grid_size: Some(20),
+        };
+        let zero = Val::Int(0);
+        let one = Val::Int(1);
+        let f = |w, d: &Val| theta_work_item(w, d, 2, 4, 64, &at);
+        assert_eq!(f(LocalId, &zero), Val::Int(6));
+        assert_eq!(f(GlobalId, &zero), Val::Int(14));
+        assert_eq!(f(GroupId, &zero), Val::Int(1));
+        assert_eq!(f(LocalSize, &zero), Val::Int(8));
+        assert_eq!(f(NumGroups, &zero), Val::Int(3));
+        assert_eq!(f(GlobalSize, &zero), Val::Int(20));
+        assert_eq!(f(LocalId, &one), Val::Int(0));
+        assert_eq!(f(LocalSize, &one), Val::Int(1));
+        assert_eq!(f(NumGroups, &Val::Int(7)), Val::Int(1));
+        assert_eq!(f(LocalId, &Val::Undef), Val::Undef);
+        let alone = LaunchPosition::default();
+        assert_eq!(
+            theta_work_item(GlobalId, &zero, 3, 4, 32, &alone),
+            Val::Int(3)
+        );
+        assert_eq!(
+            theta_work_item(GlobalSize, &zero, 3, 4, 32, &alone),
+            Val::Int(4)
+        );
+        assert_eq!(
+            theta_work_item(NumGroups, &zero, 3, 4, 32, &alone),
+            Val::Int(1)
+        );
+        assert_eq!(
+            resolve("_Z12get_local_idj"),
+            Some(Builtin::WorkItem(LocalId))
+        );
+        assert_eq!(resolve("_Z7barrierj"), Some(Builtin::Barrier));
+        assert_eq!(resolve("llvm.nvvm.barrier0"), Some(Builtin::Barrier));
+        assert_eq!(
+            resolve("llvm.nvvm.read.ptx.sreg.nctaid.x"),
+            Some(Builtin::GridDim(NumGroups, 0))
+        );
+        assert_eq!(
+            resolve("llvm.amdgcn.workitem.id.y"),
+            Some(Builtin::GridDim(LocalId, 1))
+        );
     }
 
     fn f32v(x: f32) -> Val {

@@ -58,6 +58,9 @@ pub enum TypeData {
     /// `<N x T>`, T an integer, float or pointer type: one lane value holding N
     /// elements (not to be confused with the W lanes of P-LLVM).
     Vector(u32, Ty),
+    /// `token`: the result of the convergence-control intrinsics, used only as an
+    /// operand bundle's operand (no size, not stored; docs/language.md).
+    Token,
 }
 
 /// The interned types of one module. Common types are pre-interned.
@@ -263,13 +266,16 @@ impl TypeTable {
 
     /// Whether values of `ty` have a size in memory (`sizeof` is defined).
     pub fn is_sized(&self, ty: Ty) -> bool {
-        !matches!(self.get(ty), TypeData::Void | TypeData::Label)
+        !matches!(
+            self.get(ty),
+            TypeData::Void | TypeData::Label | TypeData::Token
+        )
     }
 
     /// ABI alignment in bytes.
     pub fn align_of(&self, ty: Ty) -> u64 {
         match self.get(ty) {
-            TypeData::Void | TypeData::Label => 1,
+            TypeData::Void | TypeData::Label | TypeData::Token => 1,
             TypeData::Int(w) => int_store_size(*w).clamp(1, 16),
             TypeData::F16 | TypeData::BF16 => 2,
             TypeData::F32 => 4,
@@ -301,7 +307,7 @@ impl TypeTable {
     /// saturating at `u64::MAX` for absurd arrays (the memory limit then refuses it).
     pub fn size_of(&self, ty: Ty) -> u64 {
         match self.get(ty) {
-            TypeData::Void | TypeData::Label => 0,
+            TypeData::Void | TypeData::Label | TypeData::Token => 0,
             TypeData::Int(w) => {
                 let bytes = u64::from(w.div_ceil(8));
                 bytes.next_multiple_of(self.align_of(ty))
@@ -354,6 +360,7 @@ impl TypeTable {
             TypeData::Ptr(0) => "ptr".into(),
             TypeData::Ptr(n) => format!("ptr addrspace({n})"),
             TypeData::Label => "label".into(),
+            TypeData::Token => "token".into(),
             TypeData::Array(n, elem) => format!("[{n} x {}]", self.display(*elem)),
             TypeData::Vector(n, elem) => format!("<{n} x {}>", self.display(*elem)),
             TypeData::Struct { fields, packed } => {

@@ -252,6 +252,7 @@ pub(crate) fn command(out: &mut String, cx: &Cx<'_>, i: Inst) -> Result<(), Tran
             callee,
             ret_ty,
             args,
+            ..
         } => call(out, cx, i, *callee, *ret_ty, args, guard, &assign),
     }
 }
@@ -616,6 +617,19 @@ fn call(
         Builtin::GroupId | Builtin::GroupSize => {
             Err(refuse("work-groups exist only in `pllvm run --grid`"))
         }
+        Builtin::MbcntLo
+        | Builtin::MbcntHi
+        | Builtin::ReadFirstLane
+        | Builtin::ReadLane
+        | Builtin::WaveBallot
+        | Builtin::LaneId
+        | Builtin::WaveSize
+        | Builtin::Barrier
+        | Builtin::WorkItem(_)
+        | Builtin::GridDim(..)
+        | Builtin::ConvergenceControl => Err(refuse(
+            "the C route has no wave operations, barriers or work-item functions",
+        )),
     }
 }
 

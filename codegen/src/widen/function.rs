@@ -1506,6 +1506,7 @@ impl Emitter<'_, '_> {
                 callee,
                 ret_ty,
                 args,
+                ..
             } => self.call(site, result, *callee, *ret_ty, args, total),
         }
     }
@@ -2289,6 +2290,22 @@ impl Emitter<'_, '_> {
             Builtin::GroupId | Builtin::GroupSize => Err(refuse(
                 site,
                 format!("a call of @{name}: work-groups exist only in `pllvm run --grid`"),
+            )),
+            Builtin::MbcntLo
+            | Builtin::MbcntHi
+            | Builtin::ReadFirstLane
+            | Builtin::ReadLane
+            | Builtin::WaveBallot
+            | Builtin::LaneId
+            | Builtin::WaveSize
+            | Builtin::Barrier
+            | Builtin::WorkItem(_)
+            | Builtin::GridDim(..)
+            | Builtin::ConvergenceControl => Err(refuse(
+                site,
+                format!(
+                    "a call of @{name}: the targets' wave operations, barriers and work-item functions are not widened"
+                ),
             )),
         }
     }

@@ -542,6 +542,7 @@ impl<'c> Builder<'c> {
                     callee: f,
                     ret_ty: TypeTable::I32,
                     args: Vec::new(),
+                    bundles: Vec::new(),
                 },
                 TypeTable::I32,
                 "tid",

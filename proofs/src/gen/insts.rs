@@ -536,6 +536,7 @@ impl Builder<'_> {
                 callee,
                 ret_ty: ret,
                 args: vec![arg],
+                bundles: Vec::new(),
             },
             ret,
             "h",

@@ -539,9 +539,12 @@ pub fn w_cmd_call(
     };
     // Premise: p_i^W = eval^W Δ^W val_i.
     let p: Vec<Cow<'_, [Val]>> = args.iter().map(|&a| eval(env, a)).collect();
-    // Premise: f = θ(fnc).
-    let f = ctx.program.callees[c]
-        .ok_or_else(|| Stuck::new(Rule::WCmdCall, "callee not in θ (Def. 11.2)"))?;
+    // Premise: f = θ(fnc). A declared function θ does not define has no
+    // mathematical function behind it: executing it is an outcome, not an error
+    // of the program's form (docs/language.md, "Calls and declarations").
+    let Some(f) = ctx.program.callees[c] else {
+        return call_external(ctx, active, c);
+    };
     // Premise: ret^W, 𝕄' = f(p_0^W, …, p_{n-1}^W, amsk^W, 𝕄).
     let types = ctx.program.types();
     let ret = types.get(*ret_ty);
@@ -550,6 +553,33 @@ pub fn w_cmd_call(
     // and the work-group's id and size read the array's place in a launch.
     if theta::is_launch_id(f) {
         return theta::apply_launch(f, ret, width, &ctx.program.launch)
+            .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));
+    }
+    // OpenCL's work-item functions: per lane, from the array's place in a launch.
+    // The targets' id registers of a fixed dimension are the same functions.
+    let work_item = match f {
+        Builtin::WorkItem(w) => Some((w, None)),
+        Builtin::GridDim(w, d) => Some((w, Some(Val::Int(u128::from(d))))),
+        _ => None,
+    };
+    if let Some((w, fixed)) = work_item {
+        let bits = types.int_width(*ret_ty).unwrap_or(64);
+        return Ok((0..width)
+            .map(
+                |lane| match fixed.as_ref().or(p.first().map(|d| &d[lane])) {
+                    Some(d) if active[lane] => {
+                        theta::theta_work_item(w, d, lane, width, bits, &ctx.program.launch)
+                    }
+                    _ => Val::Undef,
+                },
+            )
+            .collect());
+    }
+    // The targets' wave operations (`mbcnt`, `readfirstlane`, `readlane`, the
+    // amdgcn `ballot`, `laneid`): whole vectors and the activation amsk^W.
+    if theta::is_wave_op(f) {
+        let owned: Vec<Vec<Val>> = p.iter().map(|col| col.to_vec()).collect();
+        return theta::apply_wave(f, &owned, ret, active)
             .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));
     }
     // Whole-vector functions of Fig. 4.15: the horizontal builtins.
@@ -574,6 +604,39 @@ pub fn w_cmd_call(
         }
         other => memory_intrinsic(ctx, active, mem, c, other, &p),
     }
+}
+
+/// [W-CMD-CALL] for a callee θ does not define (a `declare`d external function,
+/// or an intrinsic θ does not know): the premise `f = θ(fnc)` has no solution, so
+/// a call that some lane executes actively is undefined behaviour of the rule,
+/// reported for the first active lane. With no active lane nothing is executed
+/// (as a passive lane of a math function computes nothing): the result is ⊤^W
+/// and memory is unchanged. The verifier accepts such calls (Def. 11.2 as pllvm
+/// reads it: θ is open to the functions the module declares).
+fn call_external(ctx: CmdCtx<'_, '_>, active: &[bool], c: Inst) -> Result<Vec<Val>, StepError> {
+    let InstKind::Call { callee, .. } = &ctx.program.body.insts[c].kind else {
+        return Err(Stuck::new(Rule::WCmdCall, "not a call").into());
+    };
+    let Some(lane) = active.iter().position(|&a| a) else {
+        return Ok(vec![Val::Undef; active.len()]);
+    };
+    let name = &ctx.program.module.functions[*callee].name;
+    let what = if name.starts_with("llvm.") {
+        "intrinsic"
+    } else {
+        "external function"
+    };
+    // A mangled OpenCL or C++ built-in (`_Z13get_work_dimv`) is defined by the
+    // target's device library, which clang links when it is not told not to.
+    let hint = if name.starts_with("_Z") {
+        "; a built-in of the target's device library: compile without -nogpulib (amdgcn) or link the library's bitcode (-mlink-builtin-bitcode), so that the module defines it and pllvm inlines it"
+    } else {
+        ""
+    };
+    let message = format!(
+        "call to {what} @{name}, which has no definition (not in the function map θ, §4.9.2){hint}"
+    );
+    Err(ub(ctx, Rule::WCmdCall, Some(lane), Site::Inst(c), &message))
 }
 
 /// The memory intrinsics of θ (`llvm.memset`, `llvm.memcpy`, `llvm.memmove`,
@@ -621,7 +684,13 @@ fn memory_intrinsic(
                     mem.kill(*o);
                 }
             }
-            Builtin::LifetimeStart | Builtin::Assume | Builtin::NoOp => {}
+            // A barrier changes no value or memory: its meaning is Def. 18, a
+            // constraint on when its block is scheduled, which the machine checks.
+            Builtin::LifetimeStart
+            | Builtin::Assume
+            | Builtin::NoOp
+            | Builtin::Barrier
+            | Builtin::ConvergenceControl => {}
             _ => {
                 return Err(
                     Stuck::new(Rule::WCmdCall, format!("θ has no lane rule for {f:?}")).into(),

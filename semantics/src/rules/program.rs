@@ -21,7 +21,9 @@ pub struct Program<'m> {
     pub body: &'m Body,
     /// `E`: successors of each block in successor-index order.
     pub succs: SecondaryMap<Block, Vec<Block>>,
-    /// `θ(fnc)` for each call instruction.
+    /// `θ(fnc)` for each call instruction; `None` for a declared external
+    /// function θ does not define (a call to it is undefined behaviour when a
+    /// lane executes it, [`crate::rules::cmd::w_cmd_call`]).
     pub callees: SecondaryMap<Inst, Option<Builtin>>,
     /// For a block whose predicate is defined by one of its own commands, the
     /// position of that command in `BlockData::body` (see [`crate::rules::step::bls_w_step`]).
@@ -38,17 +40,12 @@ pub struct Program<'m> {
 pub enum ProgramError {
     /// The function is only declared.
     NoBody(String),
-    /// A called function is not in θ (Def. 11.2).
-    NotInTheta(String),
 }
 
 impl std::fmt::Display for ProgramError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             ProgramError::NoBody(n) => write!(f, "function @{n} has no body to execute"),
-            ProgramError::NotInTheta(n) => {
-                write!(f, "function @{n} is not in the function map θ (Def. 11.2)")
-            }
         }
     }
 }
@@ -68,10 +65,7 @@ impl<'m> Program<'m> {
             succs[block] = bd.term.successors();
             for &inst in &bd.body {
                 if let InstKind::Call { callee, .. } = &body.insts[inst].kind {
-                    let name = &module.functions[*callee].name;
-                    let builtin = theta::resolve(name)
-                        .ok_or_else(|| ProgramError::NotInTheta(name.clone()))?;
-                    callees[inst] = Some(builtin);
+                    callees[inst] = theta::resolve(&module.functions[*callee].name);
                 }
             }
             if let Some(ValueDef::Inst(def)) = bd.predicate.map(|p| &body.values[p].def) {

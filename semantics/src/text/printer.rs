@@ -56,6 +56,21 @@ pub(crate) fn quote_name(name: &str) -> String {
 }
 
 /// `%name` as the text spells it.
+/// A string as LLVM's text writes it: `"..."` with `"`, `\\` and bytes outside
+/// printable ASCII as `\XX`.
+pub(crate) fn quote_string(s: &str) -> String {
+    let mut out = String::from("\"");
+    for b in s.bytes() {
+        if (0x20..0x7f).contains(&b) && b != b'"' && b != b'\\' {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("\\{b:02X}"));
+        }
+    }
+    out.push('"');
+    out
+}
+
 pub(crate) fn local_name(name: &str) -> String {
     format!("%{}", quote_name(name))
 }
@@ -601,6 +616,7 @@ impl<'m> Printer<'m> {
                 callee,
                 ret_ty,
                 args,
+                bundles,
             } => {
                 let mut s = format!("call {}", self.ty(*ret_ty));
                 if let Some(f) = self.m.functions.get(*callee).filter(|f| f.variadic) {
@@ -610,6 +626,16 @@ impl<'m> Printer<'m> {
                 }
                 let args: Vec<String> = args.iter().map(|&a| tv(a)).collect();
                 let _ = write!(s, " @{}({})", self.function_name(*callee), args.join(", "));
+                if !bundles.is_empty() {
+                    let written: Vec<String> = bundles
+                        .iter()
+                        .map(|b| {
+                            let ops: Vec<String> = b.args.iter().map(|&a| tv(a)).collect();
+                            format!("{}({})", quote_string(&b.tag), ops.join(", "))
+                        })
+                        .collect();
+                    let _ = write!(s, " [ {} ]", written.join(", "));
+                }
                 s
             }
             InstKind::Mask => match self.mode {
@@ -841,6 +867,7 @@ fn mangle(types: &TypeTable, ty: Ty, depth: usize) -> String {
     match types.get(ty) {
         TypeData::Void => "void".into(),
         TypeData::Label => "label".into(),
+        TypeData::Token => "token".into(),
         TypeData::Int(w) => format!("i{w}"),
         TypeData::F32 => "f32".into(),
         TypeData::F64 => "f64".into(),

@@ -1,12 +1,21 @@
 //! Calls: Def. 11.2 (every callee is in θ and is not a P-LLVM function,
 //! §4.9.2) and a call's match with its callee's declaration.
+//!
+//! pllvm reads θ as open: a `declare`d function θ does not define (an external
+//! function, or an intrinsic pllvm does not know) is accepted here, and a call
+//! to it is undefined behaviour only when a lane executes it
+//! ([`crate::rules::cmd::w_cmd_call`]); the analyses take its result as varying.
+//! Only the reserved `pllvm.*` names must be θ's. Calls to functions defined in
+//! the module are inlined by the parser (`text::parser::inline`), so the
+//! verifier sees one only when it could not be inlined (a mismatched call).
 
 use super::{FunctionChecker, VerifyError};
 use crate::ir::{FuncId, Inst, InstKind, Value};
 use crate::types::Ty;
 
 impl FunctionChecker<'_> {
-    /// Def. 11.2: the callee is in θ and is not a P-LLVM function (§4.9.2).
+    /// Def. 11.2: the callee is not a P-LLVM function (§4.9.2), and a `pllvm.*`
+    /// callee is in θ with θ's signature.
     pub(super) fn check_callee(&mut self, inst: Inst) {
         let InstKind::Call { callee, .. } = &self.body.insts[inst].kind else {
             return;
@@ -18,7 +27,11 @@ impl FunctionChecker<'_> {
             self.error(span, VerifyError::CallsPllvmFunction { callee: name });
         } else {
             match crate::theta::resolve(&name) {
-                None => self.error(span, VerifyError::NotInTheta { callee: name }),
+                None if name.starts_with("pllvm.") => {
+                    self.error(span, VerifyError::NotInTheta { callee: name });
+                }
+                // A declared external function: accepted, undefined if executed.
+                None => {}
                 Some(builtin) => {
                     // The call is checked against the declaration elsewhere; here the
                     // declaration is checked against θ, so each mismatch is told once.

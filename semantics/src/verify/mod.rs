@@ -239,10 +239,12 @@ enum VerifyError {
         expected: String,
     },
     #[error(
-        "call to @{callee}: P-LLVM has no calls to P-LLVM functions (thesis §4.9.2, Def. 11.2)"
+        "call to @{callee}: P-LLVM has no calls to P-LLVM functions (thesis §4.9.2, Def. 11.2); the parser inlines calls that match their definition (docs/language.md)"
     )]
     CallsPllvmFunction { callee: String },
-    #[error("call to @{callee}, which is not in the function map θ (Def. 11.2, defined functions)")]
+    #[error(
+        "call to @{callee}, which is not in the function map θ (Def. 11.2, defined functions): the pllvm.* names are θ's own"
+    )]
     NotInTheta { callee: String },
     #[error("call to @{callee} does not match θ's signature {expected} (Def. 11.2)")]
     ThetaSignature { callee: String, expected: String },

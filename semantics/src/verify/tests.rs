@@ -480,11 +480,13 @@ fn calls_and_theta() {
     let x = b.param("x", TypeTable::F32);
     let sqrt = b.declare("sqrtf", TypeTable::F32, &[TypeTable::F32]);
     let mystery = b.declare("mystery", TypeTable::VOID, &[]);
+    let reserved = b.declare("pllvm.mystery", TypeTable::VOID, &[]);
     let entry = b.block("entry");
     let call = |callee, ret_ty, args: Vec<Value>| InstKind::Call {
         callee,
         ret_ty,
         args,
+        bundles: Vec::new(),
     };
     b.inst(
         entry,
@@ -504,17 +506,19 @@ fn calls_and_theta() {
         TypeTable::I32,
         call(sqrt, TypeTable::I32, vec![x]),
     );
+    // A declared external function: accepted (undefined only if executed).
     b.void_inst(entry, call(mystery, TypeTable::VOID, vec![]));
-    // A call to @f itself: a P-LLVM function.
-    b.void_inst(entry, call(FuncId::from_u32(2), TypeTable::VOID, vec![x]));
+    b.void_inst(entry, call(reserved, TypeTable::VOID, vec![]));
+    // A call to @f itself: a P-LLVM function (the parser would have refused it).
+    b.void_inst(entry, call(FuncId::from_u32(3), TypeTable::VOID, vec![x]));
     b.term(entry, Terminator::Ret(None));
     check(
         b.finish(),
         &[
             "call to @sqrtf passes 0 arguments, but it takes 1 (LLVM LangRef: call)",
             "call to @sqrtf returns float, not i32 (LLVM LangRef: call)",
-            "call to @mystery, which is not in the function map θ (Def. 11.2, defined functions)",
-            "call to @f: P-LLVM has no calls to P-LLVM functions (thesis §4.9.2, Def. 11.2)",
+            "call to @pllvm.mystery, which is not in the function map θ (Def. 11.2, defined functions): the pllvm.* names are θ's own",
+            "call to @f: P-LLVM has no calls to P-LLVM functions (thesis §4.9.2, Def. 11.2); the parser inlines calls that match their definition (docs/language.md)",
         ],
     );
 }

@@ -175,6 +175,7 @@ impl FunctionChecker<'_> {
                 callee,
                 ret_ty,
                 args,
+                ..
             } => {
                 self.check_call(inst, *callee, *ret_ty, args);
                 (!matches!(types.get(*ret_ty), TypeData::Void)).then_some(*ret_ty)

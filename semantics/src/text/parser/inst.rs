@@ -8,7 +8,7 @@ use super::{
 use crate::diag::Span;
 use crate::ir::{
     Atomic, BinOp, CastOp, ConstData, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind,
-    IntFlags, Ordering, Param, RmwOp, Value,
+    IntFlags, OperandBundle, Ordering, Param, RmwOp, Value,
 };
 use crate::text::ParseError;
 use crate::text::lexer::{self, Tok};
@@ -651,6 +651,7 @@ impl<'s> Parser<'s> {
             }
             self.expect(Tok::RParen, "')'")?;
         }
+        let mut bundles = Vec::new();
         loop {
             match self.peek() {
                 Tok::AttrRef => {
@@ -662,8 +663,8 @@ impl<'s> Parser<'s> {
                         self.skip_balanced()?;
                     }
                 }
-                Tok::LBracket => {
-                    return Err(self.err("unsupported construct: operand bundle"));
+                Tok::LBracket if bundles.is_empty() => {
+                    bundles = self.parse_bundles(fs)?;
                 }
                 _ => break,
             }
@@ -701,7 +702,11 @@ impl<'s> Parser<'s> {
         }
         let callee = match self.funcs.get(&name) {
             Some(&f) => f,
-            None if name.starts_with("pllvm.") => {
+            // LLVM declares the intrinsics it knows implicitly; pllvm does the
+            // same for those θ defines, and for θ's own `pllvm.*` names.
+            None if name.starts_with("pllvm.")
+                || (name.starts_with("llvm.") && crate::theta::resolve(&name).is_some()) =>
+            {
                 let f = self.module.functions.push(FunctionData {
                     name: name.clone(),
                     ret_ty,
@@ -724,6 +729,10 @@ impl<'s> Parser<'s> {
             None => {
                 let message = if self.globals.contains_key(&name) {
                     format!("unsupported construct: call of global variable @{name}")
+                } else if name.starts_with("llvm.") {
+                    format!(
+                        "call to undeclared intrinsic @{name}, which the function map θ does not define (declare it to call it as an external function)"
+                    )
                 } else {
                     format!("call to undeclared function @{name}")
                 };
@@ -735,9 +744,42 @@ impl<'s> Parser<'s> {
                 callee,
                 ret_ty,
                 args,
+                bundles,
             },
             ty: ret_ty,
         })
+    }
+
+    /// `[ "tag"(T v, ...), ... ]`: a call's operand bundles (LLVM LangRef,
+    /// "Operand Bundles"), kept as written.
+    fn parse_bundles(&mut self, fs: &mut FnState<'s>) -> Result<Vec<OperandBundle>, ParseError> {
+        self.expect(Tok::LBracket, "'['")?;
+        let mut bundles = Vec::new();
+        loop {
+            let tag_tok = self.expect(Tok::Str, "an operand bundle tag")?;
+            let quoted = lexer::text(self.src, &tag_tok);
+            let inner = &quoted[1..quoted.len().saturating_sub(1).max(1)];
+            let tag = String::from_utf8_lossy(&lexer::unescape_bytes(inner)).into_owned();
+            self.expect(Tok::LParen, "'('")?;
+            let mut args = Vec::new();
+            if !self.eat(Tok::RParen) {
+                loop {
+                    let ty = self.parse_type()?;
+                    let (v, _) = self.parse_value(fs, ty)?;
+                    args.push(v);
+                    if !self.eat(Tok::Comma) {
+                        break;
+                    }
+                }
+                self.expect(Tok::RParen, "')'")?;
+            }
+            bundles.push(OperandBundle { tag, args });
+            if !self.eat(Tok::Comma) {
+                break;
+            }
+        }
+        self.expect(Tok::RBracket, "']'")?;
+        Ok(bundles)
     }
 }
 

@@ -8,7 +8,8 @@
 //!    functions get their handles in source order, so forward references work;
 //! 2. each item is parsed on its own: an error ends that item only, and the parser
 //!    resumes at the next, so one run reports one error per broken item;
-//! 3. the result is put in normal form ([`normalize`]).
+//! 3. calls to functions defined in the module are inlined (`inline`), and the
+//!    result is put in normal form ([`normalize`]).
 //!
 //! The P-LLVM additions are read in both spellings: the canonical one (`predicate`,
 //! `total`, `:=`, `shadow(v)`, `mask()`) and the export lowering of
@@ -17,11 +18,13 @@
 //!
 //! Submodules by concern: `items` (passes 1 and 2), `types`, `constants`,
 //! `globals`, `function` (signatures, bodies, statements, terminators), `inst`
-//! (instructions) and `normal` (the normal form).
+//! (instructions), `inline` (calls to defined functions) and `normal` (the normal
+//! form).
 
 mod constants;
 mod function;
 mod globals;
+mod inline;
 mod inst;
 mod items;
 mod normal;
@@ -82,7 +85,6 @@ const UNSUPPORTED_TYPES: &[&str] = &[
     "ppc_fp128",
     "x86_amx",
     "x86_mmx",
-    "token",
     "metadata",
     "opaque",
     "target",
@@ -413,6 +415,9 @@ pub(crate) fn parse(src: &str) -> Result<(Module, SourceMap), Vec<ParseError>> {
         }
     }
     p.mark_nvvm_kernels(&items);
+    if p.errors.is_empty() {
+        p.inline_defined_calls();
+    }
     if !p.errors.is_empty() {
         p.errors.sort_by_key(|e| (e.span.lo, e.span.hi));
         return Err(p.errors);

@@ -7,7 +7,7 @@ use crate::diag::{FunctionSpans, OperandUses, Span};
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
     Block, BlockData, Body, ConstData, GepIndex, GlobalInit, Inst, InstData, InstKind, Module,
-    Terminator, Value, ValueData, ValueDef,
+    OperandBundle, Terminator, Value, ValueData, ValueDef,
 };
 use crate::types::{Ty, TypeData, TypeTable};
 use std::collections::HashMap;
@@ -443,11 +443,23 @@ pub(super) fn map_kind(
             callee,
             ret_ty,
             args,
-        } => InstKind::Call {
-            callee: *callee,
-            ret_ty: *ret_ty,
-            args: args.iter().map(|&a| v(a)).collect(),
-        },
+            bundles,
+        } => {
+            let args = args.iter().map(|&a| v(a)).collect();
+            let bundles = bundles
+                .iter()
+                .map(|b| OperandBundle {
+                    tag: b.tag.clone(),
+                    args: b.args.iter().map(|&a| v(a)).collect(),
+                })
+                .collect();
+            InstKind::Call {
+                callee: *callee,
+                ret_ty: *ret_ty,
+                args,
+                bundles,
+            }
+        }
         InstKind::Mask => InstKind::Mask,
         InstKind::ExtractElement { ty, vector, index } => {
             let vector = v(*vector);

@@ -165,6 +165,97 @@ fn unsupported_constructs() {
     );
 }
 
+/// What stays outside the subset around calls (issue 18, point 1) is refused as
+/// an unsupported construct at its position, never as a syntax error.
+#[test]
+fn unsupported_call_constructs() {
+    let cases: [(&str, &str, &str); 7] = [
+        (
+            "define void @f() {\n  call void asm sideeffect \"nop\", \"\"()\n  ret void\n}\n",
+            "unsupported construct: inline asm",
+            "asm",
+        ),
+        (
+            "define void @f() {\nentry:\n  callbr void asm \"\", \"!i\"() to label %a [label %b]\na:\n  ret void\nb:\n  ret void\n}\n",
+            "unsupported construct: callbr",
+            "callbr",
+        ),
+        (
+            "declare void @g()\ndefine void @f() {\nentry:\n  invoke void @g() to label %a unwind label %b\na:\n  ret void\nb:\n  ret void\n}\n",
+            "unsupported construct: invoke",
+            "invoke",
+        ),
+        (
+            "define void @f() {\nentry:\n  %l = landingpad { ptr, i32 } cleanup\n  ret void\n}\n",
+            "unsupported construct: landingpad",
+            "landingpad",
+        ),
+        (
+            "define void @f(ptr %a) {\nentry:\n  indirectbr ptr %a, [label %entry]\n}\n",
+            "unsupported construct: indirectbr",
+            "indirectbr",
+        ),
+        (
+            "define void @f(ptr %ap) {\nentry:\n  %v = va_arg ptr %ap, i32\n  ret void\n}\n",
+            "unsupported construct: va_arg",
+            "va_arg",
+        ),
+        (
+            "define void @f(i32* %p) {\nentry:\n  ret void\n}\n",
+            "unsupported construct: typed pointer (use opaque 'ptr')",
+            "i32*",
+        ),
+    ];
+    for (src, message, at) in cases {
+        check(src, message, at, at);
+    }
+}
+
+/// The `token` type and operand bundles are kept: parsed, printed back as
+/// written, and read again to the same module; the bundle's operands are the
+/// call's operands after its arguments (for spans and the SSA checks).
+#[test]
+fn tokens_and_operand_bundles_are_kept() {
+    let src = "define i32 @f(i32 %x) {
+entry:
+  %t = call token @llvm.experimental.convergence.anchor()
+  %r = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %x) [ \"convergencectrl\"(token %t), \"x\\22y\"() ]
+  ret i32 %r
+}
+";
+    let (m, spans) = parse(src).expect("parses");
+    let printed = crate::text::print_module(&m);
+    assert!(
+        printed.contains(
+            "%r = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %x) [ \"convergencectrl\"(token %t), \"x\\22y\"() ]"
+        ),
+        "{printed}"
+    );
+    assert!(printed.contains("declare token @llvm.experimental.convergence.anchor()"));
+    let (again, _) = parse(&printed).expect("reparses");
+    assert_eq!(again, m);
+    let f = m.function_by_name("f").expect("f");
+    let body = m.functions[f].body.as_ref().expect("body");
+    let call = body
+        .insts
+        .iter()
+        .find(|(_, d)| matches!(&d.kind, InstKind::Call { bundles, .. } if !bundles.is_empty()))
+        .map(|(i, _)| i)
+        .expect("the call with bundles");
+    let InstKind::Call { bundles, .. } = &body.insts[call].kind else {
+        unreachable!("found above")
+    };
+    assert_eq!(bundles[0].tag, "convergencectrl");
+    assert_eq!(bundles[1].tag, "x\"y");
+    assert_eq!(body.insts[call].kind.operands().len(), 2);
+    let token_use = spans
+        .function(f)
+        .operand_uses
+        .get(&(call, 1))
+        .expect("span");
+    assert_eq!(&src[token_use.lo as usize..token_use.hi as usize], "%t");
+}
+
 #[test]
 fn calls() {
     check(
@@ -175,6 +266,110 @@ fn calls() {
     );
     assert!(
         parse("define void @f() {\n  %t = call i32 @pllvm.thread_id()\n  ret void\n}\n").is_ok()
+    );
+}
+
+/// LLVM declares the intrinsics it knows implicitly: a call to one θ defines
+/// needs no `declare` (the parser adds it, printed like any other); an unknown
+/// `llvm.*` name without one is an error at the name.
+#[test]
+fn intrinsics_without_declare() {
+    let (m, _) = parse("define float @f(float %x) {\n  %s = call float @llvm.sqrt.f32(float %x)\n  ret float %s\n}\n")
+        .expect("parses");
+    let decl = m.function_by_name("llvm.sqrt.f32").expect("declared");
+    assert!(m.functions[decl].body.is_none());
+    assert_eq!(m.functions[decl].params.len(), 1);
+    assert!(crate::text::print_module(&m).contains("declare float @llvm.sqrt.f32(float)"));
+    check(
+        "define void @f() {\n  call void @llvm.amdgcn.s.sleep(i32 1)\n  ret void\n}\n",
+        "call to undeclared intrinsic @llvm.amdgcn.s.sleep, which the function map θ does not define (declare it to call it as an external function)",
+        "@llvm.amdgcn.s.sleep",
+        "@llvm.amdgcn.s.sleep",
+    );
+    // Declared, it is an external function (the verifier accepts it).
+    assert!(
+        parse("declare void @llvm.amdgcn.s.sleep(i32)\ndefine void @f() {\n  call void @llvm.amdgcn.s.sleep(i32 1)\n  ret void\n}\n")
+            .is_ok()
+    );
+}
+
+const HELPER: &str = "define i32 @f(i32 %a) {
+entry:
+  %r = call i32 @inc(i32 %a)
+  %s = call i32 @inc(i32 %r)
+  ret i32 %s
+}
+
+define i32 @inc(i32 %x) {
+entry:
+  %y = add i32 %x, 1
+  ret i32 %y
+}
+";
+
+/// A call to a defined function is inlined: `f` no longer calls, its copies of
+/// `inc`'s instructions keep `inc`'s source positions, and printing and parsing
+/// again gives the same module (the inlined text has no call left to inline).
+#[test]
+fn calls_to_defined_functions_are_inlined() {
+    let (m, spans) = parse(HELPER).expect("parses");
+    let f = m.function_by_name("f").expect("f");
+    let body = m.functions[f].body.as_ref().expect("body");
+    let calls = body
+        .insts
+        .values()
+        .filter(|i| matches!(i.kind, InstKind::Call { .. }))
+        .count();
+    assert_eq!(calls, 0);
+    let names: Vec<&str> = body
+        .layout
+        .iter()
+        .map(|&b| body.blocks[b].name.as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "entry",
+            "inc.entry",
+            "inc.return",
+            "inc.entry.1",
+            "inc.return.1"
+        ]
+    );
+    let adds: Vec<Inst> = body
+        .insts
+        .iter()
+        .filter(|(_, d)| matches!(d.kind, InstKind::Binary { op: BinOp::Add, .. }))
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(adds.len(), 2);
+    let callee_line = HELPER.find("%y = add").expect("line");
+    for i in adds {
+        let span = spans.function(f).insts.get(i);
+        assert_eq!(
+            span.lo as usize, callee_line,
+            "an inlined add points at @inc"
+        );
+    }
+    let printed = crate::text::print_module(&m);
+    assert!(printed.contains("%inc.y = add i32 %a, 1"), "{printed}");
+    assert!(
+        printed.contains("%r = phi i32 [ %inc.y, %inc.entry ]"),
+        "{printed}"
+    );
+    let (again, _) = parse(&printed).expect("reparses");
+    assert_eq!(again, m);
+}
+
+/// Recursion cannot be inlined: an error at the call closing the cycle.
+#[test]
+fn recursion_is_refused_with_the_cycle() {
+    let src = "define i32 @f(i32 %a) {\n  %r = call i32 @g(i32 %a)\n  ret i32 %r\n}\ndefine i32 @g(i32 %a) {\n  %r = call i32 @f(i32 %a)\n  ret i32 %r\n}\n";
+    check(
+        src,
+        "unsupported construct: recursive call (@f → @g → @f); calls to defined functions are inlined, and a recursive one cannot be",
+        "%r = call i32 @f(i32 %a)",
+        "%r = call i32 @f(i32 %a)",
     );
 }
 

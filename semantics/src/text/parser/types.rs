@@ -14,7 +14,7 @@ impl<'s> Parser<'s> {
                 let w = self.text();
                 matches!(
                     w,
-                    "void" | "float" | "double" | "half" | "bfloat" | "ptr" | "label"
+                    "void" | "float" | "double" | "half" | "bfloat" | "ptr" | "label" | "token"
                 ) || UNSUPPORTED_TYPES.contains(&w)
                     || int_type_width(w).is_some()
             }
@@ -43,6 +43,7 @@ impl<'s> Parser<'s> {
                     "half" => self.module.types.intern(TypeData::F16),
                     "bfloat" => self.module.types.intern(TypeData::BF16),
                     "label" => TypeTable::LABEL,
+                    "token" => self.module.types.intern(TypeData::Token),
                     "ptr" => {
                         let space = self.parse_addrspace()?;
                         self.module.types.intern(TypeData::Ptr(space))

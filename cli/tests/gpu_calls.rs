@@ -1,0 +1,225 @@
+//! Calls in kernels compiled by clang-19 at `-O0` (issue 18, points 1-2): the
+//! helpers clang leaves as calls are inlined when the module is read, and the
+//! targets' wave operations (`mbcnt`, `readfirstlane`, `ballot` on amdgcn,
+//! `%laneid` on nvptx) run with their lock-step meaning in θ, and OpenCL's
+//! work-item functions and barriers left as calls run too. The kernels are
+//! `cli/tests/gpu/{calls.cl,calls.cu,workitems.cl}`, launched with `--grid`
+//! (docs/launch.md); every expected value is worked out here from the source.
+
+mod common;
+use common::{code, pllvm, require, stderr, stdout};
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// `cli/tests/gpu/NAME.{cl,cu}` compiled at `-O0` into a temporary `.ll`: CUDA
+/// for nvptx, OpenCL C for amdgcn.
+fn compile(name: &str, cuda: bool) -> PathBuf {
+    compile_for(name, cuda, "amdgcn")
+}
+
+/// The same, OpenCL C for `target` (`amdgcn` or `spir64`) with OpenCL's
+/// declarations (`-finclude-default-header`) and no device library.
+fn compile_for(name: &str, cuda: bool, target: &str) -> PathBuf {
+    require("clang-19", "clang-19");
+    let ext = if cuda { "cu" } else { "cl" };
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/gpu/{name}.{ext}"));
+    let out = std::env::temp_dir().join(format!(
+        "pllvm-gpu-calls-{}-{name}-{ext}-{target}.ll",
+        std::process::id()
+    ));
+    let flags: &[&str] = if cuda {
+        &[
+            "-x",
+            "cuda",
+            "--cuda-device-only",
+            "-nocudainc",
+            "-nocudalib",
+            "--cuda-gpu-arch=sm_70",
+        ]
+    } else if target == "amdgcn" {
+        &[
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-Xclang",
+            "-finclude-default-header",
+            "-target",
+            "amdgcn-amd-amdhsa",
+            "-mcpu=gfx1030",
+            "-nogpulib",
+        ]
+    } else {
+        &[
+            "-x",
+            "cl",
+            "-cl-std=CL2.0",
+            "-Xclang",
+            "-finclude-default-header",
+            "-target",
+            target,
+        ]
+    };
+    let status = Command::new("clang-19")
+        .args(flags)
+        .args(["-O0", "-S", "-emit-llvm"])
+        .arg(&src)
+        .arg("-o")
+        .arg(&out)
+        .status()
+        .expect("run clang-19");
+    assert!(status.success(), "clang-19 failed on {}", src.display());
+    out
+}
+
+/// amdgcn at -O0: `clampi` is called, not inlined, by clang; pllvm inlines it.
+/// Two thread arrays of 4 lanes, one group of 8, n = 10:
+/// - `v = clampi(3i, 0, 10)` = [0, 3, 6, 9, 10, 10, 10, 10];
+/// - odd lanes add `readfirstlane(i)`, the first *active* lane's i: 1 in the
+///   first array, 5 in the second: out = [0, 4, 6, 10, 10, 15, 10, 15];
+/// - `mbcnt.hi(~0, mbcnt.lo(~0, 0))` is the lane's position: [0, 1, 2, 3] twice;
+/// - `ballot(i < 2 || i == 6)` per array: lanes 0, 1 (3), then lane 2 (4).
+#[test]
+fn amdgcn_helper_and_wave_operations() {
+    let file = compile("calls", false);
+    let o = pllvm(&[
+        "run",
+        file.to_str().expect("utf-8 path"),
+        "--grid",
+        "8",
+        "--threads",
+        "4",
+        "--buffer",
+        "0=i32[8]",
+        "--buffer",
+        "1=i32[8]",
+        "--buffer",
+        "2=i32[8]",
+        "--arg",
+        "3=10",
+        "--dump",
+        "0",
+        "--dump",
+        "1",
+        "--dump",
+        "2",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("0: [0, 4, 6, 10, 10, 15, 10, 15]"), "{out}");
+    assert!(out.contains("1: [0, 1, 2, 3, 0, 1, 2, 3]"), "{out}");
+    assert!(out.contains("2: [3, 3, 3, 3, 4, 4, 4, 4]"), "{out}");
+    // The analyses run on the inlined kernel and agree with LLVM's.
+    require("opt-22", "llvm-22");
+    let o = pllvm(&[
+        "analyze",
+        file.to_str().expect("utf-8 path"),
+        "--compare-llvm",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains(" 0 differ"), "{}", stdout(&o));
+}
+
+/// nvptx at -O0: the device helper `twice` is inlined; `%laneid` is the lane's
+/// position in its warp (the thread array), not the thread's id in its group.
+#[test]
+fn nvptx_helper_and_laneid() {
+    let file = compile("calls", true);
+    let o = pllvm(&[
+        "run",
+        file.to_str().expect("utf-8 path"),
+        "--function",
+        "calls",
+        "--grid",
+        "8",
+        "--threads",
+        "4",
+        "--buffer",
+        "0=i32[8]",
+        "--buffer",
+        "1=i32[8]",
+        "--dump",
+        "0",
+        "--dump",
+        "1",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("0: [1, 3, 5, 7, 9, 11, 13, 15]"), "{out}");
+    assert!(out.contains("1: [0, 1, 2, 3, 0, 1, 2, 3]"), "{out}");
+}
+
+/// OpenCL's work-item functions, as clang leaves them without a device library
+/// (`_Z12get_local_idj`, ...), for amdgcn and spir64: 12 threads in groups of 4
+/// (one thread array each, W = 4): local id l = t mod 4, group t / 4, local size
+/// 4, 3 groups, global size 12; dimension 1 gives id 0 and size 1. So
+/// out[t] = l + 100 group + 4000 + 30000 + 12 + 100000. The barriers run (each
+/// group is one thread array); with groups of 8 (two arrays each) a barrier
+/// cannot be honoured and the launch is refused.
+#[test]
+fn opencl_work_item_functions_and_barriers() {
+    let expect: Vec<String> = (0..12)
+        .map(|t| (t % 4 + 100 * (t / 4) + 134_012).to_string())
+        .collect();
+    let expect = format!("0: [{}]", expect.join(", "));
+    for target in ["amdgcn", "spir64"] {
+        let file = compile_for("workitems", false, target);
+        let run = |group: &str| {
+            pllvm(&[
+                "run",
+                file.to_str().expect("utf-8 path"),
+                "--grid",
+                "12",
+                "--threads",
+                "4",
+                "--group",
+                group,
+                "--buffer",
+                "0=i32[12]",
+                "--dump",
+                "0",
+            ])
+        };
+        let o = run("4");
+        assert_eq!(code(&o), 0, "{target}: {}", stderr(&o));
+        assert!(stdout(&o).contains(&expect), "{target}: {}", stdout(&o));
+        let o = run("8");
+        assert_ne!(code(&o), 0, "{target}");
+        assert!(
+            stderr(&o).contains("the kernel calls a barrier, and a work-group of 8 threads spans several thread arrays of 4 lanes"),
+            "{target}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// A CUDA grid-stride loop: 8 threads in 2 groups of 4 (`%nctaid.x` = 2,
+/// `%ntid.x` = 4) cover 20 elements with stride 8; `%tid.y` is 0, so
+/// out[i] = i for every i < 20.
+#[test]
+fn nvptx_grid_stride_loop() {
+    let file = compile("gridstride", true);
+    let o = pllvm(&[
+        "run",
+        file.to_str().expect("utf-8 path"),
+        "--grid",
+        "8",
+        "--threads",
+        "4",
+        "--group",
+        "4",
+        "--buffer",
+        "0=i32[20]",
+        "--arg",
+        "1=20",
+        "--dump",
+        "0",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let expect: Vec<String> = (0..20).map(|i: i32| i.to_string()).collect();
+    assert!(
+        stdout(&o).contains(&format!("0: [{}]", expect.join(", "))),
+        "{}",
+        stdout(&o)
+    );
+}
