@@ -42,7 +42,9 @@
 //! predicate is divergent is divergent, and a terminator is divergent when its
 //! condition or (with two successors or more) its block predicate is. The
 //! analysis makes no claim about block activation or stack object contents (all
-//! activations are reported varying, no object shapes).
+//! activations are reported varying, no object shapes). On an nvptx module
+//! every call other than θ's `pllvm.*` builtins is divergent, as NVPTX's
+//! `isSourceOfDivergence` makes it.
 
 use crate::calls::{CallKind, call_kind};
 use crate::cycles::{CycleId, CycleInfo, DfsOrder};
@@ -752,14 +754,22 @@ fn inst_varying(
     if f.not_m_converged[b.as_u32() as usize] || inst.total {
         return true;
     }
-    if let InstKind::Call { callee, args, .. } = &inst.kind
-        && matches!(
+    if let InstKind::Call { callee, args, .. } = &inst.kind {
+        // NVPTX's `isSourceOfDivergence` takes the result of every call as
+        // divergent, intrinsics included (`llvm.nvvm.read.ptx.sreg.ctaid.x`,
+        // `llvm.fmuladd.f32` of uniform operands: opt-22 and opt-19 agree), a
+        // sound over-approximation that this analysis follows on nvptx modules;
+        // θ's own `pllvm.*` builtins keep their rules.
+        if ctx.nvptx && !ctx.module.functions[*callee].name.starts_with("pllvm.") {
+            return true;
+        }
+        if matches!(
             call_kind(ctx.module, *callee, args.len()),
             CallKind::Horizontal | CallKind::AlwaysUniform
-        )
-    {
-        // One value broadcast to every executing lane, whatever the operands.
-        return false;
+        ) {
+            // One value broadcast to every executing lane, whatever the operands.
+            return false;
+        }
     }
     let operands = inst.kind.operands();
     let any_varying = operands.iter().any(|&o| values[o].is_varying());

@@ -8,7 +8,7 @@
 //! | target | uniform parameters | sources of divergence | always uniform |
 //! | --- | --- | --- | --- |
 //! | amdgcn (`amdgpu_kernel`, `amdgpu_cs`, `amdgpu_ps` entries) | every argument of a kernel entry; `inreg` arguments of any function | `llvm.amdgcn.workitem.id.{x,y,z}`, `llvm.amdgcn.mbcnt.{lo,hi}`, `llvm.amdgcn.interp.*`, `llvm.amdgcn.ds.swizzle`, `llvm.amdgcn.ds.bpermute`, `llvm.amdgcn.ds.permute`, `llvm.amdgcn.mov.dpp*`, `llvm.amdgcn.update.dpp`, `llvm.amdgcn.permlane*`, `llvm.amdgcn.ps.live`, `llvm.amdgcn.live.mask`, atomic intrinsics (`llvm.amdgcn.*atomic*`, `llvm.amdgcn.global.atomic.*`) | `llvm.amdgcn.readfirstlane*`, `llvm.amdgcn.readlane*`, `llvm.amdgcn.ballot*`, `llvm.amdgcn.icmp*`, `llvm.amdgcn.fcmp*`, `llvm.amdgcn.if.break` |
-//! | nvptx (`ptx_kernel` entries) | every argument of a kernel entry | `llvm.nvvm.read.ptx.sreg.tid.{x,y,z}`, `llvm.nvvm.read.ptx.sreg.laneid`, `llvm.nvvm.shfl.*`, `llvm.nvvm.atomic.*` | - |
+//! | nvptx (`ptx_kernel` entries) | every argument of a kernel entry | `llvm.nvvm.read.ptx.sreg.tid.{x,y,z}`, `llvm.nvvm.read.ptx.sreg.laneid`, `llvm.nvvm.shfl.*`, `llvm.nvvm.atomic.*`; in the `llvm` analysis every call (NVPTX's rule: a call's result is divergent) | - |
 //! | spir (`spir_kernel` entries) | every argument of a kernel entry | - | - |
 //! | any other | none (every parameter varying) | - | - |
 //!

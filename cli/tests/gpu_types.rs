@@ -6,7 +6,8 @@
 //! output must equal the same OpenCL source compiled for the host by clang-19 and
 //! run thread by thread, in thread order, by a small C driver
 //! (`cli/tests/gpu/host_*.c`), byte for byte, for several W. The `llvm` analysis
-//! must agree with opt-22 on the amdgcn kernels, and the native backend must
+//! must agree with opt-22 on the amdgcn and nvptx kernels (on nvptx every call is
+//! divergent, as NVPTX's rule makes it), and the native backend must
 //! refuse both kernels naming the construct.
 
 mod common;
@@ -219,10 +220,15 @@ fn a_kernel_on_float4_equals_the_native_run() {
 }
 
 #[test]
-fn the_llvm_analysis_agrees_with_opt_on_the_amdgcn_kernels() {
+fn the_llvm_analysis_agrees_with_opt_on_the_amdgcn_and_nvptx_kernels() {
     require("opt-22", "llvm-22");
-    for name in ["histogram", "scale4"] {
-        let kernel = device(name, false);
+    for (name, nvptx) in [
+        ("histogram", false),
+        ("scale4", false),
+        ("histogram", true),
+        ("scale4", true),
+    ] {
+        let kernel = device(name, nvptx);
         let o = pllvm(&[
             "analyze",
             kernel.to_str().expect("utf-8 path"),
@@ -232,7 +238,7 @@ fn the_llvm_analysis_agrees_with_opt_on_the_amdgcn_kernels() {
         assert!(o.status.success(), "{text}\n{}", stderr(&o));
         assert!(
             text.lines().any(|l| l.ends_with("compared, 0 differ")),
-            "{name}: pllvm and opt-22 disagree:\n{text}"
+            "{name} (nvptx {nvptx}): pllvm and opt-22 disagree:\n{text}"
         );
     }
 }
