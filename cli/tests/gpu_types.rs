@@ -1,7 +1,10 @@
-//! Vector values and atomics in GPU kernels compiled by clang-19 (issue 18,
-//! point 1): `cli/tests/gpu/histogram.{cl,cu}` (several threads incrementing the
-//! same bins with atomics) and `scale4.{cl,cu}` (a kernel on `<4 x float>`:
+//! GPU kernels compiled by clang-19 (issue 18, "Shown by"):
+//! `cli/tests/gpu/histogram.{cl,cu}` (several threads incrementing the
+//! same bins with atomics), `scale4.{cl,cu}` (a kernel on `<4 x float>`:
 //! loads, splats, shuffles, element-wise arithmetic, a select of vectors),
+//! `mandel.{cl,cu}` (Mandelbrot: a divergent loop with two exits),
+//! `bsearch.{cl,cu}` (XSBench's binary search over a table) and
+//! `count-until.cl` (a search loop with a divergent exit),
 //! compiled for amdgcn and nvptx and run with `pllvm run --grid`. Each grid run's
 //! output must equal the same OpenCL source compiled for the host by clang-19 and
 //! run thread by thread, in thread order, by a small C driver
@@ -225,8 +228,14 @@ fn the_llvm_analysis_agrees_with_opt_on_the_amdgcn_and_nvptx_kernels() {
     for (name, nvptx) in [
         ("histogram", false),
         ("scale4", false),
+        ("mandel", false),
+        ("bsearch", false),
+        ("count-until", false),
         ("histogram", true),
         ("scale4", true),
+        ("mandel", true),
+        ("bsearch", true),
+        ("count-until", true),
     ] {
         let kernel = device(name, nvptx);
         let o = pllvm(&[
@@ -278,5 +287,138 @@ fn the_native_backend_refuses_half_and_bfloat() {
             err.contains("of type half") && err.contains("the native backend does not compile"),
             "{target}: {err}"
         );
+    }
+}
+
+/// Little-endian bytes of `values`.
+fn f32_bytes(values: impl Iterator<Item = f32>) -> Vec<u8> {
+    values.flat_map(f32::to_le_bytes).collect()
+}
+
+#[test]
+fn mandelbrot_equals_the_native_run() {
+    // 200 points of [-2, 1] x [-1, 1]; 224 threads, the last 24 past `n`.
+    let n = 200;
+    let cx = write(
+        "mandel-cx.bin",
+        &f32_bytes((0..n).map(|i| -2.0 + 3.0 * (i % 20) as f32 / 20.0)),
+    );
+    let cy = write(
+        "mandel-cy.bin",
+        &f32_bytes((0..n).map(|i| -1.0 + 2.0 * (i / 20) as f32 / 10.0)),
+    );
+    let expect = temp("mandel-native.bin");
+    let expect_s = expect.to_str().expect("utf-8 path");
+    native("mandel", &[&cx, &cy, "64", "200", "224", expect_s]);
+    let expect = std::fs::read(&expect).expect("native output");
+    let counts: Vec<i32> = expect
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    assert!(
+        counts.iter().any(|&k| k == 64) && counts.iter().any(|&k| k < 5),
+        "the points escape at different iterations: {counts:?}"
+    );
+    let (cx_spec, cy_spec) = (format!("1=f32:{cx}"), format!("2=f32:{cy}"));
+    for nvptx in [false, true] {
+        let kernel = device("mandel", nvptx);
+        for width in ["32", "16"] {
+            let out = temp(&format!("mandel-{nvptx}-{width}.bin"));
+            let got = grid(
+                &kernel,
+                "224",
+                width,
+                &[
+                    "--buffer",
+                    "0=i32[200]",
+                    "--buffer",
+                    &cx_spec,
+                    "--buffer",
+                    &cy_spec,
+                    "--arg",
+                    "3=64",
+                    "--arg",
+                    "4=200",
+                ],
+                out.to_str().expect("utf-8 path"),
+            );
+            assert_eq!(got, expect, "mandel, nvptx {nvptx}, W = {width}");
+        }
+    }
+}
+
+#[test]
+fn binary_search_equals_the_native_run() {
+    // A sorted table of 1,000 doubles and 150 queries inside and outside it.
+    let table: Vec<f64> = (0..1000)
+        .map(|i| f64::from(i) * 1.5 + f64::from(i % 7))
+        .collect();
+    let table = write(
+        "bsearch-table.bin",
+        &table
+            .iter()
+            .flat_map(|x| x.to_le_bytes())
+            .collect::<Vec<u8>>(),
+    );
+    let query: Vec<u8> = (0..150)
+        .flat_map(|i| (f64::from(i) * 11.3 - 40.0).to_le_bytes())
+        .collect();
+    let query = write("bsearch-query.bin", &query);
+    let expect = temp("bsearch-native.bin");
+    let expect_s = expect.to_str().expect("utf-8 path");
+    native("bsearch", &[&table, &query, "150", "192", expect_s]);
+    let expect = std::fs::read(&expect).expect("native output");
+    let (t_spec, q_spec) = (format!("1=f64:{table}"), format!("2=f64:{query}"));
+    for nvptx in [false, true] {
+        let kernel = device("bsearch", nvptx);
+        for width in ["32", "64"] {
+            let out = temp(&format!("bsearch-{nvptx}-{width}.bin"));
+            let got = grid(
+                &kernel,
+                "192",
+                width,
+                &[
+                    "--buffer",
+                    "0=i64[150]",
+                    "--buffer",
+                    &t_spec,
+                    "--buffer",
+                    &q_spec,
+                    "--arg",
+                    "3=1000",
+                    "--arg",
+                    "4=150",
+                ],
+                out.to_str().expect("utf-8 path"),
+            );
+            assert_eq!(got, expect, "bsearch, nvptx {nvptx}, W = {width}");
+        }
+    }
+}
+
+#[test]
+fn a_search_with_a_divergent_exit_equals_the_native_run() {
+    // Lane i looks for its own id in `data`: lanes leave the loop at different
+    // iterations, or run to the end (out[i] = n).
+    let data: Vec<u8> = (0..50)
+        .flat_map(|k: i32| ((k * 5) % 70).to_le_bytes())
+        .collect();
+    let data = write("count-data.bin", &data);
+    let expect = temp("count-native.bin");
+    let expect_s = expect.to_str().expect("utf-8 path");
+    native("count_until", &[&data, "50", "64", expect_s]);
+    let expect = std::fs::read(&expect).expect("native output");
+    let kernel = device("count-until", false);
+    let input = format!("1=i32:{data}");
+    for width in ["32", "16", "64"] {
+        let out = temp(&format!("count-{width}.bin"));
+        let got = grid(
+            &kernel,
+            "64",
+            width,
+            &["--buffer", "0=i32[64]", "--buffer", &input, "--arg", "2=50"],
+            out.to_str().expect("utf-8 path"),
+        );
+        assert_eq!(got, expect, "count_until, W = {width}");
     }
 }
