@@ -69,6 +69,17 @@ pub fn run(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
         |j| j as usize,
     );
+    // A kernel with atomics runs its arrays one after another on one memory
+    // (`pllvm_interp::launch`): one job, whatever `--jobs` says.
+    let launched = match config.function.as_deref() {
+        Some(name) => module.function_by_name(name.trim_start_matches('@')),
+        None => module.first_definition(),
+    };
+    let jobs = if launched.is_some_and(|f| pllvm_interp::launch::uses_atomics(module, f)) {
+        1
+    } else {
+        jobs
+    };
     let grid = Grid {
         threads: grid_flags.threads,
         width,

@@ -430,8 +430,8 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
 }
 
 /// Whether `func` has an `atomicrmw` or `cmpxchg`: thread arrays then communicate
-/// through memory within the launch.
-fn uses_atomics(module: &Module, func: FuncId) -> bool {
+/// through memory within the launch, and run one after another.
+pub fn uses_atomics(module: &Module, func: FuncId) -> bool {
     module.functions[func].body.as_ref().is_some_and(|body| {
         body.insts.values().any(|i| {
             matches!(
