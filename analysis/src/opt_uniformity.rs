@@ -11,7 +11,8 @@
 //! unless marked `inreg`, so every parameter pllvm treats as uniform
 //! (`InitShapes`) gets `inreg` on the `define` line, and the others stay divergent.
 //! Stack objects live in `addrspace(5)` on AMDGPU, so each `alloca` is moved there
-//! and cast back to `ptr`. Calls to functions opt does not know (`@pllvm.thread_id` among them) are
+//! and cast back to `ptr`. `@pllvm.thread_id` becomes the target's thread id
+//! intrinsic (`target_thread_id`); calls to functions opt does not know are
 //! sources of divergence on AMDGPU.
 //!
 //! # The report
@@ -128,9 +129,10 @@ pub fn parse_report(text: &str, function: &str) -> Result<OptReport, String> {
 /// The LLVM IR pllvm gives opt for `func`: `export-llvm` of the module with
 /// `inreg` on the parameters listed in `uniform` (by position).
 pub fn opt_input(module: &Module, func: FuncId, uniform: &[bool]) -> String {
-    let text = pllvm_semantics::text::export_llvm(module);
+    let triple = opt_triple(module);
+    let text = target_thread_id(&pllvm_semantics::text::export_llvm(module), triple);
     let name = &module.functions[func].name;
-    let amdgcn = opt_triple(module) == "amdgcn--";
+    let amdgcn = triple == "amdgcn--";
     let mut out = String::with_capacity(text.len() + 64);
     for line in text.lines() {
         if line.starts_with("define ") && line.contains(&format!("@{name}(")) {
@@ -143,6 +145,28 @@ pub fn opt_input(module: &Module, func: FuncId, uniform: &[bool]) -> String {
         out.push('\n');
     }
     out
+}
+
+/// The thread id as the target spells it: `call i32 @pllvm.thread_id()` (and its
+/// `declare`) becomes `llvm.amdgcn.workitem.id.x` on amdgcn and
+/// `llvm.nvvm.read.ptx.sreg.tid.x` on nvptx, the intrinsics the targets' rules
+/// make sources of divergence, so that opt reads a kernel as a GPU compiler's
+/// front end would have written it. Left alone when the module already declares
+/// the intrinsic or reads the id in another type (opt then sees a call it does not
+/// know, also divergent on both targets).
+fn target_thread_id(text: &str, triple: &str) -> String {
+    let intrinsic = match triple {
+        "amdgcn--" => "llvm.amdgcn.workitem.id.x",
+        "nvptx64-nvidia-cuda" => "llvm.nvvm.read.ptx.sreg.tid.x",
+        _ => return text.to_string(),
+    };
+    let only_i32 = text
+        .match_indices("@pllvm.thread_id()")
+        .all(|(at, _)| text[..at].ends_with("i32 "));
+    if text.contains(&format!("@{intrinsic}(")) || !only_i32 {
+        return text.to_string();
+    }
+    text.replace("i32 @pllvm.thread_id()", &format!("i32 @{intrinsic}()"))
 }
 
 /// AMDGPU wants stack objects in `addrspace(5)`: `%a = alloca T` becomes
@@ -322,6 +346,31 @@ mod tests {
             )
         );
         assert_eq!(private_alloca("  %x = add i32 1, 2"), None);
+    }
+
+    #[test]
+    fn the_thread_id_is_the_targets_intrinsic() {
+        let text = "define i32 @f() {\n  %t = call i32 @pllvm.thread_id()\n  ret i32 %t\n}\ndeclare i32 @pllvm.thread_id()\n";
+        let amd = target_thread_id(text, "amdgcn--");
+        assert!(
+            amd.contains("%t = call i32 @llvm.amdgcn.workitem.id.x()"),
+            "{amd}"
+        );
+        assert!(
+            amd.contains("declare i32 @llvm.amdgcn.workitem.id.x()"),
+            "{amd}"
+        );
+        assert!(!amd.contains("pllvm.thread_id"), "{amd}");
+        let nv = target_thread_id(text, "nvptx64-nvidia-cuda");
+        assert!(
+            nv.contains("call i32 @llvm.nvvm.read.ptx.sreg.tid.x()"),
+            "{nv}"
+        );
+        // Another type: left as the unknown call.
+        let wide = text
+            .replace("i32 @pllvm", "i64 @pllvm")
+            .replace("ret i32", "ret i64");
+        assert_eq!(target_thread_id(&wide, "amdgcn--"), wide);
     }
 
     #[test]
