@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs every pllvm test on a fresh machine: installs the peers the tests call
 # (clang-19, opt-22, opt-19 and lli-19, tmux for the REPL terminal test; llc-19,
-# gcc, gcc-aarch64-linux-gnu and qemu-user for the native backend) when they
-# are missing, then the whole workspace test suite (unit, property, corpus, tidy,
-# differential tests).
+# gcc, gcc-aarch64-linux-gnu and qemu-user for the native backend; graphviz and
+# chromium for the pictures and the HTML trace) when they are missing, then the
+# whole workspace test suite (unit, property, corpus, tidy, differential tests).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -19,6 +19,10 @@ command -v llc-19                >/dev/null 2>&1 || need+=(llvm-19)
 command -v gcc                   >/dev/null 2>&1 || need+=(gcc)
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need+=(gcc-aarch64-linux-gnu)
 command -v qemu-aarch64          >/dev/null 2>&1 || need+=(qemu-user)
+# The teaching views (issue 20): Graphviz lays out every CFG picture, headless
+# Chromium opens the HTML trace.
+command -v dot      >/dev/null 2>&1 || need+=(graphviz)
+command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then
   echo "test-all: installing ${need[*]}"
   SUDO=""

@@ -12,6 +12,7 @@ mod default_program;
 mod diff_exec;
 mod dumps;
 mod fuzz;
+mod graphviz;
 mod grid;
 mod interrupt;
 mod repl;
