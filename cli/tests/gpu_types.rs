@@ -1,10 +1,12 @@
 //! GPU kernels compiled by clang-19 (issue 18, "Shown by"):
-//! `cli/tests/gpu/histogram.{cl,cu}` (several threads incrementing the
+//! `cli/tests/gpu/saxpy.{cl,cu}`, `reduce.{cl,cu}` (a reduction whose loop
+//! each thread leaves at its own iteration, with the total added by atomics),
+//! `histogram.{cl,cu}` (several threads incrementing the
 //! same bins with atomics), `scale4.{cl,cu}` (a kernel on `<4 x float>`:
 //! loads, splats, shuffles, element-wise arithmetic, a select of vectors),
 //! `mandel.{cl,cu}` (Mandelbrot: a divergent loop with two exits),
 //! `bsearch.{cl,cu}` (XSBench's binary search over a table) and
-//! `count-until.cl` (a search loop with a divergent exit),
+//! `count-until.{cl,cu}` (a search loop with a divergent exit),
 //! compiled for amdgcn and nvptx and run with `pllvm run --grid`. Each grid run's
 //! output must equal the same OpenCL source compiled for the host by clang-19 and
 //! run thread by thread, in thread order, by a small C driver
@@ -226,11 +228,15 @@ fn a_kernel_on_float4_equals_the_native_run() {
 fn the_llvm_analysis_agrees_with_opt_on_the_amdgcn_and_nvptx_kernels() {
     require("opt-22", "llvm-22");
     for (name, nvptx) in [
+        ("saxpy", false),
+        ("reduce", false),
         ("histogram", false),
         ("scale4", false),
         ("mandel", false),
         ("bsearch", false),
         ("count-until", false),
+        ("saxpy", true),
+        ("reduce", true),
         ("histogram", true),
         ("scale4", true),
         ("mandel", true),
@@ -420,5 +426,105 @@ fn a_search_with_a_divergent_exit_equals_the_native_run() {
             out.to_str().expect("utf-8 path"),
         );
         assert_eq!(got, expect, "count_until, W = {width}");
+    }
+}
+
+#[test]
+fn saxpy_equals_the_native_run() {
+    // 1,000 elements in 1,024 threads (the last 24 fail the guard `i < n`), with
+    // values whose products round, so an fma instead of a multiply and an add
+    // would show.
+    let n = 1000;
+    let x: Vec<u8> = f32_bytes((0..n).map(|i| (i % 37) as f32 * 0.3 - 5.1));
+    let y: Vec<u8> = f32_bytes((0..n).map(|i| 1.0 / (1 + i % 13) as f32));
+    let x = write("saxpy-x.bin", &x);
+    let y_path = write("saxpy-y.bin", &y);
+    let expect = temp("saxpy-native.bin");
+    let expect_s = expect.to_str().expect("utf-8 path");
+    native("saxpy", &[&y_path, &x, "1.7", "1000", "1024", expect_s]);
+    let expect = std::fs::read(&expect).expect("native output");
+    assert_ne!(expect, y, "the native run changed y");
+    let x_arg = format!("1=f32:{x}");
+    let y_arg = format!("0=f32:{y_path}");
+    for nvptx in [false, true] {
+        let kernel = device("saxpy", nvptx);
+        for width in ["32", "16", "64"] {
+            let out = temp(&format!("saxpy-{nvptx}-{width}.bin"));
+            let got = grid(
+                &kernel,
+                "1024",
+                width,
+                &[
+                    "--buffer", &y_arg, "--buffer", &x_arg, "--arg", "2=1.7", "--arg", "3=1000",
+                ],
+                out.to_str().expect("utf-8 path"),
+            );
+            assert_eq!(got, expect, "saxpy, nvptx {nvptx}, W = {width}");
+        }
+    }
+}
+
+#[test]
+fn a_reduction_with_a_divergent_exit_equals_the_native_run() {
+    // 200 threads, 192 of them summing every 192nd element of 997: thread i stops
+    // at its first negative element, so lanes leave the loop at iterations 0 to 5.
+    let (n, stride) = (997, 192);
+    let data: Vec<i32> = (0..n)
+        .map(|k: i32| if (k * 7919) % 23 == 0 { -1 } else { k % 100 })
+        .collect();
+    let exits: std::collections::BTreeSet<usize> = (0..stride as usize)
+        .map(|i| {
+            (i..n as usize)
+                .step_by(stride as usize)
+                .take_while(|&k| data[k] >= 0)
+                .count()
+        })
+        .collect();
+    assert!(
+        exits.len() >= 4,
+        "lanes leave at different iterations: {exits:?}"
+    );
+    let bytes: Vec<u8> = data.iter().flat_map(|v| v.to_le_bytes()).collect();
+    let data_path = write("reduce-data.bin", &bytes);
+    let expect = temp("reduce-native.bin");
+    let expect_s = expect.to_str().expect("utf-8 path");
+    native("reduce", &[&data_path, "997", "192", "200", expect_s]);
+    let expect = std::fs::read(&expect).expect("native output");
+    // The total is the sum of the partial sums.
+    let ints: Vec<i32> = expect
+        .chunks(4)
+        .map(|c| i32::from_le_bytes(c.try_into().expect("4 bytes")))
+        .collect();
+    assert_eq!(ints.len(), 193);
+    assert_eq!(
+        ints[192],
+        ints[..192].iter().sum::<i32>(),
+        "the native total"
+    );
+    let input = format!("1=i32:{data_path}");
+    for nvptx in [false, true] {
+        let kernel = device("reduce", nvptx);
+        let text = std::fs::read_to_string(&kernel).expect("the .ll");
+        assert!(text.contains("atomicrmw add"), "clang-19 emits atomicrmw");
+        for width in ["32", "16", "64"] {
+            let out = temp(&format!("reduce-{nvptx}-{width}.bin"));
+            let got = grid(
+                &kernel,
+                "200",
+                width,
+                &[
+                    "--buffer",
+                    "0=i32[193]",
+                    "--buffer",
+                    &input,
+                    "--arg",
+                    "2=997",
+                    "--arg",
+                    "3=192",
+                ],
+                out.to_str().expect("utf-8 path"),
+            );
+            assert_eq!(got, expect, "reduce, nvptx {nvptx}, W = {width}");
+        }
     }
 }
