@@ -118,59 +118,46 @@ fn a_campaign_writes_its_report_and_shrunk_findings() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// `pllvm fuzz --oracle external --oracle-cmd CMD --count COUNT --json` into
+/// `out`: its one JSON document.
+fn external_campaign(cmd: &str, count: &str, out: &Path) -> Value {
+    let o = pllvm(&[
+        "fuzz",
+        "--oracle",
+        "external",
+        "--oracle-cmd",
+        cmd,
+        "--count",
+        count,
+        "--shrink-time",
+        "2",
+        "--json",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    serde_json::from_str(stdout(&o).trim()).expect("JSON")
+}
+
+/// Whether the report `doc` has a group of findings of `kind`.
+fn has_group(doc: &Value, kind: &str) -> bool {
+    doc["groups"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|g| g["kind"] == kind)
+}
+
 #[test]
 fn the_external_protocol_checks_lanes_and_uniform_claims() {
     let dir = fresh_dir("protocol");
     // A tool that claims every lane returns 12345: refuted on some program.
-    let out = dir.join("lanes");
-    let o = pllvm(&[
-        "fuzz",
-        "--oracle",
-        "external",
-        "--oracle-cmd",
-        "echo '{\"lanes\": [\"12345\", \"12345\", \"12345\", \"12345\"]}' > {out}",
-        "--count",
-        "4",
-        "--shrink-time",
-        "2",
-        "--json",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let doc: Value = serde_json::from_str(stdout(&o).trim()).expect("JSON");
-    assert!(
-        doc["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|g| g["kind"] == "lanes differ"),
-        "{doc}"
-    );
+    let lanes = "echo '{\"lanes\": [\"12345\", \"12345\", \"12345\", \"12345\"]}' > {out}";
+    let doc = external_campaign(lanes, "4", &dir.join("lanes"));
+    assert!(has_group(&doc, "lanes differ"), "{doc}");
     // A tool that claims the thread id uniform.
-    let out = dir.join("uniform");
-    let o = pllvm(&[
-        "fuzz",
-        "--oracle",
-        "external",
-        "--oracle-cmd",
-        "names=$(grep -o '%tid[0-9]*' {in} | sort -u | sed 's/.*/\"&\"/' | paste -sd, -); echo \"{\\\"uniform\\\": [$names]}\" > {out}",
-        "--count",
-        "8",
-        "--shrink-time",
-        "2",
-        "--json",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    let doc: Value = serde_json::from_str(stdout(&o).trim()).expect("JSON");
-    assert!(
-        doc["groups"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|g| g["kind"] == "uniform claim refuted"),
-        "{doc}"
-    );
+    let uniform = "names=$(grep -o '%tid[0-9]*' {in} | sort -u | sed 's/.*/\"&\"/' | paste -sd, -); echo \"{\\\"uniform\\\": [$names]}\" > {out}";
+    let doc = external_campaign(uniform, "8", &dir.join("uniform"));
+    assert!(has_group(&doc, "uniform claim refuted"), "{doc}");
     let _ = std::fs::remove_dir_all(&dir);
 }
 

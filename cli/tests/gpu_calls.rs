@@ -9,8 +9,22 @@
 mod common;
 use common::{code, pllvm, require, stderr, stdout};
 
-use std::path::PathBuf;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `pllvm run KERNEL --grid GRID --threads W ARGS...`.
+fn launch(kernel: &Path, grid: &str, width: &str, args: &[&str]) -> Output {
+    let mut all = vec![
+        "run",
+        kernel.to_str().expect("utf-8 path"),
+        "--grid",
+        grid,
+        "--threads",
+        width,
+    ];
+    all.extend_from_slice(args);
+    pllvm(&all)
+}
 
 /// `cli/tests/gpu/NAME.{cl,cu}` compiled at `-O0` into a temporary `.ll`: CUDA
 /// for nvptx, OpenCL C for amdgcn.
@@ -82,28 +96,15 @@ fn compile_for(name: &str, cuda: bool, target: &str) -> PathBuf {
 #[test]
 fn amdgcn_helper_and_wave_operations() {
     let file = compile("calls", false);
-    let o = pllvm(&[
-        "run",
-        file.to_str().expect("utf-8 path"),
-        "--grid",
+    let o = launch(
+        &file,
         "8",
-        "--threads",
         "4",
-        "--buffer",
-        "0=i32[8]",
-        "--buffer",
-        "1=i32[8]",
-        "--buffer",
-        "2=i32[8]",
-        "--arg",
-        "3=10",
-        "--dump",
-        "0",
-        "--dump",
-        "1",
-        "--dump",
-        "2",
-    ]);
+        &[
+            "--buffer", "0=i32[8]", "--buffer", "1=i32[8]", "--buffer", "2=i32[8]", "--arg",
+            "3=10", "--dump", "0", "--dump", "1", "--dump", "2",
+        ],
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("0: [0, 4, 6, 10, 10, 15, 10, 15]"), "{out}");
@@ -125,24 +126,23 @@ fn amdgcn_helper_and_wave_operations() {
 #[test]
 fn nvptx_helper_and_laneid() {
     let file = compile("calls", true);
-    let o = pllvm(&[
-        "run",
-        file.to_str().expect("utf-8 path"),
-        "--function",
-        "calls",
-        "--grid",
+    let o = launch(
+        &file,
         "8",
-        "--threads",
         "4",
-        "--buffer",
-        "0=i32[8]",
-        "--buffer",
-        "1=i32[8]",
-        "--dump",
-        "0",
-        "--dump",
-        "1",
-    ]);
+        &[
+            "--function",
+            "calls",
+            "--buffer",
+            "0=i32[8]",
+            "--buffer",
+            "1=i32[8]",
+            "--dump",
+            "0",
+            "--dump",
+            "1",
+        ],
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
     assert!(out.contains("0: [1, 3, 5, 7, 9, 11, 13, 15]"), "{out}");
@@ -165,20 +165,12 @@ fn opencl_work_item_functions_and_barriers() {
     for target in ["amdgcn", "spir64"] {
         let file = compile_for("workitems", false, target);
         let run = |group: &str| {
-            pllvm(&[
-                "run",
-                file.to_str().expect("utf-8 path"),
-                "--grid",
+            launch(
+                &file,
                 "12",
-                "--threads",
                 "4",
-                "--group",
-                group,
-                "--buffer",
-                "0=i32[12]",
-                "--dump",
-                "0",
-            ])
+                &["--group", group, "--buffer", "0=i32[12]", "--dump", "0"],
+            )
         };
         let o = run("4");
         assert_eq!(code(&o), 0, "{target}: {}", stderr(&o));
@@ -199,22 +191,21 @@ fn opencl_work_item_functions_and_barriers() {
 #[test]
 fn nvptx_grid_stride_loop() {
     let file = compile("gridstride", true);
-    let o = pllvm(&[
-        "run",
-        file.to_str().expect("utf-8 path"),
-        "--grid",
+    let o = launch(
+        &file,
         "8",
-        "--threads",
         "4",
-        "--group",
-        "4",
-        "--buffer",
-        "0=i32[20]",
-        "--arg",
-        "1=20",
-        "--dump",
-        "0",
-    ]);
+        &[
+            "--group",
+            "4",
+            "--buffer",
+            "0=i32[20]",
+            "--arg",
+            "1=20",
+            "--dump",
+            "0",
+        ],
+    );
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let expect: Vec<String> = (0..20).map(|i: i32| i.to_string()).collect();
     assert!(

@@ -6,100 +6,33 @@
 //! same inputs gives. The thread id is the per-lane argument `%tid` in these
 //! programs, so the lone run of lane τ is given `%tid = τ`.
 
-use pllvm_interp::{Machine, Outcome};
-use pllvm_proofs::{GenConfig, Generated, InputScalar, generate};
-use pllvm_semantics::rules::Interp;
-use pllvm_semantics::types::TypeTable;
-use pllvm_semantics::value::{Pointer, Val};
+use pllvm_proofs::oracles::lockstep::LockStep;
+use pllvm_proofs::oracles::{Case, Oracle, Verdict};
+use pllvm_proofs::{GenConfig, generate};
 use proptest::prelude::*;
 
-/// What a run leaves: each lane's return value and each buffer's elements.
-struct RunResult {
-    results: Vec<Option<Val>>,
-    buffers: Vec<Vec<Val>>,
-}
-
-/// Runs `g` under FR with the given argument columns (one value per lane each).
-fn run(g: &Generated, columns: &[(String, Vec<InputScalar>)]) -> Result<RunResult, String> {
-    let cfg = g.run_config(columns, Interp::Freezing);
-    let mut m = Machine::new(&g.module, &cfg).map_err(|e| format!("setup: {e}"))?;
-    let outcome = m.run_to_end().map_err(|e| format!("run: {e}"))?;
-    if outcome != Outcome::Returned {
-        return Err(format!("outcome: {outcome}"));
-    }
-    let types = &g.module.types;
-    let mut buffers = Vec::new();
-    for (gid, data) in g.module.globals.iter() {
-        let Some(base) = m.global_pointer(gid) else {
-            return Err(format!("no object for @{}", data.name));
-        };
-        let spec = g
-            .buffers
-            .iter()
-            .find(|b| b.name == data.name)
-            .ok_or_else(|| format!("@{} is not a generated buffer", data.name))?;
-        let elem = if spec.elem_bits == 32 {
-            TypeTable::I32
-        } else {
-            TypeTable::I64
-        };
-        let stride = types.size_of(elem);
-        let mut elements = Vec::new();
-        for k in 0..spec.len {
-            let at = Val::Ptr(Pointer {
-                object: base.object,
-                offset: base.offset + k * stride,
-            });
-            let v = m
-                .state
-                .mem
-                .load(types, elem, &at)
-                .map_err(|e| format!("reading @{}[{k}]: {e}", data.name))?;
-            elements.push(v);
-        }
-        buffers.push(elements);
-    }
-    Ok(RunResult {
-        results: m.results(),
-        buffers,
-    })
-}
-
-/// The property for one program, one width and one input seed.
+/// The property for one program, one width and one input seed: the `lockstep`
+/// oracle of `pllvm fuzz` (`proofs/src/oracles/lockstep.rs`) on the case. A
+/// lock-step run that does not return fails here too: lane-local programs
+/// return.
 fn check(seed: u64, width: usize, input_seed: u64) -> Result<(), String> {
-    let config = GenConfig::lane_local();
-    let g = generate(seed, &config);
-    let columns = g.inputs(input_seed, width);
-    let together = run(&g, &columns).map_err(|e| format!("W = {width}: {e}"))?;
-    for lane in 0..width {
-        let alone_columns: Vec<(String, Vec<InputScalar>)> = columns
-            .iter()
-            .map(|(name, column)| (name.clone(), vec![column[lane]]))
-            .collect();
-        let alone = run(&g, &alone_columns).map_err(|e| format!("lane {lane} alone: {e}"))?;
-        if together.results[lane] != alone.results[0] {
-            return Err(format!(
-                "lane {lane}: lock step returned {:?}, alone {:?}",
-                together.results[lane], alone.results[0]
-            ));
-        }
-        for (k, spec) in g.buffers.iter().enumerate() {
-            let Some(range) = g.lane_slice(k, lane) else {
-                continue;
-            };
-            let (mine, lone) = (
-                &together.buffers[k][range.clone()],
-                &alone.buffers[k][range.clone()],
-            );
-            if mine != lone {
-                return Err(format!(
-                    "lane {lane}: @{}[{range:?}] is {mine:?} in lock step, {lone:?} alone",
-                    spec.name
-                ));
-            }
-        }
+    let program = generate(seed, &GenConfig::lane_local());
+    let columns = program
+        .inputs(input_seed, width)
+        .into_iter()
+        .map(|(_, column)| column)
+        .collect();
+    let case = Case {
+        program,
+        columns,
+        width,
+        seed,
+    };
+    match LockStep.check(&case) {
+        Verdict::Pass => Ok(()),
+        Verdict::Skip(why) => Err(format!("W = {width}: {why}")),
+        Verdict::Fail(f) => Err(format!("{}: {}", f.kind, f.detail)),
     }
-    Ok(())
 }
 
 proptest! {

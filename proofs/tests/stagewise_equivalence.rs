@@ -54,7 +54,8 @@ use pllvm_interp::equiv::{
     Coverage, DifferenceKind, EquivConfig, EquivReport, Method, check_refines, check_stages,
 };
 use pllvm_interp::explore::Bounds;
-use pllvm_proofs::{GenConfig, Generated, generate};
+use pllvm_proofs::oracles::transforms::{ROUTES, spmd_config};
+use pllvm_proofs::{Generated, generate};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
 use pllvm_semantics::text::{parse_module, print_module};
@@ -65,65 +66,6 @@ use std::cell::RefCell;
 
 /// Logstar (thesis Fig. 3.20a, CFG form Fig. 3.22a) and the thesis's inputs.
 const LOGSTAR: &str = include_str!("../../corpus/semantics/fig3.20b-logstar-fr.ll");
-
-/// One route of the pipeline.
-struct Route {
-    /// As `--pass` spells it.
-    name: &'static str,
-    /// Its passes, in order.
-    passes: &'static [Pass],
-    /// Whether it handles irreducible control flow.
-    irreducible: bool,
-}
-
-/// The routes of issue 16.
-const ROUTES: [Route; 5] = [
-    Route {
-        name: "dlt",
-        passes: &[Pass::Dlt],
-        irreducible: false,
-    },
-    Route {
-        name: "dlt,pl",
-        passes: &[Pass::Dlt, Pass::Pl],
-        irreducible: false,
-    },
-    Route {
-        name: "dlt,boscc,pl",
-        passes: &[Pass::Dlt, Pass::Boscc, Pass::Pl],
-        irreducible: false,
-    },
-    Route {
-        name: "ifconv",
-        passes: &[Pass::IfConv],
-        irreducible: false,
-    },
-    Route {
-        name: "reconverge",
-        passes: &[Pass::Reconverge],
-        irreducible: true,
-    },
-];
-
-/// The generator configuration: unpredicated SPMD code (see the module doc),
-/// with irreducible cycles or without.
-fn program_config(irreducible: bool) -> GenConfig {
-    GenConfig {
-        max_blocks: 20,
-        max_loop_depth: 2,
-        max_trip_count: 3,
-        max_insts_per_block: 4,
-        irreducible,
-        predicates: false,
-        self_predicates: false,
-        predicated_branches: false,
-        shadow_phis: false,
-        total: false,
-        mask: false,
-        own_slice_reads: true,
-        ..GenConfig::full()
-    }
-}
 
 /// The pipeline options for `g`: its uniformly fed parameters declared uniform,
 /// BOSCC gadgets everywhere they may go, and the given fault.
@@ -210,7 +152,7 @@ struct Case {
 impl Case {
     /// The program: a third of the seeds may have irreducible cycles.
     fn program(&self) -> Generated {
-        generate(self.seed, &program_config(self.seed % 3 == 2))
+        generate(self.seed, &spmd_config(self.seed % 3 == 2))
     }
 }
 
@@ -425,7 +367,7 @@ fn a_broken_transform_is_caught() {
     let mut caught = None;
     let mut tried = 0;
     for seed in 0..seeds {
-        let g = generate(seed, &program_config(false));
+        let g = generate(seed, &spmd_config(false));
         if g.stats.divergent_bounds == 0 {
             continue;
         }

@@ -9,8 +9,7 @@ use super::{Case, Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_interp::{Machine, Outcome};
 use pllvm_semantics::rules::Interp;
-use pllvm_semantics::types::TypeTable;
-use pllvm_semantics::value::{Pointer, Val};
+use pllvm_semantics::value::Val;
 
 /// The `lockstep` oracle.
 pub struct LockStep;
@@ -32,40 +31,14 @@ fn run(case: &Case) -> Result<Leftovers, String> {
     if outcome != Outcome::Returned {
         return Err(format!("outcome: {outcome}"));
     }
-    let types = &case.module().types;
+    let contents = m.global_contents();
     let mut buffers = Vec::new();
     for spec in &case.program.buffers {
-        let Some((gid, _)) = case
-            .module()
-            .globals
+        let global = contents
             .iter()
-            .find(|(_, d)| d.name == spec.name)
-        else {
-            return Err(format!("no global @{}", spec.name));
-        };
-        let base = m
-            .global_pointer(gid)
+            .find(|g| g.name.strip_prefix('@') == Some(spec.name.as_str()))
             .ok_or_else(|| format!("no object for @{}", spec.name))?;
-        let elem = if spec.elem_bits == 32 {
-            TypeTable::I32
-        } else {
-            TypeTable::I64
-        };
-        let stride = types.size_of(elem);
-        let mut elements = Vec::new();
-        for k in 0..spec.len {
-            let at = Val::Ptr(Pointer {
-                object: base.object,
-                offset: base.offset + k * stride,
-            });
-            elements.push(
-                m.state
-                    .mem
-                    .load(types, elem, &at)
-                    .map_err(|e| format!("reading @{}[{k}]: {e}", spec.name))?,
-            );
-        }
-        buffers.push(elements);
+        buffers.push(global.cells.iter().map(|c| c.value.clone()).collect());
     }
     Ok((m.results(), buffers))
 }

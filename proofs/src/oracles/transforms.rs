@@ -18,13 +18,44 @@ use pllvm_semantics::rules::Interp;
 /// The `transforms` oracle.
 pub struct Transforms;
 
-/// The routes: name, passes, whether it takes irreducible programs.
-const ROUTES: [(&str, &[Pass], bool); 5] = [
-    ("dlt", &[Pass::Dlt], false),
-    ("dlt,pl", &[Pass::Dlt, Pass::Pl], false),
-    ("dlt,boscc,pl", &[Pass::Dlt, Pass::Boscc, Pass::Pl], false),
-    ("ifconv", &[Pass::IfConv], false),
-    ("reconverge", &[Pass::Reconverge], true),
+/// One route of the vectorizing pipeline.
+pub struct Route {
+    /// As `--pass` spells it.
+    pub name: &'static str,
+    /// Its passes, in order.
+    pub passes: &'static [Pass],
+    /// Whether it handles irreducible control flow.
+    pub irreducible: bool,
+}
+
+/// The routes of issue 16: `reconverge` is the only one given irreducible
+/// programs.
+pub const ROUTES: [Route; 5] = [
+    Route {
+        name: "dlt",
+        passes: &[Pass::Dlt],
+        irreducible: false,
+    },
+    Route {
+        name: "dlt,pl",
+        passes: &[Pass::Dlt, Pass::Pl],
+        irreducible: false,
+    },
+    Route {
+        name: "dlt,boscc,pl",
+        passes: &[Pass::Dlt, Pass::Boscc, Pass::Pl],
+        irreducible: false,
+    },
+    Route {
+        name: "ifconv",
+        passes: &[Pass::IfConv],
+        irreducible: false,
+    },
+    Route {
+        name: "reconverge",
+        passes: &[Pass::Reconverge],
+        irreducible: true,
+    },
 ];
 
 /// Unpredicated SPMD code, as a front end hands the transforms
@@ -75,20 +106,18 @@ impl Oracle for Transforms {
             ..Options::default()
         };
         let mut stages: Vec<(String, Module)> = Vec::new();
-        for (route, passes, irreducible) in ROUTES {
-            if !reducible && !irreducible {
-                continue;
-            }
-            match run_passes(case.module(), case.func(), passes, &options) {
+        for route in ROUTES.iter().filter(|r| reducible || r.irreducible) {
+            let route_name = route.name;
+            match run_passes(case.module(), case.func(), route.passes, &options) {
                 Ok(out) => {
                     for stage in out {
-                        stages.push((format!("{route}: {}", stage.pass.name()), stage.module));
+                        stages.push((format!("{route_name}: {}", stage.pass.name()), stage.module));
                     }
                 }
                 Err(e) => {
                     return Verdict::fail(
-                        format!("{route} refuses"),
-                        format!("route {route} refuses the program: {e}"),
+                        format!("{route_name} refuses"),
+                        format!("route {route_name} refuses the program: {e}"),
                     );
                 }
             }
