@@ -30,6 +30,13 @@
 //! `G_ℓ`. Reading the arm values at the end of their source blocks keeps every use
 //! where `G` had it, so no value needs to dominate more than it did.
 //!
+//! A block `b` that is control equivalent to its immediate dominator `d` (same
+//! innermost loop, `b` post-dominates `d` within the iteration) gets no
+//! accumulator: `p(b) = p(d)` (`control_equivalent_dominators`). This leaves the
+//! `or` of every edge into a join that rejoins all of `d`'s paths out of the
+//! code, and with it a vector operation per edge in every iteration of a widened
+//! loop (issue 17).
+//!
 //! # SSA form of the accumulators
 //! The accumulators are put into SSA form over `G_ℓ` in one go, after Cytron et
 //! al. (1991): phis at the iterated dominance frontier of each accumulator's
@@ -54,7 +61,7 @@
 use crate::edit::Editor;
 use crate::prepare::is_true;
 use pllvm_analysis::loops::LoopInfo;
-use pllvm_semantics::cfg::{BlockDomTree, Cfg};
+use pllvm_semantics::cfg::{BlockDomTree, Cfg, DomTree, Graph};
 use pllvm_semantics::ir::{
     Block, ConstData, ICmpPred, Inst, InstKind, Terminator, Value, ValueDef,
 };
@@ -112,12 +119,13 @@ enum Start {
 /// returns one note per block whose phis were if-converted.
 pub fn predicate_blocks(ed: &mut Editor, g: &Original<'_>) -> Vec<String> {
     let kept_edges = blocks_with_unchanged_edges(ed, g);
-    let accs = accumulators(ed, g, &kept_edges);
-    let into = accumulators_by_target(&accs);
     let position: HashMap<Block, usize> =
         g.order.iter().enumerate().map(|(k, &b)| (b, k)).collect();
     let cfg = Cfg::new(ed.body());
     let dom = cfg.dominators();
+    let same_mask = control_equivalent_dominators(g, &position, &dom);
+    let accs = accumulators(ed, g, &kept_edges, &same_mask);
+    let into = accumulators_by_target(&accs);
     let starts = start_definitions(ed, g, &accs);
     let phis = place_phis(ed, g, &cfg, &dom, &accs, &starts, &position);
     let mut sweep = Sweep {
@@ -128,6 +136,7 @@ pub fn predicate_blocks(ed: &mut Editor, g: &Original<'_>) -> Vec<String> {
         accs,
         into,
         predicate: HashMap::new(),
+        same_mask,
         header_phi: HashMap::new(),
         replaced: HashMap::new(),
         cascade: HashMap::new(),
@@ -190,10 +199,82 @@ fn blocks_with_unchanged_edges(ed: &Editor, g: &Original<'_>) -> HashSet<Block> 
         .collect()
 }
 
+/// The blocks whose original control mask is their immediate dominator's in every
+/// iteration, by block: `b` ↦ `d = idom(b)` (in `G`) when
+///
+/// - `b` is not a loop header, and `d` and `b` have the same innermost loop;
+/// - `b` post-dominates `d` in `G` without its back edges, where every block
+///   without a forward successor (a latch, an exit) leads to one virtual exit;
+/// - `d` dominates `b` in `G_ℓ` too, so `p(d)` is defined wherever `p(b)` is used;
+/// - `d` is predicated (not the entry, not a block of Theorem 4), so `p(d)` is a
+///   mask, not the `true` of a block that runs under its context's mask.
+///
+/// Then `d` and `b` are control equivalent within an iteration: every lane that
+/// runs `d` in an iteration of the loops around them reaches `b` before it takes a
+/// back edge or leaves a loop (post-dominance, forward), and every lane that runs
+/// `b` ran `d` in the same iteration (`d` dominates `b` within their innermost
+/// loop). So `p(b) = p(d)` in every lane, and `b` needs no accumulator: its
+/// predicate is `p(d)`, computed once (Ferrante, Ottenstein and Warren 1987:
+/// control-equivalent blocks execute under the same condition). The partially
+/// linearized loop of the divergent loop transform is where it matters (issue 17):
+/// the blocks that rejoin its linearized paths get the loop body's predicate
+/// instead of an `or` of every edge into them, one vector operation per edge and
+/// iteration.
+fn control_equivalent_dominators(
+    g: &Original<'_>,
+    position: &HashMap<Block, usize>,
+    dom_l: &BlockDomTree,
+) -> HashMap<Block, Block> {
+    let n = g.order.len();
+    let exit = n as u32;
+    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); n + 1];
+    for (k, &a) in g.order.iter().enumerate() {
+        if let Some(term) = g.terms.get(&a) {
+            for s in term.successors() {
+                if g.loops.is_back_edge(a, s) {
+                    continue;
+                }
+                if let Some(&j) = position.get(&s) {
+                    succs[k].push(j as u32);
+                }
+            }
+        }
+        if succs[k].is_empty() {
+            succs[k].push(exit);
+        }
+    }
+    let post = DomTree::compute(&Graph::from_succs(succs).reversed(), exit);
+    let mut same = HashMap::new();
+    for (k, &b) in g.order.iter().enumerate() {
+        if g.loops.is_header(b) {
+            continue;
+        }
+        let Some(d) = g.dom.idom(b) else { continue };
+        let Some(&j) = position.get(&d) else { continue };
+        // `d` has a mask of its own (not the entry's or Theorem 4's `true`).
+        if j == 0 || g.unpredicated.contains(&d) {
+            continue;
+        }
+        if g.loops.loop_of(b) == g.loops.loop_of(d)
+            && post.dominates(k as u32, j as u32)
+            && dom_l.dominates(d, b)
+        {
+            same.insert(b, d);
+        }
+    }
+    same
+}
+
 /// One accumulator per predicated block that is not a loop header (its mask) and
-/// per phi of a block whose incoming edges changed, each reset at the start of the
-/// target's immediate dominator in `G`.
-fn accumulators(ed: &Editor, g: &Original<'_>, kept_edges: &HashSet<Block>) -> Vec<Acc> {
+/// has no control-equivalent dominator (`same_mask`), and per phi of a block whose
+/// incoming edges changed, each reset at the start of the target's immediate
+/// dominator in `G`.
+fn accumulators(
+    ed: &Editor,
+    g: &Original<'_>,
+    kept_edges: &HashSet<Block>,
+    same_mask: &HashMap<Block, Block>,
+) -> Vec<Acc> {
     let mut accs = Vec::new();
     let entry = g.order.first().copied();
     for &b in g.order {
@@ -201,7 +282,7 @@ fn accumulators(ed: &Editor, g: &Original<'_>, kept_edges: &HashSet<Block>) -> V
             continue;
         }
         let Some(reset) = g.dom.idom(b) else { continue };
-        if !g.unpredicated.contains(&b) {
+        if !g.unpredicated.contains(&b) && !same_mask.contains_key(&b) {
             accs.push(Acc {
                 target: b,
                 reset,
@@ -375,6 +456,9 @@ struct Sweep<'e, 'g> {
     into: HashMap<Block, Vec<usize>>,
     /// `p(b)` of the blocks visited so far.
     predicate: HashMap<Block, Value>,
+    /// The blocks whose predicate is their immediate dominator's
+    /// ([`control_equivalent_dominators`]).
+    same_mask: HashMap<Block, Block>,
     /// The predicate phi of each predicated loop header (its latch arm pending).
     header_phi: HashMap<Block, Inst>,
     /// Phi results and their replacements.
@@ -491,12 +575,16 @@ impl Sweep<'_, '_> {
 
     /// `p(b)`: `true` at the entry and where Theorem 4 needs none; at a loop header
     /// the phi `[p(preheader), preheader], [e(latch→header), latch]` (its latch arm
-    /// is filled when the latch is visited); elsewhere the mask accumulator's
-    /// value.
+    /// is filled when the latch is visited); `p(d)` where `b` is control
+    /// equivalent to its immediate dominator `d`; elsewhere the mask
+    /// accumulator's value.
     fn block_predicate(&mut self, b: Block) -> Value {
         let g = self.g;
         if g.unpredicated.contains(&b) || g.order.first() == Some(&b) {
             return self.ed.const_bool(true);
+        }
+        if let Some(&p) = self.same_mask.get(&b).and_then(|d| self.predicate.get(d)) {
+            return p;
         }
         if let Some(l) = g.loops.loop_with_header(b) {
             let (Some(pre), Some(latch)) = (g.loops.preheader(l), g.loops.latch(l)) else {

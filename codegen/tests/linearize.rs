@@ -312,6 +312,84 @@ fn fig_8_5_keeps_a_uniform_branch_under_a_varying_predicate() {
     }
 }
 
+/// The predicates of blocks `names` of the first function of `m`, by block.
+fn predicates(m: &Module, names: &[&str]) -> Vec<Option<pllvm_semantics::ir::Value>> {
+    let func = m.first_definition().expect("a function");
+    let body = m.functions[func].body.as_ref().expect("body");
+    names
+        .iter()
+        .map(|n| body.blocks[body.block_by_name(n).expect("the block")].predicate)
+        .collect()
+}
+
+/// Control-equivalent blocks share one predicate (`predicates.rs`,
+/// `control_equivalent_dominators`): in Fig. 8.5, `e` post-dominates `b`, which
+/// dominates it, so every lane that runs `b` runs `e` and `p(e)` is `p(b)`, not
+/// the `or` of `e(c→e)` and `e(d→e)`; `c` and `d` keep masks of their own.
+#[test]
+fn a_join_that_post_dominates_its_dominator_takes_its_predicate() {
+    let (out, _) = transform(FIG_8_5, "pl", &["u"], "none");
+    let [b, c, d, e] = predicates(&out, &["b", "c", "d", "e"])[..] else {
+        unreachable!("four names")
+    };
+    assert!(b.is_some(), "b is predicated");
+    assert_eq!(e, b, "p(e) = p(b)\n{}", print_module(&out));
+    assert!(c != b && d != b && c != d, "{}", print_module(&out));
+}
+
+/// The same inside a uniform loop entered under a divergent branch: the join `J`
+/// of a divergent branch in the body post-dominates the header `H` within the
+/// iteration, so `p(J)` is the header's predicate phi; runs agree with the
+/// original for several trip counts.
+const JOIN_IN_LOOP: &str = "
+define i32 @g(i32 %tid, i32 %n) {
+entry:
+  %c = icmp slt i32 %tid, 3
+  br i1 %c, label %H, label %X
+H:
+  %i = phi i32 [0, %entry], [%i1, %J]
+  %s = phi i32 [0, %entry], [%s2, %J]
+  %odd = and i32 %tid, 1
+  %v = icmp eq i32 %odd, 1
+  br i1 %v, label %A, label %B
+A:
+  %sa = add i32 %s, %tid
+  br label %J
+B:
+  %sb = sub i32 %s, 1
+  br label %J
+J:
+  %s2 = phi i32 [%sa, %A], [%sb, %B]
+  %i1 = add i32 %i, 1
+  %t = icmp slt i32 %i1, %n
+  br i1 %t, label %H, label %E
+X:
+  br label %E
+E:
+  %r = phi i32 [%s2, %J], [%tid, %X]
+  ret i32 %r
+}
+";
+
+#[test]
+fn a_join_in_a_loop_body_takes_the_header_predicate() {
+    let (out, _) = transform(JOIN_IN_LOOP, "pl", &["n"], "none");
+    let [h, a, b, j] = predicates(&out, &["H", "A", "B", "J"])[..] else {
+        unreachable!("four names")
+    };
+    assert!(h.is_some(), "H is predicated: the loop is entered under %c");
+    assert_eq!(j, h, "p(J) = p(H)\n{}", print_module(&out));
+    assert!(a != h && b != h, "{}", print_module(&out));
+    for n in [1, 2, 3] {
+        agree(
+            JOIN_IN_LOOP,
+            &out,
+            4,
+            &[("n", &[n]), ("tid", &[0, 1, 2, 3])],
+        );
+    }
+}
+
 /// A uniform loop entered under a divergent branch: the loop stays a loop (§8.3),
 /// its header predicate is a phi of the preheader's and the back edge's.
 const LOOP_UNDER_DIVERGENCE: &str = "
