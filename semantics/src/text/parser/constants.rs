@@ -150,13 +150,13 @@ impl<'s> Parser<'s> {
                     self.expect(Tok::RParen, "')'")?;
                     return Ok(ConstData::Splat(Box::new(item)));
                 }
-                _ if is_statement_word(text) => {
+                _ if is_statement_word(text) && !self.on_a_later_line() => {
                     return Err(ParseError::new(
                         t.span,
                         format!("unsupported construct: constant expression {text}"),
                     ));
                 }
-                _ => return Err(self.expected("a value")),
+                _ => return Err(self.expected_operand("a value")),
             },
             Tok::Global => {
                 let name = lexer::name(self.src, &t);

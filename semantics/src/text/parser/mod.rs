@@ -531,6 +531,33 @@ impl<'s> Parser<'s> {
         self.err(format!("expected {what}, found {}", self.found()))
     }
 
+    /// Whether the current token starts a later line than the last consumed one:
+    /// an operand that should follow is missing at the end of that line.
+    fn on_a_later_line(&self) -> bool {
+        let (prev, cur) = (self.prev_span(), self.cur().span);
+        self.pos > 0
+            && self.peek() != Tok::Eof
+            && self
+                .src
+                .get(prev.hi as usize..cur.lo as usize)
+                .is_some_and(|gap| gap.contains('\n'))
+    }
+
+    /// "expected {what}" for an operand: at the end of the last consumed token
+    /// when the current one is on a later line (`add i32 %x,` then `ret` on the
+    /// next line: the value is missing after the comma, not at the `ret`).
+    fn expected_operand(&self, what: &str) -> ParseError {
+        if self.on_a_later_line() {
+            let prev = self.prev_span();
+            let last = lexer::text(self.src, &self.toks[self.pos - 1]);
+            return ParseError::new(
+                Span::new(prev.hi as usize, prev.hi as usize),
+                format!("expected {what} after '{last}' at the end of the line"),
+            );
+        }
+        self.expected(what)
+    }
+
     fn expect(&mut self, kind: Tok, what: &str) -> Result<Token, ParseError> {
         if self.peek() == kind {
             Ok(self.bump())

@@ -157,6 +157,14 @@ fn unsupported_constructs() {
         "ptrtoint",
         "ptrtoint",
     );
+    // A value missing at the end of a line is reported there, not at the next
+    // line's first word (which is no constant expression).
+    check(
+        "define i32 @f(i32 %x) {\nentry:\n  %y = add i32 %x,\n  ret i32 %y\n}\n",
+        "expected a value after ',' at the end of the line",
+        "\n  ret",
+        "",
+    );
     check(
         "define void @f(ptr %fp) {\n  call void %fp()\n  ret void\n}\n",
         "unsupported construct: indirect call",
