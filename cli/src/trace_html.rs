@@ -1,0 +1,399 @@
+//! `pllvm run FILE --trace html`: the trace of a run as one self-contained HTML
+//! page that steps through the execution of the thread array, a block at a time.
+//!
+//! Each step is one trace row ([`TraceRow`]) shown as thesis Fig. 4.5b lays it
+//! out: the scheduled block ℓ_sc, then per lane its control state before the
+//! block (ℓ_in, ℓ_next), the three masks of Def. 6 (control mask cmsk, predicate
+//! mask pmsk with ⊤, active mask amsk = cmsk ∧ pmsk) as lane rows, the successor
+//! indices i, the rules the step applied and the values the block wrote. The CFG
+//! is drawn by Graphviz ([`crate::graphviz::svg`]) from the divergence analysis's
+//! DOT ([`render::dot`], thesis Fig. 7.2 colours: divergent branches, sync and
+//! temporal joins); the page's script highlights ℓ_sc and puts lane badges on the
+//! blocks the lanes' ℓ_next name.
+//!
+//! The page embeds the trace as one JSON object (schema [`SCHEMA`]) in a
+//! `<script type="application/json" id="trace-data">` element and renders from
+//! it; it loads nothing (no network, fonts or images: inline CSS, script and
+//! SVG only). Per-step data are compact: masks are strings of `0`/`1` (`⊤` in
+//! pmsk), control locations are indices into the block list.
+
+use crate::graphviz;
+use pllvm_analysis::render;
+use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
+use pllvm_analysis::uniformity::analyze_for_width;
+use pllvm_interp::trace::TraceRow;
+use pllvm_semantics::ir::{Block, Body, FuncId, Module};
+use pllvm_semantics::rules::{Next, Succ};
+use serde_json::json;
+
+/// The version of the JSON object the page embeds: it changes when a field is
+/// renamed or removed or its meaning changes, not when a field is added.
+pub const SCHEMA: &str = "pllvm-trace-html/1";
+
+/// The page template: `{{TITLE}}`, `{{SVG}}` and `{{DATA}}` are filled in.
+const TEMPLATE: &str = include_str!("trace_html/page.html");
+
+/// What the page shows: the run's program, its trace and its outcome.
+#[derive(Clone, Copy, Debug)]
+pub struct Run<'a> {
+    /// The module that ran.
+    pub module: &'a Module,
+    /// The function that ran.
+    pub func: FuncId,
+    /// The file name as the user gave it.
+    pub file: &'a str,
+    /// The interpretation, `FR` or `OBL` (thesis §4.5).
+    pub interp: &'a str,
+    /// W, the number of lanes.
+    pub width: usize,
+    /// The trace rows kept (`Machine::trace`): all rows, or with `omitted > 0`
+    /// the first rows and the latest.
+    pub rows: &'a [TraceRow],
+    /// Rows that ran between the first rows and the latest one and were not kept
+    /// (`--trace-limit`).
+    pub omitted: u64,
+    /// The outcome: `text` (its `Display`), and `result` / `undefined` when the
+    /// run has them (as in `run --json`).
+    pub outcome: &'a serde_json::Value,
+}
+
+/// The page of `run`: the HTML text, or why it could not be drawn (Graphviz's
+/// `dot` missing or failing).
+pub fn page(run: &Run<'_>) -> Result<String, String> {
+    let body = run.module.functions[run.func]
+        .body
+        .as_ref()
+        .ok_or_else(|| "the function has no body to draw".to_string())?;
+    let analysis = thesis_analysis(run.module, run.func, run.width);
+    let dot = match &analysis {
+        Ok(r) => render::dot(run.module, r),
+        Err(_) => plain_dot(body),
+    };
+    let svg = inline_svg(&graphviz::svg(&dot)?);
+    let data = data(run, body, analysis.as_ref());
+    Ok(fill(&title(run), &svg, &data))
+}
+
+/// The thesis divergence analysis (Ch. 6) of `func` for W lanes, with the
+/// parameters as `pllvm analyze` takes them by default (varying, except the
+/// arguments of a GPU kernel); the error names why it could not run (e.g.
+/// irreducible control flow).
+fn thesis_analysis(module: &Module, func: FuncId, width: usize) -> Result<Uniformity, String> {
+    let init = InitShapes::for_function(module, func, &[]).map_err(|e| e.to_string())?;
+    let width = u32::try_from(width).ok();
+    analyze_for_width(module, func, AnalysisKind::Thesis, &init, width).map_err(|e| e.to_string())
+}
+
+/// The CFG as Graphviz text without analysis colours, for a function the
+/// analysis cannot handle.
+fn plain_dot(body: &Body) -> String {
+    let quote = |name: &str| format!("\"{}\"", name.replace('"', "\\\""));
+    let mut s = String::from("digraph cfg {\n  node [shape=box, fontname=\"monospace\"];\n");
+    for &b in &body.layout {
+        s.push_str(&format!("  {};\n", quote(&body.blocks[b].name)));
+    }
+    for &b in &body.layout {
+        for (k, t) in body.successors(b).into_iter().enumerate() {
+            s.push_str(&format!(
+                "  {} -> {} [label=\"{k}\"];\n",
+                quote(&body.blocks[b].name),
+                quote(&body.blocks[t].name)
+            ));
+        }
+    }
+    s.push_str("}\n");
+    s
+}
+
+/// Graphviz's `<svg>` made fit to sit inline in HTML: the namespace
+/// declarations (URLs, though nothing is fetched) are not needed there and go.
+fn inline_svg(svg: &str) -> String {
+    svg.replace(" xmlns=\"http://www.w3.org/2000/svg\"", "")
+        .replace(" xmlns:xlink=\"http://www.w3.org/1999/xlink\"", "")
+}
+
+/// The page's title: function, file, W and interpretation.
+fn title(run: &Run<'_>) -> String {
+    format!(
+        "pllvm trace: @{} of {} (W = {}, {})",
+        run.module.functions[run.func].name, run.file, run.width, run.interp
+    )
+}
+
+/// The template with its holes filled; the title is HTML-escaped and the JSON
+/// kept from closing its `<script>` element (every `<` written as `\u003c`,
+/// which only occurs inside JSON strings).
+fn fill(title: &str, svg: &str, data: &serde_json::Value) -> String {
+    let data = data.to_string().replace('<', "\\u003c");
+    TEMPLATE
+        .replace("{{TITLE}}", &escape_html(title))
+        .replace("{{SVG}}", svg)
+        .replace("{{DATA}}", &data)
+}
+
+/// `text` with `&`, `<`, `>` and `"` escaped for HTML.
+fn escape_html(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// The object the page embeds (schema [`SCHEMA`]): the block names, the
+/// analysis's colouring, one entry per kept row and the outcome.
+///
+/// A row is `{n, sc, in, next, c, p, a, i, w, r}`: the step number (1-based;
+/// after omitted rows the latest row keeps its own number), ℓ_sc as a block
+/// index, ℓ_in per lane (a block index, −1 for ⊥), ℓ_next per lane (a block
+/// index, −1 for ⊤, −2 for □: terminated), cmsk, pmsk and amsk as strings with
+/// one character per lane (`1`, `0`, `⊤`), i per lane (an index, −1 for ⊤,
+/// −2 for □), the writes `[[name, [lane values]]]` and the rule names.
+fn data(run: &Run<'_>, body: &Body, analysis: Result<&Uniformity, &String>) -> serde_json::Value {
+    let index = |b: Block| body.layout.iter().position(|&l| l == b);
+    let block = |b: Block| index(b).map_or(-1, |k| k as i64);
+    let blocks: Vec<&str> = body
+        .layout
+        .iter()
+        .map(|&b| body.blocks[b].name.as_str())
+        .collect();
+    let names = |set: &mut dyn Iterator<Item = Block>| -> Vec<String> {
+        set.map(|b| body.blocks[b].name.clone()).collect()
+    };
+    let analysis = match analysis {
+        Ok(r) => json!({
+            "name": "thesis",
+            "divergent_branches": names(&mut r.divergent_branches(body).into_iter()),
+            "sync_joins": names(&mut body.layout.iter().copied().filter(|b| r.sync_joins.contains(b))),
+            "temporal_joins": names(&mut body.layout.iter().copied().filter(|b| r.temporal_joins.contains(b))),
+            "divergent_loops": names(&mut body.layout.iter().copied().filter(|b| r.divergent_loops.contains(b))),
+        }),
+        Err(why) => json!({ "name": null, "why": why }),
+    };
+    let kept = run.rows.len() as u64;
+    let rows: Vec<serde_json::Value> = run
+        .rows
+        .iter()
+        .enumerate()
+        .map(|(k, row)| {
+            let last = k + 1 == run.rows.len();
+            let n = k as u64 + 1 + if last { run.omitted } else { 0 };
+            row_json(run, body, row, n, &block)
+        })
+        .collect();
+    json!({
+        "schema": SCHEMA,
+        "function": run.module.functions[run.func].name,
+        "file": run.file,
+        "threads": run.width,
+        "interp": run.interp,
+        "blocks": blocks,
+        "analysis": analysis,
+        "steps": kept + run.omitted,
+        "omitted": run.omitted,
+        "rows": rows,
+        "outcome": run.outcome,
+    })
+}
+
+/// One trace row in the compact form of [`data`].
+fn row_json(
+    run: &Run<'_>,
+    body: &Body,
+    row: &TraceRow,
+    n: u64,
+    block: &dyn Fn(Block) -> i64,
+) -> serde_json::Value {
+    let mask = |m: &[bool]| -> String { m.iter().map(|&b| if b { '1' } else { '0' }).collect() };
+    let pmask: String = row
+        .pmask
+        .iter()
+        .map(|p| match p {
+            Some(true) => '1',
+            Some(false) => '0',
+            None => '⊤',
+        })
+        .collect();
+    let incoming: Vec<i64> = row.incoming.iter().map(|b| b.map_or(-1, block)).collect();
+    let next: Vec<i64> = row
+        .next
+        .iter()
+        .map(|n| match n {
+            Next::Block(b) => block(*b),
+            Next::Any => -1,
+            Next::Done(_) => -2,
+        })
+        .collect();
+    let succ: Vec<i64> = row
+        .succ
+        .iter()
+        .map(|s| match s {
+            Succ::Index(i) => *i as i64,
+            Succ::Any => -1,
+            Succ::Ret(_) => -2,
+        })
+        .collect();
+    let written: Vec<serde_json::Value> = row
+        .written
+        .iter()
+        .flatten()
+        .map(|(v, vals)| {
+            let width = body
+                .values
+                .get(*v)
+                .and_then(|d| run.module.types.int_width(d.ty));
+            let lanes: Vec<String> = vals
+                .iter()
+                .map(|val| match width {
+                    Some(w) => pllvm_semantics::value::display_signed(val, w),
+                    None => val.to_string(),
+                })
+                .collect();
+            json!([format!("%{}", body.value_name(*v).unwrap_or("?")), lanes])
+        })
+        .collect();
+    json!({
+        "n": n,
+        "sc": block(row.scheduled),
+        "in": incoming,
+        "next": next,
+        "c": mask(&row.cmask),
+        "p": pmask,
+        "a": mask(&row.active),
+        "i": succ,
+        "w": written,
+        "r": row.rules.names(),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pllvm_interp::{Machine, RunConfig};
+
+    /// Fig. 4.5's program (corpus/semantics/fig4.5-control-mechanics.ll), run on
+    /// its schedule with `x = [0, 1]`, and its page.
+    fn fig45_page() -> String {
+        let src = include_str!("../../corpus/semantics/fig4.5-control-mechanics.ll");
+        let (module, _) = pllvm_semantics::text::parse_module(src).expect("parses");
+        let mut config = RunConfig {
+            threads: 2,
+            ..RunConfig::default()
+        };
+        config.add_arg("x=0,1").expect("an argument");
+        let mut machine = Machine::new(&module, &config).expect("sets up");
+        machine.record_trace = true;
+        machine.record_writes = true;
+        let schedule: Vec<String> = "A,B,C,D,E".split(',').map(String::from).collect();
+        let outcome = machine.run_schedule(&schedule).expect("runs");
+        let outcome = json!({ "text": outcome.to_string(), "result": machine.result_text() });
+        page(&Run {
+            module: &module,
+            func: machine.program.func,
+            file: "fig4.5.ll",
+            interp: "FR",
+            width: 2,
+            rows: &machine.trace,
+            omitted: 0,
+            outcome: &outcome,
+        })
+        .expect("Graphviz's dot is installed")
+    }
+
+    /// The JSON object between the page's `<script type="application/json">` tags.
+    fn embedded(page: &str) -> serde_json::Value {
+        let open = "<script type=\"application/json\" id=\"trace-data\">";
+        let start = page.find(open).expect("the data element") + open.len();
+        let len = page[start..].find("</script>").expect("closed");
+        serde_json::from_str(&page[start..start + len]).expect("valid JSON")
+    }
+
+    #[test]
+    fn the_page_embeds_fig45s_trace_as_json() {
+        let data = embedded(&fig45_page());
+        assert_eq!(data["schema"], SCHEMA);
+        assert_eq!(data["blocks"], json!(["A", "B", "C", "D", "E"]));
+        let rows = data["rows"].as_array().expect("rows");
+        // Fig. 4.5b: sc, cmask and amask of each step; B is step 2 with in = A A,
+        // next = B C.
+        let sc: Vec<i64> = rows.iter().map(|r| r["sc"].as_i64().unwrap()).collect();
+        assert_eq!(sc, [0, 1, 2, 3, 4]);
+        let cmask: Vec<&str> = rows.iter().map(|r| r["c"].as_str().unwrap()).collect();
+        assert_eq!(cmask, ["11", "10", "01", "01", "11"]);
+        assert_eq!(rows[1]["in"], json!([0, 0]));
+        assert_eq!(rows[1]["next"], json!([1, 2]));
+        assert_eq!(rows[0]["in"], json!([-1, -1]));
+        assert_eq!(rows[4]["i"], json!([-2, -2]));
+        assert_eq!(rows[0]["w"], json!([["%p", ["1", "0"]]]));
+        assert!(
+            rows[0]["r"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("PC-ACTIVE"))
+        );
+        // The thesis analysis: A's branch on the varying %x diverges.
+        assert_eq!(data["analysis"]["name"], "thesis");
+        assert!(
+            data["analysis"]["divergent_branches"]
+                .as_array()
+                .unwrap()
+                .contains(&json!("A"))
+        );
+        assert_eq!(data["outcome"]["result"], "[1, 3]");
+    }
+
+    #[test]
+    fn the_page_is_self_contained() {
+        let page = fig45_page();
+        assert!(page.starts_with("<!DOCTYPE html>"));
+        for outside in ["http://", "https://", " src=", "@import", "url("] {
+            assert!(!page.contains(outside), "the page refers to {outside}");
+        }
+        // The CFG is inline: one node group per block, found by its title.
+        assert!(page.contains("<svg"));
+        for b in ["A", "B", "C", "D", "E"] {
+            assert!(page.contains(&format!("<title>{b}</title>")), "{b}");
+        }
+    }
+
+    #[test]
+    fn top_is_shown_as_top_and_markup_in_the_data_cannot_close_the_script() {
+        // An OBL run of a passive lane leaves ⊤ in a variable (thesis §4.5).
+        let src = "define i32 @f(i32 %x) {\nA:\n  %p = icmp eq i32 %x, 0\n  br i1 %p, label %B, label %E\nB:\n  %y = add i32 %x, 1\n  br label %E\nE:\n  ret i32 %x\n}\n";
+        let (module, _) = pllvm_semantics::text::parse_module(src).expect("parses");
+        let mut config = RunConfig {
+            threads: 2,
+            interp: pllvm_semantics::rules::Interp::Oblivious,
+            ..RunConfig::default()
+        };
+        config.add_arg("x=0,1").expect("an argument");
+        let mut machine = Machine::new(&module, &config).expect("sets up");
+        machine.record_trace = true;
+        machine.record_writes = true;
+        machine.run_to_end().expect("runs");
+        let outcome = json!({ "text": "</script><b>x</b>" });
+        let html = page(&Run {
+            module: &module,
+            func: machine.program.func,
+            file: "top.ll",
+            interp: "OBL",
+            width: 2,
+            rows: &machine.trace,
+            omitted: 0,
+            outcome: &outcome,
+        })
+        .expect("Graphviz's dot is installed");
+        assert!(!html.contains("</script><b>"));
+        let data = embedded(&html);
+        assert_eq!(data["outcome"]["text"], "</script><b>x</b>");
+        let writes: Vec<&serde_json::Value> = data["rows"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|r| r["w"].as_array().unwrap())
+            .collect();
+        assert!(
+            writes.contains(&&json!(["%y", ["1", "⊤"]])),
+            "lane 1 is passive in B under OBL: {writes:?}"
+        );
+    }
+}
