@@ -120,15 +120,30 @@ fn title(run: &Run<'_>) -> String {
     )
 }
 
-/// The template with its holes filled; the title is HTML-escaped and the JSON
-/// kept from closing its `<script>` element (every `<` written as `\u003c`,
-/// which only occurs inside JSON strings).
+/// The template with its holes filled in one pass (a hole's text is never read
+/// as a hole); the title is HTML-escaped and the JSON kept from closing its
+/// `<script>` element (every `<` written as `\u003c`, which only occurs inside
+/// JSON strings).
 fn fill(title: &str, svg: &str, data: &serde_json::Value) -> String {
+    let title = escape_html(title);
     let data = data.to_string().replace('<', "\\u003c");
-    TEMPLATE
-        .replace("{{TITLE}}", &escape_html(title))
-        .replace("{{SVG}}", svg)
-        .replace("{{DATA}}", &data)
+    let mut out = String::with_capacity(TEMPLATE.len() + 2 * title.len() + svg.len() + data.len());
+    let mut rest = TEMPLATE;
+    while let Some(at) = rest.find("{{") {
+        out.push_str(&rest[..at]);
+        let (hole, after) = rest[at + 2..]
+            .split_once("}}")
+            .unwrap_or((&rest[at + 2..], ""));
+        out.push_str(match hole {
+            "TITLE" => &title,
+            "SVG" => svg,
+            "DATA" => &data,
+            _ => &rest[at..rest.len() - after.len()],
+        });
+        rest = after;
+    }
+    out.push_str(rest);
+    out
 }
 
 /// `text` with `&`, `<`, `>` and `"` escaped for HTML.
@@ -147,7 +162,10 @@ fn escape_html(text: &str) -> String {
 /// index, ℓ_in per lane (a block index, −1 for ⊥), ℓ_next per lane (a block
 /// index, −1 for ⊤, −2 for □: terminated), cmsk, pmsk and amsk as strings with
 /// one character per lane (`1`, `0`, `⊤`), i per lane (an index, −1 for ⊤,
-/// −2 for □), the writes `[[name, [lane values]]]` and the rule names.
+/// −2 for □), the writes `[[name, [lane values]]]` and the index of the step's
+/// rule names in `rule_sets` (a run repeats a few sets of rules). A lane
+/// vector whose lanes are all equal (a uniform ℓ_in, ℓ_next, i or value, the
+/// common case) is written once, as a single number or string, not an array.
 fn data(run: &Run<'_>, body: &Body, analysis: Result<&Uniformity, &String>) -> serde_json::Value {
     let index = |b: Block| body.layout.iter().position(|&l| l == b);
     let block = |b: Block| index(b).map_or(-1, |k| k as i64);
@@ -170,6 +188,8 @@ fn data(run: &Run<'_>, body: &Body, analysis: Result<&Uniformity, &String>) -> s
         Err(why) => json!({ "name": null, "why": why }),
     };
     let kept = run.rows.len() as u64;
+    // The distinct rule sets, in order of first use; a row names its set's index.
+    let mut rule_sets: Vec<Vec<&str>> = Vec::new();
     let rows: Vec<serde_json::Value> = run
         .rows
         .iter()
@@ -177,7 +197,15 @@ fn data(run: &Run<'_>, body: &Body, analysis: Result<&Uniformity, &String>) -> s
         .map(|(k, row)| {
             let last = k + 1 == run.rows.len();
             let n = k as u64 + 1 + if last { run.omitted } else { 0 };
-            row_json(run, body, row, n, &block)
+            let names = row.rules.names();
+            let set = match rule_sets.iter().position(|s| *s == names) {
+                Some(at) => at,
+                None => {
+                    rule_sets.push(names);
+                    rule_sets.len() - 1
+                }
+            };
+            row_json(run, body, row, n, set, &block)
         })
         .collect();
     json!({
@@ -190,6 +218,7 @@ fn data(run: &Run<'_>, body: &Body, analysis: Result<&Uniformity, &String>) -> s
         "analysis": analysis,
         "steps": kept + run.omitted,
         "omitted": run.omitted,
+        "rule_sets": rule_sets,
         "rows": rows,
         "outcome": run.outcome,
     })
@@ -201,6 +230,7 @@ fn row_json(
     body: &Body,
     row: &TraceRow,
     n: u64,
+    rule_set: usize,
     block: &dyn Fn(Block) -> i64,
 ) -> serde_json::Value {
     let mask = |m: &[bool]| -> String { m.iter().map(|&b| if b { '1' } else { '0' }).collect() };
@@ -214,6 +244,7 @@ fn row_json(
         })
         .collect();
     let incoming: Vec<i64> = row.incoming.iter().map(|b| b.map_or(-1, block)).collect();
+    let incoming = lanes(incoming);
     let next: Vec<i64> = row
         .next
         .iter()
@@ -223,6 +254,7 @@ fn row_json(
             Next::Done(_) => -2,
         })
         .collect();
+    let next = lanes(next);
     let succ: Vec<i64> = row
         .succ
         .iter()
@@ -232,6 +264,7 @@ fn row_json(
             Succ::Ret(_) => -2,
         })
         .collect();
+    let succ = lanes(succ);
     let written: Vec<serde_json::Value> = row
         .written
         .iter()
@@ -248,7 +281,10 @@ fn row_json(
                     None => val.to_string(),
                 })
                 .collect();
-            json!([format!("%{}", body.value_name(*v).unwrap_or("?")), lanes])
+            json!([
+                format!("%{}", body.value_name(*v).unwrap_or("?")),
+                self::lanes(lanes)
+            ])
         })
         .collect();
     json!({
@@ -261,8 +297,21 @@ fn row_json(
         "a": mask(&row.active),
         "i": succ,
         "w": written,
-        "r": row.rules.names(),
+        "r": rule_set,
     })
+}
+
+/// A lane vector in the compact form of [`data`]: one value when every lane has
+/// it, the array otherwise.
+fn lanes<T: PartialEq + Into<serde_json::Value>>(mut values: Vec<T>) -> serde_json::Value {
+    let uniform = values.windows(2).all(|w| w[0] == w[1]);
+    match values.pop() {
+        Some(one) if uniform => one.into(),
+        last => {
+            values.extend(last);
+            serde_json::Value::Array(values.into_iter().map(Into::into).collect())
+        }
+    }
 }
 
 #[cfg(test)]
@@ -319,13 +368,14 @@ mod tests {
         assert_eq!(sc, [0, 1, 2, 3, 4]);
         let cmask: Vec<&str> = rows.iter().map(|r| r["c"].as_str().unwrap()).collect();
         assert_eq!(cmask, ["11", "10", "01", "01", "11"]);
-        assert_eq!(rows[1]["in"], json!([0, 0]));
+        assert_eq!(rows[1]["in"], json!(0), "uniform: written once");
         assert_eq!(rows[1]["next"], json!([1, 2]));
-        assert_eq!(rows[0]["in"], json!([-1, -1]));
-        assert_eq!(rows[4]["i"], json!([-2, -2]));
+        assert_eq!(rows[0]["in"], json!(-1));
+        assert_eq!(rows[4]["i"], json!(-2));
+        assert_eq!(rows[0]["i"], json!([0, 1]));
         assert_eq!(rows[0]["w"], json!([["%p", ["1", "0"]]]));
         assert!(
-            rows[0]["r"]
+            data["rule_sets"][rows[0]["r"].as_u64().unwrap() as usize]
                 .as_array()
                 .unwrap()
                 .contains(&json!("PC-ACTIVE"))
@@ -356,7 +406,7 @@ mod tests {
     }
 
     #[test]
-    fn top_is_shown_as_top_and_markup_in_the_data_cannot_close_the_script() {
+    fn top_is_shown_as_top_and_markup_in_names_stays_text() {
         // An OBL run of a passive lane leaves ⊤ in a variable (thesis §4.5).
         let src = "define i32 @f(i32 %x) {\nA:\n  %p = icmp eq i32 %x, 0\n  br i1 %p, label %B, label %E\nB:\n  %y = add i32 %x, 1\n  br label %E\nE:\n  ret i32 %x\n}\n";
         let (module, _) = pllvm_semantics::text::parse_module(src).expect("parses");
@@ -374,7 +424,7 @@ mod tests {
         let html = page(&Run {
             module: &module,
             func: machine.program.func,
-            file: "top.ll",
+            file: "{{DATA}}<top>.ll",
             interp: "OBL",
             width: 2,
             rows: &machine.trace,
@@ -383,6 +433,10 @@ mod tests {
         })
         .expect("Graphviz's dot is installed");
         assert!(!html.contains("</script><b>"));
+        // The file name is the title's text, and a hole's name in it stays text.
+        assert!(
+            html.contains("<title>pllvm trace: @f of {{DATA}}&lt;top&gt;.ll (W = 2, OBL)</title>")
+        );
         let data = embedded(&html);
         assert_eq!(data["outcome"]["text"], "</script><b>x</b>");
         let writes: Vec<&serde_json::Value> = data["rows"]
