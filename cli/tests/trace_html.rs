@@ -217,3 +217,71 @@ fn without_o_the_page_alone_goes_to_standard_output() {
     assert!(page.trim_end().ends_with("</html>"));
     assert!(!page.contains("outcome: returned\n"));
 }
+
+/// The JSON object a page embeds.
+fn embedded(page: &str) -> Value {
+    let open = "<script type=\"application/json\" id=\"trace-data\">";
+    let start = page.find(open).expect("the data element") + open.len();
+    let len = page[start..].find("</script>").expect("closed");
+    serde_json::from_str(&page[start..start + len]).expect("valid JSON")
+}
+
+#[test]
+fn the_page_of_undefined_behaviour_names_the_rule_and_the_position() {
+    require("dot", "graphviz");
+    // Lane 1 divides by zero in line 3: [W-INST-LLVM].
+    let file = common::temp_file(
+        "division.ll",
+        "define i32 @f(i32 %x, i32 %y) {\nentry:\n  %q = sdiv i32 %x, %y\n  ret i32 %q\n}\n",
+    );
+    let o = pllvm(&[
+        "run",
+        &file,
+        "--threads",
+        "2",
+        "--arg",
+        "x=6",
+        "--arg",
+        "y=3,0",
+        "--trace",
+        "html",
+    ]);
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    let data = embedded(&stdout(&o));
+    let ub = &data["outcome"]["undefined"];
+    assert_eq!(ub["rule"], "W-INST-LLVM", "{data}");
+    assert_eq!(
+        (ub["line"].as_u64(), ub["col"].as_u64()),
+        (Some(3), Some(3))
+    );
+    assert_eq!(ub["lane"], 1);
+    assert!(
+        data["outcome"]["text"]
+            .as_str()
+            .unwrap()
+            .starts_with("undefined: [W-INST-LLVM]")
+    );
+}
+
+#[test]
+fn a_trace_limit_keeps_the_first_rows_and_the_latest_with_its_own_step_number() {
+    require("dot", "graphviz");
+    let file = corpus(FIG45);
+    let mut args = fig45_args(&file);
+    args.extend(["--trace-limit".to_string(), "2".to_string()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let o = pllvm(&args);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let data = embedded(&stdout(&o));
+    let steps: Vec<u64> = data["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["n"].as_u64().unwrap())
+        .collect();
+    // As --trace table: rows A and B, "… 2 rows omitted", then E.
+    assert_eq!(steps, [1, 2, 5]);
+    assert_eq!(data["steps"], 5);
+    assert_eq!(data["omitted"], 2);
+    assert_eq!(data["rows"][2]["sc"], 4, "E");
+}
