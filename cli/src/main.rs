@@ -1048,7 +1048,7 @@ fn execute(
         if machine.returns_value() {
             summary["result"] = machine.result_text().into();
         }
-        let page = trace_html::page(&trace_html::Run {
+        let run = trace_html::Run {
             module,
             func,
             file: source.name,
@@ -1057,13 +1057,21 @@ fn execute(
             rows: &machine.trace,
             omitted: machine.trace_omitted,
             outcome: &summary,
-        })
-        .map_err(|e| anyhow!("--trace html: {e}"))?;
+        };
         match trace_output.output {
-            Some(path) => std::fs::write(path, page)
-                .with_context(|| format!("cannot write {}", path.display()))?,
+            Some(path) => {
+                let file = std::fs::File::create(path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                let written = trace_html::write_page(&run, &mut std::io::BufWriter::new(file));
+                if let Err(e) = written {
+                    // No half page is left behind.
+                    let _ = std::fs::remove_file(path);
+                    return Err(anyhow!("--trace html: {}: {e}", path.display()));
+                }
+            }
             None => {
-                out.write_all(page.as_bytes())?;
+                trace_html::write_page(&run, &mut std::io::BufWriter::new(&mut *out))
+                    .map_err(|e| anyhow!("--trace html: {e}"))?;
                 return Ok(outcome);
             }
         }

@@ -25,6 +25,8 @@ use pllvm_interp::trace::TraceRow;
 use pllvm_semantics::ir::{Block, Body, FuncId, Module};
 use pllvm_semantics::rules::{Next, Succ};
 use serde_json::json;
+use std::collections::HashMap;
+use std::io::Write;
 
 /// The version of the JSON object the page embeds: it changes when a field is
 /// renamed or removed or its meaning changes, not when a field is added.
@@ -57,9 +59,10 @@ pub struct Run<'a> {
     pub outcome: &'a serde_json::Value,
 }
 
-/// The page of `run`: the HTML text, or why it could not be drawn (Graphviz's
-/// `dot` missing or failing).
-pub fn page(run: &Run<'_>) -> Result<String, String> {
+/// Writes the page of `run` to `out`, the trace a row at a time (the host
+/// never holds the page, only the trace and one row's text); the error says
+/// why it could not be drawn (Graphviz's `dot` missing or failing) or written.
+pub fn write_page(run: &Run<'_>, out: &mut dyn Write) -> Result<(), String> {
     let body = run.module.functions[run.func]
         .body
         .as_ref()
@@ -70,8 +73,19 @@ pub fn page(run: &Run<'_>) -> Result<String, String> {
         Err(_) => plain_dot(body),
     };
     let svg = inline_svg(&graphviz::svg(&dot)?);
-    let data = data(run, body, analysis.as_ref());
-    Ok(fill(&title(run), &svg, &data))
+    fill(&title(run), &svg, out, &mut |out| {
+        write_data(run, body, analysis.as_ref(), out)
+    })
+    .and_then(|()| out.flush())
+    .map_err(|e| format!("writing the page: {e}"))
+}
+
+/// [`write_page`] into a string.
+#[cfg(test)]
+pub fn page(run: &Run<'_>) -> Result<String, String> {
+    let mut out = Vec::new();
+    write_page(run, &mut out)?;
+    String::from_utf8(out).map_err(|e| e.to_string())
 }
 
 /// The thesis divergence analysis (Ch. 6) of `func` for W lanes, with the
@@ -120,30 +134,37 @@ fn title(run: &Run<'_>) -> String {
     )
 }
 
-/// The template with its holes filled in one pass (a hole's text is never read
-/// as a hole); the title is HTML-escaped and the JSON kept from closing its
-/// `<script>` element (every `<` written as `\u003c`, which only occurs inside
-/// JSON strings).
-fn fill(title: &str, svg: &str, data: &serde_json::Value) -> String {
+/// Writes the template with its holes filled in one pass (a hole's text is
+/// never read as a hole): the title HTML-escaped, the SVG as it is, the data
+/// by `data`.
+fn fill(
+    title: &str,
+    svg: &str,
+    out: &mut dyn Write,
+    data: &mut dyn FnMut(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let title = escape_html(title);
-    let data = data.to_string().replace('<', "\\u003c");
-    let mut out = String::with_capacity(TEMPLATE.len() + 2 * title.len() + svg.len() + data.len());
     let mut rest = TEMPLATE;
     while let Some(at) = rest.find("{{") {
-        out.push_str(&rest[..at]);
+        out.write_all(&rest.as_bytes()[..at])?;
         let (hole, after) = rest[at + 2..]
             .split_once("}}")
             .unwrap_or((&rest[at + 2..], ""));
-        out.push_str(match hole {
-            "TITLE" => &title,
-            "SVG" => svg,
-            "DATA" => &data,
-            _ => &rest[at..rest.len() - after.len()],
-        });
+        match hole {
+            "TITLE" => out.write_all(title.as_bytes())?,
+            "SVG" => out.write_all(svg.as_bytes())?,
+            "DATA" => data(out)?,
+            _ => out.write_all(&rest.as_bytes()[at..rest.len() - after.len()])?,
+        }
         rest = after;
     }
-    out.push_str(rest);
-    out
+    out.write_all(rest.as_bytes())
+}
+
+/// JSON text made safe inside a `<script>` element: every `<` written as
+/// `\u003c` (it only occurs inside JSON strings), so no `</script>` closes it.
+fn script_safe(json: &str) -> String {
+    json.replace('<', "\\u003c")
 }
 
 /// `text` with `&`, `<`, `>` and `"` escaped for HTML.
@@ -154,7 +175,7 @@ fn escape_html(text: &str) -> String {
         .replace('"', "&quot;")
 }
 
-/// The object the page embeds (schema [`SCHEMA`]): the block names, the
+/// Writes the object the page embeds (schema [`SCHEMA`]): the block names, the
 /// analysis's colouring, one entry per kept row and the outcome.
 ///
 /// A row is `{n, sc, in, next, c, p, a, i, w, r}`: the step number (1-based;
@@ -166,9 +187,19 @@ fn escape_html(text: &str) -> String {
 /// rule names in `rule_sets` (a run repeats a few sets of rules). A lane
 /// vector whose lanes are all equal (a uniform ℓ_in, ℓ_next, i or value, the
 /// common case) is written once, as a single number or string, not an array.
-fn data(run: &Run<'_>, body: &Body, analysis: Result<&Uniformity, &String>) -> serde_json::Value {
-    let index = |b: Block| body.layout.iter().position(|&l| l == b);
-    let block = |b: Block| index(b).map_or(-1, |k| k as i64);
+fn write_data(
+    run: &Run<'_>,
+    body: &Body,
+    analysis: Result<&Uniformity, &String>,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let index: HashMap<Block, i64> = body
+        .layout
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (b, k as i64))
+        .collect();
+    let block = |b: Block| index.get(&b).copied().unwrap_or(-1);
     let blocks: Vec<&str> = body
         .layout
         .iter()
@@ -188,27 +219,7 @@ fn data(run: &Run<'_>, body: &Body, analysis: Result<&Uniformity, &String>) -> s
         Err(why) => json!({ "name": null, "why": why }),
     };
     let kept = run.rows.len() as u64;
-    // The distinct rule sets, in order of first use; a row names its set's index.
-    let mut rule_sets: Vec<Vec<&str>> = Vec::new();
-    let rows: Vec<serde_json::Value> = run
-        .rows
-        .iter()
-        .enumerate()
-        .map(|(k, row)| {
-            let last = k + 1 == run.rows.len();
-            let n = k as u64 + 1 + if last { run.omitted } else { 0 };
-            let names = row.rules.names();
-            let set = match rule_sets.iter().position(|s| *s == names) {
-                Some(at) => at,
-                None => {
-                    rule_sets.push(names);
-                    rule_sets.len() - 1
-                }
-            };
-            row_json(run, body, row, n, set, &block)
-        })
-        .collect();
-    json!({
+    let head = json!({
         "schema": SCHEMA,
         "function": run.module.functions[run.func].name,
         "file": run.file,
@@ -218,13 +229,37 @@ fn data(run: &Run<'_>, body: &Body, analysis: Result<&Uniformity, &String>) -> s
         "analysis": analysis,
         "steps": kept + run.omitted,
         "omitted": run.omitted,
-        "rule_sets": rule_sets,
-        "rows": rows,
         "outcome": run.outcome,
     })
+    .to_string();
+    // The head's fields, then the rows one at a time, then the rule sets.
+    let head = head.strip_suffix('}').unwrap_or(&head);
+    out.write_all(script_safe(head).as_bytes())?;
+    out.write_all(b",\"rows\":[")?;
+    // The distinct rule sets, in order of first use; a row names its set's index.
+    let mut rule_sets: Vec<Vec<&str>> = Vec::new();
+    for (k, row) in run.rows.iter().enumerate() {
+        let last = k + 1 == run.rows.len();
+        let n = k as u64 + 1 + if last { run.omitted } else { 0 };
+        let names = row.rules.names();
+        let set = match rule_sets.iter().position(|s| *s == names) {
+            Some(at) => at,
+            None => {
+                rule_sets.push(names);
+                rule_sets.len() - 1
+            }
+        };
+        if k > 0 {
+            out.write_all(b",")?;
+        }
+        let text = row_json(run, body, row, n, set, &block).to_string();
+        out.write_all(script_safe(&text).as_bytes())?;
+    }
+    let sets = script_safe(&json!(rule_sets).to_string());
+    write!(out, "],\"rule_sets\":{sets}}}")
 }
 
-/// One trace row in the compact form of [`data`].
+/// One trace row in the compact form of [`write_data`].
 fn row_json(
     run: &Run<'_>,
     body: &Body,
@@ -301,7 +336,7 @@ fn row_json(
     })
 }
 
-/// A lane vector in the compact form of [`data`]: one value when every lane has
+/// A lane vector in the compact form of [`write_data`]: one value when every lane has
 /// it, the array otherwise.
 fn lanes<T: PartialEq + Into<serde_json::Value>>(mut values: Vec<T>) -> serde_json::Value {
     let uniform = values.windows(2).all(|w| w[0] == w[1]);
