@@ -110,7 +110,7 @@ fn check_step(browser: &mut cdp::Chromium, expected: &[Row], n: usize) {
 fn artifacts() -> PathBuf {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../target/test-artifacts");
     std::fs::create_dir_all(&dir).expect("the artifacts folder");
-    dir
+    dir.canonicalize().unwrap_or(dir)
 }
 
 #[test]
@@ -174,6 +174,8 @@ fn fig45_page_steps_with_the_keyboard_and_shows_the_fig45b_table() {
     assert!(rules.as_str().unwrap().contains("[PC-ACTIVE]"), "{rules}");
     let writes = browser.eval(r#"document.getElementById("writes").textContent"#);
     assert_eq!(writes, "%p[1, 0]");
+    drop(browser);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

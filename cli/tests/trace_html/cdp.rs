@@ -3,7 +3,8 @@
 //! 4 (replies and events out) wired to two named FIFOs by a `sh -c` wrapper.
 //! Messages on the pipe are JSON texts, each ended by a NUL byte.
 //!
-//! [`Chromium`] kills the browser when dropped, also when the test fails.
+//! [`Chromium`] kills the browser and removes its folder when dropped, also
+//! when the test fails.
 
 use serde_json::{Value, json};
 use std::fs::{File, OpenOptions};
@@ -215,6 +216,8 @@ impl Drop for Chromium {
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();
+        // The profile, the FIFOs and the log (printed by a failing call).
+        let _ = std::fs::remove_dir_all(&self.dir);
     }
 }
 
