@@ -433,6 +433,8 @@ mod tests {
         for outside in ["http://", "https://", " src=", "@import", "url("] {
             assert!(!page.contains(outside), "the page refers to {outside}");
         }
+        // The thesis analysis's colours: A's divergent branch has a red border.
+        assert!(page.contains("stroke=\"red\""));
         // The CFG is inline: one node group per block, found by its title.
         assert!(page.contains("<svg"));
         for b in ["A", "B", "C", "D", "E"] {
@@ -484,5 +486,35 @@ mod tests {
             writes.contains(&&json!(["%y", ["1", "⊤"]])),
             "lane 1 is passive in B under OBL: {writes:?}"
         );
+    }
+
+    #[test]
+    fn an_irreducible_cfg_is_drawn_without_colours_and_says_why() {
+        // a and b form a cycle entered at both: no analysis of thesis Ch. 6-7.
+        let src = "define i32 @f(i1 %c) {\nentry:\n  br i1 %c, label %a, label %b\na:\n  br i1 %c, label %b, label %exit\nb:\n  br i1 %c, label %a, label %exit\nexit:\n  ret i32 0\n}\n";
+        let (module, _) = pllvm_semantics::text::parse_module(src).expect("parses");
+        let func = module.function_by_name("f").expect("@f");
+        let outcome = json!({ "text": "returned" });
+        let html = page(&Run {
+            module: &module,
+            func,
+            file: "irreducible.ll",
+            interp: "FR",
+            width: 2,
+            rows: &[],
+            omitted: 0,
+            outcome: &outcome,
+        })
+        .expect("Graphviz's dot is installed");
+        let data = embedded(&html);
+        assert_eq!(data["analysis"]["name"], serde_json::Value::Null);
+        let why = data["analysis"]["why"].as_str().expect("why");
+        assert!(why.contains("irreducible"), "{why}");
+        assert_eq!(data["rows"], json!([]));
+        for b in ["entry", "a", "b", "exit"] {
+            assert!(html.contains(&format!("<title>{b}</title>")), "{b}");
+        }
+        // No red border of a divergent branch (Fig. 4.5's page has one, on A).
+        assert!(!html.contains("stroke=\"red\""), "no analysis colours");
     }
 }
