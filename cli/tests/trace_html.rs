@@ -287,3 +287,24 @@ fn a_trace_limit_keeps_the_first_rows_and_the_latest_with_its_own_step_number() 
     assert_eq!(data["omitted"], 2);
     assert_eq!(data["rows"][2]["sc"], 4, "E");
 }
+
+#[test]
+fn without_graphviz_the_page_is_an_error_naming_the_package_and_no_file_is_left() {
+    let file = corpus(FIG45);
+    let page = common::temp_file("no-dot.html", "");
+    std::fs::remove_file(&page).expect("a fresh path");
+    let mut args = fig45_args(&file);
+    args.extend(["-o".to_string(), page.clone()]);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(&args)
+        .env("PATH", "/nonexistent")
+        .output()
+        .expect("run pllvm");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("apt-get install graphviz"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!std::path::Path::new(&page).exists(), "no half page");
+}
