@@ -16,6 +16,7 @@ mod graphviz;
 mod grid;
 mod interrupt;
 mod repl;
+mod trace_html;
 mod transform;
 
 /// The allocator of the `pllvm` process: mimalloc instead of the system malloc.
@@ -234,9 +235,14 @@ struct RunArgs {
     /// Run inputs as JSON (threads, interp, args, memory, schedule); flags override it.
     #[arg(long, value_name = "FILE", requires = "file")]
     input: Option<PathBuf>,
-    /// Print the trace as a table (thesis Fig. 4.5b layout) or as JSON.
-    #[arg(long, value_name = "table|json", requires = "file")]
+    /// Print the trace as a table (thesis Fig. 4.5b layout), as JSON, or as an HTML
+    /// page that steps through the run (CFG drawn by Graphviz's dot; see -o).
+    #[arg(long, value_name = "table|json|html", requires = "file")]
     trace: Option<TraceFormat>,
+    /// With --trace html: write the page to FILE and print the run's report as
+    /// usual (without -o the page alone goes to standard output).
+    #[arg(long, short = 'o', value_name = "FILE", requires = "trace")]
+    output: Option<PathBuf>,
     /// Most trace rows kept for --trace and --convergence: the first N rows and the
     /// latest, with a "… K rows omitted" line between. Default: 10,000 (fewer above
     /// W = 104: N × W ≤ 2^20).
@@ -309,6 +315,8 @@ const RUN_SCHEMA: &str = "pllvm-run/1";
 enum TraceFormat {
     Table,
     Json,
+    /// One self-contained page (`trace_html`).
+    Html,
 }
 
 /// Standard output for every subcommand's report. A reader that goes away
@@ -521,6 +529,7 @@ impl RunArgs {
             mem: Vec::new(),
             input: None,
             trace: Some(TraceFormat::Table),
+            output: None,
             trace_limit: None,
             values: false,
             strict: false,
@@ -717,9 +726,20 @@ fn run(r: RunArgs) -> Result<ExitCode> {
     if let Some(n) = r.memory_limit {
         config.memory_limit = n;
     }
-    if r.json && matches!(r.trace, Some(TraceFormat::Table)) {
+    if let (true, Some(f @ (TraceFormat::Table | TraceFormat::Html))) = (r.json, r.trace) {
+        let name = if matches!(f, TraceFormat::Html) {
+            "html"
+        } else {
+            "table"
+        };
+        return Err(Usage(format!(
+            "--json prints one JSON document: use --trace json with it, not --trace {name}"
+        ))
+        .into());
+    }
+    if r.output.is_some() && !matches!(r.trace, Some(TraceFormat::Html)) {
         return Err(Usage(
-            "--json prints one JSON document: use --trace json with it, not --trace table".into(),
+            "-o FILE is where --trace html writes its page: use it with --trace html".into(),
         )
         .into());
     }
@@ -757,6 +777,7 @@ fn run(r: RunArgs) -> Result<ExitCode> {
         &flags,
         TraceOutput {
             format: r.trace,
+            output: r.output.as_deref(),
             limit: r
                 .trace_limit
                 .unwrap_or_else(|| trace::default_limit(config.threads)),
@@ -840,9 +861,11 @@ struct Reports<'a> {
 /// The trace `run` prints: in which format (none: the trace is not kept) and
 /// how many rows it keeps (`--trace-limit`).
 #[derive(Clone, Copy, Debug)]
-struct TraceOutput {
+struct TraceOutput<'a> {
     /// `--trace`.
     format: Option<TraceFormat>,
+    /// `-o FILE` of `--trace html` (none: the page goes to standard output).
+    output: Option<&'a std::path::Path>,
     /// `--trace-limit` or [`trace::default_limit`].
     limit: usize,
 }
@@ -933,7 +956,7 @@ fn execute(
     source: &Source<'_>,
     config: &RunConfig,
     flags: &InputFlags<'_>,
-    trace_output: TraceOutput,
+    trace_output: TraceOutput<'_>,
     values: bool,
     reports: Reports<'_>,
     out: &mut dyn std::io::Write,
@@ -946,7 +969,7 @@ fn execute(
     let func = machine.program.func;
     machine.record_trace = format.is_some() || reports.convergence;
     machine.trace_limit = Some(trace_output.limit);
-    machine.record_writes = values || matches!(format, Some(TraceFormat::Json));
+    machine.record_writes = values || matches!(format, Some(TraceFormat::Json | TraceFormat::Html));
     let checked = match (&config.schedule, flags.sched) {
         (Some(s), _) => Some((
             "the schedule".to_string(),
@@ -1017,6 +1040,42 @@ fn execute(
         Some(convergence::report(module, func, body, &threads, &init))
     };
     let dumped = dumps::dump_all(module, config, &machine.state.mem, reports.dumps)?;
+    if let Some(TraceFormat::Html) = format {
+        let mut summary = serde_json::json!({ "text": outcome.to_string() });
+        if let Outcome::Undefined(ub) = &outcome {
+            summary["undefined"] = source.ub_json(program, ub);
+        }
+        if machine.returns_value() {
+            summary["result"] = machine.result_text().into();
+        }
+        let run = trace_html::Run {
+            module,
+            func,
+            file: source.name,
+            interp: machine.interp.short(),
+            width: machine.state.width(),
+            rows: &machine.trace,
+            omitted: machine.trace_omitted,
+            outcome: &summary,
+        };
+        match trace_output.output {
+            Some(path) => {
+                let file = std::fs::File::create(path)
+                    .with_context(|| format!("cannot write {}", path.display()))?;
+                let written = trace_html::write_page(&run, &mut std::io::BufWriter::new(file));
+                if let Err(e) = written {
+                    // No half page is left behind.
+                    let _ = std::fs::remove_file(path);
+                    return Err(anyhow!("--trace html: {}: {e}", path.display()));
+                }
+            }
+            None => {
+                trace_html::write_page(&run, &mut std::io::BufWriter::new(&mut *out))
+                    .map_err(|e| anyhow!("--trace html: {e}"))?;
+                return Ok(outcome);
+            }
+        }
+    }
     if reports.json || matches!(format, Some(TraceFormat::Json)) {
         // One JSON document: the trace is streamed row by row inside it.
         let mut rest = serde_json::Map::new();

@@ -14,8 +14,10 @@ use std::process::{Command, Output, Stdio};
 
 /// Fails (never passes silently) when `tool` is missing, naming its apt package.
 pub fn require(tool: &str, package: &str) {
+    // Graphviz's `dot` knows `-V`, not `--version`.
+    let version = if tool == "dot" { "-V" } else { "--version" };
     let ok = Command::new(tool)
-        .arg("--version")
+        .arg(version)
         .output()
         .is_ok_and(|o| o.status.success());
     assert!(
