@@ -16,7 +16,6 @@ pub const DOT: &str = "dot";
 /// The SVG starts at its `<svg` element: the XML declaration and DOCTYPE that
 /// `dot` prints before it are dropped, so the result can be written as a file
 /// or put inline in an HTML page as it is.
-#[allow(dead_code, reason = "the pictures of issue 20 call it; they land next")]
 pub fn svg(source: &str) -> Result<String, String> {
     let mut child = Command::new(DOT)
         .arg("-Tsvg")

@@ -40,6 +40,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 
+pub mod graph;
+use graph::{StateGraph, Target};
+
 /// In which order the successors of a state are generated (and so which witness
 /// schedules are found and which states a state bound cuts off).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -440,6 +443,32 @@ pub fn explore_watched(
     visit: &mut dyn FnMut(&Transition<'_>),
     watch: &mut dyn FnMut(&Progress) -> ControlFlow<String>,
 ) -> Result<Exploration, ExploreError> {
+    explore_recording(module, config, bounds, visit, watch, None)
+}
+
+/// [`explore_watched`], also recording the explored graph (states, transitions
+/// labelled with the scheduled block, outcomes and the cuts of the bounds:
+/// [`StateGraph`]) for `pllvm explore --dot`.
+pub fn explore_graph(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+    watch: &mut dyn FnMut(&Progress) -> ControlFlow<String>,
+) -> Result<(Exploration, StateGraph), ExploreError> {
+    let mut graph = StateGraph::default();
+    let e = explore_recording(module, config, bounds, &mut |_| {}, watch, Some(&mut graph))?;
+    Ok((e, graph))
+}
+
+/// The search of [`explore_watched`]; records into `graph` when given.
+fn explore_recording(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+    visit: &mut dyn FnMut(&Transition<'_>),
+    watch: &mut dyn FnMut(&Progress) -> ControlFlow<String>,
+    mut graph: Option<&mut StateGraph>,
+) -> Result<Exploration, ExploreError> {
     let machine = Machine::new(module, config).map_err(ExploreError::Setup)?;
     let program = &machine.program;
     let facts = GreedyFacts::compute(program)
@@ -476,6 +505,9 @@ pub fn explore_watched(
     }];
     let mut index: HashMap<u128, u32> = HashMap::new();
     index.insert(fingerprint(&machine.state), 0);
+    if let Some(g) = graph.as_deref_mut() {
+        g.add_state(0, &machine.state, program);
+    }
     let mut preds: Vec<Vec<u32>> = vec![Vec::new()];
     let mut ends = vec![false];
     let mut unexpanded = vec![false];
@@ -509,6 +541,10 @@ pub fn explore_watched(
         if let ControlFlow::Break(why) = watch(&so_far) {
             for k in std::iter::once(n).chain(queue.drain(..)) {
                 unexpanded[k as usize] = true;
+                if let Some(g) = graph.as_deref_mut() {
+                    let cut = g.cut(&why);
+                    g.edge(k, "", cut);
+                }
             }
             truncated = Some(match truncated {
                 None => why,
@@ -524,7 +560,8 @@ pub fn explore_watched(
                               state: &State,
                               last: Option<Block>,
                               nodes: &[Node],
-                              outcomes: &mut Vec<ExploredOutcome>| {
+                              outcomes: &mut Vec<ExploredOutcome>|
+         -> usize {
             let results: Vec<Option<Val>> = state
                 .next
                 .iter()
@@ -541,8 +578,8 @@ pub fn explore_watched(
                 })
                 .collect();
             let key = (ending.clone(), results.clone(), bytes);
-            if outcome_keys.contains_key(&key) {
-                return;
+            if let Some(&k) = outcome_keys.get(&key) {
+                return k;
             }
             let mut witness = path(nodes, n);
             witness.extend(last);
@@ -581,17 +618,25 @@ pub fn explore_watched(
                 witness,
                 undefined,
             });
+            outcomes.len() - 1
         };
 
         if state.all_done() {
             ends[n as usize] = true;
-            record_end("returned".into(), None, &state, None, &nodes, &mut outcomes);
+            let k = record_end("returned".into(), None, &state, None, &nodes, &mut outcomes);
+            if let Some(g) = graph.as_deref_mut() {
+                g.edge(n, "returned", Target::Outcome(k));
+            }
             continue;
         }
         if nodes[n as usize].depth >= bounds.max_steps {
             unexpanded[n as usize] = true;
-            truncated
-                .get_or_insert_with(|| format!("schedules longer than {} steps", bounds.max_steps));
+            let why = format!("schedules longer than {} steps", bounds.max_steps);
+            if let Some(g) = graph.as_deref_mut() {
+                let cut = g.cut(&why);
+                g.edge(n, "", cut);
+            }
+            truncated.get_or_insert(why);
             continue;
         }
         let mut next = candidates(program, &facts, &state);
@@ -601,7 +646,7 @@ pub fn explore_watched(
                 .filter(|&t| !state.next[t].is_done())
                 .map(|t| t.to_string())
                 .collect();
-            record_end(
+            let k = record_end(
                 format!(
                     "blocked: no block makes progress and synchronizes (lanes {} wait)",
                     waiting.join(", ")
@@ -612,6 +657,9 @@ pub fn explore_watched(
                 &nodes,
                 &mut outcomes,
             );
+            if let Some(g) = graph.as_deref_mut() {
+                g.edge(n, "blocked", Target::Outcome(k));
+            }
             continue;
         }
         match bounds.order {
@@ -632,6 +680,9 @@ pub fn explore_watched(
             cnb_pairs(program, &state, &progressing),
             cnb_pairs(program, &state, &next),
         ];
+        if let Some(g) = graph.as_deref_mut() {
+            g.expanded(n, &state, program, &next, &node_cnb[n as usize][0]);
+        }
         for b in next {
             transitions += 1;
             match step_keeping(program, facts.interp, facts.exec, &state, b) {
@@ -648,7 +699,10 @@ pub fn explore_watched(
                 }
                 Stepped::Ended(ending, undefined) => {
                     ends[n as usize] = true;
-                    record_end(ending, undefined, &state, Some(b), &nodes, &mut outcomes);
+                    let k = record_end(ending, undefined, &state, Some(b), &nodes, &mut outcomes);
+                    if let Some(g) = graph.as_deref_mut() {
+                        g.edge(n, program.block_name(b), Target::Outcome(k));
+                    }
                 }
                 Stepped::State(next_and_step) => {
                     let (s, step) = *next_and_step;
@@ -669,9 +723,12 @@ pub fn explore_watched(
                         }
                         None if states.len() >= bounds.max_states => {
                             unexpanded[n as usize] = true;
-                            truncated.get_or_insert_with(|| {
-                                format!("more than {} states", bounds.max_states)
-                            });
+                            let why = format!("more than {} states", bounds.max_states);
+                            if let Some(g) = graph.as_deref_mut() {
+                                let cut = g.cut(&why);
+                                g.edge(n, program.block_name(b), cut);
+                            }
+                            truncated.get_or_insert(why);
                             visit(&Transition {
                                 program,
                                 from: n,
@@ -694,6 +751,9 @@ pub fn explore_watched(
                                 step: &step,
                                 after: &s,
                             });
+                            if let Some(g) = graph.as_deref_mut() {
+                                g.add_state(id, &s, program);
+                            }
                             states.push(Some(s));
                             nodes.push(Node {
                                 parent: Some((n, b)),
@@ -709,6 +769,9 @@ pub fn explore_watched(
                         }
                     };
                     preds[target as usize].push(n);
+                    if let Some(g) = graph.as_deref_mut() {
+                        g.edge(n, program.block_name(b), Target::State(target));
+                    }
                 }
             }
         }
@@ -748,6 +811,11 @@ pub fn explore_watched(
     // The states greedy schedules reach: with an end in sight, only through states
     // that can still end (§5.3).
     let allowed = |k: usize| !maybe[0] || maybe[k];
+    if let Some(g) = graph {
+        for (k, node) in g.states.iter_mut().enumerate() {
+            node.off_limits = !allowed(k);
+        }
+    }
     let mut succs: Vec<Vec<u32>> = vec![Vec::new(); states.len()];
     for (to, ps) in preds.iter().enumerate() {
         for &p in ps {
