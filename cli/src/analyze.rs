@@ -138,7 +138,7 @@ pub fn run(
 /// Most blocks `--svg` draws in one picture (every analysis counted): Graphviz's
 /// layout grows faster than linearly (see BENCHMARKS.md), so a larger CFG is
 /// refused with a message instead of a long wait.
-pub const SVG_MAX_BLOCKS: usize = 5_000;
+pub const SVG_MAX_BLOCKS: usize = 1_000;
 
 /// The `--svg` clusters of function number `n`: one cluster for the function
 /// holding one per analysis (thesis Fig. 7.2 colouring, [`render::dot_cluster`]),

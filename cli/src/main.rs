@@ -1176,7 +1176,7 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
     let (exploration, graph) =
         explore_watching(&module, &config, &bounds, e.time, &flags, e.dot || e.svg)?;
     if let Some(graph) = graph {
-        let dot = graph.dot(&exploration);
+        let dot = exploration.dot(&graph);
         if e.svg {
             if graph.states.len() > EXPLORE_SVG_MAX_STATES {
                 return Err(anyhow!(

@@ -582,3 +582,47 @@ fn transform_svg_shows_the_cfg_before_and_after_with_added_blocks_marked() {
     ]));
     assert!(cfg.contains("B.newh"), "{cfg}");
 }
+
+/// A chain of `n` diamonds branching on the parameter `%x`: `4n + 2` blocks.
+fn diamonds(n: usize) -> String {
+    let mut s =
+        String::from("define i32 @f(i32 %x) {\ne:\n  %c = icmp slt i32 %x, 2\n  br label %h0\n");
+    for i in 0..n {
+        s += &format!(
+            "h{i}:\n  br i1 %c, label %l{i}, label %r{i}\nl{i}:\n  br label %j{i}\nr{i}:\n  br label %j{i}\nj{i}:\n  br label %h{}\n",
+            i + 1
+        );
+    }
+    s + &format!("h{n}:\n  ret i32 %x\n}}\n")
+}
+
+#[test]
+fn a_cfg_too_large_for_graphviz_is_refused_with_a_message() {
+    // 1,002 blocks: over the limit of one picture; two analyses of 502 too.
+    let big = temp_file("big.ll", diamonds(250));
+    let half = temp_file("half.ll", diamonds(125));
+    for args in [
+        vec!["analyze", big.as_str(), "--analysis", "thesis", "--svg"],
+        vec![
+            "analyze",
+            half.as_str(),
+            "--analysis",
+            "thesis,popl",
+            "--svg",
+        ],
+        vec!["transform", big.as_str(), "--pass", "pl", "--svg"],
+    ] {
+        let out = pllvm(&args);
+        assert_eq!(code(&out), 1, "{args:?}: {}", stderr(&out));
+        assert!(
+            stderr(&out).contains("too large to draw"),
+            "{}",
+            stderr(&out)
+        );
+        assert!(stdout(&out).is_empty());
+    }
+    // `--dot` has no limit.
+    let out = pllvm(&["analyze", &big, "--analysis", "thesis", "--dot"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(stdout(&out).matches(" -> ").count(), 250 * 5 + 1);
+}

@@ -4,13 +4,12 @@
 //! schedules end in (every lane returned, undefined behaviour naming its rule, a
 //! resource limit, no block to schedule) as nodes of their own.
 //!
-//! [`super::explore_graph`] records it while exploring; [`super::explore`] and
+//! `explore::explore_graph` records it while exploring; `explore::explore` and
 //! the other entry points record nothing, so the graph costs nothing unless
-//! asked for. States are numbered as the breadth-first search meets them
+//! asked for; `Exploration::dot` draws it. States are numbered as the breadth-first search meets them
 //! (the initial state of Def. 4 is `s0`); a state met again by another schedule
 //! is the same node (the search deduplicates states by fingerprint).
 
-use super::Exploration;
 use crate::greedy::lane_targets;
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::{Next, Program, State};
@@ -37,7 +36,7 @@ pub struct StateNode {
 pub enum Target {
     /// An explored state, by number.
     State(u32),
-    /// An outcome, by its index in [`Exploration::outcomes`].
+    /// An outcome, by its index in the exploration's outcomes.
     Outcome(usize),
     /// Not explored: a bound cut the search here; index into [`StateGraph::cuts`].
     Cut(usize),
@@ -143,105 +142,5 @@ impl StateGraph {
             }
         };
         Target::Cut(k)
-    }
-
-    /// The graph in the DOT language: state nodes `sN` (boxes: ℓ_next per lane,
-    /// the control mask of each schedulable block, Cnb pairs filled yellow,
-    /// states off limits by §5.3 grey and dashed), outcome nodes `oK` (ellipses:
-    /// green when every lane returned, red for undefined behaviour, yellow for a
-    /// limit, grey when blocked), cut nodes `cutK` (dashed octagons) and
-    /// transitions labelled with the scheduled block. The graph's label says
-    /// whether the exploration is exhaustive.
-    pub fn dot(&self, exploration: &Exploration) -> String {
-        // Quoted; `\n` and `\l` inside stay Graphviz's line breaks.
-        let q = |s: &str| format!("\"{}\"", s.replace('"', "\\\""));
-        let mut s = String::from("digraph \"pllvm explore\" {\n");
-        s.push_str(&format!(
-            "  label={}; labelloc=t; fontname=\"monospace\";\n",
-            q(&format!(
-                "explored {} states, {} transitions, {} outcomes ({})",
-                exploration.states,
-                exploration.transitions,
-                exploration.outcomes.len(),
-                match &exploration.truncated {
-                    None => "exhaustive".to_string(),
-                    Some(why) => format!("truncated: {why}"),
-                }
-            ))
-        ));
-        s.push_str(
-            "  node [shape=box, fontname=\"monospace\"];\n  edge [fontname=\"monospace\"];\n",
-        );
-        for (k, node) in self.states.iter().enumerate() {
-            let mut label = format!("s{k}\\lℓnext: {}\\l", node.next.join(" "));
-            for (b, bits) in &node.masks {
-                label.push_str(&format!("cmask {}: {bits}\\l", b));
-            }
-            if !node.cnb.is_empty() {
-                let pairs: Vec<String> = node
-                    .cnb
-                    .iter()
-                    .map(|(a, b)| format!("{{{a}, {b}}}"))
-                    .collect();
-                label.push_str(&format!("Cnb: {}\\l", pairs.join(" ")));
-            }
-            if node.off_limits {
-                label.push_str("no end reachable (§5.3)\\l");
-            }
-            let mut attrs = vec![format!("label={}", q(&label))];
-            if node.off_limits {
-                attrs.push("style=dashed, color=gray50, fontcolor=gray50".into());
-            } else if !node.cnb.is_empty() {
-                attrs.push("style=filled, fillcolor=lightyellow".into());
-            }
-            if k == 0 {
-                attrs.push("penwidth=2".into());
-            }
-            s.push_str(&format!("  \"s{k}\" [{}];\n", attrs.join(", ")));
-        }
-        for (k, o) in exploration.outcomes.iter().enumerate() {
-            let fill = if o.ending == "returned" {
-                "palegreen"
-            } else if o.ending.starts_with("undefined") {
-                "salmon"
-            } else if o.ending.starts_with("limit") {
-                "khaki"
-            } else {
-                "lightgray"
-            };
-            let mut label = format!("outcome {k}: {}\\n{}", o.ending, o.result_text);
-            for (g, contents) in &o.memory {
-                label.push_str(&format!("\\n{g} = {contents}"));
-            }
-            s.push_str(&format!(
-                "  \"o{k}\" [shape=ellipse, style=filled, fillcolor={fill}, label={}];\n",
-                q(&label)
-            ));
-        }
-        for (k, why) in self.cuts.iter().enumerate() {
-            s.push_str(&format!(
-                "  \"cut{k}\" [shape=octagon, style=dashed, label={}];\n",
-                q(&format!("not explored: {why}"))
-            ));
-        }
-        for e in &self.edges {
-            let to = match e.to {
-                Target::State(n) => format!("s{n}"),
-                Target::Outcome(k) => format!("o{k}"),
-                Target::Cut(k) => format!("cut{k}"),
-            };
-            let style = if matches!(e.to, Target::Cut(_)) {
-                ", style=dashed"
-            } else {
-                ""
-            };
-            s.push_str(&format!(
-                "  \"s{}\" -> \"{to}\" [label={}{style}];\n",
-                e.from,
-                q(&e.label)
-            ));
-        }
-        s.push_str("}\n");
-        s
     }
 }
