@@ -90,6 +90,7 @@ pub fn run(
     }
     let mut reports = Vec::new();
     let mut clusters = String::new();
+    let mut drawn = 0;
     for (n, &func) in funcs.iter().enumerate() {
         let args = if several {
             uniform_args_of(module, func, uniform_args)
@@ -106,7 +107,7 @@ pub fn run(
             continue;
         }
         if format == Format::Svg {
-            clusters.push_str(&svg_clusters(module, func, &results, n)?);
+            clusters.push_str(&svg_clusters(module, func, &results, n, &mut drawn)?);
             continue;
         }
         if n > 0 && format == Format::Text {
@@ -142,17 +143,29 @@ pub const SVG_MAX_BLOCKS: usize = 1_000;
 
 /// The `--svg` clusters of function number `n`: one cluster for the function
 /// holding one per analysis (thesis Fig. 7.2 colouring, [`render::dot_cluster`]),
-/// node ids `@f/analysis/block`.
-fn svg_clusters(module: &Module, func: FuncId, results: &[Uniformity], n: usize) -> Result<String> {
+/// node ids `@f/analysis/block`; `drawn` counts the blocks of the picture so far.
+fn svg_clusters(
+    module: &Module,
+    func: FuncId,
+    results: &[Uniformity],
+    n: usize,
+    drawn: &mut usize,
+) -> Result<String> {
     let name = &module.functions[func].name;
     let blocks = module.functions[func]
         .body
         .as_ref()
         .map_or(0, |b| b.layout.len());
-    if blocks * results.len() > SVG_MAX_BLOCKS {
+    *drawn += blocks * results.len();
+    if *drawn > SVG_MAX_BLOCKS {
         return Err(anyhow!(
-            "@{name}: {blocks} blocks x {} analyses is too large to draw (at most {SVG_MAX_BLOCKS} blocks per picture: Graphviz's layout grows faster than linearly); use --dot, --analysis NAME or --function NAME",
-            results.len()
+            "@{name}: {blocks} blocks under {} {} (with the functions before it) are too large to draw (at most {SVG_MAX_BLOCKS} blocks per picture: Graphviz's layout grows faster than linearly); use --dot, --analysis NAME or --function NAME",
+            results.len(),
+            if results.len() == 1 {
+                "analysis"
+            } else {
+                "analyses"
+            }
         ));
     }
     let mut s = format!(
