@@ -1145,4 +1145,65 @@ D:
         assert_eq!((e.states, e.transitions), (6, 6));
         assert!(e.truncated.is_none());
     }
+
+    /// The graph of `pllvm explore --dot` on the diamond: the six states, the
+    /// six transitions named by their blocks, the returned state's edge to the
+    /// one outcome; after A the lanes' control masks part (B for lane 0, C for
+    /// lane 1) and {B, C} is a Cnb pair (Def. 20).
+    #[test]
+    fn the_recorded_graph_has_every_state_transition_and_outcome() {
+        let (module, _) = match pllvm_semantics::text::parse_module(DIAMOND) {
+            Ok(parsed) => parsed,
+            Err(e) => panic!("the test program does not parse: {e:?}"),
+        };
+        let config = RunConfig {
+            threads: 2,
+            ..Default::default()
+        };
+        let (e, graph) = explore_graph(&module, &config, &Bounds::default(), &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .unwrap_or_else(|e| panic!("explores: {e}"));
+        assert_eq!(graph.states.len(), e.states);
+        let to_states: Vec<(u32, &str, u32)> = graph
+            .edges
+            .iter()
+            .filter_map(|edge| match edge.to {
+                Target::State(t) => Some((edge.from, edge.label.as_str(), t)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(to_states.len(), e.transitions);
+        assert_eq!(to_states[0], (0, "A", 1));
+        assert_eq!(to_states[5], (4, "D", 5));
+        let ends: Vec<_> = graph
+            .edges
+            .iter()
+            .filter(|edge| !matches!(edge.to, Target::State(_)))
+            .collect();
+        assert_eq!(ends.len(), 1);
+        assert_eq!(
+            (ends[0].from, ends[0].label.as_str(), ends[0].to),
+            (5, "returned", Target::Outcome(0))
+        );
+        assert_eq!(graph.states[5].next, ["□", "□"]);
+        let mut masks = graph.states[1].masks.clone();
+        masks.sort();
+        assert_eq!(
+            masks,
+            [
+                ("B".to_string(), "10".to_string()),
+                ("C".to_string(), "01".to_string())
+            ]
+        );
+        assert_eq!(graph.states[1].cnb.len(), 1);
+        assert!(graph.cuts.is_empty() && graph.states.iter().all(|s| !s.off_limits));
+        let dot = e.dot(&graph);
+        assert!(dot.contains("\"s0\" -> \"s1\" [label=\"A\"];"), "{dot}");
+        assert!(
+            dot.contains("\"s5\" -> \"o0\" [label=\"returned\"];"),
+            "{dot}"
+        );
+        assert_eq!(dot.matches("shape=ellipse").count(), 1, "{dot}");
+    }
 }
