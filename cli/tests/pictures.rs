@@ -626,3 +626,26 @@ fn a_cfg_too_large_for_graphviz_is_refused_with_a_message() {
     assert_eq!(code(&out), 0);
     assert_eq!(stdout(&out).matches(" -> ").count(), 250 * 5 + 1);
 }
+
+#[test]
+fn explore_dot_greys_out_the_states_termination_preservation_rules_out() {
+    // From the state after L the loop never ends though the schedule through C
+    // does (§5.3): `explore` rules out the transition into it.
+    let file = corpus("schedules/termination-doomed-loop.ll");
+    let args = ["explore", file.as_str(), "-w", "2", "--arg", "x=0"];
+    let report = stdout(&pllvm(&args));
+    let pruned = count_after(&report, "termination preservation (§5.3) rules out ");
+    let dot = stdout(&pllvm(&[&args[..], &["--dot"]].concat()));
+    let off: Vec<&str> = dot
+        .lines()
+        .filter(|l| l.contains("no end reachable (§5.3)"))
+        .collect();
+    assert_eq!(off.len(), 1, "{dot}");
+    assert!(off[0].contains("color=gray50"), "{dot}");
+    let greyed = dot
+        .lines()
+        .filter(|l| l.contains(" -> ") && l.contains("color=gray50"))
+        .count();
+    // The ruled-out transitions, and the off-limits state's own loop.
+    assert_eq!(greyed, pruned + 1, "{dot}");
+}

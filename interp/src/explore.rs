@@ -231,11 +231,13 @@ impl Exploration {
     }
 
     /// The explored graph `graph` (recorded by [`explore_graph`]) in the DOT
-    /// language: state nodes `sN` (boxes: ℓ_next per lane,
-    /// the control mask of each schedulable block, Cnb pairs filled yellow,
-    /// states off limits by §5.3 grey and dashed), outcome nodes `oK` (ellipses:
-    /// green when every lane returned, red for undefined behaviour, yellow for a
-    /// limit, grey when blocked), cut nodes `cutK` (dashed octagons) and
+    /// language (`pllvm explore --dot`): state nodes `sN` (boxes: ℓ_next per
+    /// lane, Def. 3; the control mask, Def. 6, of each block that may be
+    /// scheduled; Cnb pairs, Def. 20, filled yellow; states off limits by
+    /// termination preservation, §5.3, and the transitions into them grey and
+    /// dashed), outcome nodes `oK` (ellipses: green when every lane returned,
+    /// red for undefined behaviour, yellow for a limit, grey when blocked), cut
+    /// nodes `cutK` (dashed octagons, where a bound stopped the search) and
     /// transitions labelled with the scheduled block. The graph's label says
     /// whether the exploration is exhaustive.
     pub fn dot(&self, graph: &StateGraph) -> String {
@@ -317,10 +319,13 @@ impl Exploration {
                 Target::Outcome(k) => format!("o{k}"),
                 Target::Cut(k) => format!("cut{k}"),
             };
-            let style = if matches!(e.to, Target::Cut(_)) {
-                ", style=dashed"
-            } else {
-                ""
+            let style = match e.to {
+                Target::Cut(_) => ", style=dashed",
+                // Ruled out by termination preservation (§5.3).
+                Target::State(t) if graph.states[t as usize].off_limits => {
+                    ", style=dashed, color=gray50, fontcolor=gray50"
+                }
+                _ => "",
             };
             s.push_str(&format!(
                 "  \"s{}\" -> \"{to}\" [label={}{style}];\n",
