@@ -381,9 +381,19 @@ fn analysis_report(
 }
 
 /// Quotes a name for Graphviz (`\n` inside stays a line break).
-fn dot_id(name: &str) -> String {
+pub fn dot_id(name: &str) -> String {
     format!("\"{}\"", name.replace('"', "\\\""))
 }
+
+/// The fill of a sync join (`sdep*`, thesis Fig. 7.2) in the CFG drawings.
+pub const SYNC_JOIN_FILL: &str = "lightblue";
+/// The fill of a temporal join (`tdep*`, thesis Fig. 7.2).
+pub const TEMPORAL_JOIN_FILL: &str = "orange";
+/// The fill of the blocks of a loop with a temporally divergent exit.
+pub const DIVERGENT_LOOP_FILL: &str = "pink";
+/// The border (and out-edges) of a block whose terminator is divergent: a
+/// divergent branch.
+pub const DIVERGENT_BRANCH_COLOR: &str = "red";
 
 /// The CFG of `r`'s function as Graphviz text: divergent branches with a red
 /// border, sync joins filled blue, temporal joins filled orange, the blocks of
@@ -395,12 +405,114 @@ pub fn dot(module: &Module, r: &Uniformity) -> String {
     s.push_str("  // red border: divergent terminator; blue: sync join (sdep*); orange: temporal join (tdep*);\n");
     s.push_str("  // pink: block of a loop with a temporally divergent exit; dashed box: varying activation\n");
     s.push_str("  node [shape=box, fontname=\"monospace\"];\n");
-    let Some(body) = fdata.body.as_ref() else {
-        s.push_str("}\n");
+    s.push_str(&cfg_statements(
+        module,
+        r.func,
+        Some(r),
+        &ClusterMarks::default(),
+        "  ",
+    ));
+    s.push_str("}\n");
+    s
+}
+
+/// How [`dot_cluster`] marks a CFG inside a larger picture.
+#[derive(Default)]
+pub struct ClusterMarks<'a> {
+    /// Put before every node id, so that several CFGs in one digraph keep their
+    /// nodes apart (`@f/thesis/`); the label stays the block's name.
+    pub prefix: &'a str,
+    /// Per block name: a note shown under the name and the font colour it is
+    /// drawn in (`pllvm transform --svg`: blocks a transform added or removed).
+    pub notes: Vec<(String, &'static str, &'static str)>,
+}
+
+/// The CFG of `func` as a Graphviz cluster `subgraph cluster_NAME` labelled
+/// `label`, to put with others in one digraph (`pllvm analyze --svg`, `pllvm
+/// transform --svg`): coloured as [`dot`] does by `r` when given (thesis
+/// Fig. 7.2), plain otherwise; node ids start with `marks.prefix`.
+pub fn dot_cluster(
+    module: &Module,
+    func: FuncId,
+    r: Option<&Uniformity>,
+    name: &str,
+    label: &str,
+    marks: &ClusterMarks<'_>,
+) -> String {
+    let mut s = format!("  subgraph {} {{\n", dot_id(&format!("cluster_{name}")));
+    s.push_str(&format!(
+        "    label={}; labeljust=l; fontname=\"monospace\";\n",
+        dot_id(label)
+    ));
+    s.push_str(&cfg_statements(module, func, r, marks, "    "));
+    s.push_str("  }\n");
+    s
+}
+
+/// A Graphviz cluster that says what the colours of [`dot`] and
+/// [`dot_cluster`] mean, one sample node per mark, and the `extra` marks
+/// (label, node attributes) of the caller.
+pub fn dot_legend(extra: &[(&str, &str)]) -> String {
+    let mut s = String::from(
+        "  subgraph \"cluster_legend\" {\n    label=\"legend\"; labeljust=l; fontname=\"monospace\";\n",
+    );
+    let mut entries: Vec<(String, String)> = vec![
+        (
+            "divergent branch (varying terminator)".into(),
+            format!("color={DIVERGENT_BRANCH_COLOR}, penwidth=2"),
+        ),
+        (
+            "sync join (sdep*)".into(),
+            format!("style=filled, fillcolor={SYNC_JOIN_FILL}"),
+        ),
+        (
+            "temporal join (tdep*)".into(),
+            format!("style=filled, fillcolor={TEMPORAL_JOIN_FILL}"),
+        ),
+        (
+            "block of a divergent loop".into(),
+            format!("style=filled, fillcolor={DIVERGENT_LOOP_FILL}"),
+        ),
+        ("varying activation".into(), "style=dashed".into()),
+        ("back edge: dashed arrow".into(), String::new()),
+    ];
+    entries.extend(extra.iter().map(|(l, a)| (l.to_string(), a.to_string())));
+    let ids: Vec<String> = (0..entries.len()).map(|k| format!("legend {k}")).collect();
+    for ((label, attrs), id) in entries.iter().zip(&ids) {
+        let sep = if attrs.is_empty() { "" } else { ", " };
+        s.push_str(&format!(
+            "    {} [label={}{sep}{attrs}];\n",
+            dot_id(id),
+            dot_id(label)
+        ));
+    }
+    // Invisible edges stack the samples in one column.
+    for pair in ids.windows(2) {
+        s.push_str(&format!(
+            "    {} -> {} [style=invis];\n",
+            dot_id(&pair[0]),
+            dot_id(&pair[1])
+        ));
+    }
+    s.push_str("  }\n");
+    s
+}
+
+/// The node and edge statements of `func`'s CFG, each line starting with
+/// `indent`: coloured by `r` when given.
+fn cfg_statements(
+    module: &Module,
+    func: FuncId,
+    r: Option<&Uniformity>,
+    marks: &ClusterMarks<'_>,
+    indent: &str,
+) -> String {
+    let mut s = String::new();
+    let Some(body) = module.functions[func].body.as_ref() else {
         return s;
     };
     let facts = CfgFacts::compute(body).ok();
-    let in_divergent_loop = |b: Block| {
+    let in_divergent_loop = |r: &Uniformity, b: Block| {
         facts.as_ref().is_some_and(|f| {
             f.loops
                 .ancestors(b)
@@ -408,53 +520,63 @@ pub fn dot(module: &Module, r: &Uniformity) -> String {
                 .any(|l| r.divergent_loops.contains(&f.loops.header(l)))
         })
     };
+    let id = |b: Block| dot_id(&format!("{}{}", marks.prefix, body.blocks[b].name));
     for &b in &body.layout {
         let name = &body.blocks[b].name;
-        // `sa`: one line per integer or pointer value of the block with its
-        // stride-alignment shape.
-        let data = &body.blocks[b];
-        let strided: String = data
-            .phis
-            .iter()
-            .chain(&data.body)
-            .filter_map(|&i| body.insts[i].result)
-            .filter_map(|v| {
-                r.strides
-                    .get(&v)
-                    .map(|s| format!("\\l{} : {}", text::print_value(module, body, v), s))
-            })
-            .collect();
-        let mut attrs = vec![format!(
-            "label={}",
-            dot_id(&format!(
-                "{name}\\nactivation {}{strided}",
-                r.activation[b].symbol()
-            ))
-        )];
-        let fill = if r.sync_joins.contains(&b) {
-            Some("lightblue")
-        } else if r.temporal_joins.contains(&b) {
-            Some("orange")
-        } else if in_divergent_loop(b) {
-            Some("pink")
-        } else {
-            None
-        };
+        let note = marks.notes.iter().find(|(n, _, _)| n == name);
+        let mut label = name.clone();
+        if let Some((_, text, _)) = note {
+            label.push_str(&format!("\\n({text})"));
+        }
+        let mut attrs = Vec::new();
         let mut styles = Vec::new();
-        if let Some(f) = fill {
-            styles.push("filled");
-            attrs.push(format!("fillcolor={f}"));
+        if let Some(r) = r {
+            // `sa`: one line per integer or pointer value of the block with its
+            // stride-alignment shape.
+            let data = &body.blocks[b];
+            let strided: String = data
+                .phis
+                .iter()
+                .chain(&data.body)
+                .filter_map(|&i| body.insts[i].result)
+                .filter_map(|v| {
+                    r.strides
+                        .get(&v)
+                        .map(|s| format!("\\l{} : {}", text::print_value(module, body, v), s))
+                })
+                .collect();
+            label.push_str(&format!(
+                "\\nactivation {}{strided}",
+                r.activation[b].symbol()
+            ));
+            let fill = if r.sync_joins.contains(&b) {
+                Some(SYNC_JOIN_FILL)
+            } else if r.temporal_joins.contains(&b) {
+                Some(TEMPORAL_JOIN_FILL)
+            } else if in_divergent_loop(r, b) {
+                Some(DIVERGENT_LOOP_FILL)
+            } else {
+                None
+            };
+            if let Some(f) = fill {
+                styles.push("filled");
+                attrs.push(format!("fillcolor={f}"));
+            }
+            if r.activation[b].is_varying() {
+                styles.push("dashed");
+            }
         }
-        if r.activation[b].is_varying() {
-            styles.push("dashed");
-        }
+        attrs.insert(0, format!("label={}", dot_id(&label)));
         if !styles.is_empty() {
             attrs.push(format!("style={}", dot_id(&styles.join(","))));
         }
-        if r.terminators[b].is_varying() {
-            attrs.push("color=red, penwidth=2".to_string());
+        if r.is_some_and(|r| r.terminators[b].is_varying()) {
+            attrs.push(format!("color={DIVERGENT_BRANCH_COLOR}, penwidth=2"));
         }
-        s.push_str(&format!("  {} [{}];\n", dot_id(name), attrs.join(", ")));
+        if let Some((_, _, colour)) = note {
+            attrs.push(format!("fontcolor={colour}"));
+        }
+        s.push_str(&format!("{indent}{} [{}];\n", id(b), attrs.join(", ")));
     }
     for &b in &body.layout {
         for (k, t) in body.successors(b).into_iter().enumerate() {
@@ -463,17 +585,16 @@ pub fn dot(module: &Module, r: &Uniformity) -> String {
             if back {
                 attrs.push("style=dashed".into());
             }
-            if r.terminators[b].is_varying() {
-                attrs.push("color=red".into());
+            if r.is_some_and(|r| r.terminators[b].is_varying()) {
+                attrs.push(format!("color={DIVERGENT_BRANCH_COLOR}"));
             }
             s.push_str(&format!(
-                "  {} -> {} [{}];\n",
-                dot_id(&body.blocks[b].name),
-                dot_id(&body.blocks[t].name),
+                "{indent}{} -> {} [{}];\n",
+                id(b),
+                id(t),
                 attrs.join(", ")
             ));
         }
     }
-    s.push_str("}\n");
     s
 }

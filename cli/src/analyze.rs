@@ -37,6 +37,10 @@ pub enum Format {
     Json,
     /// Graphviz (one digraph per analysis).
     Dot,
+    /// One SVG picture of every CFG drawn (`--svg`): each (function, analysis)
+    /// pair a cluster coloured as `--dot` colours it, with a legend; laid out
+    /// by Graphviz's `dot`.
+    Svg,
     /// Counts only: divergent and uniform values, divergent branches, joins and
     /// divergent loops per analysis (the whole analysis still runs; for large
     /// functions, e.g. the benchmark against opt-22).
@@ -85,6 +89,8 @@ pub fn run(
         check_uniform_args(module, &funcs, uniform_args)?;
     }
     let mut reports = Vec::new();
+    let mut clusters = String::new();
+    let mut drawn = 0;
     for (n, &func) in funcs.iter().enumerate() {
         let args = if several {
             uniform_args_of(module, func, uniform_args)
@@ -100,6 +106,10 @@ pub fn run(
             });
             continue;
         }
+        if format == Format::Svg {
+            clusters.push_str(&svg_clusters(module, func, &results, n, &mut drawn)?);
+            continue;
+        }
         if n > 0 && format == Format::Text {
             writeln!(out)?;
         }
@@ -112,7 +122,73 @@ pub fn run(
             serde_json::to_string_pretty(&render::ModuleReport::new(reports))?
         )?;
     }
+    if format == Format::Svg {
+        let source = format!(
+            "digraph \"pllvm analyze\" {{\n  node [shape=box, fontname=\"monospace\"];\n  edge [fontname=\"monospace\"];\n{clusters}{}}}\n",
+            render::dot_legend(&[])
+        );
+        writeln!(
+            out,
+            "{}",
+            crate::graphviz::svg(&source).map_err(|e| anyhow!(e))?
+        )?;
+    }
     Ok(())
+}
+
+/// Most blocks `--svg` draws in one picture (every analysis counted): Graphviz's
+/// layout grows faster than linearly (see BENCHMARKS.md), so a larger CFG is
+/// refused with a message instead of a long wait.
+pub const SVG_MAX_BLOCKS: usize = 1_000;
+
+/// The `--svg` clusters of function number `n`: one cluster for the function
+/// holding one per analysis (thesis Fig. 7.2 colouring, [`render::dot_cluster`]),
+/// node ids `@f/analysis/block`; `drawn` counts the blocks of the picture so far.
+fn svg_clusters(
+    module: &Module,
+    func: FuncId,
+    results: &[Uniformity],
+    n: usize,
+    drawn: &mut usize,
+) -> Result<String> {
+    let name = &module.functions[func].name;
+    let blocks = module.functions[func]
+        .body
+        .as_ref()
+        .map_or(0, |b| b.layout.len());
+    *drawn += blocks * results.len();
+    if *drawn > SVG_MAX_BLOCKS {
+        return Err(anyhow!(
+            "@{name}: {blocks} blocks under {} {} (with the functions before it) are too large to draw (at most {SVG_MAX_BLOCKS} blocks per picture: Graphviz's layout grows faster than linearly); use --dot, --analysis NAME or --function NAME",
+            results.len(),
+            if results.len() == 1 {
+                "analysis"
+            } else {
+                "analyses"
+            }
+        ));
+    }
+    let mut s = format!(
+        "  subgraph {} {{\n  label={}; labeljust=l; fontname=\"monospace\";\n",
+        render::dot_id(&format!("cluster_f{n}")),
+        render::dot_id(&format!("@{name}"))
+    );
+    for (k, r) in results.iter().enumerate() {
+        let prefix = format!("@{name}/{}/", r.analysis);
+        s.push_str(&render::dot_cluster(
+            module,
+            func,
+            Some(r),
+            &format!("f{n}_{k}"),
+            &r.analysis.to_string(),
+            &render::ClusterMarks {
+                prefix: &prefix,
+                notes: Vec::new(),
+            },
+        ));
+    }
+    s.push_str("  }\n");
+    Ok(s)
 }
 
 /// With every function analysed, each `--uniform-args` entry must name a
@@ -239,7 +315,7 @@ fn print_function(
             }
         }
         // The document is printed once, after every function.
-        Format::Json => {}
+        Format::Json | Format::Svg => {}
         Format::Dot => {
             for r in &refs {
                 write!(out, "{}", render::dot(module, r))?;

@@ -132,7 +132,20 @@ struct ExploreArgs {
     /// the exit code is 3, as for --max-states, --max-steps and Ctrl-C).
     #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
     time: Option<std::time::Duration>,
+    /// Print the graph of explored states and outcomes as Graphviz instead of the
+    /// report: transitions labelled with the scheduled block, outcome nodes, and
+    /// where a bound cut the search.
+    #[arg(long)]
+    dot: bool,
+    /// Print that graph as SVG, laid out by Graphviz's `dot` (at most
+    /// 2,000 states: lower --max-states for larger programs).
+    #[arg(long, conflicts_with = "dot")]
+    svg: bool,
 }
+
+/// Most states `pllvm explore --svg` lays out: Graphviz's layout grows faster
+/// than linearly (BENCHMARKS.md); `--dot` prints any number.
+const EXPLORE_SVG_MAX_STATES: usize = 2_000;
 
 /// `--time SECONDS`: a positive number of seconds (fractions allowed).
 fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
@@ -170,19 +183,23 @@ struct AnalyzeArgs {
     #[arg(long, value_name = "NAME")]
     function: Option<String>,
     /// Print a JSON report.
-    #[arg(long, conflicts_with = "dot")]
+    #[arg(long, conflicts_with_all = ["dot", "svg"])]
     json: bool,
     /// Compare the `llvm` analysis with opt-22's (and opt-19's) `print<uniformity>`
     /// and with what the file's `; run:` lines observed.
-    #[arg(long, conflicts_with_all = ["dot", "json"])]
+    #[arg(long, conflicts_with_all = ["dot", "json", "svg"])]
     compare_llvm: bool,
     /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
     #[arg(long)]
     dot: bool,
     /// Print only counts (divergent values, branches, joins, loops); the analysis
     /// runs in full. For large functions.
-    #[arg(long, conflicts_with_all = ["dot", "json", "compare_llvm"])]
+    #[arg(long, conflicts_with_all = ["dot", "json", "compare_llvm", "svg"])]
     summary: bool,
+    /// Print the CFGs as one SVG picture laid out by Graphviz's `dot` (colours as
+    /// --dot, every function and analysis, with a legend).
+    #[arg(long, conflicts_with = "dot")]
+    svg: bool,
     /// The DFS whose cycle hierarchy the `llvm` analysis uses (it picks the headers
     /// of irreducible cycles): `llvm`, as LLVM's CycleInfo (successors in reverse
     /// order), or `index`, the documented DFS (successors in order).
@@ -588,6 +605,8 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 analyze::Format::Json
             } else if a.dot {
                 analyze::Format::Dot
+            } else if a.svg {
+                analyze::Format::Svg
             } else {
                 analyze::Format::Text
             };
@@ -1213,7 +1232,27 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
         max_steps: e.max_steps,
         order,
     };
-    let exploration = explore_watching(&module, &config, &bounds, e.time, &flags)?;
+    let (exploration, graph) =
+        explore_watching(&module, &config, &bounds, e.time, &flags, e.dot || e.svg)?;
+    if let Some(graph) = graph {
+        let dot = exploration.dot(&graph);
+        if e.svg {
+            if graph.states.len() > EXPLORE_SVG_MAX_STATES {
+                return Err(anyhow!(
+                    "{} explored states are too many to draw (at most {EXPLORE_SVG_MAX_STATES}: Graphviz's layout grows faster than linearly); lower --max-states, or print --dot",
+                    graph.states.len()
+                ));
+            }
+            writeln!(stdout(), "{}", graphviz::svg(&dot).map_err(|e| anyhow!(e))?)?;
+        } else {
+            write!(stdout(), "{dot}")?;
+        }
+        return Ok(if exploration.truncated.is_some() {
+            ExitCode::from(EXIT_TRUNCATED)
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
     write!(stdout(), "{}", exploration.report())?;
     // Each undefined-behaviour ending at its source position, after the report.
     for ub in exploration
@@ -1231,14 +1270,19 @@ fn explore(e: ExploreArgs) -> Result<ExitCode> {
 }
 
 /// Explores with a deadline (`--time`), Ctrl-C as a stop (the states found so far
-/// are reported), and, when stderr is a terminal, a progress line on stderr.
+/// are reported), and, when stderr is a terminal, a progress line on stderr;
+/// records the explored graph when `graph` (`--dot`, `--svg`).
 fn explore_watching(
     module: &Module,
     config: &RunConfig,
     bounds: &Bounds,
     time: Option<std::time::Duration>,
     flags: &InputFlags<'_>,
-) -> Result<pllvm_interp::explore::Exploration> {
+    graph: bool,
+) -> Result<(
+    pllvm_interp::explore::Exploration,
+    Option<pllvm_interp::explore::graph::StateGraph>,
+)> {
     use std::io::IsTerminal;
     use std::ops::ControlFlow;
     let start = std::time::Instant::now();
@@ -1272,8 +1316,13 @@ fn explore_watching(
             _ => ControlFlow::Continue(()),
         }
     };
-    let result =
-        pllvm_interp::explore::explore_watched(module, config, bounds, &mut |_| {}, &mut watch);
+    let result = if graph {
+        pllvm_interp::explore::explore_graph(module, config, bounds, &mut watch)
+            .map(|(e, g)| (e, Some(g)))
+    } else {
+        pllvm_interp::explore::explore_watched(module, config, bounds, &mut |_| {}, &mut watch)
+            .map(|e| (e, None))
+    };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }

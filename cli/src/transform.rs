@@ -7,11 +7,12 @@
 use crate::{Rendered, Usage, load};
 use anyhow::{Result, anyhow};
 use clap::Args;
+use pllvm_analysis::render::{self, ClusterMarks};
 use pllvm_codegen::pipeline::{Options, Stage, parse_passes};
 use pllvm_codegen::shape::cfg_lines;
 use pllvm_codegen::{AnalysisChoice, Site, TransformError};
 use pllvm_semantics::diag::{Diagnostic, SourceMap, render_all};
-use pllvm_semantics::ir::FuncId;
+use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::text::print_module;
 use pllvm_semantics::verify::verify_module;
 use std::io::Write;
@@ -51,6 +52,11 @@ pub struct TransformArgs {
     /// Print the program after every pass, each after a `; stage N: PASS` line.
     #[arg(long)]
     stages: bool,
+    /// Print a before/after SVG picture instead of the program: the CFG as
+    /// written and after the last pass side by side (laid out by Graphviz's
+    /// `dot`), coloured by the analysis, blocks added or removed marked.
+    #[arg(long, conflicts_with_all = ["cfg", "stages", "check"])]
+    svg: bool,
     /// Print what each pass decided (loops transformed, branches kept, gadgets) on
     /// standard error.
     #[arg(long)]
@@ -135,7 +141,11 @@ pub fn main(a: TransformArgs) -> Result<ExitCode> {
             }
         }
     }
-    let text = render_stages(&stages, func, &a);
+    let text = if a.svg {
+        before_after_svg(&module, &stages, func, &a, &options)?
+    } else {
+        render_stages(&stages, func, &a)
+    };
     match &a.output {
         Some(path) => std::fs::write(path, text)
             .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?,
@@ -235,6 +245,99 @@ fn render_stages(stages: &[Stage], func: FuncId, a: &TransformArgs) -> String {
     }
     out
 }
+
+/// `--svg`: the CFG of `func` as written ("before") and after the last stage
+/// ("after", titled with the pass route) as two clusters of one digraph, laid
+/// out by Graphviz. Each side is coloured by the chosen analysis when it runs on
+/// that side (divergent branches, joins, divergent loops: thesis Fig. 7.2); a
+/// block only the transformed CFG has is marked "added", one only the original
+/// has "removed". Node ids are `before/NAME` and `after/NAME`.
+fn before_after_svg(
+    module: &Module,
+    stages: &[Stage],
+    func: FuncId,
+    a: &TransformArgs,
+    options: &Options,
+) -> Result<String> {
+    let after = stages.last().map_or(module, |s| &s.module);
+    let names = |m: &Module| -> Vec<String> {
+        m.functions[func].body.as_ref().map_or(Vec::new(), |b| {
+            b.layout.iter().map(|&k| b.blocks[k].name.clone()).collect()
+        })
+    };
+    let (old, new) = (names(module), names(after));
+    let blocks = old.len() + new.len();
+    if blocks > crate::analyze::SVG_MAX_BLOCKS {
+        return Err(anyhow!(
+            "{blocks} blocks before and after is too large to draw (at most {} per picture: Graphviz's layout grows faster than linearly); use --cfg",
+            crate::analyze::SVG_MAX_BLOCKS
+        ));
+    }
+    let analysis = |m: &Module| {
+        pllvm_codegen::uniform::analyze(m, func, options.analysis, &options.uniform_args, "svg")
+            .ok()
+    };
+    let before_marks = ClusterMarks {
+        prefix: "before/",
+        notes: old
+            .iter()
+            .filter(|n| !new.contains(n))
+            .map(|n| (n.clone(), "removed", REMOVED_COLOUR))
+            .collect(),
+    };
+    let after_marks = ClusterMarks {
+        prefix: "after/",
+        notes: new
+            .iter()
+            .filter(|n| !old.contains(n))
+            .map(|n| (n.clone(), "added", ADDED_COLOUR))
+            .collect(),
+    };
+    let route: Vec<&str> = stages.iter().map(|s| s.pass.name()).collect();
+    let fname = &module.functions[func].name;
+    let source = format!(
+        "digraph \"pllvm transform\" {{\n  label={}; labelloc=t; fontname=\"monospace\";\n  node [shape=box, fontname=\"monospace\"];\n  edge [fontname=\"monospace\"];\n{}{}{}}}\n",
+        render::dot_id(&format!(
+            "@{fname}: --pass {} (analysis {})",
+            route.join(","),
+            a.analysis
+        )),
+        render::dot_cluster(
+            module,
+            func,
+            analysis(module).as_ref(),
+            "before",
+            "before",
+            &before_marks
+        ),
+        render::dot_cluster(
+            after,
+            func,
+            analysis(after).as_ref(),
+            "after",
+            &format!("after {}", route.join(" -> ")),
+            &after_marks
+        ),
+        render::dot_legend(&[
+            (
+                "(added): only after the transform",
+                &format!("fontcolor={ADDED_COLOUR}")
+            ),
+            (
+                "(removed): only before it",
+                &format!("fontcolor={REMOVED_COLOUR}")
+            ),
+        ]),
+    );
+    let mut svg = crate::graphviz::svg(&source).map_err(|e| anyhow!(e))?;
+    svg.push('\n');
+    Ok(svg)
+}
+
+/// The font colour of a block the transform added (`--svg`).
+const ADDED_COLOUR: &str = "darkgreen";
+/// The font colour of a block the transform removed (`--svg`).
+const REMOVED_COLOUR: &str = "gray40";
 
 /// A transform's refusal at the input's `file:line:col`.
 pub fn render_error(e: &TransformError, spans: &SourceMap, name: &str, src: &str) -> String {

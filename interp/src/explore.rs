@@ -40,6 +40,9 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
 use std::ops::ControlFlow;
 
+pub mod graph;
+use graph::{StateGraph, Target};
+
 /// In which order the successors of a state are generated (and so which witness
 /// schedules are found and which states a state bound cuts off).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -225,6 +228,113 @@ impl Exploration {
             .map(|&b| self.name(b))
             .collect::<Vec<_>>()
             .join(",")
+    }
+
+    /// The explored graph `graph` (recorded by [`explore_graph`]) in the DOT
+    /// language (`pllvm explore --dot`): state nodes `sN` (boxes: ℓ_next per
+    /// lane, Def. 3; the control mask, Def. 6, of each block that may be
+    /// scheduled; Cnb pairs, Def. 20, filled yellow; states off limits by
+    /// termination preservation, §5.3, and the transitions into them grey and
+    /// dashed), outcome nodes `oK` (ellipses: green when every lane returned,
+    /// red for undefined behaviour, yellow for a limit, grey when blocked), cut
+    /// nodes `cutK` (dashed octagons, where a bound stopped the search) and
+    /// transitions labelled with the scheduled block. The graph's label says
+    /// whether the exploration is exhaustive.
+    pub fn dot(&self, graph: &StateGraph) -> String {
+        let exploration = self;
+        // Quoted; `\n` and `\l` inside stay Graphviz's line breaks.
+        let q = |s: &str| format!("\"{}\"", s.replace('"', "\\\""));
+        let mut s = String::from("digraph \"pllvm explore\" {\n");
+        s.push_str(&format!(
+            "  label={}; labelloc=t; fontname=\"monospace\";\n",
+            q(&format!(
+                "explored {} states, {} transitions, {} outcomes ({})",
+                exploration.states,
+                exploration.transitions,
+                exploration.outcomes.len(),
+                match &exploration.truncated {
+                    None => "exhaustive".to_string(),
+                    Some(why) => format!("truncated: {why}"),
+                }
+            ))
+        ));
+        s.push_str(
+            "  node [shape=box, fontname=\"monospace\"];\n  edge [fontname=\"monospace\"];\n",
+        );
+        for (k, node) in graph.states.iter().enumerate() {
+            let mut label = format!("s{k}\\lℓnext: {}\\l", node.next.join(" "));
+            for (b, bits) in &node.masks {
+                label.push_str(&format!("cmask {}: {bits}\\l", b));
+            }
+            if !node.cnb.is_empty() {
+                let pairs: Vec<String> = node
+                    .cnb
+                    .iter()
+                    .map(|(a, b)| format!("{{{a}, {b}}}"))
+                    .collect();
+                label.push_str(&format!("Cnb: {}\\l", pairs.join(" ")));
+            }
+            if node.off_limits {
+                label.push_str("no end reachable (§5.3)\\l");
+            }
+            let mut attrs = vec![format!("label={}", q(&label))];
+            if node.off_limits {
+                attrs.push("style=dashed, color=gray50, fontcolor=gray50".into());
+            } else if !node.cnb.is_empty() {
+                attrs.push("style=filled, fillcolor=lightyellow".into());
+            }
+            if k == 0 {
+                attrs.push("penwidth=2".into());
+            }
+            s.push_str(&format!("  \"s{k}\" [{}];\n", attrs.join(", ")));
+        }
+        for (k, o) in exploration.outcomes.iter().enumerate() {
+            let fill = if o.ending == "returned" {
+                "palegreen"
+            } else if o.ending.starts_with("undefined") {
+                "salmon"
+            } else if o.ending.starts_with("limit") {
+                "khaki"
+            } else {
+                "lightgray"
+            };
+            let mut label = format!("outcome {k}: {}\\n{}", o.ending, o.result_text);
+            for (g, contents) in &o.memory {
+                label.push_str(&format!("\\n{g} = {contents}"));
+            }
+            s.push_str(&format!(
+                "  \"o{k}\" [shape=ellipse, style=filled, fillcolor={fill}, label={}];\n",
+                q(&label)
+            ));
+        }
+        for (k, why) in graph.cuts.iter().enumerate() {
+            s.push_str(&format!(
+                "  \"cut{k}\" [shape=octagon, style=dashed, label={}];\n",
+                q(&format!("not explored: {why}"))
+            ));
+        }
+        for e in &graph.edges {
+            let to = match e.to {
+                Target::State(n) => format!("s{n}"),
+                Target::Outcome(k) => format!("o{k}"),
+                Target::Cut(k) => format!("cut{k}"),
+            };
+            let style = match e.to {
+                Target::Cut(_) => ", style=dashed",
+                // Ruled out by termination preservation (§5.3).
+                Target::State(t) if graph.states[t as usize].off_limits => {
+                    ", style=dashed, color=gray50, fontcolor=gray50"
+                }
+                _ => "",
+            };
+            s.push_str(&format!(
+                "  \"s{}\" -> \"{to}\" [label={}{style}];\n",
+                e.from,
+                q(&e.label)
+            ));
+        }
+        s.push_str("}\n");
+        s
     }
 
     /// The report `pllvm explore` prints.
@@ -440,6 +550,32 @@ pub fn explore_watched(
     visit: &mut dyn FnMut(&Transition<'_>),
     watch: &mut dyn FnMut(&Progress) -> ControlFlow<String>,
 ) -> Result<Exploration, ExploreError> {
+    explore_recording(module, config, bounds, visit, watch, None)
+}
+
+/// [`explore_watched`], also recording the explored graph (states, transitions
+/// labelled with the scheduled block, outcomes and the cuts of the bounds:
+/// [`StateGraph`]) for `pllvm explore --dot`.
+pub fn explore_graph(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+    watch: &mut dyn FnMut(&Progress) -> ControlFlow<String>,
+) -> Result<(Exploration, StateGraph), ExploreError> {
+    let mut graph = StateGraph::default();
+    let e = explore_recording(module, config, bounds, &mut |_| {}, watch, Some(&mut graph))?;
+    Ok((e, graph))
+}
+
+/// The search of [`explore_watched`]; records into `graph` when given.
+fn explore_recording(
+    module: &Module,
+    config: &RunConfig,
+    bounds: &Bounds,
+    visit: &mut dyn FnMut(&Transition<'_>),
+    watch: &mut dyn FnMut(&Progress) -> ControlFlow<String>,
+    mut graph: Option<&mut StateGraph>,
+) -> Result<Exploration, ExploreError> {
     let machine = Machine::new(module, config).map_err(ExploreError::Setup)?;
     let program = &machine.program;
     let facts = GreedyFacts::compute(program)
@@ -476,6 +612,9 @@ pub fn explore_watched(
     }];
     let mut index: HashMap<u128, u32> = HashMap::new();
     index.insert(fingerprint(&machine.state), 0);
+    if let Some(g) = graph.as_deref_mut() {
+        g.add_state(0, &machine.state, program);
+    }
     let mut preds: Vec<Vec<u32>> = vec![Vec::new()];
     let mut ends = vec![false];
     let mut unexpanded = vec![false];
@@ -509,6 +648,10 @@ pub fn explore_watched(
         if let ControlFlow::Break(why) = watch(&so_far) {
             for k in std::iter::once(n).chain(queue.drain(..)) {
                 unexpanded[k as usize] = true;
+                if let Some(g) = graph.as_deref_mut() {
+                    let cut = g.cut(&why);
+                    g.edge(k, "", cut);
+                }
             }
             truncated = Some(match truncated {
                 None => why,
@@ -524,7 +667,8 @@ pub fn explore_watched(
                               state: &State,
                               last: Option<Block>,
                               nodes: &[Node],
-                              outcomes: &mut Vec<ExploredOutcome>| {
+                              outcomes: &mut Vec<ExploredOutcome>|
+         -> usize {
             let results: Vec<Option<Val>> = state
                 .next
                 .iter()
@@ -541,8 +685,8 @@ pub fn explore_watched(
                 })
                 .collect();
             let key = (ending.clone(), results.clone(), bytes);
-            if outcome_keys.contains_key(&key) {
-                return;
+            if let Some(&k) = outcome_keys.get(&key) {
+                return k;
             }
             let mut witness = path(nodes, n);
             witness.extend(last);
@@ -581,17 +725,25 @@ pub fn explore_watched(
                 witness,
                 undefined,
             });
+            outcomes.len() - 1
         };
 
         if state.all_done() {
             ends[n as usize] = true;
-            record_end("returned".into(), None, &state, None, &nodes, &mut outcomes);
+            let k = record_end("returned".into(), None, &state, None, &nodes, &mut outcomes);
+            if let Some(g) = graph.as_deref_mut() {
+                g.edge(n, "returned", Target::Outcome(k));
+            }
             continue;
         }
         if nodes[n as usize].depth >= bounds.max_steps {
             unexpanded[n as usize] = true;
-            truncated
-                .get_or_insert_with(|| format!("schedules longer than {} steps", bounds.max_steps));
+            let why = format!("schedules longer than {} steps", bounds.max_steps);
+            if let Some(g) = graph.as_deref_mut() {
+                let cut = g.cut(&why);
+                g.edge(n, "", cut);
+            }
+            truncated.get_or_insert(why);
             continue;
         }
         let mut next = candidates(program, &facts, &state);
@@ -601,7 +753,7 @@ pub fn explore_watched(
                 .filter(|&t| !state.next[t].is_done())
                 .map(|t| t.to_string())
                 .collect();
-            record_end(
+            let k = record_end(
                 format!(
                     "blocked: no block makes progress and synchronizes (lanes {} wait)",
                     waiting.join(", ")
@@ -612,6 +764,9 @@ pub fn explore_watched(
                 &nodes,
                 &mut outcomes,
             );
+            if let Some(g) = graph.as_deref_mut() {
+                g.edge(n, "blocked", Target::Outcome(k));
+            }
             continue;
         }
         match bounds.order {
@@ -632,6 +787,9 @@ pub fn explore_watched(
             cnb_pairs(program, &state, &progressing),
             cnb_pairs(program, &state, &next),
         ];
+        if let Some(g) = graph.as_deref_mut() {
+            g.expanded(n, &state, program, &next, &node_cnb[n as usize][0]);
+        }
         for b in next {
             transitions += 1;
             match step_keeping(program, facts.interp, facts.exec, &state, b) {
@@ -648,7 +806,10 @@ pub fn explore_watched(
                 }
                 Stepped::Ended(ending, undefined) => {
                     ends[n as usize] = true;
-                    record_end(ending, undefined, &state, Some(b), &nodes, &mut outcomes);
+                    let k = record_end(ending, undefined, &state, Some(b), &nodes, &mut outcomes);
+                    if let Some(g) = graph.as_deref_mut() {
+                        g.edge(n, program.block_name(b), Target::Outcome(k));
+                    }
                 }
                 Stepped::State(next_and_step) => {
                     let (s, step) = *next_and_step;
@@ -669,9 +830,12 @@ pub fn explore_watched(
                         }
                         None if states.len() >= bounds.max_states => {
                             unexpanded[n as usize] = true;
-                            truncated.get_or_insert_with(|| {
-                                format!("more than {} states", bounds.max_states)
-                            });
+                            let why = format!("more than {} states", bounds.max_states);
+                            if let Some(g) = graph.as_deref_mut() {
+                                let cut = g.cut(&why);
+                                g.edge(n, program.block_name(b), cut);
+                            }
+                            truncated.get_or_insert(why);
                             visit(&Transition {
                                 program,
                                 from: n,
@@ -694,6 +858,9 @@ pub fn explore_watched(
                                 step: &step,
                                 after: &s,
                             });
+                            if let Some(g) = graph.as_deref_mut() {
+                                g.add_state(id, &s, program);
+                            }
                             states.push(Some(s));
                             nodes.push(Node {
                                 parent: Some((n, b)),
@@ -709,6 +876,9 @@ pub fn explore_watched(
                         }
                     };
                     preds[target as usize].push(n);
+                    if let Some(g) = graph.as_deref_mut() {
+                        g.edge(n, program.block_name(b), Target::State(target));
+                    }
                 }
             }
         }
@@ -748,6 +918,11 @@ pub fn explore_watched(
     // The states greedy schedules reach: with an end in sight, only through states
     // that can still end (§5.3).
     let allowed = |k: usize| !maybe[0] || maybe[k];
+    if let Some(g) = graph {
+        for (k, node) in g.states.iter_mut().enumerate() {
+            node.off_limits = !allowed(k);
+        }
+    }
     let mut succs: Vec<Vec<u32>> = vec![Vec::new(); states.len()];
     for (to, ps) in preds.iter().enumerate() {
         for &p in ps {
@@ -974,5 +1149,66 @@ D:
         assert!(parted_at_a);
         assert_eq!((e.states, e.transitions), (6, 6));
         assert!(e.truncated.is_none());
+    }
+
+    /// The graph of `pllvm explore --dot` on the diamond: the six states, the
+    /// six transitions named by their blocks, the returned state's edge to the
+    /// one outcome; after A the lanes' control masks part (B for lane 0, C for
+    /// lane 1) and {B, C} is a Cnb pair (Def. 20).
+    #[test]
+    fn the_recorded_graph_has_every_state_transition_and_outcome() {
+        let (module, _) = match pllvm_semantics::text::parse_module(DIAMOND) {
+            Ok(parsed) => parsed,
+            Err(e) => panic!("the test program does not parse: {e:?}"),
+        };
+        let config = RunConfig {
+            threads: 2,
+            ..Default::default()
+        };
+        let (e, graph) = explore_graph(&module, &config, &Bounds::default(), &mut |_| {
+            ControlFlow::Continue(())
+        })
+        .unwrap_or_else(|e| panic!("explores: {e}"));
+        assert_eq!(graph.states.len(), e.states);
+        let to_states: Vec<(u32, &str, u32)> = graph
+            .edges
+            .iter()
+            .filter_map(|edge| match edge.to {
+                Target::State(t) => Some((edge.from, edge.label.as_str(), t)),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(to_states.len(), e.transitions);
+        assert_eq!(to_states[0], (0, "A", 1));
+        assert_eq!(to_states[5], (4, "D", 5));
+        let ends: Vec<_> = graph
+            .edges
+            .iter()
+            .filter(|edge| !matches!(edge.to, Target::State(_)))
+            .collect();
+        assert_eq!(ends.len(), 1);
+        assert_eq!(
+            (ends[0].from, ends[0].label.as_str(), ends[0].to),
+            (5, "returned", Target::Outcome(0))
+        );
+        assert_eq!(graph.states[5].next, ["□", "□"]);
+        let mut masks = graph.states[1].masks.clone();
+        masks.sort();
+        assert_eq!(
+            masks,
+            [
+                ("B".to_string(), "10".to_string()),
+                ("C".to_string(), "01".to_string())
+            ]
+        );
+        assert_eq!(graph.states[1].cnb.len(), 1);
+        assert!(graph.cuts.is_empty() && graph.states.iter().all(|s| !s.off_limits));
+        let dot = e.dot(&graph);
+        assert!(dot.contains("\"s0\" -> \"s1\" [label=\"A\"];"), "{dot}");
+        assert!(
+            dot.contains("\"s5\" -> \"o0\" [label=\"returned\"];"),
+            "{dot}"
+        );
+        assert_eq!(dot.matches("shape=ellipse").count(), 1, "{dot}");
     }
 }

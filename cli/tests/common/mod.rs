@@ -13,13 +13,14 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 /// Fails (never passes silently) when `tool` is missing, naming its apt package.
+/// A tool answers `--version`, or `-V` (Graphviz's `dot`).
 pub fn require(tool: &str, package: &str) {
-    // Graphviz's `dot` knows `-V`, not `--version`.
-    let version = if tool == "dot" { "-V" } else { "--version" };
-    let ok = Command::new(tool)
-        .arg(version)
-        .output()
-        .is_ok_and(|o| o.status.success());
+    let ok = ["--version", "-V"].iter().any(|flag| {
+        Command::new(tool)
+            .arg(flag)
+            .output()
+            .is_ok_and(|o| o.status.success())
+    });
     assert!(
         ok,
         "{tool} is missing: this test needs it (apt-get install {package}, or scripts/test-all.sh)"
