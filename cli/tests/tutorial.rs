@@ -189,8 +189,9 @@ fn run_command(dir: &Path, at: usize, command: &str, expected: &[String]) -> Res
     }
     let code = out.status.code();
     if code != Some(want_code) || !matches(&want, &got_lines) {
+        let shown = code.map_or("none (killed by a signal)".to_string(), |c| c.to_string());
         return Err(format!(
-            "{here}: exit code {code:?} (expected {want_code}), output differs from the tutorial \
+            "{here}: exit code {shown} (expected {want_code}); the output against the tutorial's \
              (a `...` line in the tutorial stands for any lines):\n{}",
             diff(&(want.join("\n") + "\n"), &got)
         ));
