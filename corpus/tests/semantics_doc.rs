@@ -1,7 +1,8 @@
 //! The generator of `docs/semantics.md`, the specification reference (issue 20,
 //! point 4), and the check that the committed file is what it generates.
 //!
-//! For each rule of thesis Ch. 4 in [`Rule::ALL`] the reference shows its name and
+//! For each rule of thesis Ch. 4 in [`Rule::ALL`], and each schedule constraint
+//! of Ch. 5 in `greedy::CONSTRAINTS`, the reference shows its name and
 //! thesis place ([`Rule::name`], [`Rule::thesis`]), the rule in the thesis's notation
 //! ([`Rule::notation`]), the function implementing it (the file and function of the
 //! `semantics/RULES.md` table, which `tests/tidy.rs` checks against the `/// [NAME]`
@@ -14,6 +15,7 @@
 //! rewrites the file; without it the test fails when the file differs, with a diff.
 
 use pllvm_corpus::{check_file, corpus_files, corpus_root, diff};
+use pllvm_interp::greedy;
 use pllvm_semantics::rules::Rule;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -47,8 +49,10 @@ fn functions(rules_md: &str) -> BTreeMap<String, (String, String)> {
 }
 
 /// `rule -> corpus file` (relative to the workspace): the smallest file whose runs
-/// apply the rule. A file that does not check is an error (tidy reports it too).
-fn exercising_files(root: &Path) -> Result<BTreeMap<&'static str, String>, String> {
+/// apply the rule, and likewise for the constraints of Ch. 5 (the smallest file
+/// with a run whose given schedule breaks it). A file that does not check is an
+/// error (tidy reports it too).
+fn exercising_files(root: &Path) -> Result<Exercised, String> {
     let mut files: Vec<(u64, String, PathBuf)> = corpus_files(&corpus_root())
         .into_iter()
         .map(|p| {
@@ -62,15 +66,28 @@ fn exercising_files(root: &Path) -> Result<BTreeMap<&'static str, String>, Strin
         })
         .collect();
     files.sort();
-    let mut out = BTreeMap::new();
+    let mut out = Exercised::default();
     for (_, rel, path) in files {
         let checked =
             check_file(&path, false).map_err(|e| format!("{rel} does not check:\n{e}"))?;
         for rule in checked.rules {
-            out.entry(rule).or_insert_with(|| rel.clone());
+            out.rules.entry(rule).or_insert_with(|| rel.clone());
+        }
+        for definition in checked.constraints {
+            out.constraints
+                .entry(definition)
+                .or_insert_with(|| rel.clone());
         }
     }
     Ok(out)
+}
+
+/// The smallest corpus file that applies each rule, and the smallest with a run
+/// whose given schedule a Ch. 5 constraint rejects (by the definition it cites).
+#[derive(Default)]
+struct Exercised {
+    rules: BTreeMap<&'static str, String>,
+    constraints: BTreeMap<&'static str, String>,
 }
 
 /// The text of `docs/semantics.md`.
@@ -88,8 +105,8 @@ fn generate(root: &Path) -> Result<String, String> {
          Every rule of the lock-step semantics of thesis Ch. 4 (Moll, the RV thesis),\n\
          in the thesis's notation, beside the one function that implements it and the\n\
          smallest corpus program whose run applies it. The rules are listed in the\n\
-         order of `Rule::ALL`; the greedy schedules of Ch. 5 (Def. 12-18) restrict\n\
-         which block [LSS-W-STEP] may schedule and live in `interp/src/greedy.rs`.\n\n\
+         order of `Rule::ALL`; the constraints of Ch. 5 that restrict which block\n\
+         [LSS-W-STEP] may schedule follow them.\n\n\
          Notation: `𝓘` is the interpretation (FR or OBL, §4.5), `𝒯` the lanes\n\
          (Def. 2), `·^W` a vector of W lane values, `⊤` the undefined value, `□(r)`\n\
          a lane that returned r, `ε` the empty instruction list; premises stand above\n\
@@ -103,6 +120,7 @@ fn generate(root: &Path) -> Result<String, String> {
             .get(r.name())
             .ok_or_else(|| format!("semantics/RULES.md has no row for [{}]", r.name()))?;
         let corpus = exercised
+            .rules
             .get(r.name())
             .ok_or_else(|| format!("no corpus file applies [{}]", r.name()))?;
         s.push_str(&format!(
@@ -114,13 +132,44 @@ fn generate(root: &Path) -> Result<String, String> {
     }
     for r in Rule::ALL {
         let (file, func) = &functions[r.name()];
-        let corpus = &exercised[r.name()];
+        let corpus = &exercised.rules[r.name()];
         s.push_str(&format!(
             "\n## {name}\n\n{thesis}. Implemented by [`{func}`](../{file}) in `{file}`; \
              exercised by [`{corpus}`](../{corpus}).\n\n```text\n{notation}\n```\n",
             name = r.name(),
             thesis = r.thesis(),
             notation = r.notation(),
+        ));
+    }
+    s.push_str(
+        "\n## The greedy schedules of Ch. 5\n\n\
+         [LSS-W-STEP] runs any block the schedule names (Def. 5). pllvm's schedulers, \
+         `explore` and the check of a given `--schedule` admit only greedy schedules \
+         (Def. 12): every step makes progress, synchronizes (every block is a barrier), \
+         and preserves termination. Each property is decided by one function of \
+         `interp/src/greedy.rs` (`greedy::CONSTRAINTS`); the corpus file named is the \
+         smallest whose given schedule the property rejects.\n\n\
+         | definition | property | function | rejects a step of |\n| --- | --- | --- | --- |\n",
+    );
+    let greedy = "interp/src/greedy.rs";
+    for c in greedy::CONSTRAINTS {
+        let corpus = exercised
+            .constraints
+            .get(c.definition)
+            .ok_or_else(|| format!("no corpus run's schedule breaks {}", c.definition))?;
+        s.push_str(&format!(
+            "| {def} | {name} | [`{func}`](../{greedy}) | [`{corpus}`](../{corpus}) |\n",
+            def = c.definition,
+            name = c.name,
+            func = c.function,
+        ));
+    }
+    for c in greedy::CONSTRAINTS {
+        s.push_str(&format!(
+            "\n### {def}: {name}\n\n```text\n{notation}\n```\n",
+            def = c.definition,
+            name = c.name,
+            notation = c.notation,
         ));
     }
     let readings = rules_md
@@ -179,8 +228,17 @@ fn the_reference_names_a_function_and_a_file_for_every_rule() {
             "{file} has no `pub fn {func}`"
         );
     }
+    let greedy_rs = std::fs::read_to_string(root.join("interp/src/greedy.rs")).expect("greedy.rs");
+    for c in greedy::CONSTRAINTS {
+        assert!(
+            greedy_rs.contains(&format!("pub fn {}(", c.function)),
+            "interp/src/greedy.rs has no `pub fn {}`",
+            c.function
+        );
+    }
     let exercised = exercising_files(&root).expect("every corpus file checks");
-    let store = &exercised[Rule::WInstStore.name()];
+    assert_eq!(exercised.constraints.len(), greedy::CONSTRAINTS.len());
+    let store = &exercised.rules[Rule::WInstStore.name()];
     let checked = check_file(&root.join(store), false).expect("checks");
     assert!(checked.rules.contains(Rule::WInstStore.name()));
     // No smaller file applies it.
