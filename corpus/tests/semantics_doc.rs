@@ -19,6 +19,7 @@ use pllvm_interp::greedy;
 use pllvm_semantics::rules::Rule;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 
 /// The workspace root (the corpus crate's parent).
 fn workspace() -> PathBuf {
@@ -82,6 +83,14 @@ fn exercising_files(root: &Path) -> Result<Exercised, String> {
     Ok(out)
 }
 
+/// [`exercising_files`] of the workspace, computed once for both tests of this
+/// file: checking the whole corpus takes seconds and, for its largest files, more
+/// than a GB at its peak, which two tests in parallel would double.
+fn exercised() -> &'static Result<Exercised, String> {
+    static ONCE: OnceLock<Result<Exercised, String>> = OnceLock::new();
+    ONCE.get_or_init(|| exercising_files(&workspace()))
+}
+
 /// The smallest corpus file that applies each rule, and the smallest with a run
 /// whose given schedule a Ch. 5 constraint rejects (by the definition it cites).
 #[derive(Default)]
@@ -95,7 +104,7 @@ fn generate(root: &Path) -> Result<String, String> {
     let rules_md = std::fs::read_to_string(root.join("semantics/RULES.md"))
         .map_err(|e| format!("semantics/RULES.md: {e}"))?;
     let functions = functions(&rules_md);
-    let exercised = exercising_files(root)?;
+    let exercised = exercised().as_ref().map_err(Clone::clone)?;
     let mut s = String::new();
     s.push_str(
         "# The P-LLVM semantics: a reference\n\n\
@@ -236,7 +245,7 @@ fn the_reference_names_a_function_and_a_file_for_every_rule() {
             c.function
         );
     }
-    let exercised = exercising_files(&root).expect("every corpus file checks");
+    let exercised = exercised().as_ref().expect("every corpus file checks");
     assert_eq!(exercised.constraints.len(), greedy::CONSTRAINTS.len());
     let store = &exercised.rules[Rule::WInstStore.name()];
     let checked = check_file(&root.join(store), false).expect("checks");
