@@ -57,6 +57,10 @@ pub struct Checked {
     pub rules: BTreeSet<&'static str>,
     /// Number of runs executed.
     pub runs: usize,
+    /// The schedule constraints of thesis Ch. 5 (`"Def. 14"`, `"Def. 17"`,
+    /// `"§5.3"`, as `pllvm_interp::greedy` cites them) that rejected a step of a
+    /// run's given schedule: the runs whose `--schedule` is not greedy.
+    pub constraints: BTreeSet<&'static str>,
 }
 
 /// Checks one corpus file. `Err` holds a readable failure report.
@@ -109,6 +113,13 @@ pub fn check_file(path: &Path, bless: bool) -> Result<Checked, String> {
             run_directive(program, run).map_err(|e| format!("{name}:{}: {e}", run.line))?;
         checked.runs += 1;
         checked.rules.extend(output.rules.iter().copied());
+        checked.constraints.extend(
+            output
+                .violations
+                .iter()
+                .map(|v| v.2)
+                .filter(|d| !d.is_empty()),
+        );
         for e in d
             .expects
             .iter()

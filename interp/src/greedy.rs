@@ -364,6 +364,53 @@ impl Legality {
     }
 }
 
+/// One schedule constraint of thesis Ch. 5 that a greedy schedule (Def. 12) meets
+/// at every step, as `docs/semantics.md` shows it: the definition a violation cites
+/// ([`Violation::definition`]), its name, the function of this module that decides
+/// it, and the definition in the thesis's notation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Constraint {
+    /// `"Def. 14"`, `"Def. 17"` or `"§5.3"`, as [`Verdict::Illegal`] cites it.
+    pub definition: &'static str,
+    /// What the thesis calls the property.
+    pub name: &'static str,
+    /// The `pub fn` of `interp/src/greedy.rs` that decides it.
+    pub function: &'static str,
+    /// The definition in the thesis's notation (Unicode).
+    pub notation: &'static str,
+}
+
+/// The three properties of a greedy schedule (Def. 12): progress, every block a
+/// barrier (synchronization), termination preservation; in the order
+/// [`legality`] checks them.
+pub const CONSTRAINTS: [Constraint; 3] = [
+    Constraint {
+        definition: "Def. 14",
+        name: "Progress",
+        function: "progress",
+        notation: "Guides(σ, τ) = { ℓnext(τ') ∈ S | ℓin(τ) = ℓin(τ'), τ' ∈ 𝒯 }      (Def. 13)\n\
+                   scheduling ℓsc makes progress if\n\
+                   1. ∃τ ∈ 𝒯. ℓnext(τ) = ℓsc, or\n\
+                   2. ∀τ ∈ 𝒯. (ℓin(τ) → ℓsc) ∈ E ⟹ Guides(σ, τ) = {}",
+    },
+    Constraint {
+        definition: "Def. 17",
+        name: "Synchronization (every block a barrier, Def. 18)",
+        function: "synchronizing",
+        notation: "fwdreaching(z) = { a ∈ V | ∃π ∈ a →⁺ z. π takes no back edge }      (Def. 15, 16)\n\
+                   scheduling ℓsync is synchronizing if\n\
+                   ∀t ∈ 𝒯. ℓ ∈ fwdreaching(ℓsync) ⟹ ¬cmask ℓin(t) ℓnext(t) ℓ\n\
+                   (read as semantics/RULES.md, Readings 3, decides)",
+    },
+    Constraint {
+        definition: "§5.3",
+        name: "Termination preservation",
+        function: "termination_preserving",
+        notation: "if some finite schedule of progressing, synchronizing steps from σ\n\
+                   leads every lane to □, no step may leave σ for a state from which none does",
+    },
+];
+
 /// What violating `definition` is called in messages.
 pub fn headline(definition: &str) -> &'static str {
     match definition {

@@ -167,6 +167,166 @@ impl Rule {
         }
     }
 
+    /// The rule in the thesis's notation (Unicode, premises over a line over the
+    /// conclusion, or the defining equation), as `docs/semantics.md` shows it beside
+    /// the function implementing it. Transcribed from the figures and definitions
+    /// [`Rule::thesis`] names; the rules whose name is pllvm's ([W-INST-LLVM], the
+    /// atomics, `evalphi-shadow` as its own row) are written in the same style from
+    /// the reading their functions document. Conventions: `𝓘` the interpretation (FR
+    /// or OBL), `𝒯` the lanes, `·^W` a W-vector, `⊤` the undefined value, `□(r)`
+    /// termination with result r, `ε` the empty instruction list.
+    pub const fn notation(self) -> &'static str {
+        match self {
+            Rule::Cmask => {
+                "cmask ℓin ℓnext ℓsc = 1   if ℓnext = ⊤ ∧ (ℓin, i, ℓsc) ∈ E for some i ∈ ℕ\n\
+                 cmask ℓin ℓnext ℓsc = 1   if ℓnext = ℓsc\n\
+                 cmask ℓin ℓnext ℓsc = 0   otherwise\n\
+                 cmsk^W = map cmask"
+            }
+            Rule::Pmask => {
+                "ℓsc val_msk φ̄ c̄ tmn ∈ prg\n\
+                 pmsk^W = eval^W Δpre^W val_msk        (the block predicate of ℓsc, per lane)"
+            }
+            Rule::Amask => "amsk^W(t) = cmsk^W(t) ∧ pmsk^W(t)        for every t ∈ 𝒯",
+            Rule::Eval => {
+                "eval^W Δ^W id = λt ∈ 𝒯. Δ^W(t)(id)       (an identifier)\n\
+                 eval^W Δ^W c  = λt ∈ 𝒯. c                (a constant, in every lane)"
+            }
+            Rule::GetNewValue => {
+                "getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(t) = ⊤            if 𝓘 = OBL ∧ ¬amsk^W(t)\n\
+                 getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(t) = Δ^W(t)(id)   if 𝓘 = FR ∧ ¬amsk^W(t)\n\
+                 getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(t) = v^W(t)       if amsk^W(t)"
+            }
+            Rule::UpdEnv => {
+                "∀t ∈ 𝒯. Δ'^W(t) = Δ^W(t){id ← getNewValue_𝓘(amsk^W, Δ^W, id, v^W)(t)}\n\
+                 ──────────────────────────────────────────────────────────────── [UPD-ENV]\n\
+                 updenv_𝓘^W Δ^W id v^W amsk^W → Δ'^W"
+            }
+            Rule::EvalPhi => {
+                "evalphi_𝓘 cmsk ℓin Δ (id = φ[val_j, ℓ_j]) = eval Δ val_j   if cmsk ∧ ℓ_j = ℓin\n\
+                 evalphi_𝓘 cmsk ℓin Δ (id = φ[val_j, ℓ_j]) = eval Δ id      if ¬cmsk ∧ 𝓘 = FR\n\
+                 evalphi_𝓘 cmsk ℓin Δ (id = φ[val_j, ℓ_j]) = ⊤              if ¬cmsk ∧ 𝓘 = OBL"
+            }
+            Rule::EvalPhiShadow => {
+                "evalphi_FR/OBL cmsk ℓin Δ (id = φ[val_j, ℓ_j] shadow(val_s)) = eval Δ val_j   if cmsk ∧ ℓ_j = ℓin\n\
+                 evalphi_FR/OBL cmsk ℓin Δ (id = φ[val_j, ℓ_j] shadow(val_s)) = eval Δ val_s   if ¬cmsk"
+            }
+            Rule::EvalTerm => {
+                "evalterm amsk Δ (br ℓ)              = 0 if amsk;  ⊤ if ¬amsk\n\
+                 evalterm amsk Δ (ret val_res)       = □(r) if amsk, r = eval Δ val_res;  ⊤ if ¬amsk\n\
+                 evalterm amsk Δ (br val_cnd ℓ0 ℓ1)  = 0 if amsk ∧ eval Δ val_cnd;  1 if amsk ∧ ¬eval Δ val_cnd;  ⊤ if ¬amsk\n\
+                 evalterm^W amsk^W Δ^W tmn = map^W evalterm amsk^W Δ^W tmn"
+            }
+            Rule::WCmdEmpty => {
+                "──────────────────────────────────────── [W-CMD-EMPTY]\n\
+                 computecmd_𝓘^W amsk^W Δ^W 𝕄 ε → Δ^W 𝕄"
+            }
+            Rule::WCmdInst => {
+                "c = (id = inst)   evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → res^W 𝕄'   updenv_𝓘^W Δ^W id res^W amsk^W → Δ'^W\n\
+                 ──────────────────────────────────────────────────────────────── [W-CMD-INST]\n\
+                 computecmd_𝓘^W amsk^W Δ^W 𝕄 (c c̄) → computecmd_𝓘^W amsk^W Δ'^W 𝕄' c̄"
+            }
+            Rule::WCmdTotal => {
+                "c = (id = inst total)   evalcmd_𝓘^W 1^W Δ^W 𝕄 inst → res^W 𝕄'   updenv_𝓘^W Δ^W id res^W 1^W → Δ'^W\n\
+                 ──────────────────────────────────────────────────────────────── [W-CMD-TOTAL]\n\
+                 computecmd_𝓘^W amsk^W Δ^W 𝕄 (c c̄) → computecmd_𝓘^W amsk^W Δ'^W 𝕄' c̄"
+            }
+            Rule::WCmdMask => {
+                "c = (id = mask())   ∀t ∈ 𝒯. Δ'^W(t) = Δ^W(t){id ← amsk^W(t)}\n\
+                 ──────────────────────────────────────────────────────────────── [W-CMD-MASK]\n\
+                 computecmd_𝓘^W amsk^W Δ^W 𝕄 (c c̄) → computecmd_𝓘^W amsk^W Δ'^W 𝕄 c̄"
+            }
+            Rule::WInstAlloca => {
+                "inst = alloca typ   s = sizeof(typ)   p^W, 𝕄' = newptr^W 𝕄 s amsk^W\n\
+                 ──────────────────────────────────────────────────────────────── [W-INST-ALLOCA]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → p^W 𝕄'"
+            }
+            Rule::WInstLoad => {
+                "inst = load typ val_ptr   p^W = eval^W Δ^W val_ptr   d^W = read^W 𝕄 amsk^W p^W\n\
+                 ──────────────────────────────────────────────────────────────── [W-INST-LOAD]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → d^W 𝕄"
+            }
+            Rule::WInstStore => {
+                "inst = store val_ptr val_data   d^W = eval^W Δ^W val_data\n\
+                 p^W = eval^W Δ^W val_ptr   𝕄' = write^W 𝕄 amsk^W p^W d^W\n\
+                 ──────────────────────────────────────────────────────────────── [W-INST-STORE]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → ⊤^W 𝕄'"
+            }
+            Rule::WCmdCall => {
+                "inst = fnc(val_0, …, val_{n-1})   ∀i < n. p_i^W = eval^W Δ^W val_i\n\
+                 f = θ(fnc)   ret^W, 𝕄' = f(p_0^W, …, p_{n-1}^W, amsk^W, 𝕄)\n\
+                 ──────────────────────────────────────────────────────────────── [W-CMD-CALL]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → ret^W 𝕄'"
+            }
+            Rule::WInstLlvm => {
+                "inst has no rule of its own (\"regular LLVM semantics\", §4.9)\n\
+                 ∀t ∈ 𝒯. res^W(t) = ⟦inst⟧_LLVM(eval^W Δ^W val_0 (t), …) if amsk^W(t);  ⊤ if ¬amsk^W(t)\n\
+                 ──────────────────────────────────────────────────────────────── [W-INST-LLVM]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → res^W 𝕄"
+            }
+            Rule::BlsWStep => {
+                "ℓsc val_msk φ̄ c̄ tmn ∈ prg\n\
+                 Δpre^W = parallel-copy of φ̄ using evalphi_𝓘^W cmsk^W ℓin^W Δ^W\n\
+                 amsk^W = (cmsk^W ℓin^W ℓnext^W ℓsc ∧ eval^W Δpre^W val_msk)\n\
+                 computecmd_𝓘^W amsk^W Δpre^W 𝕄 c̄ →* Δ'^W 𝕄'\n\
+                 i^W = evalterm^W amsk^W Δ'^W tmn\n\
+                 ──────────────────────────────────────────────────────────────── [BLS-W-STEP]\n\
+                 ℓsc ⊢ (𝕄, Δ^W, ℓin^W, ℓnext^W) →_𝓘 𝕄' Δ'^W i^W"
+            }
+            Rule::PcActive => {
+                "cmask ℓin ℓnext ℓsc   i ∈ ℕ   (ℓsc, i, ℓnext') ∈ E\n\
+                 ──────────────────────────────────────── [PC-ACTIVE]\n\
+                 advancepc i ℓin ℓnext ℓsc → ℓsc ℓnext'"
+            }
+            Rule::PcNdBranch => {
+                "cmask ℓin ℓnext ℓsc   i = ⊤\n\
+                 ──────────────────────────────────────── [PC-ND-BRANCH]\n\
+                 advancepc i ℓin ℓnext ℓsc → ℓsc ⊤"
+            }
+            Rule::PcPassive => {
+                "¬cmask ℓin ℓnext ℓsc\n\
+                 ──────────────────────────────────────── [PC-PASSIVE]\n\
+                 advancepc i ℓin ℓnext ℓsc → ℓin ℓnext"
+            }
+            Rule::PcTerm => {
+                "cmask ℓin ℓnext ℓsc   i = □(r)\n\
+                 ──────────────────────────────────────── [PC-TERM]\n\
+                 advancepc i ℓin ℓnext ℓsc → ℓsc □(r)"
+            }
+            Rule::PcWStep => {
+                "∀τ ∈ 𝒯. advancepc i^W(τ) ℓin^W(τ) ℓnext^W(τ) ℓsc → ℓin'^W(τ) ℓnext'^W(τ)\n\
+                 ──────────────────────────────────────────────────────────────── [PC-WSTEP]\n\
+                 advancepc^W i^W ℓin^W ℓnext^W ℓsc → ℓin'^W ℓnext'^W"
+            }
+            Rule::LssWStep => {
+                "ℓsc ⊢ (𝕄, Δ^W, ℓin^W, ℓnext^W) →_𝓘 𝕄' Δ'^W i^W\n\
+                 advancepc^W i^W ℓin^W ℓnext^W ℓsc → ℓin'^W ℓnext'^W\n\
+                 ──────────────────────────────────────────────────────────────── [LSS-W-STEP]\n\
+                 ℓsc ℓ̄sc (𝕄, Δ^W, ℓin^W, ℓnext^W) —ℓsc→_𝓘 ℓ̄sc (𝕄', Δ'^W, ℓin'^W, ℓnext'^W)"
+            }
+            Rule::WInstAtomicRmw => {
+                "inst = atomicrmw op val_ptr val_v   p^W = eval^W Δ^W val_ptr   v^W = eval^W Δ^W val_v\n\
+                 𝕄_0 = 𝕄;  for the lanes t_1 < … < t_k with amsk^W(t_j):\n\
+                 old^W(t_j) = read 𝕄_{j-1} p^W(t_j)   𝕄_j = write 𝕄_{j-1} p^W(t_j) (old^W(t_j) op v^W(t_j))\n\
+                 ──────────────────────────────────────────────────────────────── [W-INST-ATOMICRMW]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → old^W 𝕄_k"
+            }
+            Rule::WInstCmpXchg => {
+                "inst = cmpxchg val_ptr val_cmp val_new   p^W, cmp^W, new^W = eval^W Δ^W of the operands\n\
+                 𝕄_0 = 𝕄;  for the lanes t_1 < … < t_k with amsk^W(t_j):\n\
+                 old^W(t_j) = read 𝕄_{j-1} p^W(t_j)   ok(t_j) = (old^W(t_j) = cmp^W(t_j))\n\
+                 𝕄_j = write 𝕄_{j-1} p^W(t_j) new^W(t_j) if ok(t_j);  𝕄_{j-1} otherwise\n\
+                 ──────────────────────────────────────────────────────────────── [W-INST-CMPXCHG]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → {old, ok}^W 𝕄_k"
+            }
+            Rule::WInstFence => {
+                "inst = fence ordering\n\
+                 ──────────────────────────────────────────────────────────────── [W-INST-FENCE]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → ⊤^W 𝕄"
+            }
+        }
+    }
+
     /// The rule called `name` (as [`Rule::name`] prints it).
     pub fn from_name(name: &str) -> Option<Rule> {
         Rule::ALL.into_iter().find(|r| r.name() == name)
@@ -272,6 +432,23 @@ mod tests {
         assert_eq!(Rule::from_name("no such rule"), None);
         let all: RuleSet = Rule::ALL.into_iter().collect();
         assert_eq!(all.iter().count(), Rule::ALL.len());
+    }
+
+    /// Every notation is non-empty, and an inference rule (a line of `─`) names
+    /// itself at the end of that line, as the thesis's figures do.
+    #[test]
+    fn every_notation_states_its_rule() {
+        for r in Rule::ALL {
+            let n = r.notation();
+            assert!(!n.trim().is_empty(), "{r} has no notation");
+            for line in n.lines().filter(|l| l.starts_with('─')) {
+                assert!(
+                    line.ends_with(&format!("[{}]", r.name())),
+                    "{r}: the rule's line does not name it: {line}"
+                );
+            }
+        }
+        assert!(Rule::UpdEnv.notation().contains("getNewValue"));
     }
 
     #[test]
