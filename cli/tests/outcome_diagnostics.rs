@@ -6,11 +6,7 @@
 //! after its report.
 
 mod common;
-use common::{code, pllvm, stderr, stdout, temp_file};
-
-/// Lane 1 divides by zero in line 3: [W-INST-LLVM].
-const DIVISION: &str = "define i32 @f(i32 %x, i32 %y) {\n\
-                        entry:\n  %q = sdiv i32 %x, %y\n  ret i32 %q\n}\n";
+use common::{DIVISION, code, pllvm, stderr, stdout, temp_file};
 
 /// A block whose predicate `%p` has no value (⊤) in lanes whose control mask is
 /// set: [BLS-W-STEP] at the `predicate` clause in line 6.

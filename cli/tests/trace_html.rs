@@ -232,10 +232,7 @@ fn embedded(page: &str) -> Value {
 fn the_page_of_undefined_behaviour_names_the_rule_and_the_position() {
     require("dot", "graphviz");
     // Lane 1 divides by zero in line 3: [W-INST-LLVM].
-    let file = common::temp_file(
-        "division.ll",
-        "define i32 @f(i32 %x, i32 %y) {\nentry:\n  %q = sdiv i32 %x, %y\n  ret i32 %q\n}\n",
-    );
+    let file = common::temp_file("division.ll", common::DIVISION);
     let o = pllvm(&[
         "run",
         &file,

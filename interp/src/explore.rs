@@ -1109,8 +1109,8 @@ D:
 }
 ";
 
-    #[test]
-    fn the_visitor_sees_every_transition_once_with_its_block_step() {
+    /// The diamond, parsed, and a run of two lanes.
+    fn diamond() -> (Module, RunConfig) {
         let (module, _) = match pllvm_semantics::text::parse_module(DIAMOND) {
             Ok(parsed) => parsed,
             Err(e) => panic!("the test program does not parse: {e:?}"),
@@ -1119,6 +1119,12 @@ D:
             threads: 2,
             ..Default::default()
         };
+        (module, config)
+    }
+
+    #[test]
+    fn the_visitor_sees_every_transition_once_with_its_block_step() {
+        let (module, config) = diamond();
         let mut seen = Vec::new();
         let mut parted_at_a = false;
         let e = explore_with(&module, &config, &Bounds::default(), &mut |t| {
@@ -1157,14 +1163,7 @@ D:
     /// lane 1) and {B, C} is a Cnb pair (Def. 20).
     #[test]
     fn the_recorded_graph_has_every_state_transition_and_outcome() {
-        let (module, _) = match pllvm_semantics::text::parse_module(DIAMOND) {
-            Ok(parsed) => parsed,
-            Err(e) => panic!("the test program does not parse: {e:?}"),
-        };
-        let config = RunConfig {
-            threads: 2,
-            ..Default::default()
-        };
+        let (module, config) = diamond();
         let (e, graph) = explore_graph(&module, &config, &Bounds::default(), &mut |_| {
             ControlFlow::Continue(())
         })

@@ -12,6 +12,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
+/// A program whose lane 1 divides by zero in line 3 when run with `--arg x=6
+/// --arg y=3,0`: [W-INST-LLVM].
+pub const DIVISION: &str = "define i32 @f(i32 %x, i32 %y) {\n\
+                            entry:\n  %q = sdiv i32 %x, %y\n  ret i32 %q\n}\n";
+
 /// Fails (never passes silently) when `tool` is missing, naming its apt package.
 /// A tool answers `--version`, or `-V` (Graphviz's `dot`).
 pub fn require(tool: &str, package: &str) {
