@@ -115,6 +115,7 @@ pub fn prepare(files: &[PathBuf], args: &PipelineArgs) -> Result<(Vec<LoadedFile
     let options = Options {
         analysis,
         uniform_args: args.uniform_args.clone(),
+        live_outs: args.target.live_outs(),
         ..Options::default()
     };
     let mut loaded = Vec::new();

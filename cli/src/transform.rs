@@ -8,6 +8,7 @@ use crate::{Rendered, Usage, load};
 use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_analysis::render::{self, ClusterMarks};
+use pllvm_codegen::dlt::LiveOuts;
 use pllvm_codegen::pipeline::{Options, Stage, parse_passes};
 use pllvm_codegen::shape::cfg_lines;
 use pllvm_codegen::{AnalysisChoice, Site, TransformError};
@@ -39,6 +40,11 @@ pub struct TransformArgs {
     /// comma-separated list of blocks to guard.
     #[arg(long, value_name = "POLICY", default_value = "heuristic")]
     boscc: String,
+    /// How dlt keeps the values lanes leave a loop with (thesis §9.1): `held` by
+    /// the header phi where one can (fewer loop-carried values), or `tracked`,
+    /// every one by a tracker pair (header phis stay uniform).
+    #[arg(long, value_name = "held|tracked", default_value = "held", value_parser = live_outs_flag)]
+    live_outs: LiveOuts,
     /// The function to transform (default: the first definition).
     #[arg(long, value_name = "NAME")]
     function: Option<String>,
@@ -86,6 +92,10 @@ pub struct TransformArgs {
     max_states: usize,
 }
 
+fn live_outs_flag(text: &str) -> Result<LiveOuts, String> {
+    LiveOuts::parse(text).ok_or_else(|| format!("`{text}` is not held or tracked"))
+}
+
 /// Runs `pllvm transform`.
 pub fn main(a: TransformArgs) -> Result<ExitCode> {
     let passes = parse_passes(&a.pass).map_err(|e| Usage(format!("--pass: {e}")))?;
@@ -114,6 +124,7 @@ pub fn main(a: TransformArgs) -> Result<ExitCode> {
         analysis,
         uniform_args: a.uniform_args.clone(),
         boscc,
+        live_outs: a.live_outs,
         ..Options::default()
     };
     let stages = pllvm_codegen::run_passes(&module, func, &passes, &options)

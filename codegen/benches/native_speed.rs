@@ -192,8 +192,9 @@ fn run(command: &mut Command, package: &str) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// A corpus kernel after the transforms the native route runs (`dlt,boscc,pl`).
-fn transformed(case: &Case) -> (Module, FuncId) {
+/// A corpus kernel after the transforms the native route runs for `target`
+/// (`dlt,boscc,pl`, live-outs kept as [`Target::live_outs`] says).
+fn transformed(case: &Case, target: Target) -> (Module, FuncId) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../corpus/kernels")
         .join(case.file);
@@ -208,6 +209,7 @@ fn transformed(case: &Case) -> (Module, FuncId) {
         .unwrap_or_else(|| fail(format!("{}: no function", case.file)));
     let options = Options {
         uniform_args: uniform(case),
+        live_outs: target.live_outs(),
         ..Options::default()
     };
     let stages = run_passes(&module, func, &[Pass::Dlt, Pass::Boscc, Pass::Pl], &options)
@@ -407,7 +409,6 @@ fn mask_name(mask: MaskRepr) -> &'static str {
 fn main() {
     let work = WorkDir::new().unwrap_or_else(|e| fail(e));
     let dir = work.path().to_path_buf();
-    let prepared: Vec<(Module, FuncId)> = CASES.iter().map(transformed).collect();
     println!("| kernel | target | masks | W | ms | vs gcc -O3 scalar | vs clang-19 -O3 |");
     println!("| --- | --- | --- | --- | --- | --- | --- |");
     for target in [Target::Avx2, Target::Avx512, Target::Neon] {
@@ -425,6 +426,8 @@ fn main() {
             MaskRepr::I1 => MaskRepr::I32,
             MaskRepr::I32 => MaskRepr::I1,
         };
+        let prepared: Vec<(Module, FuncId)> =
+            CASES.iter().map(|case| transformed(case, target)).collect();
         for (case, (module, func)) in CASES.iter().zip(&prepared) {
             let uniform_args = uniform(case);
             let kernels = [Kernel {
@@ -473,11 +476,11 @@ fn main() {
             }
         }
     }
-    compile_times(&dir, &prepared);
+    compile_times(&dir);
 }
 
 /// Compile path timings: per kernel alone, and per kernel in a batch of 100.
-fn compile_times(dir: &Path, prepared: &[(Module, FuncId)]) {
+fn compile_times(dir: &Path) {
     println!();
     println!(
         "| target | kernel | alone (transforms, emit, llc-19, link) ms | in a batch of 100 (one emit, llc-19, link) ms per kernel |"
@@ -488,9 +491,9 @@ fn compile_times(dir: &Path, prepared: &[(Module, FuncId)]) {
         let probe = Source::LlvmIr(String::new());
         let tools = native::Toolchain::for_target(target, &probe).unwrap_or_else(|e| fail(e));
         native::runner_object(tools.cc).unwrap_or_else(|e| fail(e));
-        for (case, _) in CASES.iter().zip(prepared) {
+        for case in &CASES {
             let started = Instant::now();
-            let (module, func) = transformed(case);
+            let (module, func) = transformed(case, target);
             let uniform_args = uniform(case);
             let kernels = [Kernel {
                 name: "k",
@@ -507,7 +510,8 @@ fn compile_times(dir: &Path, prepared: &[(Module, FuncId)]) {
             .unwrap_or_else(|e| fail(e));
             let alone = started.elapsed().as_secs_f64() * 1e3;
             let started = Instant::now();
-            let modules: Vec<(Module, FuncId)> = (0..100).map(|_| transformed(case)).collect();
+            let modules: Vec<(Module, FuncId)> =
+                (0..100).map(|_| transformed(case, target)).collect();
             let names: Vec<String> = (0..100).map(|k| format!("k{k}")).collect();
             let kernels: Vec<Kernel<'_>> = names
                 .iter()

@@ -255,7 +255,13 @@ fn one_round(
         let level = level(&mut ed)?;
         while k < by_depth.len() && by_depth[k].0 == depth {
             let header = by_depth[k].1;
-            let note = transform_loop(&mut ed, &level, header, first_fault.take())?;
+            let note = transform_loop(
+                &mut ed,
+                &level,
+                header,
+                first_fault.take(),
+                cx.options.live_outs,
+            )?;
             made.insert(header, note);
             k += 1;
         }
@@ -781,11 +787,12 @@ fn transform_loop(
     level: &Level,
     header: Block,
     fault: Option<Fault>,
+    live_outs: LiveOuts,
 ) -> Result<String, TransformError> {
     let func = ed.func();
     let facts = loop_facts(level, func, header)?;
     let mut built = phase1_basic_structure(ed, &facts);
-    phase2_rebound_exits(ed, &facts, &mut built, fault);
+    phase2_rebound_exits(ed, &facts, &mut built, fault, live_outs);
     let disp = dispatch(ed, &facts, &built);
     let names = |ed: &Editor, bs: &[Block]| {
         bs.iter()
@@ -924,6 +931,7 @@ fn phase2_rebound_exits(
     facts: &LoopFacts,
     built: &mut Built,
     fault: Option<Fault>,
+    live_outs: LiveOuts,
 ) {
     let hname = ed.block_name(facts.header).to_string();
     let (t, f) = (ed.const_bool(true), ed.const_bool(false));
@@ -975,7 +983,7 @@ fn phase2_rebound_exits(
     // and a select per exit edge; holding costs the select of `h.next` that the
     // predication of `L` makes anyway (issue 17). Each header phi holds one
     // value at most: itself first, else its latch value.
-    let held = hold_plan(facts, built, fault);
+    let held = hold_plan(facts, built, fault, live_outs);
     // The forwarding phis of phase 1 read the held value, or undef, on the edges
     // that do not go round.
     for &phi in &ed.body().blocks[latch].phis.clone() {
@@ -1091,6 +1099,38 @@ fn phase2_rebound_exits(
     }
 }
 
+/// How the transform keeps the values a lane leaves the loop with (its
+/// live-outs, §9.1).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum LiveOuts {
+    /// A live-out that is a header phi, or the value of its latch arms, is held
+    /// by that header phi (`hold_plan`); the others get tracker pairs. One
+    /// loop-carried value fewer per held live-out, but the phi's next value is
+    /// then chosen per lane: a counter `%i` becomes `select(stays, %i + 1, %i)`,
+    /// whose condition depends on the compare of `%i + 1`, so the compare and
+    /// the mask logic sit on the counter's loop-carried dependence chain. The
+    /// default, and the native choice where registers are few
+    /// (`native::Target::live_outs`).
+    #[default]
+    Held,
+    /// Every live-out gets a tracker pair, as §9.1 builds it (`%v.out`/`%v.track`):
+    /// a counter is a plain `%i + 1`, and the per-lane choice moves to the
+    /// tracker, off the counter's chain; one loop-carried value more per
+    /// live-out.
+    Tracked,
+}
+
+impl LiveOuts {
+    /// `held` or `tracked`, as `--live-outs` spells it.
+    pub fn parse(text: &str) -> Option<LiveOuts> {
+        match text {
+            "held" => Some(LiveOuts::Held),
+            "tracked" => Some(LiveOuts::Tracked),
+            _ => None,
+        }
+    }
+}
+
 /// How a live-out value is held (see [`phase2_rebound_exits`]).
 #[derive(Clone, Copy)]
 struct Hold {
@@ -1105,8 +1145,17 @@ struct Hold {
 /// The live-out values held in header phis, by value: each header phi read
 /// after the loop holds itself, then each header phi left over holds the value
 /// of its latch arms if that is read after the loop. The seeded fault keeps the
-/// first live-out value on a tracker (which it then breaks).
-fn hold_plan(facts: &LoopFacts, built: &Built, fault: Option<Fault>) -> HashMap<Value, Hold> {
+/// first live-out value on a tracker (which it then breaks). None under
+/// [`LiveOuts::Tracked`].
+fn hold_plan(
+    facts: &LoopFacts,
+    built: &Built,
+    fault: Option<Fault>,
+    live_outs: LiveOuts,
+) -> HashMap<Value, Hold> {
+    if live_outs == LiveOuts::Tracked {
+        return HashMap::new();
+    }
     let candidates = facts
         .live_outs
         .iter()

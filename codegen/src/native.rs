@@ -78,6 +78,20 @@ impl Target {
         }
     }
 
+    /// How the divergent loop transform keeps live-out values for this target
+    /// (issue 17, measured: BENCHMARKS.md, "Native SIMD code", fourth round).
+    /// AVX-512's 32 vector registers carry §9.1's tracker pairs, which take the
+    /// per-lane choice of a held counter off its loop-carried chain
+    /// ([`crate::dlt::LiveOuts`]): Mandelbrot 6.6 against 7.1 ms. With 16 `ymm`
+    /// registers (AVX2) the trackers spill, and holding live-outs in header phis
+    /// wins (9.3 against 14.5 ms); NEON and the scalar C route keep that default.
+    pub fn live_outs(self) -> crate::dlt::LiveOuts {
+        match self {
+            Target::Avx512 => crate::dlt::LiveOuts::Tracked,
+            Target::Avx2 | Target::Neon | Target::ScalarC => crate::dlt::LiveOuts::Held,
+        }
+    }
+
     /// Whether programs for this target run on AArch64 (under qemu here).
     pub fn is_aarch64(self) -> bool {
         self == Target::Neon

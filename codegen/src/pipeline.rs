@@ -108,6 +108,8 @@ pub struct Options {
     pub uniform_args: Vec<String>,
     /// Where BOSCC gadgets go.
     pub boscc: boscc::Policy,
+    /// How the divergent loop transform keeps live-out values.
+    pub live_outs: crate::dlt::LiveOuts,
     /// Test only: a deliberate defect of the divergent loop transform, which the
     /// stage-wise equivalence checks must catch (issue 16). `None` everywhere else.
     #[doc(hidden)]
@@ -116,7 +118,7 @@ pub struct Options {
 
 /// A pipeline as a corpus file's `; transform NAME:` line writes it: `--pass
 /// dlt,pl` (required), `--analysis best|thesis|popl|llvm|sa`, `--uniform-args
-/// a,b`, `--boscc POLICY`, `--function NAME`. Returns the passes, the options and
+/// a,b`, `--boscc POLICY`, `--live-outs held|tracked`, `--function NAME`. Returns the passes, the options and
 /// the function name (if given).
 pub fn parse_pipeline(text: &str) -> Result<(Vec<Pass>, Options, Option<String>), String> {
     let words: Vec<&str> = text.split_whitespace().collect();
@@ -141,6 +143,10 @@ pub fn parse_pipeline(text: &str) -> Result<(Vec<Pass>, Options, Option<String>)
                 options.uniform_args = value.split(',').map(|a| a.trim().to_string()).collect()
             }
             "--boscc" => options.boscc = boscc::Policy::parse(value)?,
+            "--live-outs" => {
+                options.live_outs = crate::dlt::LiveOuts::parse(value)
+                    .ok_or_else(|| format!("--live-outs: '{value}' is not held or tracked"))?
+            }
             "--function" => function = Some(value.trim_start_matches('@').to_string()),
             other => return Err(format!("unknown transform option '{other}'")),
         }

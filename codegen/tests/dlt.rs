@@ -6,7 +6,7 @@
 //! early). The seeded broken transform (`Fault::DropLiveOutTracker`) is caught.
 
 use pllvm_analysis::loops::LoopInfo;
-use pllvm_codegen::dlt::{Fault, classify};
+use pllvm_codegen::dlt::{Fault, LiveOuts, classify};
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
 use pllvm_codegen::uniform::{AnalysisChoice, analyze};
 use pllvm_interp::RunConfig;
@@ -161,6 +161,51 @@ fn the_seeded_broken_transform_is_caught_on_logstar() {
         endings(&broken, Interp::Oblivious, 2, &["n=88.38,1.5"]),
         endings(&input, Interp::Freezing, 2, &["n=88.38,1.5"])
     );
+}
+
+/// `LiveOuts::Tracked` (§9.1's tracker pairs for every live-out, the native
+/// choice for AVX-512): logstar's `%i.inc` gets a tracker, `%i.inc.out`, and the
+/// counter's forwarding phi `%i.next` reads `undef` from the edges that do not
+/// go round (the counter is not held); with the default `Held`, `%i` holds it
+/// and `%i.next` keeps `%i` there. Both outputs equal the original under every
+/// greedy schedule.
+#[test]
+fn tracked_live_outs_get_trackers_and_leave_the_counter_unheld() {
+    let input = module(LOGSTAR);
+    let tracked = Options {
+        live_outs: LiveOuts::Tracked,
+        ..Options::default()
+    };
+    let (out, notes) = dlt_with(&input, &tracked).expect("dlt transforms");
+    check_output(&out, &[]);
+    assert!(
+        notes[0].ends_with("live-outs %i.inc as %i.inc.out"),
+        "{notes:?}"
+    );
+    let text = print_module(&out);
+    assert!(
+        text.contains("%i.next = phi i32 [ %i.inc, %B ], [ undef, %B.guard ], [ undef, %B.e.C ]"),
+        "{text}"
+    );
+    let (held, notes) = dlt(&input);
+    assert!(
+        notes[0].ends_with("live-outs %i.inc held in %i"),
+        "{notes:?}"
+    );
+    let text = print_module(&held);
+    assert!(
+        !text.contains("%i.inc.out")
+            && text
+                .contains("%i.next = phi i32 [ %i.inc, %B ], [ %i, %B.guard ], [ %i.inc, %B.e.C ]"),
+        "{text}"
+    );
+    for out in [&out, &held] {
+        check_equivalent(
+            &input,
+            out,
+            &[(2, &["n=88.38,1.5"]), (3, &["n=0.5,20,1e300"])],
+        );
+    }
 }
 
 /// Two exits, X1 from the header and X2 from the body; %s, %s.next and %i live

@@ -16,9 +16,10 @@
 
 mod native_support;
 
-use native_support::{case, freezing_runs, module, program, transformed, verdicts};
+use native_support::{case, freezing_runs, module, program, transformed_for, verdicts};
 use pllvm_codegen::native::diff::{Reference, Verdict, uses_horizontal};
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, emit};
+use pllvm_codegen::pipeline::Options;
 use pllvm_codegen::{AnalysisChoice, Kernel};
 use pllvm_interp::RunConfig;
 use pllvm_interp::config::ArgValue;
@@ -68,7 +69,7 @@ struct Prepared {
     grown: bool,
 }
 
-fn prepare() -> Vec<Prepared> {
+fn prepare(target: Target) -> Vec<Prepared> {
     KERNELS
         .iter()
         .map(|file| {
@@ -87,8 +88,13 @@ fn prepare() -> Vec<Prepared> {
             }
             let original = module(&src);
             let func = original.first_definition().expect("a kernel");
-            let transformed =
-                transformed(&original, func).unwrap_or_else(|e| panic!("{file}: {e}"));
+            // Live-outs as `pllvm compile` keeps them for the target.
+            let options = Options {
+                live_outs: target.live_outs(),
+                ..Options::default()
+            };
+            let transformed = transformed_for(&original, func, &options)
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
             let (_, run) = freezing_runs(&src)
                 .into_iter()
                 .next()
@@ -107,7 +113,7 @@ fn prepare() -> Vec<Prepared> {
 
 fn check(target: Target) {
     let width = target.default_width();
-    let kernels = prepare();
+    let kernels = prepare(target);
     let mut plan: Vec<(usize, usize, String)> = Vec::new();
     for (k, p) in kernels.iter().enumerate() {
         let horizontal = uses_horizontal(&p.original, p.func);

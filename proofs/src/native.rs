@@ -109,7 +109,7 @@ pub fn diff_generated(
     for seed in seeds {
         report.programs += 1;
         let generated = generate(seed, cfg);
-        let options = uniform_options(&generated);
+        let options = uniform_options(&generated, target);
         match run_passes(
             &generated.module,
             generated.func,
@@ -236,10 +236,12 @@ pub fn diff_generated(
 
 /// The pipeline options for `g`: the parameters it feeds uniformly are uniform
 /// (so uniform branches and loops are kept, as `pllvm compile --uniform-args`);
-/// the kernel tells the widening the same.
-fn uniform_options(g: &Generated) -> Options {
+/// the kernel tells the widening the same; live-outs kept as `pllvm compile`
+/// keeps them for `target`.
+fn uniform_options(g: &Generated, target: Target) -> Options {
     Options {
         uniform_args: g.uniform_args(),
+        live_outs: target.live_outs(),
         ..Options::default()
     }
 }

@@ -43,9 +43,15 @@ pub fn module(src: &str) -> Module {
 }
 
 /// `func` of `m` after `dlt,boscc,pl`.
+#[allow(dead_code, reason = "not every test file transforms with the defaults")]
 pub fn transformed(m: &Module, func: FuncId) -> Result<Module, String> {
+    transformed_for(m, func, &Options::default())
+}
+
+/// The same with `options` (e.g. the live-outs `pllvm compile` keeps for a target).
+pub fn transformed_for(m: &Module, func: FuncId, options: &Options) -> Result<Module, String> {
     let passes = parse_passes("dlt,boscc,pl")?;
-    let stages = run_passes(m, func, &passes, &Options::default()).map_err(|e| e.to_string())?;
+    let stages = run_passes(m, func, &passes, options).map_err(|e| e.to_string())?;
     let out = stages.into_iter().last().ok_or("no stage")?.module;
     let report = verify_module(&out, &SourceMap::default());
     if !report.is_ok() {

@@ -82,6 +82,7 @@ impl Oracle for Native {
         for (k, case) in cases.iter().enumerate() {
             let options = Options {
                 uniform_args: case.program.uniform_args(),
+                live_outs: self.target.live_outs(),
                 ..Options::default()
             };
             let horizontal =
