@@ -26,8 +26,9 @@
 //!
 //! # Routes
 //! `dlt`; `dlt,pl`; `dlt,boscc,pl` with a BOSCC gadget on every branch that may
-//! take one (`boscc::Policy::All`); `ifconv`; `reconverge`. Every stage of every
-//! route is checked against the original, not only the last one. Parameters the
+//! take one (`boscc::Policy::All`); `ifconv`; `reconverge`; and `dlt,pl` with
+//! every live-out in a tracker pair (`dlt::LiveOuts::Tracked`, the native
+//! route's choice for AVX-512). Every stage of every route is checked against the original, not only the last one. Parameters the
 //! generator feeds uniformly are declared uniform (`Options::uniform_args`), so
 //! uniform branches and loops are kept. A transform that refuses a generated
 //! program fails the test: every generated program is valid input.
@@ -48,7 +49,7 @@
 //! transform against itself under FR (Fig. 3.20b): lane 1 becomes ⊤.
 
 use pllvm_codegen::boscc::Policy;
-use pllvm_codegen::dlt::Fault;
+use pllvm_codegen::dlt::{Fault, LiveOuts};
 use pllvm_codegen::{Options, Pass, run_passes};
 use pllvm_interp::equiv::{
     Coverage, DifferenceKind, EquivConfig, EquivReport, Method, check_refines, check_stages,
@@ -166,6 +167,22 @@ fn stages_of(g: &Generated, fault: Option<Fault>) -> Result<Vec<(String, Module)
         for stage in stages {
             out.push((
                 format!("{}: {}", route.name, stage.pass.name()),
+                stage.module,
+            ));
+        }
+    }
+    // The native route for AVX-512 keeps every live-out in a tracker pair
+    // (`dlt::LiveOuts::Tracked`, `native::Target::live_outs`): its stages too.
+    if reducible && fault.is_none() {
+        let tracked = Options {
+            live_outs: LiveOuts::Tracked,
+            ..options(g, None)
+        };
+        let stages = run_passes(&g.module, g.func, &[Pass::Dlt, Pass::Pl], &tracked)
+            .map_err(|e| format!("route dlt,pl (tracked live-outs) refuses the program: {e}"))?;
+        for stage in stages {
+            out.push((
+                format!("dlt,pl (tracked live-outs): {}", stage.pass.name()),
                 stage.module,
             ));
         }
