@@ -1140,7 +1140,18 @@ fn execute(
         )?;
         if let Some(TraceFormat::Json) = format {
             write!(out, "  \"trace\": ")?;
-            trace::write_json_bounded(out, body, &machine.trace, machine.trace_omitted)?;
+            // Buffered: the standard output flushes at every line, and a trace of
+            // W = 64 lanes is millions of lines.
+            {
+                let mut buffered = std::io::BufWriter::new(&mut *out);
+                trace::write_json_bounded(
+                    &mut buffered,
+                    body,
+                    &machine.trace,
+                    machine.trace_omitted,
+                )?;
+                buffered.flush()?;
+            }
             writeln!(out, ",{}", rest.trim_start_matches('{'))?;
         } else {
             writeln!(out, "{}", rest.trim_start_matches("{\n"))?;
