@@ -221,6 +221,21 @@ impl Exploration {
             .map_or("?", String::as_str)
     }
 
+    /// One line per distinct outcome: `ENDING RESULT (witness SCHEDULE)`.
+    pub fn outcome_lines(&self) -> Vec<String> {
+        self.outcomes
+            .iter()
+            .map(|o| {
+                format!(
+                    "{} {} (witness {})",
+                    o.ending,
+                    o.result_text,
+                    self.schedule_text(&o.witness)
+                )
+            })
+            .collect()
+    }
+
     /// `A,B,C` for a schedule.
     pub fn schedule_text(&self, schedule: &[Block]) -> String {
         schedule

@@ -105,18 +105,7 @@ fn every_acyclic_program_has_one_greedy_outcome() {
                 continue;
             }
         };
-        let endings: Vec<String> = e
-            .outcomes
-            .iter()
-            .map(|o| {
-                format!(
-                    "{} {} (witness {})",
-                    o.ending,
-                    o.result_text,
-                    e.schedule_text(&o.witness)
-                )
-            })
-            .collect();
+        let endings: Vec<String> = e.outcome_lines();
         let one_return = e.truncated.is_none()
             && e.outcomes.len() == 1
             && e.outcomes[0].ending == "returned"

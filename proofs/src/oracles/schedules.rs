@@ -49,18 +49,7 @@ impl Oracle for Schedules {
         if let Some(why) = &e.truncated {
             return Verdict::Skip(format!("exploration truncated: {why}"));
         }
-        let endings: Vec<String> = e
-            .outcomes
-            .iter()
-            .map(|o| {
-                format!(
-                    "{} {} (witness {})",
-                    o.ending,
-                    o.result_text,
-                    e.schedule_text(&o.witness)
-                )
-            })
-            .collect();
+        let endings: Vec<String> = e.outcome_lines();
         if e.outcomes.len() != 1 || e.outcomes[0].ending != "returned" {
             return Verdict::fail(
                 "greedy outcomes differ",

@@ -33,32 +33,36 @@ pub fn f64_val(x: f64) -> Val {
     })
 }
 
+/// `x op y` in the host's IEEE arithmetic of `T` (`f32` or `f64`), for the five
+/// floating-point binary operations; `None` for any other operation.
+fn arith<T>(op: BinOp, x: T, y: T) -> Option<T>
+where
+    T: std::ops::Add<Output = T>
+        + std::ops::Sub<Output = T>
+        + std::ops::Mul<Output = T>
+        + std::ops::Div<Output = T>
+        + std::ops::Rem<Output = T>,
+{
+    Some(match op {
+        BinOp::FAdd => x + y,
+        BinOp::FSub => x - y,
+        BinOp::FMul => x * y,
+        BinOp::FDiv => x / y,
+        BinOp::FRem => x % y,
+        _ => return None,
+    })
+}
+
 /// One lane's `fadd`/`fsub`/`fmul`/`fdiv`/`frem` on `float` or `double`; ⊤ operands give ⊤.
 pub(crate) fn binary(op: BinOp, ty: &TypeData, a: &Val, b: &Val) -> Val {
     match (ty, a, b) {
         (TypeData::F32, Val::F32(x), Val::F32(y)) => {
             let (x, y) = (f32::from_bits(*x), f32::from_bits(*y));
-            let r = match op {
-                BinOp::FAdd => x + y,
-                BinOp::FSub => x - y,
-                BinOp::FMul => x * y,
-                BinOp::FDiv => x / y,
-                BinOp::FRem => x % y,
-                _ => return Val::Undef,
-            };
-            f32_val(r)
+            arith(op, x, y).map_or(Val::Undef, f32_val)
         }
         (TypeData::F64, Val::F64(x), Val::F64(y)) => {
             let (x, y) = (f64::from_bits(*x), f64::from_bits(*y));
-            let r = match op {
-                BinOp::FAdd => x + y,
-                BinOp::FSub => x - y,
-                BinOp::FMul => x * y,
-                BinOp::FDiv => x / y,
-                BinOp::FRem => x % y,
-                _ => return Val::Undef,
-            };
-            f64_val(r)
+            arith(op, x, y).map_or(Val::Undef, f64_val)
         }
         (
             TypeData::F16 | TypeData::BF16,
@@ -74,14 +78,8 @@ pub(crate) fn binary(op: BinOp, ty: &TypeData, a: &Val, b: &Val) -> Val {
             let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) else {
                 return Val::Undef;
             };
-            let (x, y) = (x as f32, y as f32);
-            let r = match op {
-                BinOp::FAdd => x + y,
-                BinOp::FSub => x - y,
-                BinOp::FMul => x * y,
-                BinOp::FDiv => x / y,
-                BinOp::FRem => x % y,
-                _ => return Val::Undef,
+            let Some(r) = arith(op, x as f32, y as f32) else {
+                return Val::Undef;
             };
             small.val(super::half::round_f64(small, f64::from(r)))
         }
