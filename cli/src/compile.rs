@@ -1,7 +1,7 @@
 //! `pllvm compile FILE --target avx2|avx512|neon|scalar-c`: the native backend
 //! of issue 17 on the command line. Each kernel (the first function, `--function
 //! NAME`, or `--all-functions`) goes through the transform pipeline (`--pass`,
-//! default `dlt,boscc,pl`), the batch is emitted for the target (vector LLVM IR
+//! default `nonneg-div,dlt,boscc,pl`), the batch is emitted for the target (vector LLVM IR
 //! from the widening, or scalar-lane C), and written as source, as an object, or
 //! linked with the runner into a program (`--emit source|object|exe`).
 //! `diff-exec` prepares its kernels with the same [`prepare`].
@@ -33,7 +33,7 @@ pub struct PipelineArgs {
     #[arg(long, value_name = "W", value_parser = pllvm_interp::config::parse_width)]
     pub width: Option<usize>,
     /// The transforms before the native code, in order.
-    #[arg(long, value_name = "PASSES", default_value = "dlt,boscc,pl")]
+    #[arg(long, value_name = "PASSES", default_value = pllvm_codegen::pipeline::NATIVE_PASSES)]
     pub pass: String,
     /// The analysis deciding what is uniform: best, thesis, popl, llvm or sa.
     #[arg(long, value_name = "best|thesis|popl|llvm|sa", default_value = "best")]

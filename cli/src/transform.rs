@@ -24,8 +24,8 @@ use std::process::ExitCode;
 pub struct TransformArgs {
     /// A .ll file (`-` reads standard input).
     file: PathBuf,
-    /// The passes, in order: dlt, boscc, pl (e.g. dlt,boscc,pl), or reconverge, or
-    /// ifconv alone.
+    /// The passes, in order: nonneg-div, dlt, boscc, pl (e.g. dlt,boscc,pl), or
+    /// reconverge, or ifconv alone (each after nonneg-div at most).
     #[arg(long, value_name = "PASSES")]
     pass: String,
     /// The analysis deciding what is uniform: best (the meet of thesis, popl and

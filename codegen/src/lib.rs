@@ -29,6 +29,7 @@ pub mod ifconv;
 pub mod kernel;
 pub mod linearize;
 pub mod native;
+pub mod nonneg_div;
 pub mod pipeline;
 pub mod predicates;
 pub mod prepare;

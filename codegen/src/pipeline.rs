@@ -6,13 +6,17 @@
 
 use crate::error::{Site, TransformError};
 use crate::uniform::{self, AnalysisChoice};
-use crate::{boscc, dlt, ifconv, linearize, reconverge};
+use crate::{boscc, dlt, ifconv, linearize, nonneg_div, reconverge};
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::ir::{FuncId, Module};
 
 /// One transform.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Pass {
+    /// `sdiv` / `srem` by a power of two of a dividend known non-negative
+    /// where it runs become `ashr` / `and` ([`crate::nonneg_div`]); first in a
+    /// pipeline, while the branches it reads are there.
+    NonnegDiv,
     /// The divergent loop transform (thesis §9.1): every loop becomes uniform.
     Dlt,
     /// The BOSCC gadget (thesis §9.2), inserted before partial linearization.
@@ -29,7 +33,8 @@ pub enum Pass {
 
 impl Pass {
     /// Every pass.
-    pub const ALL: [Pass; 5] = [
+    pub const ALL: [Pass; 6] = [
+        Pass::NonnegDiv,
         Pass::Dlt,
         Pass::Boscc,
         Pass::Pl,
@@ -40,6 +45,7 @@ impl Pass {
     /// The name `--pass` takes.
     pub fn name(self) -> &'static str {
         match self {
+            Pass::NonnegDiv => "nonneg-div",
             Pass::Dlt => "dlt",
             Pass::Boscc => "boscc",
             Pass::Pl => "pl",
@@ -48,10 +54,30 @@ impl Pass {
         }
     }
 
+    /// Whether the program after this pass, run under OBLIVIOUS, must refine
+    /// the original under FREEZING (the stage-wise property of issue 16). Not
+    /// so for `nonneg-div`: it rewrites single commands and leaves divergent
+    /// loops as they are, which OBLIVIOUS breaks (Fig. 3.21); its output refines
+    /// the original under FREEZING, and each stage after it in a route is
+    /// checked against the original, so a wrong rewrite shows there.
+    pub fn refines_under_oblivious(self) -> bool {
+        self != Pass::NonnegDiv
+    }
+
     /// The pass called `name`.
     pub fn parse(name: &str) -> Option<Pass> {
         Pass::ALL.into_iter().find(|p| p.name() == name)
     }
+}
+
+/// The passes `pllvm compile` and `diff-exec` run by default before widening:
+/// every branch left is uniform or a BOSCC test, with the divisions of known
+/// non-negative dividends made shifts first.
+pub const NATIVE_PASSES: &str = "nonneg-div,dlt,boscc,pl";
+
+/// [`NATIVE_PASSES`] as passes.
+pub fn native_passes() -> Vec<Pass> {
+    vec![Pass::NonnegDiv, Pass::Dlt, Pass::Boscc, Pass::Pl]
 }
 
 /// Parses `dlt,boscc,pl`, checking the order the passes need.
@@ -88,10 +114,16 @@ pub fn parse_passes(spec: &str) -> Result<Vec<Pass>, String> {
                 .into(),
         );
     }
+    if at(Pass::NonnegDiv).is_some_and(|k| k > 0) {
+        return Err(
+            "nonneg-div reads the branches the other transforms replace by masks: give it first (nonneg-div,dlt,boscc,pl)".into(),
+        );
+    }
+    let routes = passes.iter().filter(|&&p| p != Pass::NonnegDiv).count();
     for standalone in [Pass::Reconverge, Pass::IfConv] {
-        if at(standalone).is_some() && passes.len() > 1 {
+        if at(standalone).is_some() && routes > 1 {
             return Err(format!(
-                "{} is a whole route of its own (it runs its loop transform itself): give it alone",
+                "{} is a whole route of its own (it runs its loop transform itself): give it alone (after nonneg-div at most)",
                 standalone.name()
             ));
         }
@@ -226,6 +258,7 @@ pub fn run_pass(
     cx: &PassContext<'_>,
 ) -> Result<(Module, Vec<String>), TransformError> {
     match cx.pass {
+        Pass::NonnegDiv => nonneg_div::nonneg_div(module, func, cx),
         Pass::Dlt => dlt::divergent_loop_transform(module, func, cx),
         Pass::Boscc => boscc::insert_gadgets(module, func, cx),
         Pass::Pl => linearize::partial_linearization(module, func, cx),

@@ -3,7 +3,7 @@
 //! interpreter, compile, run and compare together").
 //!
 //! Each worker (one per core) takes batches of programs: generates them,
-//! transforms them (`dlt,boscc,pl`), emits one translation unit per batch,
+//! transforms them (`nonneg-div,dlt,boscc,pl`), emits one translation unit per batch,
 //! builds it once (llc-19 and the link), runs it once (the runner forks per
 //! kernel) and compares every run with the interpreter's FREEZING run of the
 //! original (`pllvm_proofs::native::diff_generated`, the path of

@@ -1,5 +1,5 @@
 //! Generated programs through the native backend (issue 17): each program goes
-//! through the transform pipeline (`dlt,boscc,pl`), a whole batch is emitted for
+//! through the transform pipeline (`nonneg-div,dlt,boscc,pl`), a whole batch is emitted for
 //! one target as one translation unit, built and linked once, run once (the
 //! runner forks per kernel), and every run is compared lane by lane with the
 //! original program under FREEZING (`pllvm_codegen::native::diff`).
@@ -15,7 +15,8 @@
 use crate::{GenConfig, Generated, generate};
 use pllvm_codegen::native::diff::{DiffCase, Reference, Verdict, diff_batch};
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, build, emit};
-use pllvm_codegen::{Kernel, Options, Pass, run_passes};
+use pllvm_codegen::pipeline::native_passes;
+use pllvm_codegen::{Kernel, Options, run_passes};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
 use std::time::{Duration, Instant};
@@ -113,7 +114,7 @@ pub fn diff_generated(
         match run_passes(
             &generated.module,
             generated.func,
-            &[Pass::Dlt, Pass::Boscc, Pass::Pl],
+            &native_passes(),
             &options,
         ) {
             Ok(stages) => {

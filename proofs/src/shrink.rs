@@ -113,6 +113,9 @@ enum Edit {
     Branch(Block, Block),
     /// Send the block's predecessors to its one successor.
     Bypass(Block, Block),
+    /// Append the second block, whose one predecessor is the first and
+    /// branches only to it, to the first.
+    Merge(Block, Block),
     /// Remove the instructions, each use replaced by zero (or undef).
     Remove(Vec<(Block, Inst)>),
     /// Remove the instruction, its uses replaced by the operand.
@@ -139,6 +142,7 @@ fn apply(c: &Case, edit: &Edit) -> Case {
         },
         Edit::Branch(b, s) => edited(c, |e| e.body_mut().blocks[*b].term = Terminator::Br(*s)),
         Edit::Bypass(b, s) => edited(c, |e| bypass(e, *b, *s)),
+        Edit::Merge(p, b) => edited(c, |e| merge(e, *p, *b)),
         Edit::Remove(insts) => remove_insts(c, insts, |e, _, r| zero(e, r)),
         Edit::RemoveFor(b, i, op) => {
             let op = *op;
@@ -305,7 +309,44 @@ fn block_edits(c: &Case) -> Vec<Edit> {
             out.push(Edit::Bypass(b, s));
         }
     }
+    let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
+    for &p in &body.layout {
+        for s in body.blocks[p].term.successors() {
+            preds.entry(s).or_default().push(p);
+        }
+    }
+    for &p in &body.layout {
+        let Terminator::Br(b) = body.blocks[p].term else {
+            continue;
+        };
+        let only_from_p = preds.get(&b).is_some_and(|ps| ps.as_slice() == [p]);
+        let same_predicate = body.blocks[p].predicate == body.blocks[b].predicate;
+        let loops_to_itself = body.blocks[b].term.successors().contains(&b);
+        if b != p
+            && only_from_p
+            && same_predicate
+            && !loops_to_itself
+            && body.blocks[b].phis.is_empty()
+        {
+            out.push(Edit::Merge(p, b));
+        }
+    }
     out
+}
+
+/// Moves `b`'s commands and terminator to the end of `p` (its one
+/// predecessor, which branches only to it); `b`'s successors' phis take from
+/// `p` what they took from `b`, and `b`, unreached, goes.
+fn merge(e: &mut Editor, p: Block, b: Block) {
+    let body = e.body_mut();
+    let commands = std::mem::take(&mut body.blocks[b].body);
+    body.blocks[p].body.extend(commands);
+    let term = std::mem::replace(&mut body.blocks[b].term, Terminator::Unreachable);
+    let successors = term.successors();
+    body.blocks[p].term = term;
+    for s in successors {
+        e.rename_incoming(s, b, p);
+    }
 }
 
 /// Sends every predecessor of `b` to `s` instead; `s`'s phis take, from each

@@ -1,6 +1,6 @@
 //! Generated programs diff-executed natively (issue 17, "Shown by": generated
 //! programs on avx2, avx512, neon under qemu and scalar-c, at 1, W, W+3 and 100
-//! threads). Each program goes through `dlt,boscc,pl`, all of a target's runs are
+//! threads). Each program goes through `nonneg-div,dlt,boscc,pl`, all of a target's runs are
 //! one batch (one translation unit, one build, one run of the runner), and every
 //! run must agree lane by lane and byte by byte with the original program under
 //! FREEZING, or be skipped because the original has undefined behaviour. A

@@ -345,7 +345,8 @@ impl Builder<'_> {
     }
 
     /// An integer operator whose right operand keeps it defined: divisors are
-    /// non-zero (positive for signed division), shift amounts below the width.
+    /// non-zero (positive for signed division, a power of two 30% of the
+    /// time), shift amounts below the width.
     /// A `total` command never divides (its passive lanes may hold ⊤).
     fn gen_int_binary(&mut self, total: bool) -> Value {
         let ty = self.random_int_ty();
@@ -358,7 +359,7 @@ impl Builder<'_> {
                 break op;
             }
         };
-        let lhs = self.operand(ty);
+        let mut lhs = self.operand(ty);
         let rhs = match op {
             BinOp::Shl | BinOp::LShr | BinOp::AShr => {
                 if self.rng.gen_bool(0.5) {
@@ -383,6 +384,16 @@ impl Builder<'_> {
                     let y = self.operand(ty);
                     self.binary(BinOp::Or, ty, y, one, "nz", false)
                 }
+            }
+            BinOp::SDiv | BinOp::SRem if self.rng.gen_bool(0.3) => {
+                // A positive power of two: with a dividend made non-negative
+                // half of the time, what `nonneg-div` rewrites.
+                let k = self.rng.gen_range(0..w - 1);
+                if self.rng.gen_bool(0.5) {
+                    let one = self.const_int(ty, 1);
+                    lhs = self.binary(BinOp::LShr, ty, lhs, one, "pos", false);
+                }
+                self.const_int(ty, 1u128 << k)
             }
             BinOp::SDiv | BinOp::SRem => {
                 let one = self.const_int(ty, 1);

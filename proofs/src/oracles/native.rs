@@ -1,6 +1,6 @@
 //! `avx2`, `avx512`, `neon`, `scalar-c`: native code against the interpreter
 //! (issue 17, `docs/native.md`; `proofs/src/native.rs`). Each case goes through
-//! the transform pipeline `dlt,boscc,pl`, is emitted for the target (the
+//! the transform pipeline `nonneg-div,dlt,boscc,pl`, is emitted for the target (the
 //! widening to vector LLVM IR and `llc-19`, or the scalar-lane C and gcc), run
 //! natively and compared lane by lane and byte by byte with the original under
 //! FREEZING (`pllvm_codegen::native::diff`). A batch of cases is emitted, built
@@ -12,7 +12,8 @@ use super::{Case, Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_codegen::native::diff::{DiffCase, Reference, Verdict as NativeVerdict, diff_batch};
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, build, emit};
-use pllvm_codegen::{Kernel, Options, Pass, run_passes};
+use pllvm_codegen::pipeline::native_passes;
+use pllvm_codegen::{Kernel, Options, run_passes};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
 use std::time::Duration;
@@ -95,12 +96,7 @@ impl Oracle for Native {
                 prepared.push(None);
                 continue;
             }
-            match run_passes(
-                case.module(),
-                case.func(),
-                &[Pass::Dlt, Pass::Boscc, Pass::Pl],
-                &options,
-            ) {
+            match run_passes(case.module(), case.func(), &native_passes(), &options) {
                 Ok(stages) => match stages.into_iter().last() {
                     Some(last) => prepared.push(Some(Prepared {
                         options,

@@ -1,6 +1,6 @@
 //! `transforms`: stage-wise equivalence of the vectorizing transforms (issue 16;
 //! thesis §3.6-3.7, Ch. 8-9; `proofs/tests/stagewise_equivalence.rs`): every
-//! stage of every route (`dlt`; `dlt,pl`; `dlt,boscc,pl` with BOSCC everywhere;
+//! stage of every route (`dlt`; `dlt,pl`; `nonneg-div,dlt,boscc,pl` (`pllvm compile`'s route) with BOSCC everywhere;
 //! `ifconv`; `reconverge`, the only route given irreducible programs) verifies
 //! and, run under OBLIVIOUS, refines the original under FREEZING lane by lane
 //! and global element by element (`pllvm_interp::equiv`). A route that refuses
@@ -42,8 +42,8 @@ pub const ROUTES: [Route; 5] = [
         irreducible: false,
     },
     Route {
-        name: "dlt,boscc,pl",
-        passes: &[Pass::Dlt, Pass::Boscc, Pass::Pl],
+        name: "nonneg-div,dlt,boscc,pl",
+        passes: &[Pass::NonnegDiv, Pass::Dlt, Pass::Boscc, Pass::Pl],
         irreducible: false,
     },
     Route {
@@ -110,7 +110,7 @@ impl Oracle for Transforms {
             let route_name = route.name;
             match run_passes(case.module(), case.func(), route.passes, &options) {
                 Ok(out) => {
-                    for stage in out {
+                    for stage in out.into_iter().filter(|s| s.pass.refines_under_oblivious()) {
                         stages.push((format!("{route_name}: {}", stage.pass.name()), stage.module));
                     }
                 }
