@@ -1,6 +1,6 @@
 //! Speed of the widened SIMD code (issue 17, "faster than ISPC"): Mandelbrot and
 //! the XSBench binary search of `corpus/kernels/`, compiled the way `pllvm
-//! compile` compiles them (the transforms `dlt,boscc,pl`, [`native::emit`],
+//! compile` compiles them (the transforms `nonneg-div,dlt,boscc,pl`, [`native::emit`],
 //! [`native::compile_object`]: `llc-19 -O2`), against the same kernels written in
 //! C here and compiled by `gcc -O3 -march=native -ffp-contract=off` (scalar) and
 //! `clang-19 -O3 -march=native -ffp-contract=off` (LLVM's own auto-vectorizer).
@@ -29,7 +29,7 @@
 
 use pllvm_codegen::kernel::Kernel;
 use pllvm_codegen::native::{self, EmitOptions, Source, Target, WorkDir};
-use pllvm_codegen::pipeline::{Options, Pass, run_passes};
+use pllvm_codegen::pipeline::{NATIVE_PASSES, Options, parse_passes, run_passes};
 use pllvm_codegen::uniform::AnalysisChoice;
 use pllvm_codegen::widen::{self, MaskRepr, VectorTarget, WidenOptions};
 use pllvm_semantics::ir::{FuncId, Module};
@@ -193,7 +193,7 @@ fn run(command: &mut Command, package: &str) -> String {
 }
 
 /// A corpus kernel after the transforms the native route runs for `target`
-/// (`dlt,boscc,pl`, live-outs kept as [`Target::live_outs`] says).
+/// ([`NATIVE_PASSES`], live-outs kept as [`Target::live_outs`] says).
 fn transformed(case: &Case, target: Target) -> (Module, FuncId) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../corpus/kernels")
@@ -212,7 +212,8 @@ fn transformed(case: &Case, target: Target) -> (Module, FuncId) {
         live_outs: target.live_outs(),
         ..Options::default()
     };
-    let stages = run_passes(&module, func, &[Pass::Dlt, Pass::Boscc, Pass::Pl], &options)
+    let passes = parse_passes(NATIVE_PASSES).unwrap_or_else(|e| fail(e));
+    let stages = run_passes(&module, func, &passes, &options)
         .unwrap_or_else(|e| fail(format!("{}: {e}", case.file)));
     let module = stages.into_iter().last().map_or(module, |s| s.module);
     (module, func)
@@ -421,11 +422,6 @@ fn main() {
         }
         let peers = peers(&dir, target);
         let native_width = vector.default_width() / 2;
-        let default_mask = vector.default_mask();
-        let other_mask = match default_mask {
-            MaskRepr::I1 => MaskRepr::I32,
-            MaskRepr::I32 => MaskRepr::I1,
-        };
         let prepared: Vec<(Module, FuncId)> =
             CASES.iter().map(|case| transformed(case, target)).collect();
         for (case, (module, func)) in CASES.iter().zip(&prepared) {
@@ -436,6 +432,16 @@ fn main() {
                 function: *func,
                 uniform_args: &uniform_args,
             }];
+            let widening = WidenOptions {
+                linearized: true,
+                ..WidenOptions::new(vector)
+            };
+            let default_mask =
+                widen::kernel_mask(&kernels[0], &widening).unwrap_or_else(|e| fail(e));
+            let other_mask = match default_mask {
+                MaskRepr::I1 => MaskRepr::I32,
+                MaskRepr::I32 => MaskRepr::I1,
+            };
             let mut rows: Vec<(String, Source)> = vec![(
                 format!("{} (default)", mask_name(default_mask)),
                 emit_default(target, &kernels),

@@ -1,4 +1,4 @@
-//! Widening: a batch of P-LLVM kernels after the transforms (`dlt,boscc,pl`) as
+//! Widening: a batch of P-LLVM kernels after the transforms (`nonneg-div,dlt,boscc,pl`) as
 //! ONE LLVM IR module with vector types, for `llc-19` to select AVX2, AVX-512 or
 //! NEON instructions, as the thesis's vectorizer RV does (issue 17, point 1).
 //!
@@ -38,8 +38,10 @@ pub mod repr;
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
 use crate::uniform::{self, AnalysisChoice};
-use pllvm_analysis::result::{AnalysisKind, InitShapes};
+use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::uniformity;
+use pllvm_semantics::ir::Body;
+use pllvm_semantics::types::{TypeData, TypeTable};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -124,14 +126,54 @@ impl VectorTarget {
     /// bytes and widened again at every blend, while an `<W x i32>` mask is what
     /// `vblendvps` and `vpmaskmov` read, through its sign bit. AVX-512:
     /// `<W x i1>`, the mask registers (Mandelbrot 10.2 ms against 10.8 ms, 10.1
-    /// against 12.6 ms at W = 16; binary search 18.3 against 16.8 ms, the one
-    /// row the other way, in both rounds).
+    /// against 12.6 ms at W = 16), except for a kernel whose lanes are mostly
+    /// 64 bits wide ([`VectorTarget::default_mask_for`]).
     /// NEON has no mask registers and keeps `<W x i32>` (under qemu its times
     /// say nothing about the hardware).
     pub fn default_mask(self) -> MaskRepr {
         match self {
             VectorTarget::Avx512 => MaskRepr::I1,
             VectorTarget::Avx2 | VectorTarget::Neon => MaskRepr::I32,
+        }
+    }
+
+    /// The default mask representation for one kernel: [`Self::default_mask`],
+    /// except on AVX-512 for a kernel whose varying values are mostly 64 bits
+    /// wide (`i64`, `double`, pointers: more of them than of narrower non-`i1`
+    /// values), which takes `<W x i32>`. At W = 32 a comparison of `<32 x
+    /// i64>` yields four 8-bit mask registers that a `<W x i1>` mask joins
+    /// (`kunpck`) and splits again (`kshiftr`) around every 8-lane operation;
+    /// those mask-register moves sit on the loop's chain. Measured
+    /// (BENCHMARKS.md, "Native SIMD code", fifth round): the binary search of
+    /// `corpus/kernels/` (`i64` bounds, `double` table) runs 16.8 ms with
+    /// `<W x i32>` against 18.2 ms with `<W x i1>` (every round so far), while
+    /// Mandelbrot (`float`, `i32`) runs 6.6 ms with `<W x i1>` against 9.6 ms.
+    pub fn default_mask_for(
+        self,
+        body: &Body,
+        types: &TypeTable,
+        uniformity: &Uniformity,
+    ) -> MaskRepr {
+        if self != VectorTarget::Avx512 {
+            return self.default_mask();
+        }
+        let (mut wide, mut narrow) = (0usize, 0usize);
+        for (_, data) in body.insts.iter() {
+            let Some(result) = data.result else { continue };
+            if !uniformity.value(result).is_varying() {
+                continue;
+            }
+            match types.get(body.values[result].ty) {
+                TypeData::Int(1) => {}
+                TypeData::Int(64) | TypeData::F64 | TypeData::Ptr(_) => wide += 1,
+                TypeData::Int(_) | TypeData::F32 | TypeData::F16 | TypeData::BF16 => narrow += 1,
+                _ => {}
+            }
+        }
+        if wide > narrow {
+            MaskRepr::I32
+        } else {
+            MaskRepr::I1
         }
     }
 }
@@ -153,7 +195,8 @@ pub struct WidenOptions {
     pub target: VectorTarget,
     /// W; `None` for [`VectorTarget::default_width`].
     pub width: Option<usize>,
-    /// The representation of varying `i1`; `None` for [`VectorTarget::default_mask`].
+    /// The representation of varying `i1`; `None` for each kernel's
+    /// [`VectorTarget::default_mask_for`].
     pub mask: Option<MaskRepr>,
     /// The analysis that decides which values stay scalar (as the pipeline's).
     pub analysis: AnalysisChoice,
@@ -204,10 +247,45 @@ impl WidenOptions {
         self.width.unwrap_or(self.target.default_width())
     }
 
-    /// The mask representation the chunk functions use.
-    pub fn mask(&self) -> MaskRepr {
-        self.mask.unwrap_or(self.target.default_mask())
+    /// The mask representation a kernel's chunk functions use: the one given,
+    /// else the target's choice for the kernel.
+    pub fn mask_for(&self, body: &Body, types: &TypeTable, uniformity: &Uniformity) -> MaskRepr {
+        self.mask
+            .unwrap_or_else(|| self.target.default_mask_for(body, types, uniformity))
     }
+}
+
+/// The mask representation [`widen_batch`] gives `kernel` under `options`
+/// (for reports and benchmarks: the batch decides it the same way).
+pub fn kernel_mask(
+    kernel: &Kernel<'_>,
+    options: &WidenOptions,
+) -> Result<MaskRepr, TransformError> {
+    if let Some(mask) = options.mask {
+        return Ok(mask);
+    }
+    let data = &kernel.module.functions[kernel.function];
+    let body = data.body.as_ref().ok_or_else(|| {
+        TransformError::new(
+            PASS,
+            Site::Function(kernel.function),
+            format!("@{} is only declared: there is no body to widen", data.name),
+        )
+    })?;
+    let uniform_args: Vec<String> = options
+        .uniform_args
+        .iter()
+        .chain(kernel.uniform_args)
+        .cloned()
+        .collect();
+    let uniformity = uniform::analyze(
+        kernel.module,
+        kernel.function,
+        options.analysis,
+        &uniform_args,
+        PASS,
+    )?;
+    Ok(options.mask_for(body, &kernel.module.types, &uniformity))
 }
 
 /// The widest W: `thread_id`, `popcount` and `ballot` turn a mask into an
@@ -252,6 +330,7 @@ pub fn widen_batch(
     let width = options.width();
     let mut decls = Declarations::default();
     let mut functions = String::new();
+    let mut masks = Vec::new();
     for (index, kernel) in kernels.iter().enumerate() {
         let site = Site::Function(kernel.function);
         if width == 0 || width > MAX_WIDTH {
@@ -316,11 +395,14 @@ pub fn widen_batch(
         } else {
             BTreeMap::new()
         };
+        let body = data.body.as_ref().expect("checked above");
+        let mask = options.mask_for(body, &kernel.module.types, &uniformity);
+        masks.push(mask);
         let text = function::emit(
             kernel,
             &function::Setup {
                 width,
-                mask: options.mask(),
+                mask,
                 uniformity: &uniformity,
                 strides: &strides,
                 target: options.target,
@@ -332,7 +414,9 @@ pub fn widen_batch(
         functions.push_str(&text);
         functions.push('\n');
     }
-    Ok(assemble(kernels, options, width, &decls, &functions))
+    Ok(assemble(
+        kernels, options, width, &masks, &decls, &functions,
+    ))
 }
 
 /// The module text: header, declarations, chunk functions, the kernel table.
@@ -340,16 +424,20 @@ fn assemble(
     kernels: &[Kernel<'_>],
     options: &WidenOptions,
     width: usize,
+    masks: &[MaskRepr],
     decls: &Declarations,
     functions: &str,
 ) -> String {
     let mut out = String::new();
+    let masks = match masks {
+        [first, rest @ ..] if rest.iter().all(|m| m == first) => format!("{first:?}"),
+        _ => format!("by kernel {masks:?}"),
+    };
     let _ = writeln!(
         out,
-        "; pllvm widen: {} kernel(s), target {}, W = {width}, masks {:?}",
+        "; pllvm widen: {} kernel(s), target {}, W = {width}, masks {masks}",
         kernels.len(),
         options.target.name(),
-        options.mask()
     );
     let _ = writeln!(out, "target triple = \"{}\"\n", options.target.triple());
     for line in decls.lines.values() {

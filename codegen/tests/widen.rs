@@ -13,8 +13,8 @@
 //! is otherwise compiled only, saying so.
 
 use pllvm_codegen::Kernel;
-use pllvm_codegen::pipeline::{Options, Pass, run_passes};
-use pllvm_codegen::widen::{MaskRepr, VectorTarget, WidenOptions, widen_batch};
+use pllvm_codegen::pipeline::{NATIVE_PASSES, Options, parse_passes, run_passes};
+use pllvm_codegen::widen::{self, MaskRepr, VectorTarget, WidenOptions, widen_batch};
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_semantics::ir::{ConstData, GlobalInit, Module};
@@ -134,16 +134,12 @@ fn corpus(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// The module after `--pass dlt,boscc,pl`.
+/// The module after `pllvm compile`'s default passes (`nonneg-div,dlt,boscc,pl`).
 fn transformed(m: &Module) -> Module {
     let func = m.first_definition().expect("a function");
-    let stages = run_passes(
-        m,
-        func,
-        &[Pass::Dlt, Pass::Boscc, Pass::Pl],
-        &Options::default(),
-    )
-    .unwrap_or_else(|e| panic!("transform: {e}"));
+    let passes = parse_passes(NATIVE_PASSES).expect("the default passes");
+    let stages = run_passes(m, func, &passes, &Options::default())
+        .unwrap_or_else(|e| panic!("transform: {e}"));
     stages.into_iter().last().expect("a stage").module
 }
 
@@ -454,7 +450,7 @@ fn check(
             "{tag}-{}-w{}-{:?}",
             target.name(),
             options.width(),
-            options.mask()
+            widen::kernel_mask(&kernel, &options).expect("the kernel's mask")
         );
         let c = driver(&module, args, n);
         if let Some(out) = native(&ir, &c, target, &label) {
@@ -579,6 +575,63 @@ fn binary_search_every_lane_agrees() {
         &all_targets(),
         &["n".into(), "A".into()],
     );
+}
+
+/// AVX-512's default mask follows the width of the kernel's varying values
+/// (`VectorTarget::default_mask_for`): the binary search (`i64` bounds,
+/// `double` table) gets `<W x i32>`, Mandelbrot (`float`, `i32`) `<W x i1>`;
+/// AVX2 and NEON keep `<W x i32>`, and an explicit choice wins.
+#[test]
+fn the_default_mask_follows_the_width_of_the_lanes() {
+    let mask = |file: &str, target: VectorTarget, uniform: &[&str], given: Option<MaskRepr>| {
+        let module = transformed(&parse(&corpus(file)));
+        let uniform: Vec<String> = uniform.iter().map(|s| s.to_string()).collect();
+        let kernel = Kernel {
+            name: "k",
+            module: &module,
+            function: module.first_definition().expect("a function"),
+            uniform_args: &uniform,
+        };
+        let mut options = WidenOptions::new(target);
+        options.mask = given;
+        options.linearized = true;
+        let mask = widen::kernel_mask(&kernel, &options).expect("a mask");
+        let ir = widen_batch(&[kernel], &options).expect("widened");
+        assert!(
+            ir.lines()
+                .next()
+                .is_some_and(|l| l.ends_with(&format!("masks {mask:?}"))),
+            "{file}: the header names {mask:?}: {}",
+            ir.lines().next().unwrap_or("")
+        );
+        mask
+    };
+    let search = "xsbench-binary-search.ll";
+    for uniform in [&["n", "A"][..], &[]] {
+        assert_eq!(
+            mask(search, VectorTarget::Avx512, uniform, None),
+            MaskRepr::I32
+        );
+        assert_eq!(
+            mask(search, VectorTarget::Avx2, uniform, None),
+            MaskRepr::I32
+        );
+        assert_eq!(
+            mask(search, VectorTarget::Neon, uniform, None),
+            MaskRepr::I32
+        );
+    }
+    assert_eq!(
+        mask(search, VectorTarget::Avx512, &[], Some(MaskRepr::I1)),
+        MaskRepr::I1
+    );
+    let mandel = "mandelbrot.ll";
+    assert_eq!(
+        mask(mandel, VectorTarget::Avx512, &["maxit"], None),
+        MaskRepr::I1
+    );
+    assert_eq!(mask(mandel, VectorTarget::Avx512, &[], None), MaskRepr::I1);
+    assert_eq!(mask(mandel, VectorTarget::Avx2, &[], None), MaskRepr::I32);
 }
 
 #[test]
