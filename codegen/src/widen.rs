@@ -126,8 +126,8 @@ impl VectorTarget {
     /// bytes and widened again at every blend, while an `<W x i32>` mask is what
     /// `vblendvps` and `vpmaskmov` read, through its sign bit. AVX-512:
     /// `<W x i1>`, the mask registers (Mandelbrot 10.2 ms against 10.8 ms, 10.1
-    /// against 12.6 ms at W = 16), except for a kernel whose lanes are mostly
-    /// 64 bits wide ([`VectorTarget::default_mask_for`]).
+    /// against 12.6 ms at W = 16). A kernel whose lanes are mostly 64 bits
+    /// wide takes the other one on both ([`VectorTarget::default_mask_for`]).
     /// NEON has no mask registers and keeps `<W x i32>` (under qemu its times
     /// say nothing about the hardware).
     pub fn default_mask(self) -> MaskRepr {
@@ -138,23 +138,28 @@ impl VectorTarget {
     }
 
     /// The default mask representation for one kernel: [`Self::default_mask`],
-    /// except on AVX-512 for a kernel whose varying values are mostly 64 bits
-    /// wide (`i64`, `double`, pointers: more of them than of narrower non-`i1`
-    /// values), which takes `<W x i32>`. At W = 32 a comparison of `<32 x
-    /// i64>` yields four 8-bit mask registers that a `<W x i1>` mask joins
-    /// (`kunpck`) and splits again (`kshiftr`) around every 8-lane operation;
-    /// those mask-register moves sit on the loop's chain. Measured
-    /// (BENCHMARKS.md, "Native SIMD code", fifth round): the binary search of
-    /// `corpus/kernels/` (`i64` bounds, `double` table) runs 16.8 ms with
-    /// `<W x i32>` against 18.2 ms with `<W x i1>` (every round so far), while
-    /// Mandelbrot (`float`, `i32`) runs 6.6 ms with `<W x i1>` against 9.6 ms.
+    /// turned the other way round on AVX2 and AVX-512 for a kernel whose
+    /// varying values are mostly 64 bits wide (`i64`, `double`, pointers: more
+    /// of them than of narrower non-`i1` values). On AVX2 such a kernel takes
+    /// `<W x i1>`: a `<W x i32>` mask is packed from the 64-bit comparisons
+    /// and widened again (`vpmovsxdq`) at every 64-bit blend, while LLVM keeps
+    /// an `<W x i1>` in the lanes of the comparison that made it. On AVX-512 it
+    /// takes `<W x i32>`: at W = 32 a comparison of `<32 x i64>` yields four
+    /// 8-bit mask registers that a `<W x i1>` mask joins (`kunpck`) and splits
+    /// again (`kshiftr`) around every 8-lane operation, on the loop's chain.
+    /// Measured (BENCHMARKS.md, "Native SIMD code", fifth round): the binary
+    /// search of `corpus/kernels/` (`i64` bounds, `double` table) runs 16.1
+    /// against 17.3 ms on AVX2 and 16.1 against 18.0 ms on AVX-512 (the same
+    /// direction in every round), while Mandelbrot (`float`, `i32`) keeps
+    /// `<W x i32>` on AVX2 (9.4 against 14.4 ms) and `<W x i1>` on AVX-512
+    /// (6.6 against 9.5 ms). NEON keeps `<W x i32>`.
     pub fn default_mask_for(
         self,
         body: &Body,
         types: &TypeTable,
         uniformity: &Uniformity,
     ) -> MaskRepr {
-        if self != VectorTarget::Avx512 {
+        if self == VectorTarget::Neon {
             return self.default_mask();
         }
         let (mut wide, mut narrow) = (0usize, 0usize);
@@ -170,10 +175,10 @@ impl VectorTarget {
                 _ => {}
             }
         }
-        if wide > narrow {
-            MaskRepr::I32
-        } else {
-            MaskRepr::I1
+        match (self.default_mask(), wide > narrow) {
+            (mask, false) => mask,
+            (MaskRepr::I1, true) => MaskRepr::I32,
+            (MaskRepr::I32, true) => MaskRepr::I1,
         }
     }
 }

@@ -577,10 +577,11 @@ fn binary_search_every_lane_agrees() {
     );
 }
 
-/// AVX-512's default mask follows the width of the kernel's varying values
+/// The default mask follows the width of the kernel's varying values
 /// (`VectorTarget::default_mask_for`): the binary search (`i64` bounds,
-/// `double` table) gets `<W x i32>`, Mandelbrot (`float`, `i32`) `<W x i1>`;
-/// AVX2 and NEON keep `<W x i32>`, and an explicit choice wins.
+/// `double` table) gets `<W x i32>` on AVX-512 and `<W x i1>` on AVX2,
+/// Mandelbrot (`float`, `i32`) the other way round; NEON keeps `<W x i32>`,
+/// and an explicit choice wins.
 #[test]
 fn the_default_mask_follows_the_width_of_the_lanes() {
     let mask = |file: &str, target: VectorTarget, uniform: &[&str], given: Option<MaskRepr>| {
@@ -614,7 +615,7 @@ fn the_default_mask_follows_the_width_of_the_lanes() {
         );
         assert_eq!(
             mask(search, VectorTarget::Avx2, uniform, None),
-            MaskRepr::I32
+            MaskRepr::I1
         );
         assert_eq!(
             mask(search, VectorTarget::Neon, uniform, None),
