@@ -354,11 +354,11 @@ impl<'b> NonNegative<'b> {
         let (pred, c) = if *lhs == x {
             (*pred, *rhs)
         } else if *rhs == x {
-            (swapped(*pred), *lhs)
+            (pred.swapped(), *lhs)
         } else {
             return false;
         };
-        let pred = if taken { pred } else { inverse(pred) };
+        let pred = if taken { pred } else { pred.inverse() };
         let Some(c) = self.body.as_const(c) else {
             return false;
         };
@@ -376,39 +376,5 @@ impl<'b> NonNegative<'b> {
             ICmpPred::Ule => *n < sign,
             _ => false,
         }
-    }
-}
-
-/// The predicate with its operands swapped: `a P b` iff `b swapped(P) a`.
-fn swapped(p: ICmpPred) -> ICmpPred {
-    use ICmpPred::*;
-    match p {
-        Eq => Eq,
-        Ne => Ne,
-        Ugt => Ult,
-        Uge => Ule,
-        Ult => Ugt,
-        Ule => Uge,
-        Sgt => Slt,
-        Sge => Sle,
-        Slt => Sgt,
-        Sle => Sge,
-    }
-}
-
-/// The predicate that holds exactly when `p` does not.
-fn inverse(p: ICmpPred) -> ICmpPred {
-    use ICmpPred::*;
-    match p {
-        Eq => Ne,
-        Ne => Eq,
-        Ugt => Ule,
-        Uge => Ult,
-        Ult => Uge,
-        Ule => Ugt,
-        Sgt => Sle,
-        Sge => Slt,
-        Slt => Sge,
-        Sle => Sgt,
     }
 }

@@ -277,6 +277,16 @@ pub fn kernel_mask(
             format!("@{} is only declared: there is no body to widen", data.name),
         )
     })?;
+    let (_, uniformity) = kernel_uniformity(kernel, options)?;
+    Ok(options.mask_for(body, &kernel.module.types, &uniformity))
+}
+
+/// The parameters uniform for `kernel` (the options' and the kernel's own) and
+/// what the options' analysis makes of it with them.
+fn kernel_uniformity(
+    kernel: &Kernel<'_>,
+    options: &WidenOptions,
+) -> Result<(Vec<String>, Uniformity), TransformError> {
     let uniform_args: Vec<String> = options
         .uniform_args
         .iter()
@@ -290,7 +300,7 @@ pub fn kernel_mask(
         &uniform_args,
         PASS,
     )?;
-    Ok(options.mask_for(body, &kernel.module.types, &uniformity))
+    Ok((uniform_args, uniformity))
 }
 
 /// The widest W: `thread_id`, `popcount` and `ballot` turn a mask into an
@@ -375,19 +385,7 @@ pub fn widen_batch(
         if let Some((site, what)) = kernel.unsupported_construct() {
             return Err(TransformError::new(PASS, site, what));
         }
-        let uniform_args: Vec<String> = options
-            .uniform_args
-            .iter()
-            .chain(kernel.uniform_args)
-            .cloned()
-            .collect();
-        let uniformity = uniform::analyze(
-            kernel.module,
-            kernel.function,
-            options.analysis,
-            &uniform_args,
-            PASS,
-        )?;
+        let (uniform_args, uniformity) = kernel_uniformity(kernel, options)?;
         let strides = if options.contiguous {
             InitShapes::with_uniform(data, &uniform_args)
                 .ok()

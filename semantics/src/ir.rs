@@ -450,6 +450,40 @@ impl ICmpPred {
             ICmpPred::Sle => "sle",
         }
     }
+
+    /// The predicate with its operands swapped: `a P b` iff `b P.swapped() a`.
+    pub fn swapped(self) -> ICmpPred {
+        use ICmpPred::*;
+        match self {
+            Eq => Eq,
+            Ne => Ne,
+            Ugt => Ult,
+            Uge => Ule,
+            Ult => Ugt,
+            Ule => Uge,
+            Sgt => Slt,
+            Sge => Sle,
+            Slt => Sgt,
+            Sle => Sge,
+        }
+    }
+
+    /// The predicate that holds exactly when this one does not.
+    pub fn inverse(self) -> ICmpPred {
+        use ICmpPred::*;
+        match self {
+            Eq => Ne,
+            Ne => Eq,
+            Ugt => Ule,
+            Uge => Ult,
+            Ult => Uge,
+            Ule => Ugt,
+            Sgt => Sle,
+            Sge => Slt,
+            Slt => Sge,
+            Sle => Sgt,
+        }
+    }
 }
 
 /// `fcmp` predicates (ordered `o*`, unordered `u*`, and the constant ones).

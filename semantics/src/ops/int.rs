@@ -471,6 +471,24 @@ mod tests {
         check(BinOp::Xor, "", 8, 0xff, 0x0f, Ok(Some(0xf0)));
     }
 
+    /// `ICmpPred::swapped` and `ICmpPred::inverse` against `icmp` itself, on
+    /// every pair of `i4` values.
+    #[test]
+    fn swapped_and_inverse_predicates_agree_with_icmp() {
+        let ty = TypeData::Int(4);
+        for pred in ICmpPred::ALL {
+            for a in -8..8 {
+                for b in -8..8 {
+                    let (x, y) = (int(4, a), int(4, b));
+                    let holds = icmp(pred, &ty, &x, &y);
+                    assert_eq!(icmp(pred.swapped(), &ty, &y, &x), holds, "{pred:?} {a} {b}");
+                    let inverse = icmp(pred.inverse(), &ty, &x, &y);
+                    assert_ne!(inverse, holds, "{pred:?} {a} {b}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn icmp_signed_and_unsigned_and_pointers() {
         let ty = TypeData::Int(8);
