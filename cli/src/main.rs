@@ -71,7 +71,8 @@ enum Command {
     Analyze(AnalyzeArgs),
     /// The vectorizing transforms (thesis Ch. 8-9): divergent loop transform (dlt), BOSCC
     /// gadgets (boscc), partial linearization (pl), reconverging CFGs (reconverge), full
-    /// if-conversion (ifconv).
+    /// if-conversion (ifconv); before them, divisions by powers of two of known
+    /// non-negative dividends made shifts (nonneg-div).
     Transform(transform::TransformArgs),
     /// Compile kernels to native code (issue 17): the transforms, then vector LLVM IR
     /// for avx2, avx512 or neon, or scalar-lane C; as source, object or a program
