@@ -6,9 +6,11 @@
 //! thesis place ([`Rule::name`], [`Rule::thesis`]), the rule in the thesis's notation
 //! ([`Rule::notation`]), the function implementing it (the file and function of the
 //! `semantics/RULES.md` table, which `tests/tidy.rs` checks against the `/// [NAME]`
-//! citations in the source), and the corpus file that exercises it: the smallest
-//! corpus file (in bytes, then by path) whose runs apply the rule, as the rules'
-//! dispatchers record it in each step (`Checked::rules`). It ends with the
+//! citations in the source), and the corpus file that exercises it: among the
+//! files whose runs apply the rule, as the rules' dispatchers record it in each
+//! step (`Checked::rules`), a figure of the semantics chapters
+//! (`corpus/semantics/fig*.ll`) first, then another thesis figure, then any
+//! file; the smallest (in bytes, then by path) of those. It ends with the
 //! "## Readings" section of RULES.md, copied.
 //!
 //! `UPDATE_SEMANTICS_DOC=1 cargo test -p pllvm-corpus --test semantics_doc`
@@ -49,12 +51,31 @@ fn functions(rules_md: &str) -> BTreeMap<String, (String, String)> {
         .collect()
 }
 
-/// `rule -> corpus file` (relative to the workspace): the smallest file whose runs
-/// apply the rule, and likewise for the constraints of Ch. 5 (the smallest file
-/// with a run whose given schedule breaks it). A file that does not check is an
-/// error (tidy reports it too).
+/// How well a corpus file shows a rule to a reader of the thesis: 0 for a
+/// figure of the semantics chapters (`corpus/semantics/fig4.5-...ll`), 1 for
+/// another figure of the thesis (`fig6.11a-...ll`), 2 for any other file.
+fn rank(path: &Path) -> u8 {
+    let figure = path
+        .file_name()
+        .is_some_and(|n| n.to_string_lossy().starts_with("fig"));
+    let semantics = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|d| d == "semantics");
+    match (figure, semantics) {
+        (true, true) => 0,
+        (true, false) => 1,
+        (false, _) => 2,
+    }
+}
+
+/// `rule -> corpus file` (relative to the workspace): of the files whose runs
+/// apply the rule, the best by [`rank`], then the smallest;
+/// likewise for the constraints of Ch. 5 (the files with a run whose given
+/// schedule breaks it). A file that does not check is an error (tidy reports it
+/// too).
 fn exercising_files(root: &Path) -> Result<Exercised, String> {
-    let mut files: Vec<(u64, String, PathBuf)> = corpus_files(&corpus_root())
+    let mut files: Vec<(u8, u64, String, PathBuf)> = corpus_files(&corpus_root())
         .into_iter()
         .map(|p| {
             let size = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(u64::MAX);
@@ -63,12 +84,12 @@ fn exercising_files(root: &Path) -> Result<Exercised, String> {
                 .unwrap_or(&p)
                 .to_string_lossy()
                 .replace('\\', "/");
-            (size, rel, p)
+            (rank(&p), size, rel, p)
         })
         .collect();
     files.sort();
     let mut out = Exercised::default();
-    for (_, rel, path) in files {
+    for (_, _, rel, path) in files {
         let checked =
             check_file(&path, false).map_err(|e| format!("{rel} does not check:\n{e}"))?;
         for rule in checked.rules {
@@ -91,8 +112,9 @@ fn exercised() -> &'static Result<Exercised, String> {
     ONCE.get_or_init(|| exercising_files(&workspace()))
 }
 
-/// The smallest corpus file that applies each rule, and the smallest with a run
-/// whose given schedule a Ch. 5 constraint rejects (by the definition it cites).
+/// The corpus file (the best by [`rank`], then the smallest) that applies each rule,
+/// and likewise with a run whose given schedule a Ch. 5 constraint rejects (by
+/// the definition it cites).
 #[derive(Default)]
 struct Exercised {
     rules: BTreeMap<&'static str, String>,
@@ -113,7 +135,9 @@ fn generate(root: &Path) -> Result<String, String> {
          Regenerate: UPDATE_SEMANTICS_DOC=1 cargo test -p pllvm-corpus --test semantics_doc -->\n\n\
          Every rule of the lock-step semantics of thesis Ch. 4 (Moll, the RV thesis),\n\
          in the thesis's notation, beside the one function that implements it and the\n\
-         smallest corpus program whose run applies it. The rules are listed in the\n\
+         corpus program whose run applies it: a figure of Ch. 3-4 where one does, else\n\
+         another figure of the thesis, else any program; the smallest of those.\n\
+         The rules are listed in the\n\
          order of `Rule::ALL`; the constraints of Ch. 5 that restrict which block\n\
          [LSS-W-STEP] may schedule follow them.\n\n\
          Notation: `𝓘` is the interpretation (FR or OBL, §4.5), `𝒯` the lanes\n\
@@ -156,8 +180,8 @@ fn generate(root: &Path) -> Result<String, String> {
          `explore` and the check of a given `--schedule` admit only greedy schedules \
          (Def. 12): every step makes progress, synchronizes (every block is a barrier), \
          and preserves termination. Each property is decided by one function of \
-         `interp/src/greedy.rs` (`greedy::CONSTRAINTS`); the corpus file named is the \
-         smallest whose given schedule the property rejects.\n\n\
+         `interp/src/greedy.rs` (`greedy::CONSTRAINTS`); the corpus file named is, \
+         chosen the same way, one whose given schedule the property rejects.\n\n\
          | definition | property | function | rejects a step of |\n| --- | --- | --- | --- |\n",
     );
     let greedy = "interp/src/greedy.rs";
@@ -221,8 +245,10 @@ fn docs_semantics_md_is_generated_from_the_rule_table() {
 }
 
 /// The generator's pieces are not vacuous: every rule has a row with a function,
-/// and the smallest exercising file does apply the rule (checked again here on a
-/// rule of the memory, whose files are few).
+/// and the file chosen for a rule does apply it, and no file of a better
+/// [`rank`], or of the same rank and smaller, does (checked again here on a rule
+/// of the memory, whose files are few, and on [BLS-W-STEP], which every run
+/// applies, so a figure of the semantics chapters).
 #[test]
 fn the_reference_names_a_function_and_a_file_for_every_rule() {
     let root = workspace();
@@ -247,19 +273,29 @@ fn the_reference_names_a_function_and_a_file_for_every_rule() {
     }
     let exercised = exercised().as_ref().expect("every corpus file checks");
     assert_eq!(exercised.constraints.len(), greedy::CONSTRAINTS.len());
-    let store = &exercised.rules[Rule::WInstStore.name()];
-    let checked = check_file(&root.join(store), false).expect("checks");
-    assert!(checked.rules.contains(Rule::WInstStore.name()));
-    // No smaller file applies it.
-    let size = std::fs::metadata(root.join(store)).expect("size").len();
-    for p in corpus_files(&corpus_root()) {
-        if std::fs::metadata(&p).expect("size").len() < size {
-            let rules = check_file(&p, false).expect("checks").rules;
-            assert!(
-                !rules.contains(Rule::WInstStore.name()),
-                "{} is smaller than {store} and applies [W-INST-STORE]",
-                p.display()
-            );
+    for rule in [Rule::WInstStore, Rule::BlsWStep] {
+        let chosen = &exercised.rules[rule.name()];
+        let path = root.join(chosen);
+        let checked = check_file(&path, false).expect("checks");
+        assert!(checked.rules.contains(rule.name()));
+        let size = std::fs::metadata(&path).expect("size").len();
+        for p in corpus_files(&corpus_root()) {
+            let smaller = std::fs::metadata(&p).expect("size").len() < size;
+            let better = rank(&p) < rank(&path) || rank(&p) == rank(&path) && smaller;
+            if better {
+                let rules = check_file(&p, false).expect("checks").rules;
+                assert!(
+                    !rules.contains(rule.name()),
+                    "{} would be a better choice than {chosen} for [{}]",
+                    p.display(),
+                    rule.name()
+                );
+            }
         }
     }
+    assert_eq!(
+        rank(Path::new(&exercised.rules[Rule::BlsWStep.name()])),
+        0,
+        "a figure of the semantics chapters applies [BLS-W-STEP]"
+    );
 }
