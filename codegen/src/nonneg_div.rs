@@ -46,10 +46,13 @@
 //!   before the block runs, with no other way in).
 //!
 //! Only scalar integer divisions by a positive power of two (2^0 included)
-//! are rewritten; the `exact` flag stays (`ashr exact` and `sdiv exact` are ⊤
-//! on the same non-negative dividends). The input must be unpredicated, as
-//! for the other transforms ([`crate::prepare::require_unpredicated`]); the
-//! pass comes first in a pipeline, while the branches it reads are there.
+//! are rewritten, and no `total` one (it runs in passive lanes too, on values
+//! no branch bounded; a `total` result is not known non-negative either); the `exact` flag stays (`ashr exact` and `sdiv exact` are ⊤
+//! on the same non-negative dividends). Predicated input (a block predicate,
+//! a `total` command with a side effect: [`crate::prepare::require_unpredicated`])
+//! is left as it is, with a note: a predicate may make a lane active in a
+//! block without its having taken the branches the facts come from. The pass
+//! comes first in a pipeline, while the branches it reads are there.
 
 use crate::error::TransformError;
 use crate::pipeline::PassContext;
@@ -70,12 +73,22 @@ pub fn nonneg_div(
     cx: &PassContext<'_>,
 ) -> Result<(Module, Vec<String>), TransformError> {
     let pass = cx.pass.name();
-    prepare::require_unpredicated(module, func, pass)?;
     let body = prepare::body_of(module, func, pass)?;
+    if let Err(e) = prepare::require_unpredicated(module, func, pass) {
+        // A block predicate or a `total` command runs lanes that did not take
+        // the branches the facts come from: leave the program as it is (the
+        // transforms after this pass refuse such input themselves).
+        let why = e.message.split(';').next().unwrap_or_default().to_string();
+        return Ok((module.clone(), vec![format!("left as it is: {why}")]));
+    }
     let facts = NonNegative::new(body, &module.types);
     let mut rewrites = Vec::new();
     for &b in &body.layout {
         for &i in &body.blocks[b].body {
+            if body.insts[i].total {
+                // It runs in passive lanes too, on values no branch bounded.
+                continue;
+            }
             let InstKind::Binary {
                 op: op @ (BinOp::SDiv | BinOp::SRem),
                 flags,
@@ -218,7 +231,7 @@ impl<'b> NonNegative<'b> {
                 let Some(result) = body.insts[i].result else {
                     continue;
                 };
-                if types.int_width(body.values[result].ty).is_none() {
+                if types.int_width(body.values[result].ty).is_none() || body.insts[i].total {
                     continue;
                 }
                 for v in body.insts[i].kind.operands() {

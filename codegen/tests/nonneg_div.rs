@@ -312,3 +312,39 @@ fn it_must_come_first_and_may_precede_a_whole_route() {
     );
     assert!(parse_passes("nonneg-div,ifconv,reconverge").is_err());
 }
+
+/// Predicated input is left as it is, with a note (a predicate can make a lane
+/// active in a block without its having taken the branches the facts come
+/// from); a `total` division is not rewritten (it runs in passive lanes too).
+#[test]
+fn predicates_and_total_divisions_are_left_alone() {
+    let guarded = |extra: &str, total: &str| {
+        format!(
+            "define i32 @f(i32 %x) {{
+entry:
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %t, label %e
+t:
+{extra}  %d = sdiv i32 %x, 2{total}
+  br label %e
+e:
+  %r = phi i32 [ %d, %t ], [ 0, %entry ]
+  ret i32 %r
+}}
+"
+        )
+    };
+    // The plain program is rewritten, so the two below test what they say.
+    let (plain, _) = rewrite(&parse(&guarded("", "")));
+    assert_eq!(ops_in(&plain, "t"), [BinOp::AShr]);
+    let predicated = parse(&guarded("  predicate %c\n", ""));
+    let (after, notes) = rewrite(&predicated);
+    assert_eq!(ops_in(&after, "t"), [BinOp::SDiv]);
+    assert_eq!(
+        notes,
+        ["left as it is: unsupported construct: block %t has a predicate"]
+    );
+    let total = parse(&guarded("", " total"));
+    let (after, notes) = rewrite(&total);
+    assert_eq!(ops_in(&after, "t"), [BinOp::SDiv], "{notes:?}");
+}
