@@ -101,17 +101,16 @@ fn thesis_analysis(module: &Module, func: FuncId, width: usize) -> Result<Unifor
 /// The CFG as Graphviz text without analysis colours, for a function the
 /// analysis cannot handle.
 fn plain_dot(body: &Body) -> String {
-    let quote = |name: &str| format!("\"{}\"", name.replace('"', "\\\""));
     let mut s = String::from("digraph cfg {\n  node [shape=box, fontname=\"monospace\"];\n");
     for &b in &body.layout {
-        s.push_str(&format!("  {};\n", quote(&body.blocks[b].name)));
+        s.push_str(&format!("  {};\n", render::dot_id(&body.blocks[b].name)));
     }
     for &b in &body.layout {
         for (k, t) in body.successors(b).into_iter().enumerate() {
             s.push_str(&format!(
                 "  {} -> {} [label=\"{k}\"];\n",
-                quote(&body.blocks[b].name),
-                quote(&body.blocks[t].name)
+                render::dot_id(&body.blocks[b].name),
+                render::dot_id(&body.blocks[t].name)
             ));
         }
     }

@@ -288,22 +288,17 @@ fn before_after_svg(
         pllvm_codegen::uniform::analyze(m, func, options.analysis, &options.uniform_args, "svg")
             .ok()
     };
-    let before_marks = ClusterMarks {
-        prefix: "before/",
-        notes: old
+    // The blocks of one side whose names the other side lacks, marked.
+    let marks = |prefix, ours: &[String], theirs: &[String], what, colour| ClusterMarks {
+        prefix,
+        notes: ours
             .iter()
-            .filter(|n| !new.contains(n))
-            .map(|n| (n.clone(), "removed", REMOVED_COLOUR))
+            .filter(|n| !theirs.contains(n))
+            .map(|n| (n.clone(), what, colour))
             .collect(),
     };
-    let after_marks = ClusterMarks {
-        prefix: "after/",
-        notes: new
-            .iter()
-            .filter(|n| !old.contains(n))
-            .map(|n| (n.clone(), "added", ADDED_COLOUR))
-            .collect(),
-    };
+    let before_marks = marks("before/", &old, &new, "removed", REMOVED_COLOUR);
+    let after_marks = marks("after/", &new, &old, "added", ADDED_COLOUR);
     let route: Vec<&str> = stages.iter().map(|s| s.pass.name()).collect();
     let fname = &module.functions[func].name;
     let source = format!(

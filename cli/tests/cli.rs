@@ -3,7 +3,7 @@
 //! inputs and traces, and bad input that must never panic.
 
 mod common;
-use common::{corpus, pllvm, stderr, stdout, temp_file};
+use common::{FIG45_INPUTS, corpus, pllvm, pllvm_on, stderr, stdout, temp_file};
 
 #[test]
 fn no_arguments_runs_the_logstar_walk_through() {
@@ -108,18 +108,7 @@ fn missing_file_and_bad_arguments_are_errors_not_panics() {
 #[test]
 fn run_prints_the_fig_4_5_trace() {
     let f = corpus("semantics/fig4.5-control-mechanics.ll");
-    let o = pllvm(&[
-        "run",
-        &f,
-        "--threads",
-        "2",
-        "--schedule",
-        "A,B,C,D,E",
-        "--arg",
-        "x=0,1",
-        "--trace",
-        "table",
-    ]);
+    let o = pllvm_on("run", &f, &FIG45_INPUTS, &["--trace", "table"]);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     let rows: Vec<String> = out

@@ -6,7 +6,7 @@
 //! after its report.
 
 mod common;
-use common::{DIVISION, code, pllvm, stderr, stdout, temp_file};
+use common::{DIVISION, DIVISION_INPUTS, code, pllvm, pllvm_on, stderr, stdout, temp_file};
 
 /// A block whose predicate `%p` has no value (⊤) in lanes whose control mask is
 /// set: [BLS-W-STEP] at the `predicate` clause in line 6.
@@ -20,16 +20,7 @@ const BRANCH: &str = "define i32 @f(i32 %x) {\nentry:\n  %c = icmp eq i32 %x, 0\
 #[test]
 fn run_renders_undefined_behaviour_at_the_instruction_with_rule_and_thesis_place() {
     let file = temp_file("division.ll", DIVISION);
-    let o = pllvm(&[
-        "run",
-        &file,
-        "--threads",
-        "2",
-        "--arg",
-        "x=6",
-        "--arg",
-        "y=3,0",
-    ]);
+    let o = pllvm_on("run", &file, &DIVISION_INPUTS, &[]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert_eq!(
         stderr(&o),
@@ -84,18 +75,7 @@ fn run_points_at_the_predicate_and_the_terminator() {
 #[test]
 fn run_trace_json_carries_the_rule_and_position_of_undefined_behaviour() {
     let file = temp_file("division.ll", DIVISION);
-    let o = pllvm(&[
-        "run",
-        &file,
-        "--threads",
-        "2",
-        "--arg",
-        "x=6",
-        "--arg",
-        "y=3,0",
-        "--trace",
-        "json",
-    ]);
+    let o = pllvm_on("run", &file, &DIVISION_INPUTS, &["--trace", "json"]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
     assert_eq!(doc["schema"], "pllvm-run/1");
@@ -133,16 +113,7 @@ fn run_trace_json_carries_the_rule_and_position_of_undefined_behaviour() {
 #[test]
 fn explore_renders_each_undefined_ending_after_its_report() {
     let file = temp_file("division.ll", DIVISION);
-    let o = pllvm(&[
-        "explore",
-        &file,
-        "--threads",
-        "2",
-        "--arg",
-        "x=6",
-        "--arg",
-        "y=3,0",
-    ]);
+    let o = pllvm_on("explore", &file, &DIVISION_INPUTS, &[]);
     assert_eq!(code(&o), 0, "{}", stderr(&o));
     let out = stdout(&o);
     assert!(

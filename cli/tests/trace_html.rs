@@ -7,7 +7,9 @@
 mod cdp;
 mod common;
 
-use common::{code, corpus, pllvm, require, stderr, stdout};
+use common::{
+    DIVISION_INPUTS, FIG45_INPUTS, code, corpus, pllvm, pllvm_on, require, stderr, stdout,
+};
 use serde_json::Value;
 use std::path::PathBuf;
 
@@ -16,20 +18,11 @@ const FIG45: &str = "semantics/fig4.5-control-mechanics.ll";
 
 /// The arguments of Fig. 4.5's run.
 fn fig45_args(file: &str) -> Vec<String> {
-    [
-        "run",
-        file,
-        "--threads",
-        "2",
-        "--schedule",
-        "A,B,C,D,E",
-        "--arg",
-        "x=0,1",
-        "--trace",
-        "html",
-    ]
-    .map(String::from)
-    .to_vec()
+    [&["run", file][..], &FIG45_INPUTS, &["--trace", "html"]]
+        .concat()
+        .into_iter()
+        .map(String::from)
+        .collect()
 }
 
 /// One row of the Fig. 4.5b table: the cells `sc | in | next | cmask | pmask |
@@ -233,18 +226,7 @@ fn the_page_of_undefined_behaviour_names_the_rule_and_the_position() {
     require("dot", "graphviz");
     // Lane 1 divides by zero in line 3: [W-INST-LLVM].
     let file = common::temp_file("division.ll", common::DIVISION);
-    let o = pllvm(&[
-        "run",
-        &file,
-        "--threads",
-        "2",
-        "--arg",
-        "x=6",
-        "--arg",
-        "y=3,0",
-        "--trace",
-        "html",
-    ]);
+    let o = pllvm_on("run", &file, &DIVISION_INPUTS, &["--trace", "html"]);
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     let data = embedded(&stdout(&o));
     let ub = &data["outcome"]["undefined"];

@@ -17,6 +17,25 @@ use std::process::{Command, Output, Stdio};
 pub const DIVISION: &str = "define i32 @f(i32 %x, i32 %y) {\n\
                             entry:\n  %q = sdiv i32 %x, %y\n  ret i32 %q\n}\n";
 
+/// The inputs under which [`DIVISION`]'s lane 1 divides by zero.
+pub const DIVISION_INPUTS: [&str; 6] = ["--threads", "2", "--arg", "x=6", "--arg", "y=3,0"];
+
+/// The inputs of Fig. 4.5's run (`corpus/semantics/fig4.5-control-mechanics.ll`):
+/// W = 2, the thesis's schedule, x = 0, 1.
+pub const FIG45_INPUTS: [&str; 6] = [
+    "--threads",
+    "2",
+    "--schedule",
+    "A,B,C,D,E",
+    "--arg",
+    "x=0,1",
+];
+
+/// `pllvm COMMAND FILE INPUTS... EXTRA...`.
+pub fn pllvm_on(command: &str, file: &str, inputs: &[&str], extra: &[&str]) -> Output {
+    pllvm(&[&[command, file][..], inputs, extra].concat())
+}
+
 /// Fails (never passes silently) when `tool` is missing, naming its apt package.
 /// A tool answers `--version`, or `-V` (Graphviz's `dot`).
 pub fn require(tool: &str, package: &str) {
