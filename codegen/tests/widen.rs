@@ -765,3 +765,107 @@ entry:
         "{err}"
     );
 }
+
+/// Point 1's LLVM-semantics hazards, read off the emitted IR of a kernel with
+/// a varying division, `nsw` / `nuw` / `exact` flags, floating-point
+/// arithmetic, a scatter and a horizontal `any`, on every target: no flag and
+/// no `contract` survives the widening, a varying divisor is `select`ed to 1
+/// in the lanes that must not divide, the input of the reduction is frozen,
+/// and every memory access says its alignment.
+#[test]
+fn the_widening_defuses_llvms_hazards() {
+    let src = "define i32 @k(i32 %x, i32 %y, ptr %p) {
+entry:
+  %t = call i32 @pllvm.thread_id()
+  %c = icmp sgt i32 %x, 0
+  br i1 %c, label %a, label %b
+a:
+  %q = sdiv exact i32 %y, %x
+  %s = add nsw i32 %q, %t
+  %f = sitofp i32 %s to float
+  %g = fmul float %f, 2.0
+  %h = fadd float %g, 1.0
+  %i = fptosi float %h to i32
+  %e = getelementptr inbounds i32, ptr %p, i32 %t
+  store i32 %i, ptr %e, align 4
+  br label %b
+b:
+  %r = phi i32 [ %i, %a ], [ 0, %entry ]
+  %m = icmp eq i32 %r, 3
+  %any = call i1 @pllvm.any(i1 %m)
+  %z = zext i1 %any to i32
+  %w = add nuw i32 %r, %z
+  ret i32 %w
+}
+declare i32 @pllvm.thread_id()
+declare i1 @pllvm.any(i1)
+";
+    let module = transformed(&parse(src));
+    for target in [VectorTarget::Avx2, VectorTarget::Avx512, VectorTarget::Neon] {
+        let kernel = Kernel {
+            name: "k",
+            module: &module,
+            function: module.first_definition().expect("a function"),
+            uniform_args: &[],
+        };
+        let mut options = WidenOptions::new(target);
+        options.linearized = true;
+        let ir = widen_batch(&[kernel], &options).expect("widened");
+        let tag = target.name();
+        let lines: Vec<&str> = ir.lines().collect();
+        for word in [" nsw ", " nuw ", " exact ", "contract"] {
+            assert!(!ir.contains(word), "{tag}: `{word}` survives:\n{ir}");
+        }
+        // Each division's divisor is a select that puts 1 where it must not divide.
+        let divisions: Vec<&str> = lines
+            .iter()
+            .copied()
+            .filter(|l| l.contains(" = sdiv "))
+            .collect();
+        assert!(!divisions.is_empty(), "{tag}: no sdiv\n{ir}");
+        for d in divisions {
+            let divisor = d.rsplit(' ').next().expect("an operand");
+            let def = format!("{divisor} = select ");
+            let select = lines
+                .iter()
+                .find(|l| l.trim_start().starts_with(&def))
+                .unwrap_or_else(|| panic!("{tag}: divisor {divisor} is not a select:\n{ir}"));
+            assert!(select.contains("splat (i32 1)"), "{tag}: {select}");
+        }
+        // The reduction reads a frozen vector.
+        let any_input = lines
+            .iter()
+            .position(|l| l.contains(" = freeze "))
+            .unwrap_or_else(|| panic!("{tag}: no freeze:\n{ir}"));
+        let frozen = lines[any_input].split(" = ").next().expect("a name").trim();
+        assert!(
+            lines[any_input + 1..]
+                .iter()
+                .any(|l| l.contains(&format!("{frozen},")) || l.contains(&format!("{frozen})"))),
+            "{tag}: the frozen value is not used:\n{ir}"
+        );
+        // Every memory access carries its alignment.
+        for l in &lines {
+            let masked = l.contains("call") && l.contains("@llvm.masked.");
+            if masked {
+                // The alignment argument follows the pointer operand(s).
+                let at = l.rfind("ptr %").max(l.rfind("ptr> %"));
+                let after_ptr = at.map(|k| &l[k..]);
+                let aligned = after_ptr.is_some_and(|rest| {
+                    rest.split(", ").nth(1).is_some_and(|a| {
+                        a.strip_prefix("i32 ")
+                            .and_then(|n| n.parse::<u32>().ok())
+                            .is_some_and(|n| n > 0)
+                    })
+                });
+                assert!(aligned, "{tag}: masked access without an alignment: {l}");
+            } else if l.contains(" = load ") || l.trim_start().starts_with("store ") {
+                assert!(l.contains(", align "), "{tag}: access without align: {l}");
+            }
+        }
+        assert!(
+            ir.contains("@llvm.masked.scatter"),
+            "{tag}: the store scatters\n{ir}"
+        );
+    }
+}
