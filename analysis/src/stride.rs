@@ -51,6 +51,17 @@
 //!   only by powers of two (an exact shift), and needs the lanes inside one block.
 //! - Fig. 10.14, `shl x y` with uniform `y : (0, a')`: `y` may be 0, so the result is
 //!   only as aligned as `x` (`a`, not `a·2^{a'}`).
+//!
+//! # Thread arrays and chunks
+//!
+//! §10.4.3 reads the thread id as the lane id, `(1, 0)`: a thread array alone, as
+//! the interpreter runs it ([`ThreadIds::Array`]). The native backend runs a larger
+//! thread array in chunks of W lanes whose first thread id is a multiple of W
+//! (`codegen::widen`); there lane `t` holds `c·W + t` for its chunk `c`, the shape
+//! `(1, W)` ([`ThreadIds::Chunk`]). Every transformer reads only the shapes, so the
+//! analysis is the same otherwise; with `W` a power of two the thread id extends
+//! with its stride (`zext`, `sext`: the lanes of a chunk never straddle 2^m), which
+//! is what makes clang's `A[zext(thread_id)]` a contiguous access.
 
 use crate::calls::{CallKind, call_kind};
 use crate::engine::{Refinement, run_refined};
@@ -83,9 +94,43 @@ pub fn sa_bits(module: &Module, body: &Body, value: Value) -> Option<u32> {
         .filter(|&w| (1..=64).contains(&w))
 }
 
+/// The thread ids of the lanes the sa-lattice reasons about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ThreadIds {
+    /// A thread array alone, of at most W lanes (`None`: any width): lane `t`'s
+    /// thread id is `t`, the shape `(1, 0)` (§10.4.3).
+    Array(Option<u32>),
+    /// One chunk of W lanes of a larger thread array (the native backend's
+    /// chunks, and launches whose thread arrays start at multiples of W): lane
+    /// `t`'s thread id is `c·W + t` for one `c`, the shape `(1, W)`.
+    Chunk(u32),
+}
+
+impl ThreadIds {
+    /// W, when known.
+    pub fn width(self) -> Option<u32> {
+        match self {
+            ThreadIds::Array(w) => w,
+            ThreadIds::Chunk(w) => Some(w),
+        }
+    }
+
+    /// The sa-shape of `thread_id`: `(1, 0)` in a thread array alone, `(1, W)`
+    /// in a chunk.
+    pub fn thread_id(self) -> SaShape {
+        SaShape::Strided {
+            stride: 1,
+            align: match self {
+                ThreadIds::Array(_) => 0,
+                ThreadIds::Chunk(w) => u128::from(w),
+            },
+        }
+    }
+}
+
 /// The sa-lattice analysis (`--analysis sa`): the thesis analysis of Ch. 6-7 with
-/// value shapes from the sa-lattice, for a thread array of at most `width` lanes
-/// (`None`: any width). The basic shapes of the result are the sa-shapes read in
+/// value shapes from the sa-lattice, for the thread ids `ids` describes (a
+/// thread array alone or one chunk of W lanes). The basic shapes of the result are the sa-shapes read in
 /// the basic lattice (§10.2.1); `strides` holds the sa-shape of every integer and
 /// pointer value.
 pub fn analyze(
@@ -94,13 +139,13 @@ pub fn analyze(
     body: &Body,
     facts: &CfgFacts,
     init: &InitShapes,
-    width: Option<u32>,
+    ids: ThreadIds,
 ) -> Uniformity {
     let mut sa = SaRefinement {
         module,
         body,
         params: &module.functions[func].params,
-        width,
+        ids,
         shapes: SecondaryMap::with_default(SaShape::Bottom),
     };
     let oracle = GlobalJoins { facts };
@@ -148,7 +193,7 @@ struct SaRefinement<'a> {
     module: &'a Module,
     body: &'a Body,
     params: &'a [Param],
-    width: Option<u32>,
+    ids: ThreadIds,
     shapes: SecondaryMap<Value, SaShape>,
 }
 
@@ -218,7 +263,7 @@ impl SaRefinement<'_> {
 
     /// The width of the thread array, when the analysis knows it.
     fn lanes(&self) -> Option<u128> {
-        self.width.map(u128::from)
+        self.ids.width().map(u128::from)
     }
 
     /// Whether `s·t` for every lane `t < W` stays below `g` (and is never
@@ -403,11 +448,8 @@ impl SaRefinement<'_> {
             }
             InstKind::Call { callee, args, .. } => {
                 match call_kind(self.module, *callee, args.len()) {
-                    // §10.4.3: A(thread_id()) = (1, 0).
-                    CallKind::ThreadId => SaShape::Strided {
-                        stride: 1,
-                        align: 0,
-                    },
+                    // §10.4.3: A(thread_id()) = (1, 0); (1, W) in a chunk.
+                    CallKind::ThreadId => self.ids.thread_id(),
                     _ => basic_result(),
                 }
             }
@@ -611,7 +653,7 @@ impl SaRefinement<'_> {
         // Both exactly known (a = a' = 0): evaluate every lane.
         if a == 0
             && a2 == 0
-            && let Some(w) = self.width
+            && let Some(w) = self.ids.width()
         {
             let mask = two_to(n) - 1;
             let lane = |s: i128, t: u32| (s as u128).wrapping_mul(u128::from(t)) & mask;
@@ -870,13 +912,19 @@ fn compare(pred: ICmpPred, a: u128, b: u128, n: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::SaShape::{self, Bottom, Strided, Varying};
-    use crate::result::{AnalysisKind, InitShapes};
-    use crate::uniformity::analyze_for_width;
+    use super::ThreadIds;
+    use crate::result::InitShapes;
+    use crate::uniformity::analyze_sa;
     use pllvm_semantics::text::parse_module;
 
     /// Analyses `body` (the parameters `%n`, `%m` uniform, `%v` varying) for at most
     /// `width` lanes and compares the sa-shape of each named value with `expect`.
     fn transfer(width: Option<u32>, body: &str, expect: &[(&str, &str)]) {
+        transfer_in(ThreadIds::Array(width), body, expect);
+    }
+
+    /// [`transfer`] for the thread ids `ids` describes.
+    fn transfer_in(ids: ThreadIds, body: &str, expect: &[(&str, &str)]) {
         let src = format!(
             "declare i32 @pllvm.thread_id()\ndefine i32 @f(i32 %n, i32 %m, i32 %v) {{\nA:\n  %t = call i32 @pllvm.thread_id()\n{body}\n  ret i32 0\n}}\n"
         );
@@ -892,7 +940,7 @@ mod tests {
             Ok(i) => i,
             Err(e) => panic!("{e}"),
         };
-        let r = match analyze_for_width(&module, func, AnalysisKind::Sa, &init, width) {
+        let r = match analyze_sa(&module, func, &init, ids) {
             Ok(r) => r,
             Err(e) => panic!("{e}"),
         };
@@ -941,6 +989,43 @@ mod tests {
         );
         transfer(Some(9), body, &[("c", "varying")]);
         transfer(None, body, &[("c", "varying")]);
+    }
+
+    /// In a chunk of W lanes (the native backend's), the thread id is `c·W + t`:
+    /// `(1, W)`. With W a power of two it extends with its stride (clang's
+    /// `A[zext(thread_id)]` is contiguous), the chunk's index `t >> log2 W` and
+    /// `t < W` are uniform (all lanes of a chunk or none are below W), and
+    /// `t & (W - 1)` is the lane id exactly; with W = 12 the lanes may straddle
+    /// 2^32 or 2^31, so the extensions are varying.
+    #[test]
+    fn chunks_start_at_multiples_of_w() {
+        let body = "  %z = zext i32 %t to i64\n  %s = sext i32 %t to i64\n  %c = lshr i32 %t, 4\n  %l = and i32 %t, 15\n  %k = icmp ult i32 %t, 16";
+        transfer_in(
+            ThreadIds::Chunk(16),
+            body,
+            &[
+                ("t", "stride(1) align(16)"),
+                ("z", "stride(1) align(16)"),
+                ("s", "stride(1) align(16)"),
+                ("c", "uniform"),
+                ("l", "stride(1) align(0)"),
+                ("k", "uniform"),
+            ],
+        );
+        transfer_in(
+            ThreadIds::Array(Some(16)),
+            body,
+            &[
+                ("t", "stride(1) align(0)"),
+                ("z", "stride(1) align(0)"),
+                ("k", "uniform"),
+            ],
+        );
+        transfer_in(
+            ThreadIds::Chunk(12),
+            body,
+            &[("t", "stride(1) align(12)"), ("z", "varying")],
+        );
     }
 
     #[test]

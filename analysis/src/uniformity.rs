@@ -18,6 +18,7 @@
 
 use crate::facts::CfgFacts;
 use crate::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
+use crate::stride::ThreadIds;
 use crate::{llvm, popl, stride, thesis};
 use pllvm_semantics::ir::{FuncId, Module};
 
@@ -54,8 +55,34 @@ pub fn analyze_for_width(
         AnalysisKind::Thesis => Ok(thesis::analyze(module, func, body, &facts, init)),
         AnalysisKind::Popl => Ok(popl::analyze(module, func, body, &facts, init)),
         AnalysisKind::Llvm => Ok(llvm::analyze(module, func, body, init)),
-        AnalysisKind::Sa => Ok(stride::analyze(module, func, body, &facts, init, width)),
+        AnalysisKind::Sa => Ok(stride::analyze(
+            module,
+            func,
+            body,
+            &facts,
+            init,
+            ThreadIds::Array(width),
+        )),
     }
+}
+
+/// Runs `sa` on `func` of `module` for the thread ids `ids` describes: a thread
+/// array alone (what [`analyze_for_width`] runs) or one chunk of W lanes of a
+/// larger one, whose thread ids start at a multiple of W (the native backend).
+pub fn analyze_sa(
+    module: &Module,
+    func: FuncId,
+    init: &InitShapes,
+    ids: ThreadIds,
+) -> Result<Uniformity, AnalysisError> {
+    let data = &module.functions[func];
+    let body = data
+        .body
+        .as_ref()
+        .ok_or_else(|| AnalysisError::NoBody(data.name.clone()))?;
+    let facts = CfgFacts::for_function(&data.name, body)
+        .map_err(|e| AnalysisError::Irreducible(e.to_string()))?;
+    Ok(stride::analyze(module, func, body, &facts, init, ids))
 }
 
 /// Runs `kind` on the function called `name` (or the first definition).

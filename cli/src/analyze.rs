@@ -11,7 +11,8 @@ use pllvm_analysis::llvm;
 use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_analysis::render;
 use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
-use pllvm_analysis::uniformity::analyze_for_width;
+use pllvm_analysis::stride::ThreadIds;
+use pllvm_analysis::uniformity::{analyze_for_width, analyze_sa};
 use pllvm_semantics::ir::{FuncId, Module};
 use std::io::Write;
 
@@ -49,8 +50,8 @@ pub enum Format {
 
 /// Runs `kinds` on `function`, or on every function the module defines, and
 /// prints the results (text and `--dot`: one function after the other; `--json`:
-/// one document, [`render::ModuleReport`]); `width` bounds the thread array for
-/// `sa` (thesis Fig. 10.12).
+/// one document, [`render::ModuleReport`]); `ids` gives `sa` the thread array's
+/// width (thesis Fig. 10.12) and whether it is one chunk of a larger one.
 #[allow(
     clippy::too_many_arguments,
     reason = "the flags of `pllvm analyze`, passed through"
@@ -60,7 +61,7 @@ pub fn run(
     function: Option<&str>,
     kinds: &[AnalysisKind],
     uniform_args: &[String],
-    width: Option<u32>,
+    ids: ThreadIds,
     cycle_order: DfsOrder,
     format: Format,
     out: &mut dyn Write,
@@ -97,7 +98,7 @@ pub fn run(
         } else {
             uniform_args.to_vec()
         };
-        let (results, skipped) = analyze_function(module, func, kinds, &args, width, cycle_order)?;
+        let (results, skipped) = analyze_function(module, func, kinds, &args, ids, cycle_order)?;
         if format == Format::Json {
             let refs: Vec<&Uniformity> = results.iter().collect();
             reports.push(render::Report {
@@ -239,7 +240,7 @@ fn analyze_function(
     func: FuncId,
     kinds: &[AnalysisKind],
     uniform_args: &[String],
-    width: Option<u32>,
+    ids: ThreadIds,
     cycle_order: DfsOrder,
 ) -> Result<(Vec<Uniformity>, Vec<&'static str>)> {
     let init = InitShapes::for_function(module, func, uniform_args)
@@ -253,7 +254,8 @@ fn analyze_function(
             (AnalysisKind::Llvm, Some(body)) => {
                 Ok(llvm::analyze_in(module, func, body, &init, cycle_order))
             }
-            _ => analyze_for_width(module, func, k, &init, width),
+            (AnalysisKind::Sa, _) => analyze_sa(module, func, &init, ids),
+            _ => analyze_for_width(module, func, k, &init, ids.width()),
         };
         match result {
             Ok(r) => results.push(r),

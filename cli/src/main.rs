@@ -29,6 +29,7 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Parser, Subcommand};
 use pllvm_analysis::cycles::DfsOrder;
+use pllvm_analysis::stride::ThreadIds;
 use pllvm_interp::config::{parse_byte_size, parse_exec, parse_interp, parse_width};
 use pllvm_interp::explore::ExploreError;
 use pllvm_interp::explore::{Bounds, Order};
@@ -177,6 +178,10 @@ struct AnalyzeArgs {
     /// `sa`: the thread array has at most W lanes (thesis Fig. 10.12); default: any.
     #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(1..))]
     width: Option<u32>,
+    /// `sa`: the W lanes are one chunk of a larger thread array, lane t's thread
+    /// id c·W + t (as `pllvm compile` and `diff-exec` widen it) instead of t.
+    #[arg(long, requires = "width")]
+    chunk: bool,
     /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
     #[arg(long, value_name = "A,B", value_delimiter = ',')]
     uniform_args: Vec<String>,
@@ -616,7 +621,10 @@ fn dispatch(command: Command) -> Result<ExitCode> {
                 a.function.as_deref(),
                 &kinds,
                 &a.uniform_args,
-                a.width,
+                match (a.chunk, a.width) {
+                    (true, Some(w)) => ThreadIds::Chunk(w),
+                    _ => ThreadIds::Array(a.width),
+                },
                 a.cycle_order,
                 format,
                 &mut stdout(),

@@ -247,3 +247,44 @@ fn exec_reference_and_fast_print_the_same_run() {
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
 }
+
+/// `analyze --analysis sa --width W --chunk`: the lanes are one chunk of a larger
+/// thread array (thread ids c·W + t, as compile and diff-exec widen them), so the
+/// thread id is `(1, W)` and its zero extension keeps the stride; a thread array
+/// alone has the exact lane id `(1, 0)`. `--chunk` needs `--width` (exit 2).
+#[test]
+fn analyze_sa_reads_the_thread_id_of_a_chunk() {
+    let file = temp_file(
+        "chunk.ll",
+        "define float @k(ptr %p) {
+entry:
+  %t = call i32 @pllvm.thread_id()
+  %t64 = zext i32 %t to i64
+  %e = getelementptr float, ptr %p, i64 %t64
+  %v = load float, ptr %e, align 4
+  ret float %v
+}
+declare i32 @pllvm.thread_id()
+",
+    );
+    let line = |out: &str, name: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(name))
+            .map(|l| l.split(';').nth(1).unwrap_or("").trim().to_string())
+            .unwrap_or_else(|| panic!("no {name} in\n{out}"))
+    };
+    let base = ["analyze", &file, "--analysis", "sa", "--uniform-args", "p"];
+    let chunk = pllvm(&[&base[..], &["--width", "16", "--chunk"]].concat());
+    assert!(chunk.status.success(), "{}", stderr(&chunk));
+    let out = stdout(&chunk);
+    assert_eq!(line(&out, "%t ="), "stride(1) align(16)");
+    assert_eq!(line(&out, "%t64 ="), "stride(1) align(16)");
+    assert_eq!(line(&out, "%e ="), "stride(4) align(1)");
+    let alone = stdout(&pllvm(&[&base[..], &["--width", "16"]].concat()));
+    assert_eq!(line(&alone, "%t ="), "stride(1) align(0)");
+    let any = stdout(&pllvm(&base));
+    assert_eq!(line(&any, "%t64 ="), "varying");
+    let refused = pllvm(&[&base[..], &["--chunk"]].concat());
+    assert_eq!(refused.status.code(), Some(2));
+    assert!(stderr(&refused).contains("--width"), "{}", stderr(&refused));
+}

@@ -450,6 +450,18 @@ pub fn stride_violations(
     r: &Uniformity,
     config: &RunConfig,
 ) -> Result<Vec<String>, String> {
+    stride_violations_from(module, r, config, 0)
+}
+
+/// [`stride_violations`] in a thread array whose lane 0 has thread id
+/// `first_thread` (one chunk of a larger thread array, as the native backend
+/// runs it: the claims of `sa` for [`pllvm_analysis::stride::ThreadIds::Chunk`]).
+pub fn stride_violations_from(
+    module: &Module,
+    r: &Uniformity,
+    config: &RunConfig,
+    first_thread: u64,
+) -> Result<Vec<String>, String> {
     let body = module.functions[r.func]
         .body
         .as_ref()
@@ -519,7 +531,7 @@ pub fn stride_violations(
             );
         }
     };
-    observe_run_with(module, config, &mut hook)?;
+    observe_run_from(module, config, first_thread, &mut hook)?;
     Ok(bad.into_values().collect())
 }
 
@@ -535,7 +547,20 @@ pub fn observe_run_with(
     config: &RunConfig,
     on_instance: &mut InstanceHook<'_>,
 ) -> Result<Observation, String> {
+    observe_run_from(module, config, 0, on_instance)
+}
+
+/// [`observe_run_with`] in a thread array whose lane 0 has thread id
+/// `first_thread` (lane τ's `thread_id` is `first_thread + τ`, as in a launch,
+/// [`pllvm_semantics::theta::LaunchPosition`]).
+pub fn observe_run_from(
+    module: &Module,
+    config: &RunConfig,
+    first_thread: u64,
+    on_instance: &mut InstanceHook<'_>,
+) -> Result<Observation, String> {
     let mut m = Machine::new(module, config).map_err(|e| e.to_string())?;
+    m.program.launch.first_local_id = first_thread;
     m.record_trace = false;
     // The observer is fed here (with the instance hook), not by the machine.
     m.observe = false;

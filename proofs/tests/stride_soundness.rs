@@ -12,8 +12,11 @@
 //! - `sa` is at least as precise as `thesis` (§10.2.1: the sa-lattice refines the
 //!   basic one): whatever `thesis` calls uniform, `sa` does too.
 //!
-//! `sa` runs twice per program: for any width and for the run's W (the comparison
-//! transformer of Fig. 10.12 depends on W). The general generator rarely chains the
+//! `sa` runs three times per program: for any width and for the run's W (the
+//! comparison transformer of Fig. 10.12 depends on W), both for a thread array
+//! alone (lane `t`'s thread id is `t`, §10.4.3), and for one chunk of W lanes of a
+//! larger array (`ThreadIds::Chunk`, lane `t`'s id `c·W + t`, what the native backend
+//! runs), checked on runs whose first thread id is `c·W`. The general generator rarely chains the
 //! operations where the sa-lattice reasons about bits and order, so
 //! `sa_is_sound_on_arithmetic_chains` adds straight-line chains of them (shifts,
 //! masks, divisions, comparisons, extensions, flags) on the thread id and uniform
@@ -23,8 +26,11 @@
 
 use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::sa_shape::SaShape;
-use pllvm_analysis::uniformity::analyze_for_width;
-use pllvm_corpus::analysis_expect::{observe_run, stride_violations, unsound_claims};
+use pllvm_analysis::stride::ThreadIds;
+use pllvm_analysis::uniformity::{analyze_for_width, analyze_sa};
+use pllvm_corpus::analysis_expect::{
+    observe_run, observe_run_from, stride_violations, stride_violations_from, unsound_claims,
+};
 use pllvm_interp::RunConfig;
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};
 use pllvm_proofs::{GenConfig, Generated, generate};
@@ -48,6 +54,8 @@ struct Tally {
     more_uniform: usize,
     /// Branches `sa` calls uniform and `thesis` divergent.
     more_uniform_branches: usize,
+    /// Values `sa` for a chunk gave a non-zero stride, checked on a chunk run.
+    chunk_strided: usize,
 }
 
 /// `sa` is at least as precise as `thesis` on every value, terminator and block.
@@ -99,6 +107,8 @@ fn check(
     let thesis = analyze(AnalysisKind::Thesis, None)?;
     let sa_any = analyze(AnalysisKind::Sa, None)?;
     let sa_w = analyze(AnalysisKind::Sa, Some(width as u32))?;
+    let sa_chunk = analyze_sa(&g.module, g.func, &init, ThreadIds::Chunk(width as u32))
+        .map_err(|e| format!("sa in chunks: {e}"))?;
     let body = g.module.functions[g.func]
         .body
         .as_ref()
@@ -120,7 +130,11 @@ fn check(
         .filter(|&&b| sa_w.terminators[b].is_uniform() && thesis.terminators[b].is_varying())
         .count();
     let mut problems = Vec::new();
-    for (name, sa) in [("sa", &sa_any), ("sa --width", &sa_w)] {
+    for (name, sa) in [
+        ("sa", &sa_any),
+        ("sa --width", &sa_w),
+        ("sa in chunks", &sa_chunk),
+    ] {
         if let Err(e) = at_least_as_precise(&thesis, sa, &g) {
             problems.push(format!("{name}: {e}"));
         }
@@ -135,6 +149,24 @@ fn check(
             problems.push(format!("{name} calls {claim} uniform"));
         }
     }
+    // One chunk c = 1..=3 of a larger thread array, along the default schedule
+    // (a scheduler's schedule was taken with the thread ids from 0).
+    let first = (1 + input_seed % 3) * width as u64;
+    let plain = g.run_config(&g.inputs(input_seed, width), Interp::Freezing);
+    let chunk_obs = observe_run_from(&g.module, &plain, first, &mut |_, _| {})?;
+    for v in stride_violations_from(&g.module, &sa_chunk, &plain, first)? {
+        problems.push(format!("sa in chunks, first thread {first}: {v}"));
+    }
+    for claim in unsound_claims(&sa_chunk, body, &chunk_obs) {
+        problems.push(format!(
+            "sa in chunks, first thread {first}: calls {claim} uniform"
+        ));
+    }
+    tally.chunk_strided += sa_chunk
+        .strides
+        .values()
+        .filter(|s| matches!(s, SaShape::Strided { stride, .. } if *stride != 0))
+        .count();
     if problems.is_empty() {
         Ok(())
     } else {
@@ -181,6 +213,7 @@ fn sa_is_sound_on_small_reducible_programs() {
     eprintln!("small reducible: {tally:?}");
     // The sweep meets strided values and values only the sa-lattice proves uniform.
     assert!(tally.strided > tally.programs, "{tally:?}");
+    assert!(tally.chunk_strided > tally.programs, "{tally:?}");
     assert!(tally.more_uniform > 0, "{tally:?}");
 }
 
@@ -360,6 +393,7 @@ fn arithmetic_program(seed: u64) -> String {
 fn sa_is_sound_on_arithmetic_chains() {
     const INPUTS: [i64; 8] = [0, 1, 5, -3, 2147483640, -2147483648, 715827883, 1 << 20];
     let (mut strided, mut checked) = (0, 0);
+    let (mut chunk_checked, mut array_refuted) = (0, 0);
     for seed in 0..3000u64 {
         let src = arithmetic_program(seed);
         let module = match pllvm_semantics::text::parse_module(&src) {
@@ -407,8 +441,43 @@ fn sa_is_sound_on_arithmetic_chains() {
                 ),
                 Err(e) => panic!("seed {seed}: {e}\n{src}"),
             }
+            // The same run as a chunk of a larger thread array: lane 0's thread
+            // id c·W with c small and next to 2^31 and 2^32 (where `sext` and
+            // `zext` wrap), for `sa` in chunks; the thread-array claims (lane
+            // t's id is t) must fail on some of them, or the chunk runs would
+            // test nothing new.
+            if sa_width.is_none() {
+                continue;
+            }
+            let chunk = match analyze_sa(&module, func, &init, ThreadIds::Chunk(width as u32)) {
+                Ok(r) => r,
+                Err(e) => panic!("seed {seed}: {e}"),
+            };
+            let w = width as u64;
+            for c in [1, 5, (1 << 31) / w - 1, (1 << 31) / w, (1 << 32) / w - 1] {
+                let first = c * w;
+                match stride_violations_from(&module, &chunk, &run, first) {
+                    Ok(v) if v.is_empty() => chunk_checked += 1,
+                    Ok(v) => panic!(
+                        "seed {seed}, W = {width}, chunk from thread {first}: {}\n{src}",
+                        v.join("; ")
+                    ),
+                    Err(e) => panic!("seed {seed}: {e}\n{src}"),
+                }
+                if stride_violations_from(&module, &sa, &run, first).is_ok_and(|v| !v.is_empty()) {
+                    array_refuted += 1;
+                }
+            }
         }
     }
-    eprintln!("arithmetic chains: {checked} runs checked, {strided} strided claims");
+    eprintln!(
+        "arithmetic chains: {checked} runs checked, {strided} strided claims; \
+         {chunk_checked} chunk runs checked, thread-array claims refuted in {array_refuted}"
+    );
     assert!(strided > 3000, "only {strided} strided claims");
+    assert!(chunk_checked >= 5 * 3000, "only {chunk_checked} chunk runs");
+    assert!(
+        array_refuted > 1000,
+        "the thread-array claims failed in only {array_refuted} chunk runs"
+    );
 }
