@@ -38,7 +38,8 @@ pub mod repr;
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
 use crate::uniform::{self, AnalysisChoice};
-use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
+use pllvm_analysis::result::{InitShapes, Uniformity};
+use pllvm_analysis::stride::ThreadIds;
 use pllvm_analysis::uniformity;
 use pllvm_semantics::ir::Body;
 use pllvm_semantics::types::{TypeData, TypeTable};
@@ -307,6 +308,11 @@ fn kernel_uniformity(
 /// integer of W bits, and llc legalizes wider vectors slowly.
 pub const MAX_WIDTH: usize = 256;
 
+/// The comment that ends a masked load or store the `sa` analysis proved
+/// contiguous (lane l's address `base + l · size`): the reader of the IR, and the
+/// campaigns that count the contiguous path, find it by this text.
+pub const CONTIGUOUS: &str = "; contiguous (sa: stride 1)";
+
 /// The pass name widening errors carry.
 pub const PASS: &str = "widen";
 
@@ -390,8 +396,14 @@ pub fn widen_batch(
             InitShapes::with_uniform(data, &uniform_args)
                 .ok()
                 .and_then(|init| {
-                    uniformity::analyze(kernel.module, kernel.function, AnalysisKind::Sa, &init)
-                        .ok()
+                    // The chunks start at multiples of W: thread ids `(1, W)`.
+                    uniformity::analyze_sa(
+                        kernel.module,
+                        kernel.function,
+                        &init,
+                        ThreadIds::Chunk(width as u32),
+                    )
+                    .ok()
                 })
                 .map(|sa| sa.strides)
                 .unwrap_or_default()

@@ -869,3 +869,205 @@ declare i1 @pllvm.any(i1)
         );
     }
 }
+
+/// One memory access form of [`accesses_are_contiguous_where_sa_proves_stride_one`]:
+/// the lines that compute `%p$` (an address into `$X`, with `%z = zext i32 %t to
+/// i64` in scope; `$` is a suffix that keeps the load's and the store's
+/// temporaries apart), the globals, whether `%n` is a uniform argument, and
+/// whether the access must be contiguous.
+struct Access {
+    name: &'static str,
+    globals: &'static str,
+    addr: &'static str,
+    uniform_n: bool,
+    contiguous: bool,
+}
+
+const ARRAYS: &str = "@a = global [200 x i32] zeroinitializer, align 4
+@b = global [200 x i32] zeroinitializer, align 4";
+
+const ACCESSES: [Access; 9] = [
+    // clang's `a[t + 100]`, `t` an `int` id: the chunk's lanes never straddle
+    // 2^31 or 2^32 (`sa` in chunks, thesis Ch. 10), so the extension is strided.
+    Access {
+        name: "zext",
+        globals: ARRAYS,
+        addr: "%i$ = add i64 %z, 100
+  %p$ = getelementptr inbounds [200 x i32], ptr $X, i64 0, i64 %i$",
+        uniform_n: false,
+        contiguous: true,
+    },
+    Access {
+        name: "sext",
+        globals: ARRAYS,
+        addr: "%s$ = sext i32 %t to i64
+  %i$ = add i64 %s$, 100
+  %p$ = getelementptr inbounds i32, ptr $X, i64 %i$",
+        uniform_n: false,
+        contiguous: true,
+    },
+    // Bytes: stride 4 over `i8` elements is an `i32` access's size.
+    Access {
+        name: "bytes",
+        globals: ARRAYS,
+        addr: "%o$ = mul i64 %z, 4
+  %i$ = add i64 %o$, 400
+  %p$ = getelementptr i8, ptr $X, i64 %i$",
+        uniform_n: false,
+        contiguous: true,
+    },
+    // A uniform offset keeps the stride; a varying one does not.
+    Access {
+        name: "offset",
+        globals: ARRAYS,
+        addr: "%n$ = zext i32 %n to i64
+  %i$ = add i64 %z, %n$
+  %p$ = getelementptr i32, ptr $X, i64 %i$",
+        uniform_n: true,
+        contiguous: true,
+    },
+    Access {
+        name: "varying_offset",
+        globals: ARRAYS,
+        addr: "%n$ = zext i32 %n to i64
+  %i$ = add i64 %z, %n$
+  %p$ = getelementptr i32, ptr $X, i64 %i$",
+        uniform_n: false,
+        contiguous: false,
+    },
+    // `t + n` in 32 bits may wrap between two lanes of a chunk: not proven.
+    Access {
+        name: "wrapping",
+        globals: ARRAYS,
+        addr: "%u$ = add i32 %t, %n
+  %i$ = zext i32 %u$ to i64
+  %p$ = getelementptr i32, ptr $X, i64 %i$",
+        uniform_n: true,
+        contiguous: false,
+    },
+    Access {
+        name: "stride2",
+        globals: ARRAYS,
+        addr: "%i$ = shl i64 %z, 1
+  %p$ = getelementptr inbounds [200 x i32], ptr $X, i64 0, i64 %i$",
+        uniform_n: false,
+        contiguous: false,
+    },
+    // A field of an array of pairs: stride 8 for a 4-byte access.
+    Access {
+        name: "field",
+        globals: "@a = global [100 x { i32, i32 }] zeroinitializer, align 4
+@b = global [100 x { i32, i32 }] zeroinitializer, align 4",
+        addr: "%p$ = getelementptr inbounds [100 x { i32, i32 }], ptr $X, i64 0, i64 %z, i32 1",
+        uniform_n: false,
+        contiguous: false,
+    },
+    // Each lane's own copy of a stack array (the object is varying, §6.6).
+    Access {
+        name: "private",
+        globals: ARRAYS,
+        addr: "%p$ = getelementptr inbounds [100 x i32], ptr $X, i64 0, i64 %z",
+        uniform_n: false,
+        contiguous: false,
+    },
+];
+
+/// The kernel of `access`: lanes with `t mod 3 ≠ 0` (so lane 0 of the first
+/// chunk is inactive and the base comes from another lane) read `@a` and write
+/// `@b` (or two stack arrays) at the address form; the others return -1.
+fn access_kernel(access: &Access) -> String {
+    let private = access.name == "private";
+    let (from, to) = if private {
+        ("%xa", "%xb")
+    } else {
+        ("@a", "@b")
+    };
+    let load = access.addr.replace("$X", from).replace('$', "l");
+    let store = access.addr.replace("$X", to).replace('$', "s");
+    let allocas = if private {
+        "  %xa = alloca [100 x i32], align 4\n  %xb = alloca [100 x i32], align 4\n  %x7 = getelementptr inbounds [100 x i32], ptr %xa, i64 0, i64 99\n  store i32 7, ptr %x7, align 4\n"
+    } else {
+        ""
+    };
+    format!(
+        "{}
+
+define i32 @k(i32 %n) {{
+entry:
+{allocas}  %t = call i32 @pllvm.thread_id()
+  %r3 = urem i32 %t, 3
+  %c = icmp ne i32 %r3, 0
+  br i1 %c, label %then, label %end
+then:
+  %z = zext i32 %t to i64
+  {load}
+  %v = load i32, ptr %pl, align 4
+  %w = add i32 %v, %t
+  {store}
+  store i32 %w, ptr %ps, align 4
+  br label %end
+end:
+  %r = phi i32 [ %w, %then ], [ -1, %entry ]
+  ret i32 %r
+}}
+declare i32 @pllvm.thread_id()
+",
+        access.globals
+    )
+}
+
+/// Point 1, "contiguous where the `sa` analysis proves stride 1, gathers
+/// otherwise": `sa` runs for one chunk of W lanes (lane t's thread id `c·W + t`,
+/// `ThreadIds::Chunk`), so clang's `a[zext(t)]` is a masked contiguous load and
+/// store, while addresses it cannot prove contiguous (a varying offset, a 32-bit
+/// sum that may wrap, stride 2, a field of a pair, a lane's private array)
+/// gather and scatter. Every form then runs natively on 100 threads against the
+/// interpreter (the tail chunk's masked-off lanes would read past `@a` into the
+/// guard page).
+#[test]
+fn accesses_are_contiguous_where_sa_proves_stride_one() {
+    let n = 100;
+    for access in &ACCESSES {
+        let src = access_kernel(access);
+        let module = transformed(&parse(&src));
+        let uniform: Vec<String> = if access.uniform_n {
+            vec!["n".into()]
+        } else {
+            Vec::new()
+        };
+        for target in [VectorTarget::Avx2, VectorTarget::Avx512, VectorTarget::Neon] {
+            let kernel = Kernel {
+                name: "k",
+                module: &module,
+                function: module.first_definition().expect("a function"),
+                uniform_args: &[],
+            };
+            let mut options = WidenOptions::new(target);
+            options.uniform_args = uniform.clone();
+            let ir = widen_batch(&[kernel], &options)
+                .unwrap_or_else(|e| panic!("{}: widen: {e}", access.name));
+            let w = options.width();
+            let has = |what: &str| ir.contains(&format!("@llvm.masked.{what}.v{w}i32."));
+            let tag = format!("{} on {}", access.name, target.name());
+            let contiguous = access.contiguous;
+            assert_eq!(
+                (has("load"), has("store")),
+                (contiguous, contiguous),
+                "{tag}: a contiguous load and store: {contiguous}\n{src}\n{ir}"
+            );
+            assert_eq!(
+                (has("gather"), has("scatter")),
+                (!contiguous, !contiguous),
+                "{tag}: a gather and a scatter: {}\n{src}\n{ir}",
+                !contiguous
+            );
+        }
+        check(
+            access.name,
+            &src,
+            &[ints((0..n).map(|_| 100))],
+            &all_targets(),
+            &uniform,
+        );
+    }
+}

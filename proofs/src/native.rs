@@ -16,9 +16,11 @@ use crate::{GenConfig, Generated, generate};
 use pllvm_codegen::native::diff::{DiffCase, Reference, Verdict, diff_batch};
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, build, emit};
 use pllvm_codegen::pipeline::native_passes;
+use pllvm_codegen::widen::CONTIGUOUS;
 use pllvm_codegen::{Kernel, Options, run_passes};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
+use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 /// The most threads of one run: the generator gives every written buffer this
@@ -41,6 +43,7 @@ pub fn native_config() -> GenConfig {
         mask: false,
         wide_ints: false,
         own_slice_reads: true,
+        thread_indexed: true,
         max_threads: MAX_THREADS,
         ..GenConfig::full()
     }
@@ -55,6 +58,10 @@ pub struct BatchReport {
     pub runs: usize,
     /// Runs that agree lane by lane.
     pub agreed: usize,
+    /// Programs with a load or store the widening made contiguous (the `sa`
+    /// analysis proved stride 1: [`pllvm_codegen::widen::CONTIGUOUS`] in the
+    /// emitted IR; always 0 for scalar C).
+    pub contiguous: usize,
     /// Runs not compared because the original has undefined behaviour (or ran
     /// out of steps).
     pub skipped: usize,
@@ -76,6 +83,7 @@ impl BatchReport {
         self.programs += other.programs;
         self.runs += other.runs;
         self.agreed += other.agreed;
+        self.contiguous += other.contiguous;
         self.skipped += other.skipped;
         self.failures.extend(other.failures);
         self.prepare += other.prepare;
@@ -204,6 +212,13 @@ pub fn diff_generated(
         }
     };
     report.prepare += start.elapsed();
+    let contiguous = contiguous_kernels(source.text());
+    let programs: BTreeSet<usize> = kept
+        .iter()
+        .filter(|&&k| contiguous.contains(names[k].as_str()))
+        .map(|&k| plan[k].0)
+        .collect();
+    report.contiguous += programs.len();
     let start = Instant::now();
     let dir = WorkDir::new().map_err(|e| e.to_string())?;
     let program = build(target, &source, dir.path()).map_err(|e| e.to_string())?;
@@ -245,4 +260,25 @@ fn uniform_options(g: &Generated, target: Target) -> Options {
         live_outs: target.live_outs(),
         ..Options::default()
     }
+}
+
+/// The kernels of a widened batch with a contiguous load or store: the names
+/// after the `pllvm_full_`, `pllvm_part_` or `pllvm_chunk_` of the chunk
+/// functions whose body has a line ending in [`CONTIGUOUS`].
+fn contiguous_kernels(ir: &str) -> BTreeSet<&str> {
+    let mut current = None;
+    let mut found = BTreeSet::new();
+    for line in ir.lines() {
+        if let Some(rest) = line.strip_prefix("define internal void @") {
+            let name = rest.split('(').next().unwrap_or("");
+            current = ["pllvm_full_", "pllvm_part_", "pllvm_chunk_"]
+                .iter()
+                .find_map(|p| name.strip_prefix(p));
+        } else if line.ends_with(CONTIGUOUS)
+            && let Some(kernel) = current
+        {
+            found.insert(kernel);
+        }
+    }
+    found
 }

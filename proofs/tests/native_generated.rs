@@ -6,7 +6,10 @@
 //! FREEZING, or be skipped because the original has undefined behaviour. A
 //! refusal by a transform or an emitter fails the test: every generated program
 //! is valid input. Programs with horizontal builtins run at 1 and W threads only
-//! (their builtins range over one chunk). `PLLVM_LONG=1` runs 10x the programs.
+//! (their builtins range over one chunk). The generator indexes buffers by the
+//! thread id as clang does (`GenConfig::thread_indexed`), so the widened programs
+//! include contiguous masked loads and stores, and each vector target's batch
+//! must have some. `PLLVM_LONG=1` runs 10x the programs.
 //!
 //! A missing tool fails the test with the package to install; a CPU without
 //! AVX-512 builds the AVX-512 batch and says that it could not run it.
@@ -57,9 +60,10 @@ fn check(target: Target, first_seed: u64) -> BatchReport {
         );
     }
     eprintln!(
-        "{target}: {} programs, {} runs: {} agree, {} skipped (undefined original); \
-         prepare {:?}, build {:?}, run and compare {:?}",
+        "{target}: {} programs ({} with contiguous accesses), {} runs: {} agree, \
+         {} skipped (undefined original); prepare {:?}, build {:?}, run and compare {:?}",
         report.programs,
+        report.contiguous,
         report.runs,
         report.agreed,
         report.skipped,
@@ -76,6 +80,13 @@ fn check(target: Target, first_seed: u64) -> BatchReport {
     assert!(
         report.agreed * 2 > report.runs,
         "{target}: most runs must be compared, not skipped: {report:?}"
+    );
+    // The generator indexes buffers by the thread id (`thread_indexed`), so
+    // some widened programs take the contiguous path of point 1.
+    assert_eq!(
+        report.contiguous > 0,
+        target != Target::ScalarC,
+        "{target}: programs with contiguous accesses: {report:?}"
     );
     report
 }

@@ -12,7 +12,7 @@
 )]
 
 use super::repr::{self, Repr};
-use super::{Declarations, MaskRepr, PASS, VectorTarget};
+use super::{CONTIGUOUS, Declarations, MaskRepr, PASS, VectorTarget};
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
 use num_bigint::BigUint;
@@ -1948,11 +1948,14 @@ impl Emitter<'_, '_> {
         matches!(self.setup.strides.get(&v), Some(SaShape::Strided { stride: s, .. }) if *s == stride)
     }
 
-    /// Whether `ptr` is `getelementptr T, ptr %uniform, i64 %i` with `sizeof(T) =
-    /// size` and `%i` of sa-shape `(1, a)`: lane l's address is then exactly
-    /// `base + l · size` (an `i64` index needs no extension, so the affine form
-    /// cannot wrap between the lanes). The `sa` analysis itself does not carry
-    /// strides through `getelementptr`.
+    /// Whether `ptr` is a `getelementptr` from a scalar base whose indices are all
+    /// scalar but one, an `i64` of sa-shape `(s, a)` (thesis Fig. 10.4) stepping
+    /// over elements of `e` bytes with `s · e = size`: lane l's address is then
+    /// exactly `base + l · size` (the `i64` index needs no extension, so the
+    /// affine form cannot wrap between the lanes). This reads the index's shape,
+    /// not the pointer's: `sa` gives an `inbounds` address of non-uniform lanes a
+    /// varying shape (a lane out of bounds is ⊤ there), while the widened
+    /// `getelementptr` drops `inbounds` and computes the plain sum in every lane.
     fn gep_of_unit_stride(&self, ptr: Value, size: u64) -> bool {
         let Some(inst) = self.body.def_inst(ptr) else {
             return false;
@@ -1966,13 +1969,55 @@ impl Emitter<'_, '_> {
         else {
             return false;
         };
-        let [index] = indices.as_slice() else {
+        if !self.is_scalar(*base) {
+            return false;
+        }
+        let types = &self.module.types;
+        let mut current = *source_ty;
+        let mut varying = None;
+        for (k, index) in indices.iter().enumerate() {
+            let element = if k == 0 {
+                current
+            } else {
+                match types.get(current) {
+                    TypeData::Array(_, elem) | TypeData::Vector(_, elem) => *elem,
+                    TypeData::Struct { fields, .. } => {
+                        // A field index is a constant: scalar, no stride.
+                        let ValueDef::Const(ConstData::Int(f)) = &self.body.values[index.value].def
+                        else {
+                            return false;
+                        };
+                        let Some(f) = usize::try_from(f).ok() else {
+                            return false;
+                        };
+                        match fields.get(f) {
+                            Some(&field) => field,
+                            None => return false,
+                        }
+                    }
+                    _ => return false,
+                }
+            };
+            current = element;
+            if self.is_scalar(index.value) {
+                continue;
+            }
+            if varying.is_some() {
+                return false;
+            }
+            varying = Some((index.value, types.size_of(element)));
+        }
+        let Some((index, element)) = varying else {
             return false;
         };
-        self.is_scalar(*base)
-            && self.module.types.size_of(*source_ty) == size
-            && self.module.types.int_width(self.ty_of(index.value)) == Some(64)
-            && self.strided(index.value, 1)
+        let Some(SaShape::Strided { stride, .. }) = self.setup.strides.get(&index) else {
+            return false;
+        };
+        types.int_width(self.ty_of(index)) == Some(64)
+            && u64::try_from(*stride)
+                .ok()
+                .and_then(|s| s.checked_mul(element))
+                == Some(size)
     }
 
     /// `<1 x i1>` holding the scalar `some` (for a masked scalar access).
@@ -2051,7 +2096,7 @@ impl Emitter<'_, '_> {
                 format!("declare {vt} @{name}(ptr, i32 immarg, <{w} x i1>, {vt})"),
             )?;
             self.line(format!(
-                "{v} = call {vt} @{name}(ptr {base}, i32 {a}, <{w} x i1> {m}, {vt} zeroinitializer)"
+                "{v} = call {vt} @{name}(ptr {base}, i32 {a}, <{w} x i1> {m}, {vt} zeroinitializer) {CONTIGUOUS}"
             ));
         } else {
             let name = format!("llvm.masked.gather.v{w}{suffix}.v{w}p0");
@@ -2142,7 +2187,7 @@ impl Emitter<'_, '_> {
                 format!("declare void @{name}({vt}, ptr, i32 immarg, <{w} x i1>)"),
             )?;
             self.line(format!(
-                "call void @{name}({vt} {v}, ptr {base}, i32 {a}, <{w} x i1> {m})"
+                "call void @{name}({vt} {v}, ptr {base}, i32 {a}, <{w} x i1> {m}) {CONTIGUOUS}"
             ));
         } else {
             let name = format!("llvm.masked.scatter.v{w}{suffix}.v{w}p0");

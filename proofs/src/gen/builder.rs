@@ -87,8 +87,12 @@ pub(super) struct Builder<'c> {
     pub tid: Value,
     /// The uniform `i32` parameter `%n`.
     pub uniform: Value,
-    /// `(tid mod max_threads) * slice_len` as `i64`: the start of the lane's slices.
+    /// `(tid mod max_threads) * slice_len` as `i64`: the start of the lane's slices
+    /// (`tid mod max_threads`, its first element, with
+    /// [`crate::GenConfig::thread_indexed`]).
     pub slice_base: Option<Value>,
+    /// `zext(tid)` as `i64`, when the program has memory.
+    pub tid_wide: Option<Value>,
     pub func: FuncId,
 }
 
@@ -139,6 +143,7 @@ impl<'c> Builder<'c> {
             tid: Value::from_u32(0),
             uniform: Value::from_u32(0),
             slice_base: None,
+            tid_wide: None,
             func,
         };
         b.module.functions.push(FunctionData {
@@ -574,16 +579,20 @@ impl<'c> Builder<'c> {
                 false,
             );
             let slice = u64::from(self.cfg.slice_len.max(1).next_power_of_two());
-            let s = self.const_int(TypeTable::I64, u128::from(slice));
-            let base = self.binary(
-                pllvm_semantics::ir::BinOp::Mul,
-                TypeTable::I64,
-                lane,
-                s,
-                "slice",
-                false,
-            );
-            self.slice_base = Some(base);
+            self.tid_wide = Some(tid64);
+            self.slice_base = Some(if self.cfg.thread_indexed {
+                lane
+            } else {
+                let s = self.const_int(TypeTable::I64, u128::from(slice));
+                self.binary(
+                    pllvm_semantics::ir::BinOp::Mul,
+                    TypeTable::I64,
+                    lane,
+                    s,
+                    "slice",
+                    false,
+                )
+            });
             let n_alloca = self.rng.gen_range(0..=2);
             for _ in 0..n_alloca {
                 self.make_alloca(slice);

@@ -420,14 +420,29 @@ impl Builder<'_> {
         self.binary(BinOp::And, TypeTable::I64, x, m, "idx", false)
     }
 
-    /// `slice_base + (x & (slice - 1))`: an index into the lane's own slice.
+    /// `slice_base + (x & (slice - 1))`: an index into the lane's own slice; with
+    /// [`crate::GenConfig::thread_indexed`] the slices are interleaved,
+    /// `slice_base + (x & (slice - 1)) · lanes`, so a uniform `x` makes the
+    /// lanes' elements adjacent.
     fn slice_index(&mut self) -> Value {
         let slice = u64::from(self.cfg.slice_len.max(1).next_power_of_two());
-        let off = self.masked_index(slice);
+        let mut off = self.masked_index(slice);
+        if self.cfg.thread_indexed {
+            let lanes = u64::from(self.cfg.max_threads.max(1).next_power_of_two());
+            let l = self.const_int(TypeTable::I64, u128::from(lanes));
+            off = self.binary(BinOp::Mul, TypeTable::I64, off, l, "row", false);
+        }
         match self.slice_base {
             Some(base) => self.binary(BinOp::Add, TypeTable::I64, base, off, "idx", false),
             None => off,
         }
+    }
+
+    /// `zext(tid) & (len - 1)`: clang's `a[tid]` into a power-of-two buffer.
+    fn thread_index(&mut self, len: u64) -> Option<Value> {
+        let tid = self.tid_wide?;
+        let m = self.const_int(TypeTable::I64, u128::from(len - 1));
+        Some(self.binary(BinOp::And, TypeTable::I64, tid, m, "idx", false))
     }
 
     /// A gather: a load from a read-only buffer anywhere, from the lane's own slice
@@ -444,6 +459,11 @@ impl Builder<'_> {
                 && (self.cfg.lane_local || self.cfg.own_slice_reads || self.rng.gen_bool(0.7))
             {
                 self.slice_index()
+            } else if self.cfg.thread_indexed && self.rng.gen_bool(0.4) {
+                match self.thread_index(buf.len) {
+                    Some(i) => i,
+                    None => self.masked_index(buf.len),
+                }
             } else {
                 self.masked_index(buf.len)
             };

@@ -117,6 +117,11 @@ pub struct GenConfig {
     /// lane-local programs: no lane reads what another lane writes, so the order
     /// in which divergent paths run does not show in memory.
     pub own_slice_reads: bool,
+    /// Buffers indexed the way clang indexes `a[i]` by the thread id, the accesses
+    /// the native backend makes contiguous: the written buffers' slices are
+    /// interleaved (lane `l`'s element `k` at `l + k·lanes`, not `l·slice + k`)
+    /// and some loads from a read-only buffer read `zext(tid) & (len - 1)`.
+    pub thread_indexed: bool,
 }
 
 impl GenConfig {
@@ -144,6 +149,7 @@ impl GenConfig {
             lane_local: false,
             predicated_branches: false,
             own_slice_reads: false,
+            thread_indexed: false,
         }
     }
 
