@@ -9,7 +9,8 @@
 //! original (`pllvm_proofs::native::diff_generated`, the path of
 //! `proofs/tests/native_generated.rs`). One run per program, at W + 3 threads
 //! (two chunks, the second with a masked tail), or W threads for a program with
-//! horizontal builtins (they range over one chunk).
+//! horizontal builtins (they range over one chunk). The `contiguous` column
+//! counts the programs with a load or store the widening made contiguous.
 //!
 //! Run: `cargo bench -p pllvm-proofs --bench native_throughput` (defaults:
 //! avx2, 1000 programs, batches of 100); `-- TARGET PROGRAMS BATCH` overrides.
@@ -62,13 +63,14 @@ fn main() {
     let r = total.into_inner().expect("report");
     let errors = errors.into_inner().expect("errors");
     println!(
-        "| target | programs | runs | agree | skipped | failures | workers | wall s | programs/min | prepare s | build s | run+compare s |"
+        "| target | programs | contiguous | runs | agree | skipped | failures | workers | wall s | programs/min | prepare s | build s | run+compare s |"
     );
-    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
+    println!("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |");
     println!(
-        "| {target} (W = {w}, {} threads) | {} | {} | {} | {} | {} | {workers} | {secs:.1} | {:.0} | {:.1} | {:.1} | {:.1} |",
+        "| {target} (W = {w}, {} threads) | {} | {} | {} | {} | {} | {} | {workers} | {secs:.1} | {:.0} | {:.1} | {:.1} | {:.1} |",
         w + 3,
         r.programs,
+        r.contiguous,
         r.runs,
         r.agreed,
         r.skipped,
