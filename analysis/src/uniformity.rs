@@ -20,7 +20,7 @@ use crate::facts::CfgFacts;
 use crate::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
 use crate::stride::ThreadIds;
 use crate::{llvm, popl, stride, thesis};
-use pllvm_semantics::ir::{FuncId, Module};
+use pllvm_semantics::ir::{Body, FuncId, Module};
 
 /// Runs `kind` on `func` of `module` (for `sa`: a thread array of any width).
 pub fn analyze(
@@ -41,16 +41,11 @@ pub fn analyze_for_width(
     init: &InitShapes,
     width: Option<u32>,
 ) -> Result<Uniformity, AnalysisError> {
-    let data = &module.functions[func];
-    let body = data
-        .body
-        .as_ref()
-        .ok_or_else(|| AnalysisError::NoBody(data.name.clone()))?;
+    let body = body_of(module, func)?;
     if kind == AnalysisKind::Llvm {
         return Ok(llvm::analyze(module, func, body, init));
     }
-    let facts = CfgFacts::for_function(&data.name, body)
-        .map_err(|e| AnalysisError::Irreducible(e.to_string()))?;
+    let facts = facts_of(module, func, body)?;
     match kind {
         AnalysisKind::Thesis => Ok(thesis::analyze(module, func, body, &facts, init)),
         AnalysisKind::Popl => Ok(popl::analyze(module, func, body, &facts, init)),
@@ -75,14 +70,23 @@ pub fn analyze_sa(
     init: &InitShapes,
     ids: ThreadIds,
 ) -> Result<Uniformity, AnalysisError> {
-    let data = &module.functions[func];
-    let body = data
-        .body
-        .as_ref()
-        .ok_or_else(|| AnalysisError::NoBody(data.name.clone()))?;
-    let facts = CfgFacts::for_function(&data.name, body)
-        .map_err(|e| AnalysisError::Irreducible(e.to_string()))?;
+    let body = body_of(module, func)?;
+    let facts = facts_of(module, func, body)?;
     Ok(stride::analyze(module, func, body, &facts, init, ids))
+}
+
+/// `func`'s body, or [`AnalysisError::NoBody`] for a declaration.
+fn body_of(module: &Module, func: FuncId) -> Result<&Body, AnalysisError> {
+    let data = &module.functions[func];
+    data.body
+        .as_ref()
+        .ok_or_else(|| AnalysisError::NoBody(data.name.clone()))
+}
+
+/// The CFG facts the reducible analyses need, or [`AnalysisError::Irreducible`].
+fn facts_of(module: &Module, func: FuncId, body: &Body) -> Result<CfgFacts, AnalysisError> {
+    CfgFacts::for_function(&module.functions[func].name, body)
+        .map_err(|e| AnalysisError::Irreducible(e.to_string()))
 }
 
 /// Runs `kind` on the function called `name` (or the first definition).

@@ -886,6 +886,11 @@ struct Access {
 const ARRAYS: &str = "@a = global [200 x i32] zeroinitializer, align 4
 @b = global [200 x i32] zeroinitializer, align 4";
 
+/// `a[zext(t) + zext(n)]` in 64 bits.
+const OFFSET: &str = "%n$ = zext i32 %n to i64
+  %i$ = add i64 %z, %n$
+  %p$ = getelementptr i32, ptr $X, i64 %i$";
+
 const ACCESSES: [Access; 9] = [
     // clang's `a[t + 100]`, `t` an `int` id: the chunk's lanes never straddle
     // 2^31 or 2^32 (`sa` in chunks, thesis Ch. 10), so the extension is strided.
@@ -920,18 +925,14 @@ const ACCESSES: [Access; 9] = [
     Access {
         name: "offset",
         globals: ARRAYS,
-        addr: "%n$ = zext i32 %n to i64
-  %i$ = add i64 %z, %n$
-  %p$ = getelementptr i32, ptr $X, i64 %i$",
+        addr: OFFSET,
         uniform_n: true,
         contiguous: true,
     },
     Access {
         name: "varying_offset",
         globals: ARRAYS,
-        addr: "%n$ = zext i32 %n to i64
-  %i$ = add i64 %z, %n$
-  %p$ = getelementptr i32, ptr $X, i64 %i$",
+        addr: OFFSET,
         uniform_n: false,
         contiguous: false,
     },
