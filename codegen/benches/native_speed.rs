@@ -37,7 +37,7 @@
 
 use pllvm_codegen::kernel::Kernel;
 use pllvm_codegen::native::{self, EmitOptions, Source, Target, WorkDir};
-use pllvm_codegen::pipeline::{NATIVE_PASSES, Options, parse_passes, run_passes};
+use pllvm_codegen::pipeline::{Options, native_passes, run_passes};
 use pllvm_codegen::uniform::AnalysisChoice;
 use pllvm_codegen::widen::{self, MaskRepr, VectorTarget, WidenOptions};
 use pllvm_semantics::ir::{FuncId, Module};
@@ -452,7 +452,7 @@ fn run(command: &mut Command, package: &str) -> String {
 }
 
 /// A corpus kernel after the transforms the native route runs for `target`
-/// ([`NATIVE_PASSES`], live-outs kept as [`Target::live_outs`] says).
+/// ([`native_passes`], live-outs kept as [`Target::live_outs`] says).
 fn transformed(case: &Case, target: Target) -> (Module, FuncId) {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../corpus/kernels")
@@ -477,8 +477,7 @@ fn transformed(case: &Case, target: Target) -> (Module, FuncId) {
         live_outs: target.live_outs(),
         ..Options::default()
     };
-    let passes = parse_passes(NATIVE_PASSES).unwrap_or_else(|e| fail(e));
-    let stages = run_passes(&module, func, &passes, &options)
+    let stages = run_passes(&module, func, &native_passes(), &options)
         .unwrap_or_else(|e| fail(format!("{}: {e}", case.file)));
     let module = stages.into_iter().last().map_or(module, |s| s.module);
     (module, func)

@@ -58,6 +58,7 @@ use crate::error::TransformError;
 use crate::pipeline::PassContext;
 use crate::prepare;
 use num_bigint::BigUint;
+use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{
     BinOp, Block, Body, CastOp, ConstData, FuncId, ICmpPred, Inst, InstKind, IntFlags, Module,
     Terminator, Value, ValueDef,
@@ -199,8 +200,8 @@ fn at_least_minus_one(c: &ConstData, width: u32) -> Option<BigUint> {
 pub struct NonNegative<'b> {
     body: &'b Body,
     types: &'b TypeTable,
-    /// Each block's predecessor edges (one entry per edge).
-    preds: HashMap<Block, Vec<Block>>,
+    /// The CFG: each block's predecessors, one per edge.
+    cfg: Cfg,
     /// The results known non-negative by their definitions.
     facts: HashSet<Value>,
 }
@@ -208,12 +209,8 @@ pub struct NonNegative<'b> {
 impl<'b> NonNegative<'b> {
     /// The facts of `body`.
     pub fn new(body: &'b Body, types: &'b TypeTable) -> Self {
-        let mut preds: HashMap<Block, Vec<Block>> = HashMap::new();
         let mut home = HashMap::new();
         for &b in &body.layout {
-            for s in body.successors(b) {
-                preds.entry(s).or_default().push(b);
-            }
             for &i in &body.blocks[b].phis {
                 home.insert(i, b);
             }
@@ -221,7 +218,7 @@ impl<'b> NonNegative<'b> {
         let mut facts = NonNegative {
             body,
             types,
-            preds,
+            cfg: Cfg::new(body),
             facts: HashSet::new(),
         };
         let mut users: HashMap<Value, Vec<Value>> = HashMap::new();
@@ -270,8 +267,8 @@ impl<'b> NonNegative<'b> {
         let mut seen = HashSet::new();
         let mut cur = at;
         while seen.insert(cur) {
-            match self.preds.get(&cur).map(Vec::as_slice) {
-                Some(&[p]) => {
+            match self.cfg.preds(cur) {
+                &[p] => {
                     if self.edge_implies(p, cur, x) {
                         return true;
                     }

@@ -270,16 +270,21 @@ pub fn kernel_mask(
     if let Some(mask) = options.mask {
         return Ok(mask);
     }
+    let body = kernel_body(kernel)?;
+    let (_, uniformity) = kernel_uniformity(kernel, options)?;
+    Ok(options.mask_for(body, &kernel.module.types, &uniformity))
+}
+
+/// The body of `kernel`'s function; a declaration has none to widen.
+fn kernel_body<'m>(kernel: &Kernel<'m>) -> Result<&'m Body, TransformError> {
     let data = &kernel.module.functions[kernel.function];
-    let body = data.body.as_ref().ok_or_else(|| {
+    data.body.as_ref().ok_or_else(|| {
         TransformError::new(
             PASS,
             Site::Function(kernel.function),
             format!("@{} is only declared: there is no body to widen", data.name),
         )
-    })?;
-    let (_, uniformity) = kernel_uniformity(kernel, options)?;
-    Ok(options.mask_for(body, &kernel.module.types, &uniformity))
+    })
 }
 
 /// The parameters uniform for `kernel` (the options' and the kernel's own) and
@@ -381,13 +386,7 @@ pub fn widen_batch(
             ));
         }
         let data = &kernel.module.functions[kernel.function];
-        if data.body.is_none() {
-            return Err(TransformError::new(
-                PASS,
-                site,
-                format!("@{} is only declared: there is no body to widen", data.name),
-            ));
-        }
+        let body = kernel_body(kernel)?;
         if let Some((site, what)) = kernel.unsupported_construct() {
             return Err(TransformError::new(PASS, site, what));
         }
@@ -410,7 +409,6 @@ pub fn widen_batch(
         } else {
             BTreeMap::new()
         };
-        let body = data.body.as_ref().expect("checked above");
         let mask = options.mask_for(body, &kernel.module.types, &uniformity);
         masks.push(mask);
         let text = function::emit(

@@ -13,7 +13,7 @@
 //! is otherwise compiled only, saying so.
 
 use pllvm_codegen::Kernel;
-use pllvm_codegen::pipeline::{NATIVE_PASSES, Options, parse_passes, run_passes};
+use pllvm_codegen::pipeline::{Options, native_passes, run_passes};
 use pllvm_codegen::widen::{self, MaskRepr, VectorTarget, WidenOptions, widen_batch};
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::{Machine, Outcome, RunConfig};
@@ -137,8 +137,7 @@ fn corpus(name: &str) -> String {
 /// The module after `pllvm compile`'s default passes (`nonneg-div,dlt,boscc,pl`).
 fn transformed(m: &Module) -> Module {
     let func = m.first_definition().expect("a function");
-    let passes = parse_passes(NATIVE_PASSES).expect("the default passes");
-    let stages = run_passes(m, func, &passes, &Options::default())
+    let stages = run_passes(m, func, &native_passes(), &Options::default())
         .unwrap_or_else(|e| panic!("transform: {e}"));
     stages.into_iter().last().expect("a stage").module
 }

@@ -1976,36 +1976,29 @@ impl Emitter<'_, '_> {
         let mut current = *source_ty;
         let mut varying = None;
         for (k, index) in indices.iter().enumerate() {
-            let element = if k == 0 {
-                current
-            } else {
-                match types.get(current) {
-                    TypeData::Array(_, elem) | TypeData::Vector(_, elem) => *elem,
-                    TypeData::Struct { fields, .. } => {
-                        // A field index is a constant: scalar, no stride.
-                        let ValueDef::Const(ConstData::Int(f)) = &self.body.values[index.value].def
-                        else {
-                            return false;
-                        };
-                        let Some(f) = usize::try_from(f).ok() else {
-                            return false;
-                        };
-                        match fields.get(f) {
-                            Some(&field) => field,
-                            None => return false,
-                        }
-                    }
-                    _ => return false,
-                }
-            };
-            current = element;
+            // The type this index steps over (as the interpreter's `gep` walks).
+            if k > 0 {
+                let step = match types.get(current) {
+                    TypeData::Array(_, elem) => Some(*elem),
+                    // A field index is a constant: scalar, no stride.
+                    TypeData::Struct { .. } => match self.body.as_const(index.value) {
+                        Some(ConstData::Int(f)) => u64::try_from(f)
+                            .ok()
+                            .and_then(|f| types.element_at(current, f)),
+                        _ => None,
+                    },
+                    _ => None,
+                };
+                let Some(step) = step else { return false };
+                current = step;
+            }
             if self.is_scalar(index.value) {
                 continue;
             }
             if varying.is_some() {
                 return false;
             }
-            varying = Some((index.value, types.size_of(element)));
+            varying = Some((index.value, types.size_of(current)));
         }
         let Some((index, element)) = varying else {
             return false;
