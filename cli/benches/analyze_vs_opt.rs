@@ -1,7 +1,7 @@
 //! Benchmark (issue 6): `pllvm analyze --analysis llvm` against LLVM's own
 //! uniformity analysis, `opt-22 -mtriple=amdgcn-- -passes='require<uniformity>'`,
 //! each timed as a whole process (reading and parsing included) on the same
-//! generated CFGs ([`pllvm_proofs::big_cfg`]) of 10k, 100k and 300k blocks:
+//! generated CFGs ([`pllvm_fuzz::big_cfg`]) of 10k, 100k and 300k blocks:
 //! structured, loop-heavy and with irreducible regions. Prints the median CPU time
 //! (user + system of the child process, from `getrusage(RUSAGE_CHILDREN)` before
 //! and after it, in microseconds: GNU time's 10 ms clock made the 10k ratios a
@@ -20,7 +20,7 @@
 use nix::sys::resource::{UsageWho, getrusage};
 use nix::sys::time::TimeVal;
 use pllvm_analysis::opt_uniformity::{opt_available, opt_input};
-use pllvm_proofs::big_cfg::{Family, big_cfg};
+use pllvm_fuzz::big_cfg::{Family, big_cfg};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;

@@ -4,10 +4,10 @@
 //! - *diamonds*: a chain of divergent diamonds `h: br %c, l, r; l: br j; r: br j;
 //!   j: phi` (W = 4, `--arg x=0,1,2,3`: lanes part at every diamond);
 //! - *straight*: a function of N blocks in a line (W = 4);
-//! - *generated*: `pllvm_proofs::big_cfg::big_cfg(Structured, N, 1)` (diamonds
+//! - *generated*: `pllvm_fuzz::big_cfg::big_cfg(Structured, N, 1)` (diamonds
 //!   and switches on the thread id and on uniform values, a few loops; W = 4,
 //!   `--arg n=3 --arg u=2`, and `--max-steps 20000`: its loops need not end;
-//!   the property tests' generator `pllvm_proofs::generate` caps its programs
+//!   the property tests' generator `pllvm_fuzz::generate` caps its programs
 //!   far below these sizes).
 //!
 //! Each run is a whole process (parsing included) under `/usr/bin/time -f %M`
@@ -21,7 +21,7 @@
 //! measures another build (e.g. the one before the change), `PLLVM_BENCH_SETS=diamonds,straight`
 //! picks the families.
 
-use pllvm_proofs::big_cfg::{Family, big_cfg};
+use pllvm_fuzz::big_cfg::{Family, big_cfg};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;

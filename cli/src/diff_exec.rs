@@ -1,7 +1,7 @@
 //! `pllvm diff-exec FILE... --target T`: differential execution (issue 17). Every
 //! kernel (see `compile`) runs on the interpreter and natively, all kernels of
 //! the command in one compile, link and run; the lanes are compared
-//! (`pllvm_codegen::native::diff`). Inputs: the flags (`--threads`, `--arg`,
+//! (`pllvm_differential::diff`). Inputs: the flags (`--threads`, `--arg`,
 //! `--mem`, `--input`) for every kernel, or, when none is given, each file's own
 //! FREEZING `; run:` lines. Prints one line per run (agreement, or the first
 //! difference at its `file:line:col`), or with `--json` one document of schema
@@ -12,9 +12,9 @@ use crate::{InputFlags, Usage};
 use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_codegen::Site;
-use pllvm_codegen::native::diff::{DiffCase, Difference, Reference, Verdict, diff_batch};
 use pllvm_codegen::native::protocol::Status;
 use pllvm_codegen::native::{self, WorkDir};
+use pllvm_differential::diff::{DiffCase, Difference, Reference, Verdict, diff_batch};
 use pllvm_interp::RunConfig;
 use pllvm_interp::directives::{self, RunMode};
 use pllvm_semantics::diag::Diagnostic;

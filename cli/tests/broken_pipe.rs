@@ -2,7 +2,7 @@
 //! head -1`) ends `pllvm` quietly with status 0, as it ends a Unix filter: no panic
 //! (status 101, "failed printing to stdout") and no error message (issue 14).
 
-mod common;
+use crate::common;
 use common::temp_file;
 
 use std::io::{BufRead, BufReader, Read};

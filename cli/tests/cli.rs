@@ -2,7 +2,7 @@
 //! exit codes (0 ok, 1 program or input error, 2 usage), file:line:col errors, JSON
 //! inputs and traces, and bad input that must never panic.
 
-mod common;
+use crate::common;
 use common::{FIG45_INPUTS, corpus, pllvm, pllvm_on, stderr, stdout, temp_file};
 
 #[test]

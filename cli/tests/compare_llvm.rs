@@ -2,7 +2,7 @@
 //! says how to get it when it is not), the table is printed, and the `llvm`
 //! analysis and LLVM's agree on the document's irreducible examples.
 
-mod common;
+use crate::common;
 use common::corpus;
 
 use std::process::Command;

@@ -2,7 +2,7 @@
 //! maximal converged-with relation, the lock-step table beside it, and the
 //! disagreements marked `!`.
 
-mod common;
+use crate::common;
 use common::{corpus, pllvm};
 
 use std::io::Write;

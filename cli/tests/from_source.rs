@@ -3,7 +3,7 @@
 //! with the flags the document gives, launched as a grid of 1,000 threads in
 //! thread arrays of 32, with the result buffer dumped in the run's JSON document.
 
-mod common;
+use crate::common;
 
 use common::{AMDGCN_OPENCL, NVPTX_CUDA, clang_ir, code, pllvm, stderr};
 use std::path::{Path, PathBuf};

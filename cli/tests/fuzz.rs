@@ -6,7 +6,7 @@
 //! that fails on every program with a `switch`), so these tests need no seeded
 //! bug; `fuzz_seeded.rs` checks that the real oracles find real bugs.
 
-mod common;
+use crate::common;
 
 use common::{code, pllvm, stderr, stdout};
 use serde_json::Value;

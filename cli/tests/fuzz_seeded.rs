@@ -19,7 +19,7 @@
 //! seeded-bugs` in a separate target directory (`target/seeded-bugs`; the first
 //! build takes minutes, later ones are incremental).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::PathBuf;

@@ -6,7 +6,7 @@
 //! `cli/tests/gpu/{calls.cl,calls.cu,workitems.cl}`, launched with `--grid`
 //! (docs/launch.md); every expected value is worked out here from the source.
 
-mod common;
+use crate::common;
 use common::{code, pllvm, require, stderr, stdout};
 
 use std::path::{Path, PathBuf};

@@ -8,7 +8,7 @@
 //! and branch; with the arguments declared otherwise it does not (the
 //! disagreements came only from the argument convention).
 
-mod common;
+use crate::common;
 use common::{AMDGCN_OPENCL, NVPTX_CUDA, clang_ir, pllvm, require};
 
 use std::path::{Path, PathBuf};

@@ -15,7 +15,7 @@
 //! divergent, as NVPTX's rule makes it), and the native backend must
 //! refuse both kernels naming the construct.
 
-mod common;
+use crate::common;
 use common::{pllvm, require, stderr, stdout};
 use std::path::{Path, PathBuf};
 use std::process::Command;

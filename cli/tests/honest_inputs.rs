@@ -4,7 +4,7 @@
 //! the `--input` file, one meaning of `replay:` everywhere, and the program from
 //! standard input.
 
-mod common;
+use crate::common;
 use common::{code, corpus, pllvm, pllvm_with_stdin, stderr, stdout, temp_file};
 
 /// A function of an `i32` and a pointer into a 16-byte global.

@@ -6,7 +6,7 @@
 //! run-input schema is checked both ways: the README's example validates and runs,
 //! and an input with an unknown field is rejected by the schema and by `pllvm`.
 
-mod common;
+use crate::common;
 
 use common::{code, corpus, pllvm, require, stderr, stdout, temp_file};
 use serde_json::{Value, json};

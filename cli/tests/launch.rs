@@ -4,7 +4,7 @@
 //! between thread arrays, results independent of W and of the number of jobs,
 //! and one JSON document per run, parsed back.
 
-mod common;
+use crate::common;
 use common::{code, pllvm, stderr, stdout, temp_file};
 
 fn kernel(name: &str) -> String {

@@ -6,7 +6,7 @@
 //! NEON (under qemu-aarch64) agrees with the interpreter on the same batch;
 //! `compile` writes C, an object and a runnable program.
 
-mod common;
+use crate::common;
 use common::{corpus, pllvm, require};
 
 use std::process::Command;

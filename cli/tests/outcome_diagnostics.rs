@@ -5,7 +5,7 @@
 //! the same rule and position as fields; `explore` renders each undefined ending
 //! after its report.
 
-mod common;
+use crate::common;
 use common::{DIVISION, DIVISION_INPUTS, code, pllvm, pllvm_on, stderr, stdout, temp_file};
 
 /// A block whose predicate `%p` has no value (⊤) in lanes whose control mask is

@@ -3,7 +3,7 @@
 //! a long source line cut around the caret, and a byte that is not UTF-8 named at
 //! its position instead of a generic read failure.
 
-mod common;
+use crate::common;
 use common::{pllvm, temp_file};
 
 use std::process::Command;

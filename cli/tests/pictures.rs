@@ -4,7 +4,7 @@
 //! transform --svg` (the CFG before and after a transform), on corpus files.
 //! The SVGs are laid out by Graphviz's `dot`, which these tests require.
 
-mod common;
+use crate::common;
 use common::{code, corpus, pllvm, require, stderr, stdout, temp_file};
 
 /// One element of an SVG document: its name, attributes (raw text) and children,

@@ -5,7 +5,7 @@
 
 #[path = "trace_html/cdp.rs"]
 mod cdp;
-mod common;
+use crate::common;
 
 use common::{
     DIVISION_INPUTS, FIG45_INPUTS, code, corpus, pllvm, pllvm_on, require, stderr, stdout,

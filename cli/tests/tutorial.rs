@@ -26,7 +26,7 @@
 //! the vector targets and `gcc` for the runner and the scalar-lane C (`require`
 //! fails the test, naming the package, when one is missing).
 
-mod common;
+use crate::common;
 
 use common::require;
 use std::path::{Path, PathBuf};

@@ -8,12 +8,11 @@
 //! widening, or C from [`crate::scalar_c`]), [`Toolchain`] (the tools, each
 //! missing one named with its apt package), [`build`] (object, cached runner,
 //! link), [`Program::run`] (the protocol's IN and OUT files, a wall-clock limit
-//! on the Rust side too), [`protocol`] (the text of IN and OUT), [`inputs`]
-//! (inputs from the interpreter's run configuration) and [`diff`] (the lane by
-//! lane comparison with the interpreter).
+//! on the Rust side too) and [`protocol`] (the text of IN and OUT). Inputs taken
+//! from the interpreter's run configuration and the lane by lane comparison with
+//! the interpreter live in the `pllvm-differential` crate, so that this compiler
+//! does not depend on the interpreter.
 
-pub mod diff;
-pub mod inputs;
 pub mod protocol;
 
 use protocol::{RunInput, RunResult};

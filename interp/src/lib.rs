@@ -9,7 +9,8 @@
 //! every greedy schedule ([`explore`]), dynamic convergence as LLVM's "Convergence
 //! and Uniformity" defines it ([`convergence`]), and the stage-wise equivalence
 //! checker of the transforms: OBL of a transformed program refines FR of the
-//! original ([`equiv`]).
+//! original ([`equiv`]), and the soundness checker of the analyses: the claims a
+//! run refutes ([`soundness`]).
 #![deny(missing_docs)]
 
 pub mod buffers;
@@ -23,6 +24,7 @@ pub mod machine;
 pub mod observe;
 pub mod run;
 pub mod sched;
+pub mod soundness;
 pub mod stepper;
 pub mod trace;
 pub mod work;

@@ -6,7 +6,7 @@
 //!
 //! This is what the static analyses (thesis Ch. 6-7, POPL'21, LLVM) are checked
 //! against, and the only place that decides it: the machine records it as it runs,
-//! the corpus runner (`pllvm_corpus::analysis_expect`) reads it, and the exhaustive
+//! the soundness checker (`crate::soundness`) reads it, and the exhaustive
 //! soundness check (`proofs/tests/soundness_explore.rs`) feeds it the transitions of
 //! an exploration through [`observe_step`]. A value called uniform must never be
 //! seen to disagree here.

@@ -171,10 +171,15 @@ fn straight_line_100k_blocks_run_in_bounded_memory() {
         return;
     }
     let exe = std::env::current_exe().expect("the test binary");
+    // The test's name in its binary: this module's path without the crate.
+    let name = format!(
+        "{}::straight_line_100k_blocks_run_in_bounded_memory",
+        module_path!().split_once("::").map_or("", |(_, m)| m)
+    );
     let out = std::process::Command::new(exe)
         .args([
             "--exact",
-            "straight_line_100k_blocks_run_in_bounded_memory",
+            name.trim_start_matches("::"),
             "--nocapture",
             "--test-threads=1",
         ])

@@ -4,9 +4,9 @@
 //! OBL(transformed) lane by lane where the original is defined (issue 16's
 //! correctness claim; thesis Ch. 3.6-3.7).
 
-use crate::GenConfig;
-use crate::Generated;
-use crate::InputScalar;
+use pllvm_fuzz::GenConfig;
+use pllvm_fuzz::Generated;
+use pllvm_fuzz::InputScalar;
 use pllvm_interp::trace::TraceRow;
 use pllvm_interp::{Machine, Outcome};
 use pllvm_semantics::ir::{Block, Module};

@@ -19,9 +19,9 @@
 //!
 //! Widths 2-4 by seed, FR; the case count keeps the test to seconds on 2 cores.
 
+use pllvm_fuzz::{GenConfig, generate};
 use pllvm_interp::explore::{Bounds, Order, explore_with};
 use pllvm_interp::greedy::guides;
-use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::ir::Terminator;
 use pllvm_semantics::rules::{Interp, Next};
 

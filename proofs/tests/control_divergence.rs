@@ -461,7 +461,7 @@ fn joins_agree_with_disjoint_paths_on_sampled_six_block_cfgs() {
 fn cfg_facts_on_generated_programs() {
     let mut splits = 0usize;
     for seed in 0..300u64 {
-        let g = pllvm_proofs::generate(seed, &pllvm_proofs::GenConfig::reducible());
+        let g = pllvm_fuzz::generate(seed, &pllvm_fuzz::GenConfig::reducible());
         let Some(original) = g.module.functions[g.func].body.clone() else {
             panic!("seed {seed}: no body")
         };

@@ -33,14 +33,14 @@
 
 use pllvm_analysis::cycles::{CycleInfo, all_hierarchies};
 use pllvm_analysis::llvm::analyze_with;
-use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
+use pllvm_fuzz::{GenConfig, generate};
 use pllvm_interp::convergence::{
     Threads, behaved_m_converged, check_maximal_definition, compare, convergence_before,
     llvm_m_converged, maximal_converged_with, relations,
 };
 use pllvm_interp::greedy::{GreedyFacts, legal_blocks, legality};
+use pllvm_interp::soundness::{observe_run, unsound_claims};
 use pllvm_interp::{Machine, RunConfig};
-use pllvm_proofs::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::rules::step::lss_w_step;

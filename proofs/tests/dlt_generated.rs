@@ -8,9 +8,9 @@
 //! (`Fault::DropLiveOutTracker`, issue 16) is caught. The counts are printed.
 
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
+use pllvm_fuzz::{GenConfig, Generated, InputScalar, generate};
 use pllvm_interp::Machine;
 use pllvm_interp::explore::{Bounds, explore};
-use pllvm_proofs::{GenConfig, Generated, InputScalar, generate};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;

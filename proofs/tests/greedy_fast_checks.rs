@@ -14,12 +14,12 @@
 //!   other block is illegal by Def. 14.
 
 use pllvm_analysis::{BlockSet, ForwardReach};
+use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_interp::greedy::{
     self, GreedyFacts, candidates, legality, pending_legality, termination_preserving,
     termination_preserving_reference,
 };
 use pllvm_interp::{Machine, RunConfig};
-use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Body};
 use pllvm_semantics::rules::Interp;

@@ -1,5 +1,5 @@
 //! Greedy schedules (thesis Ch. 5) and Theorem 1 (Ch. 7) over generated programs
-//! (`pllvm_proofs::generate`), W = 2..4, small programs, bounded exploration:
+//! (`pllvm_fuzz::generate`), W = 2..4, small programs, bounded exploration:
 //!
 //! - every greedy policy (lowest, highest, random, replay) produces only greedy
 //!   schedules (Def. 12), checked again by replaying each schedule through the
@@ -15,11 +15,11 @@
 //! - Theorem 1 holds on every explored state: no loop header is concurrent next
 //!   with another block of its loop.
 
+use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_interp::explore::{Bounds, Exploration, Order, explore};
 use pllvm_interp::greedy::GreedyFacts;
 use pllvm_interp::sched::{Highest, Ipd, Lowest, Random, Replay, Scheduler};
 use pllvm_interp::{Machine, Outcome, RunConfig};
-use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::rules::Interp;
 use std::collections::BTreeSet;
 

@@ -8,9 +8,9 @@
 //! in an outcome: returned, incomplete, undefined behaviour naming its rule, a
 //! limit, or out of fuel. `PLLVM_ROBUST_CASES` raises the case count by hand.
 
+use pllvm_fuzz::{GenConfig, InputScalar, generate};
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::{Machine, RunConfig};
-use pllvm_proofs::{GenConfig, InputScalar, generate};
 use pllvm_semantics::rules::Interp;
 use proptest::prelude::*;
 

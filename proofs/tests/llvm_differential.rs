@@ -17,8 +17,8 @@ use pllvm_analysis::opt_uniformity::{opt_available, opt_input, opt_triple, parse
 use pllvm_analysis::result::{AnalysisKind, InitShapes};
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::analyze;
-use pllvm_corpus::analysis_expect::{Observation, observe_run};
-use pllvm_proofs::{GenConfig, generate};
+use pllvm_fuzz::{GenConfig, generate};
+use pllvm_interp::soundness::{Observation, observe_run};
 use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::rules::Interp;
 use std::time::{Duration, Instant};

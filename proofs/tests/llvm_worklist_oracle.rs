@@ -7,7 +7,7 @@
 
 use pllvm_analysis::cycles::all_hierarchies;
 use pllvm_analysis::llvm::{analyze_reference, analyze_with};
-use pllvm_proofs::{GenConfig, generate};
+use pllvm_fuzz::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 
 #[test]

@@ -6,9 +6,9 @@
 //! same inputs gives. The thread id is the per-lane argument `%tid` in these
 //! programs, so the lone run of lane τ is given `%tid = τ`.
 
-use pllvm_proofs::oracles::lockstep::LockStep;
-use pllvm_proofs::oracles::{Case, Oracle, Verdict};
-use pllvm_proofs::{GenConfig, generate};
+use pllvm_fuzz::oracles::lockstep::LockStep;
+use pllvm_fuzz::oracles::{Case, Oracle, Verdict};
+use pllvm_fuzz::{GenConfig, generate};
 use proptest::prelude::*;
 
 /// The property for one program, one width and one input seed: the `lockstep`

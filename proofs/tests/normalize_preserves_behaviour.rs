@@ -6,9 +6,9 @@
 //! normal form the analyses assume (`violations` is empty).
 
 use pllvm_analysis::normalize::{NormalizeStats, normalize, violations};
+use pllvm_fuzz::{GenConfig, Generated, InputScalar, generate};
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::{Machine, Outcome, RunConfig};
-use pllvm_proofs::{GenConfig, Generated, InputScalar, generate};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;

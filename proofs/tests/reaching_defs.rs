@@ -16,7 +16,7 @@ use pllvm_analysis::normalize::lcssa;
 use pllvm_analysis::popl::{ReachingDefinitions, analyze_with};
 use pllvm_analysis::reaching_defs::{Point, ReachingDefs};
 use pllvm_analysis::result::Uniformity;
-use pllvm_proofs::{GenConfig, generate};
+use pllvm_fuzz::{GenConfig, generate};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Body, InstKind, ValueDef};
 

@@ -25,9 +25,9 @@
 use pllvm_analysis::result::{AnalysisKind, InitShapes};
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::analyze;
-use pllvm_corpus::analysis_expect::{observe_run, unsound_claims};
+use pllvm_fuzz::{GenConfig, generate};
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};
-use pllvm_proofs::{GenConfig, generate};
+use pllvm_interp::soundness::{observe_run, unsound_claims};
 use pllvm_semantics::rules::Interp;
 use proptest::prelude::*;
 

@@ -33,9 +33,9 @@
 use pllvm_analysis::result::{AnalysisKind, Uniformity};
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::analyze;
+use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_interp::explore::{Bounds, Order, Transition, explore_with};
 use pllvm_interp::observe::{CopyGroups, observe_step};
-use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::ir::{Block, Body, Inst};
 use pllvm_semantics::rules::Interp;
 use std::collections::{BTreeMap, BTreeSet};

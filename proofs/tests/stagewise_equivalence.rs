@@ -54,12 +54,12 @@
 use pllvm_codegen::boscc::Policy;
 use pllvm_codegen::dlt::{Fault, LiveOuts};
 use pllvm_codegen::{Options, Pass, run_passes};
+use pllvm_fuzz::oracles::transforms::{ROUTES, spmd_config};
+use pllvm_fuzz::{Generated, generate};
 use pllvm_interp::equiv::{
     Coverage, DifferenceKind, EquivConfig, EquivReport, Method, check_refines, check_stages,
 };
 use pllvm_interp::explore::Bounds;
-use pllvm_proofs::oracles::transforms::{ROUTES, spmd_config};
-use pllvm_proofs::{Generated, generate};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
 use pllvm_semantics::text::{parse_module, print_module};

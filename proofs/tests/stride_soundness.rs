@@ -6,7 +6,7 @@
 //!   executing each dynamic instance of it hold `a·k + s·t` (lane `t`, one `k`,
 //!   modulo 2^N; pointers into stack objects up to the object), and for a varying
 //!   shape `a` each lane holds a multiple of `a` (γ_sa of Fig. 10.4 read in the
-//!   native bit width, §10.1; `pllvm_corpus::analysis_expect::stride_violations`);
+//!   native bit width, §10.1; `pllvm_interp::soundness::stride_violations`);
 //! - its basic claims (uniform values, terminators, activation, stack objects)
 //!   hold as for the other analyses (`unsound_claims`);
 //! - `sa` is at least as precise as `thesis` (§10.2.1: the sa-lattice refines the
@@ -28,12 +28,12 @@ use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::sa_shape::SaShape;
 use pllvm_analysis::stride::ThreadIds;
 use pllvm_analysis::uniformity::{analyze_for_width, analyze_sa};
-use pllvm_corpus::analysis_expect::{
-    observe_run, observe_run_from, stride_violations, stride_violations_from, unsound_claims,
-};
+use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_interp::RunConfig;
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};
-use pllvm_proofs::{GenConfig, Generated, generate};
+use pllvm_interp::soundness::{
+    observe_run, observe_run_from, stride_violations, stride_violations_from, unsound_claims,
+};
 use pllvm_semantics::rules::Interp;
 
 /// The reducible variant of the small configuration.

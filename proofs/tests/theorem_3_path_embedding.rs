@@ -28,9 +28,9 @@
 
 use pllvm_codegen::boscc::Policy;
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
+use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_interp::explore::{Bounds, Order, explore};
 use pllvm_proofs::linearization::{Observed, observe, refines, transformable};
-use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;

@@ -15,8 +15,8 @@
 use pllvm_codegen::linearize::{Branches, Settings, linearize};
 use pllvm_codegen::pipeline::{Options, Pass, PassContext};
 use pllvm_codegen::uniform;
+use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_proofs::linearization::{observe, transformable};
-use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::rules::Interp;

@@ -45,11 +45,11 @@
 //! `v8`, `v10`, `v35` and `v41` of a passive lane where the fast run kept 0, 0, 1
 //! and 3.
 
+use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_interp::observe::DivergenceRecord;
 use pllvm_interp::sched::Random;
 use pllvm_interp::trace::TraceRow;
 use pllvm_interp::{Machine, Outcome, RunConfig};
-use pllvm_proofs::{GenConfig, Generated, generate};
 use pllvm_semantics::ir::{Block, Value};
 use pllvm_semantics::memory::Memory;
 use pllvm_semantics::rules::step::{BlockStep, bls_w_step, lss_w_step, pc_wstep};

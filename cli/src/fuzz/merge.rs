@@ -6,7 +6,7 @@
 use super::store::{self, Counts, State};
 use anyhow::{Context, Result, anyhow};
 use clap::Args;
-use pllvm_proofs::oracles::{Case, Host, Verdict, guarded};
+use pllvm_fuzz::oracles::{Case, Host, Verdict, guarded};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -1,11 +1,11 @@
 //! `pllvm fuzz`: differential fuzzing campaigns (issue 19; docs/fuzzing.md).
 //!
 //! Program i of a campaign is the generator's program of seed `base + i` (each
-//! oracle draws it from its own generator configuration, `pllvm_proofs::oracles`);
+//! oracle draws it from its own generator configuration, `pllvm_fuzz::oracles`);
 //! `--shard K/N` takes the indices i ≡ K (mod N), so N workers with the same
 //! base seed cover disjoint programs without a coordinator. Indices are checked
 //! in batches (one build per batch for the native oracles) by `--jobs` threads;
-//! each failure is shrunk (`pllvm_proofs::shrink`) and written at once to
+//! each failure is shrunk (`pllvm_fuzz::shrink`) and written at once to
 //! `findings/` (see [`store`] for what is on disk and why a SIGKILL loses
 //! nothing); `--resume` continues from `state.json`.
 
@@ -15,8 +15,8 @@ mod store;
 use crate::interrupt;
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
-use pllvm_proofs::oracles::{self, Case, Host, Oracle, Verdict, guarded};
-use pllvm_proofs::shrink::shrink;
+use pllvm_fuzz::oracles::{self, Case, Host, Oracle, Verdict, guarded};
+use pllvm_fuzz::shrink::shrink;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};

@@ -24,7 +24,7 @@
 
 use super::{Case, Host, Oracle, Verdict};
 use crate::GenConfig;
-use pllvm_corpus::analysis_expect::observe_run;
+use pllvm_interp::soundness::observe_run;
 use pllvm_interp::{Machine, Outcome};
 use pllvm_semantics::rules::Interp;
 use serde_json::{Value as Json, json};

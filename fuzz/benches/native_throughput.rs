@@ -6,7 +6,7 @@
 //! transforms them (`nonneg-div,dlt,boscc,pl`), emits one translation unit per batch,
 //! builds it once (llc-19 and the link), runs it once (the runner forks per
 //! kernel) and compares every run with the interpreter's FREEZING run of the
-//! original (`pllvm_proofs::native::diff_generated`, the path of
+//! original (`pllvm_fuzz::native::diff_generated`, the path of
 //! `proofs/tests/native_generated.rs`). One run per program, at W + 3 threads
 //! (two chunks, the second with a masked tail), or W threads for a program with
 //! horizontal builtins (they range over one chunk). The `contiguous` column
@@ -16,7 +16,7 @@
 //! avx2, 1000 programs, batches of 100); `-- TARGET PROGRAMS BATCH` overrides.
 
 use pllvm_codegen::native::Target;
-use pllvm_proofs::native::{BatchReport, diff_generated, native_config};
+use pllvm_fuzz::native::{BatchReport, diff_generated, native_config};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Instant;

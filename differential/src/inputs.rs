@@ -6,7 +6,7 @@
 //! global at the same offset; a pointer one past a global's end lands in the
 //! guard page after it.
 
-use super::protocol::{ArgToken, GlobalImage, RunInput};
+use pllvm_codegen::native::protocol::{ArgToken, GlobalImage, RunInput};
 use pllvm_interp::Machine;
 use pllvm_semantics::entity::EntityRef;
 use pllvm_semantics::ir::GlobalId;

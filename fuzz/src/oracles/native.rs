@@ -3,17 +3,17 @@
 //! the transform pipeline `nonneg-div,dlt,boscc,pl`, is emitted for the target (the
 //! widening to vector LLVM IR and `llc-19`, or the scalar-lane C and gcc), run
 //! natively and compared lane by lane and byte by byte with the original under
-//! FREEZING (`pllvm_codegen::native::diff`). A batch of cases is emitted, built
+//! FREEZING (`pllvm_differential::diff`). A batch of cases is emitted, built
 //! and run at once ([`Oracle::check_batch`]): one build for many programs. When
 //! a batch does not build, its cases are checked one by one, so the build
 //! failure is charged to the program that causes it.
 
 use super::{Case, Host, Oracle, Verdict};
 use crate::GenConfig;
-use pllvm_codegen::native::diff::{DiffCase, Reference, Verdict as NativeVerdict, diff_batch};
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, build, emit};
 use pllvm_codegen::pipeline::native_passes;
 use pllvm_codegen::{Kernel, Options, run_passes};
+use pllvm_differential::diff::{DiffCase, Reference, Verdict as NativeVerdict, diff_batch};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
 use std::time::Duration;
@@ -86,8 +86,7 @@ impl Oracle for Native {
                 live_outs: self.target.live_outs(),
                 ..Options::default()
             };
-            let horizontal =
-                pllvm_codegen::native::diff::uses_horizontal(case.module(), case.func());
+            let horizontal = pllvm_differential::diff::uses_horizontal(case.module(), case.func());
             if horizontal && case.width > width {
                 verdicts[k] = Some(Verdict::Skip(format!(
                     "{} threads with horizontal builtins need one chunk",
@@ -203,11 +202,10 @@ impl Oracle for Native {
                                     "{} differs: {}",
                                     self.target,
                                     match d {
-                                        pllvm_codegen::native::diff::Difference::Ret { .. } =>
+                                        pllvm_differential::diff::Difference::Ret { .. } =>
                                             "result",
-                                        pllvm_codegen::native::diff::Difference::Global {
-                                            ..
-                                        } => "memory",
+                                        pllvm_differential::diff::Difference::Global { .. } =>
+                                            "memory",
                                     }
                                 ),
                                 d.to_string(),

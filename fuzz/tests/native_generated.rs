@@ -15,8 +15,8 @@
 //! AVX-512 builds the AVX-512 batch and says that it could not run it.
 
 use pllvm_codegen::native::Target;
-use pllvm_proofs::GenConfig;
-use pllvm_proofs::native::{BatchReport, diff_generated, native_config};
+use pllvm_fuzz::GenConfig;
+use pllvm_fuzz::native::{BatchReport, diff_generated, native_config};
 use std::process::Command;
 
 fn programs() -> u64 {

@@ -13,8 +13,8 @@
 use super::{Case, Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_analysis::opt_uniformity::{opt_input, opt_triple, parse_report, run_opt};
-use pllvm_corpus::analysis_expect::observe_run;
 use pllvm_interp::Machine;
+use pllvm_interp::soundness::observe_run;
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::{Interp, Succ};
 use std::collections::HashSet;

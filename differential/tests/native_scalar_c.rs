@@ -8,15 +8,15 @@
 //! C and in the widened AVX2, AVX-512 and NEON code); the
 //! same C built for AArch64 runs under qemu-aarch64 (the NEON build path).
 
-mod native_support;
+use crate::native_support;
 
 use native_support::{case, freezing_runs, module, program, transformed, verdicts};
 use pllvm_codegen::AnalysisChoice;
 use pllvm_codegen::Kernel;
-use pllvm_codegen::native::diff::{DiffCase, Difference, Reference, Verdict, uses_horizontal};
 use pllvm_codegen::native::protocol::{ArgToken, GlobalImage, RunInput, Status};
 use pllvm_codegen::native::{EmitOptions, NativeError, Source, Target, Tool, WorkDir, emit};
 use pllvm_codegen::scalar_c::emit_c_batch;
+use pllvm_differential::diff::{DiffCase, Difference, Reference, Verdict, uses_horizontal};
 use pllvm_interp::RunConfig;
 use pllvm_semantics::ir::{FuncId, Module};
 use std::time::Duration;
@@ -200,7 +200,7 @@ fn a_crashing_and_a_looping_kernel_do_not_stop_the_batch() {
     c.insert_str(at, " for (volatile int spin = 1; spin;) {}");
     let dir = WorkDir::new().unwrap();
     let prog = program(Target::ScalarC, &Source::C(c), &dir);
-    let got = pllvm_codegen::native::diff::diff_batch(
+    let got = pllvm_differential::diff::diff_batch(
         &prog,
         &cases,
         2,

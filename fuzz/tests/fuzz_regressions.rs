@@ -6,7 +6,7 @@
 //! cannot run (no opt-22, no AVX-512) fails the test, naming what is missing:
 //! scripts/test-all.sh installs the tools.
 
-use pllvm_proofs::oracles::{Case, Host, Verdict, builtin, guarded};
+use pllvm_fuzz::oracles::{Case, Host, Verdict, builtin, guarded};
 use std::path::PathBuf;
 
 #[test]

@@ -1,10 +1,10 @@
-//! The shrinker of `pllvm fuzz` (`pllvm_proofs::shrink`, issue 19) on its own,
+//! The shrinker of `pllvm fuzz` (`pllvm_fuzz::shrink`, issue 19) on its own,
 //! with oracles made up for the test: it keeps the oracle failing with the same
 //! kind, never grows a case, and reaches the small cases delta debugging owes.
 
-use pllvm_proofs::GenConfig;
-use pllvm_proofs::oracles::{Case, Host, Oracle, Verdict};
-use pllvm_proofs::shrink::shrink;
+use pllvm_fuzz::GenConfig;
+use pllvm_fuzz::oracles::{Case, Host, Oracle, Verdict};
+use pllvm_fuzz::shrink::shrink;
 use pllvm_semantics::ir::InstKind;
 use std::time::Duration;
 

@@ -2,7 +2,7 @@
 //! through the transform pipeline (`nonneg-div,dlt,boscc,pl`), a whole batch is emitted for
 //! one target as one translation unit, built and linked once, run once (the
 //! runner forks per kernel), and every run is compared lane by lane with the
-//! original program under FREEZING (`pllvm_codegen::native::diff`).
+//! original program under FREEZING (`pllvm_differential::diff`).
 //!
 //! The programs are the generator's unpredicated SPMD code (what a front end
 //! hands the transforms) without integers wider than 64 bits (the native ABI's
@@ -13,11 +13,11 @@
 //! over one chunk (`docs/native.md`).
 
 use crate::{GenConfig, Generated, generate};
-use pllvm_codegen::native::diff::{DiffCase, Reference, Verdict, diff_batch};
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, build, emit};
 use pllvm_codegen::pipeline::native_passes;
 use pllvm_codegen::widen::CONTIGUOUS;
 use pllvm_codegen::{Kernel, Options, run_passes};
+use pllvm_differential::diff::{DiffCase, Reference, Verdict, diff_batch};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::rules::Interp;
 use std::collections::BTreeSet;
@@ -147,10 +147,8 @@ pub fn diff_generated(
     let mut names: Vec<String> = Vec::new();
     let mut plan: Vec<(usize, usize)> = Vec::new();
     for (p, prog) in prepared.iter().enumerate() {
-        let horizontal = pllvm_codegen::native::diff::uses_horizontal(
-            &prog.generated.module,
-            prog.generated.func,
-        );
+        let horizontal =
+            pllvm_differential::diff::uses_horizontal(&prog.generated.module, prog.generated.func);
         let mut counts: Vec<usize> = threads
             .iter()
             .map(|&n| if horizontal { n.min(width) } else { n })

@@ -7,11 +7,11 @@
 //! any NaN, everything else is compared bit for bit, and pointers into globals
 //! are compared as (global, offset) through the runner's `base` lines.
 
-use super::inputs::{global_of, run_input};
-use super::protocol::{Outputs, RunInput, Status};
-use super::{NativeError, Program};
-use crate::error::Site;
-use crate::kernel::Kernel;
+use crate::inputs::{global_of, run_input};
+use pllvm_codegen::error::Site;
+use pllvm_codegen::kernel::Kernel;
+use pllvm_codegen::native::protocol::{Outputs, RunInput, Status};
+use pllvm_codegen::native::{NativeError, Program};
 use pllvm_interp::{Machine, Outcome, RunConfig};
 use pllvm_semantics::entity::EntityRef;
 use pllvm_semantics::ir::{Block, FuncId, InstKind, Module};

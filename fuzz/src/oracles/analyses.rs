@@ -12,7 +12,7 @@ use super::{Case, Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_analysis::result::AnalysisKind;
 use pllvm_analysis::uniformity::analyze;
-use pllvm_corpus::analysis_expect::{observe_run, stride_violations, unsound_claims};
+use pllvm_interp::soundness::{observe_run, stride_violations, unsound_claims};
 use pllvm_semantics::rules::Interp;
 
 /// The `analyses` oracle.

@@ -3,9 +3,9 @@
 //! runs of a corpus file, and one differential batch.
 
 use pllvm_codegen::Kernel;
-use pllvm_codegen::native::diff::{DiffCase, Reference, Verdict, diff_batch};
 use pllvm_codegen::native::{Program, Source, Target, WorkDir, build, tools_for};
 use pllvm_codegen::pipeline::{Options, parse_passes, run_passes};
+use pllvm_differential::diff::{DiffCase, Reference, Verdict, diff_batch};
 use pllvm_interp::RunConfig;
 use pllvm_interp::directives::{self, RunMode};
 use pllvm_semantics::diag::SourceMap;

@@ -1,9 +1,9 @@
-//! The random program generator (`pllvm_proofs::generate`): reproducible from its
+//! The random program generator (`pllvm_fuzz::generate`): reproducible from its
 //! seed, every program well-formed (thesis §4.10, checked by the verifier and by an
 //! independent dominance check here), irreducible CFGs exactly when asked for
 //! (§2.4), and every feature knob produces its feature.
 
-use pllvm_proofs::{GenConfig, Generated, generate};
+use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::{Body, InstKind, Terminator, Value, ValueDef};
@@ -272,7 +272,7 @@ fn census(g: &Generated) -> Census {
 #[test]
 fn each_knob_produces_its_feature() {
     let mut on = Census::default();
-    let mut stats = pllvm_proofs::Stats::default();
+    let mut stats = pllvm_fuzz::Stats::default();
     let full = GenConfig::full();
     for seed in 0..SEEDS {
         let g = generate(seed, &full);
@@ -366,7 +366,7 @@ fn each_knob_produces_its_feature() {
             lane_local
                 .args
                 .iter()
-                .any(|a| a.name == "tid" && a.kind == pllvm_proofs::ArgKind::ThreadId)
+                .any(|a| a.name == "tid" && a.kind == pllvm_fuzz::ArgKind::ThreadId)
         );
     }
 }

@@ -14,13 +14,13 @@
 //! is its route, and that output keeps divergent branches the native routes do
 //! not take).
 
-mod native_support;
+use crate::native_support;
 
 use native_support::{case, freezing_runs, module, program, transformed_for, verdicts};
-use pllvm_codegen::native::diff::{Reference, Verdict, uses_horizontal};
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, emit};
 use pllvm_codegen::pipeline::Options;
 use pllvm_codegen::{AnalysisChoice, Kernel};
+use pllvm_differential::diff::{Reference, Verdict, uses_horizontal};
 use pllvm_interp::RunConfig;
 use pllvm_interp::config::ArgValue;
 use pllvm_semantics::ir::{FuncId, Module};
