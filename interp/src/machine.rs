@@ -993,7 +993,7 @@ pub fn scalar_to_val(
             })
         }
         TypeData::F16 | TypeData::BF16 => {
-            use pllvm_semantics::ops::half::{Small, round_f64};
+            use pllvm_semantics::half::{Small, round_f64};
             let small = if matches!(types.get(ty), TypeData::F16) {
                 Small::Half
             } else {

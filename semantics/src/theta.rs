@@ -40,7 +40,7 @@ use std::fmt;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Builtin {
     /// `thread_id` (Fig. 4.15): lane τ gets τ. Lane-dependent but not horizontal.
-    /// In a launch of many thread arrays (issue 18) lane τ gets its id within its
+    /// In a launch of many thread arrays (docs/launch.md) lane τ gets its id within its
     /// work-group, [`LaunchPosition::first_local_id`] + τ.
     ThreadId,
     /// `group_id`: the id of the work-group the thread array belongs to (CUDA's
@@ -778,7 +778,7 @@ pub fn is_launch_id(b: Builtin) -> bool {
     matches!(b, Builtin::ThreadId | Builtin::GroupId | Builtin::GroupSize)
 }
 
-/// Where a thread array sits in a launch of many (issue 18, docs/launch.md): a
+/// Where a thread array sits in a launch of many (docs/launch.md): a
 /// grid of N threads runs as thread arrays of W lanes, grouped into work-groups
 /// of G threads (G a multiple of W). One thread array alone, as the thesis runs
 /// it, is a group of W threads whose lane τ has id τ (the default).
@@ -884,7 +884,7 @@ pub fn is_wave_op(b: Builtin) -> bool {
     )
 }
 
-/// The targets' wave operations over a thread array (issue 18, point 2): the
+/// The targets' wave operations over a thread array (docs/language.md, "Calls and declarations"): the
 /// array is the wave (amdgcn) or warp (nvptx), lane τ its τ-th lane. As θ's
 /// functions of Fig. 4.14 they see every argument vector and the activation
 /// amsk^W (`active`); `args[k][τ]` is lane τ's k-th argument. Returns one value
@@ -1716,7 +1716,7 @@ mod tests {
     /// `any`/`all` over ⊤ lanes (RULES.md, "Readings"): defined exactly when
     /// every choice of the ⊤ lanes gives the same result. Checked against that
     /// definition by enumerating the choices, for every W ≤ 5 and every vector
-    /// over {0, 1, ⊤}; plus the examples of issue 15.
+    /// over {0, 1, ⊤}; plus the worked examples of that reading.
     #[test]
     fn any_and_all_over_undef_lanes_follow_every_choice() {
         let u = Val::Undef;
@@ -1772,7 +1772,7 @@ mod tests {
         }
     }
 
-    /// The targets' wave operations on one thread array (issue 18, point 2).
+    /// The targets' wave operations on one thread array (docs/language.md, "Calls and declarations").
     #[test]
     fn wave_operations() {
         let ints = |v: &[i64]| -> Vec<Val> { v.iter().map(|&x| int(32, x)).collect() };
