@@ -69,7 +69,7 @@ pub(crate) fn binary(op: BinOp, ty: &TypeData, a: &Val, b: &Val) -> Val {
             Val::F16(_) | Val::BF16(_),
             Val::F16(_) | Val::BF16(_),
         ) => {
-            // Computed in binary32 and rounded once (exact: see `super::half`).
+            // Computed in binary32 and rounded once (exact: see `crate::half`).
             let small = if matches!(ty, TypeData::F16) {
                 crate::half::Small::Half
             } else {

@@ -16,7 +16,7 @@ pub struct Stuck {
     /// Which premise, in words.
     pub why: String,
     /// The scheduled block, once the step that got stuck is known
-    /// ([`step::lss_w_step`] fills it in).
+    /// ([`crate::rules::step::lss_w_step`] fills it in).
     pub block: Option<Block>,
 }
 

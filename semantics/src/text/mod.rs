@@ -36,7 +36,7 @@ pub use parser::normal_form;
 pub struct NotUtf8 {
     /// `invalid UTF-8 byte 0x..` at the first byte that is not UTF-8.
     pub error: ParseError,
-    /// The file with bad sequences replaced, for [`Diagnostic::render`].
+    /// The file with bad sequences replaced, for [`crate::diag::Diagnostic::render`].
     pub text: String,
 }
 
