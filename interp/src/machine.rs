@@ -112,7 +112,7 @@ pub struct Machine<'m> {
     pub program: Program<'m>,
     /// 𝓘.
     pub interp: Interp,
-    /// How the rules are executed (lane by lane, or by their kernels).
+    /// How the rules are executed (lane by lane, or by their fast forms).
     pub exec: Exec,
     /// σ.
     pub state: State,
