@@ -38,7 +38,7 @@ use pllvm_semantics::ir::{
 use pllvm_semantics::names::Namespace;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// What [`normalize`] changed.
+/// What [`normalize_loops`] changed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct NormalizeStats {
     /// Preheaders inserted.
@@ -52,7 +52,7 @@ pub struct NormalizeStats {
 }
 
 /// All four normalizations, in the order preheaders, latches, exits, LCSSA.
-pub fn normalize(body: &mut Body) -> Result<NormalizeStats, Irreducible> {
+pub fn normalize_loops(body: &mut Body) -> Result<NormalizeStats, Irreducible> {
     Ok(NormalizeStats {
         preheaders: insert_preheaders(body)?,
         latches: unify_latches(body)?,
@@ -728,7 +728,7 @@ fn trivial_operand(body: &Body, phi: Value) -> Option<Value> {
     others.all(|v| v == first).then_some(first)
 }
 
-/// The normal-form violations of `body` (empty when [`normalize`] has nothing to
+/// The normal-form violations of `body` (empty when [`normalize_loops`] has nothing to
 /// do), one message per violation.
 pub fn violations(body: &Body) -> Result<Vec<String>, Irreducible> {
     let loops = LoopInfo::compute(body)?;
@@ -787,7 +787,7 @@ mod tests {
         let (mut module, spans) = parse_module(src).unwrap_or_else(|e| panic!("{e:?}"));
         let func = module.first_definition().expect("definition");
         let body = module.functions[func].body.as_mut().expect("body");
-        let stats = normalize(body).expect("reducible");
+        let stats = normalize_loops(body).expect("reducible");
         let left = violations(body).expect("reducible");
         assert!(left.is_empty(), "{left:?}");
         let printed = pllvm_semantics::text::print_module(&module);
@@ -804,7 +804,7 @@ mod tests {
         let before = violations(&body).expect("reducible");
         assert_eq!(before.len(), 3, "{before:?}");
         let mut body = body;
-        let stats = normalize(&mut body).expect("reducible");
+        let stats = normalize_loops(&mut body).expect("reducible");
         assert_eq!(stats.preheaders, 1);
         assert_eq!(stats.latches, 1);
         assert_eq!(stats.exit_blocks, 2);

@@ -1,16 +1,18 @@
-//! The module graphs of `analysis` and `interp` have no cycles: no module imports a
+//! The module graphs of the workspace's crates have no cycles: no module imports a
 //! module that imports it back, directly or through others (ARCHITECTURE.md,
-//! "Module graphs").
+//! "Module graphs"). Every member the root `Cargo.toml` lists is checked, so a crate
+//! added later is covered without touching this file.
 //!
 //! The graph is built from the sources (read through `CARGO_MANIFEST_DIR`): each
-//! file under `src/` is a module (`lib.rs` the crate root, `a/mod.rs` and `a.rs`
-//! module `a`, `a/b.rs` module `a::b`), and each inline `mod name { .. }` a module
-//! nested in it. A module imports another when it names a path into it: `crate::…`,
-//! `super::…`, `self::…`, or a path starting with one of its own child modules, in a
-//! `use` tree or anywhere in the code. The longest prefix of the path that names a
-//! module is the imported module. Comments (doc comments and their intra-doc links
-//! included), string and character literals are not code and make no edge; a child
-//! module is not imported by its parent's `mod` declaration, only by a path.
+//! file under `src/` is a module (`lib.rs`, or `main.rs` for a binary crate, the
+//! crate root, `a/mod.rs` and `a.rs` module `a`, `a/b.rs` module `a::b`), and each
+//! inline `mod name { .. }` a module nested in it. A module imports another when it
+//! names a path into it: `crate::…`, `super::…`, `self::…`, or a path starting with
+//! one of its own child modules, in a `use` tree or anywhere in the code. The longest
+//! prefix of the path that names a module is the imported module. Comments (doc
+//! comments and their intra-doc links included), string and character literals are
+//! not code and make no edge; a child module is not imported by its parent's `mod`
+//! declaration, only by a path.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -357,14 +359,54 @@ fn rust_files(dir: &Path, under: &Path, out: &mut Vec<(PathBuf, String)>) {
     }
 }
 
+/// The module graph of the crate in `crate_dir` (relative to the workspace root).
+/// A library's root is `src/lib.rs`, a binary's `src/main.rs`; where a crate has
+/// both, `main.rs` (and `src/bin/`) is another crate, so the graph is the library's.
 fn crate_graph(crate_dir: &str) -> Graph {
-    let src = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(crate_dir)
-        .join("src");
+    let src = workspace_root().join(crate_dir).join("src");
     let mut files = Vec::new();
     rust_files(&src, Path::new(""), &mut files);
+    if src.join("lib.rs").is_file() {
+        files.retain(|(path, _)| path != Path::new("main.rs") && !path.starts_with("bin"));
+    }
     graph_of(&files)
+}
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// The members of the workspace, as the root `Cargo.toml` lists them
+/// (`members = [..]`; a `dir/*` entry stands for every crate directory in `dir`).
+fn workspace_members() -> Vec<String> {
+    let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml"))
+        .expect("the workspace's Cargo.toml");
+    let at = manifest
+        .find("members")
+        .expect("a members list in the workspace's Cargo.toml");
+    let list = &manifest[at..];
+    let list = &list[list.find('[').expect("members = [")..];
+    let list = &list[1..list.find(']').expect("the end of the members list")];
+    let mut members = Vec::new();
+    for entry in list.split(',') {
+        let entry = entry.trim().trim_matches('"');
+        if entry.is_empty() {
+            continue;
+        }
+        if let Some(dir) = entry.strip_suffix("/*") {
+            let mut found: Vec<String> = std::fs::read_dir(workspace_root().join(dir))
+                .expect("a members directory")
+                .map(|e| e.expect("a directory entry").path())
+                .filter(|p| p.join("Cargo.toml").is_file())
+                .map(|p| format!("{dir}/{}", p.file_name().expect("a name").to_string_lossy()))
+                .collect();
+            found.sort();
+            members.extend(found);
+        } else {
+            members.push(entry.to_string());
+        }
+    }
+    members
 }
 
 /// The strongly connected components of `graph` with more than one module (Tarjan),
@@ -474,9 +516,10 @@ fn name(module: &str) -> &str {
     }
 }
 
-fn assert_acyclic(krate: &str, graph: &Graph) {
-    let found = cycles(graph);
-    let shown: Vec<String> = found
+/// The cycles of `graph`, each named with every import among its modules; empty
+/// when the graph is acyclic.
+fn describe_cycles(graph: &Graph) -> Vec<String> {
+    cycles(graph)
         .iter()
         .map(|(members, cycle)| {
             let within: Vec<String> = members
@@ -498,9 +541,13 @@ fn assert_acyclic(krate: &str, graph: &Graph) {
                 within.join(", ")
             )
         })
-        .collect();
+        .collect()
+}
+
+fn assert_acyclic(krate: &str, graph: &Graph) {
+    let shown = describe_cycles(graph);
     assert!(
-        found.is_empty(),
+        shown.is_empty(),
         "{krate}: modules import each other in cycles:\n  {}",
         shown.join("\n  ")
     );
@@ -535,6 +582,49 @@ fn interp_has_no_import_cycles() {
     let graph = crate_graph("interp");
     assert!(graph.len() > 5 && edges(&graph) > 5, "{graph:#?}");
     assert_acyclic("interp", &graph);
+}
+
+/// Every member of the workspace, read from the root `Cargo.toml`, has an acyclic
+/// module graph; the failure names the cycles of every crate that has some.
+#[test]
+fn every_workspace_member_has_no_import_cycles() {
+    let members = workspace_members();
+    // Not vacuous: the members list is read, and holds the crates checked above.
+    assert!(
+        members.len() >= 7
+            && ["analysis", "interp", "semantics", "cli"]
+                .iter()
+                .all(|m| members.iter().any(|n| n == m)),
+        "{members:?}"
+    );
+    let mut failures = Vec::new();
+    for krate in &members {
+        let graph = crate_graph(krate);
+        assert!(!graph.is_empty(), "{krate}: no modules read");
+        let shown = describe_cycles(&graph);
+        if !shown.is_empty() {
+            failures.push(format!("{krate}:\n  {}", shown.join("\n  ")));
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "modules import each other in cycles:\n{}",
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn a_binary_crates_root_is_main_rs() {
+    let graph = check(&[
+        ("main.rs", "mod a; mod b; fn main() { a::f(); }"),
+        ("a.rs", "pub fn f() { crate::b::g(); }"),
+        ("b.rs", "pub fn g() {}"),
+    ]);
+    assert!(cycles(&graph).is_empty(), "{graph:#?}");
+    assert!(
+        has_edge(&graph, "", "a") && has_edge(&graph, "a", "b"),
+        "{graph:#?}"
+    );
 }
 
 fn check(files: &[(&str, &str)]) -> Graph {

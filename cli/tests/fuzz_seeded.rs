@@ -6,7 +6,7 @@
 //!   which the `analyses` oracle must refute;
 //! - `kernel` (semantics): the fast path's getNewValue kernel for bit columns
 //!   forgets that OBLIVIOUS makes a passive lane ⊤
-//!   (semantics/src/kernels/env.rs), which `exec` must catch;
+//!   (semantics/src/fast/env.rs), which `exec` must catch;
 //! - `blend` (codegen): the widening blends a per-lane `select` the wrong way
 //!   (codegen/src/widen/function.rs), which `avx2` must catch.
 //!

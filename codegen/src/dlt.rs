@@ -296,7 +296,7 @@ fn normalize_input(module: &Module, func: FuncId) -> Result<Module, TransformErr
         .body
         .as_mut()
         .ok_or_else(|| internal(func, "the body vanished"))?;
-    normalize::normalize(body).map_err(|e| {
+    normalize::normalize_loops(body).map_err(|e| {
         TransformError::new(
             PASS,
             Site::Function(func),

@@ -7,7 +7,7 @@
 
 mod transform;
 
-use pllvm_interp::directives::{self, ExpectKind, RunDirective, RunMode, normalize};
+use pllvm_interp::directives::{self, ExpectKind, RunDirective, RunMode, collapse_whitespace};
 use pllvm_interp::greedy::{self, GreedyFacts, Verdict};
 use pllvm_interp::run::ScheduledRun;
 use pllvm_interp::{Machine, Outcome, convergence, trace};
@@ -224,7 +224,7 @@ fn run_explore(
     let outcomes: Vec<String> = e
         .outcomes
         .iter()
-        .map(|o| normalize(&o.result_text).replace(' ', ""))
+        .map(|o| collapse_whitespace(&o.result_text).replace(' ', ""))
         .collect();
     let every_returned = e.truncated.is_none() && e.outcomes.iter().all(|o| o.ending == "returned");
     Ok(RunOutput {
@@ -336,7 +336,7 @@ fn render_run(
         ),
     };
     let table = trace::table(&module.types, body, &machine.trace, false);
-    let trace_rows = table.lines().skip(1).map(normalize).collect();
+    let trace_rows = table.lines().skip(1).map(collapse_whitespace).collect();
     let env = body
         .values
         .iter()
@@ -391,7 +391,9 @@ fn render_run(
 
 /// `None` if the expectation holds, else what differs.
 fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
-    let same = |a: &str, b: &str| normalize(a).replace(' ', "") == normalize(b).replace(' ', "");
+    let same = |a: &str, b: &str| {
+        collapse_whitespace(a).replace(' ', "") == collapse_whitespace(b).replace(' ', "")
+    };
     match kind {
         ExpectKind::Result(want) => (!same(want, &out.result))
             .then(|| format!("  expected result {want}\n  got      {}", out.result)),
@@ -509,7 +511,7 @@ fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
         ExpectKind::Trace(rows) => {
             let want: Vec<String> = rows
                 .iter()
-                .map(|r| normalize(r))
+                .map(|r| collapse_whitespace(r))
                 .filter(|r| !r.starts_with("sc |"))
                 .collect();
             if want == out.trace_rows {

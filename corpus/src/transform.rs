@@ -5,7 +5,7 @@
 
 use crate::diff;
 use pllvm_codegen::shape::cfg_lines;
-use pllvm_interp::directives::{TransformDirective, normalize};
+use pllvm_interp::directives::{TransformDirective, collapse_whitespace};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::text::print_module;
@@ -45,7 +45,10 @@ pub fn run(module: &Module, t: &TransformDirective) -> Result<Module, String> {
 pub fn check_cfg(module: &Module, rows: &[String]) -> Option<String> {
     let func = module.first_definition()?;
     let body = module.functions[func].body.as_ref()?;
-    let got: Vec<String> = cfg_lines(body).iter().map(|l| normalize(l)).collect();
-    let want: Vec<String> = rows.iter().map(|l| normalize(l)).collect();
+    let got: Vec<String> = cfg_lines(body)
+        .iter()
+        .map(|l| collapse_whitespace(l))
+        .collect();
+    let want: Vec<String> = rows.iter().map(|l| collapse_whitespace(l)).collect();
     (got != want).then(|| diff(&want.join("\n"), &got.join("\n")))
 }

@@ -235,7 +235,8 @@ pub struct RunConfig {
     /// definition masks, Def. 10, to know which lanes define each value).
     pub observe: bool,
     /// How the rules are executed: `"reference"` (lane by lane, the definition)
-    /// or `"fast"` (their kernels; the default). Both give the same run.
+    /// or `"fast"` (their fast forms, `semantics::fast`; the default). Both give
+    /// the same run.
     #[serde(deserialize_with = "de_exec")]
     pub exec: Exec,
     /// Buffers bound to pointer parameters by name or position (`--buffer`,

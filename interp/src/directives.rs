@@ -458,7 +458,7 @@ pub fn parse(src: &str) -> Result<Directives, String> {
             if let ["transform", transform, "cfg"] = head.as_slice() {
                 let rows = continuation_rows(&lines, &mut n)
                     .into_iter()
-                    .map(|r| normalize(&r))
+                    .map(|r| collapse_whitespace(&r))
                     .collect();
                 d.expects.push(Expectation {
                     run: None,
@@ -511,7 +511,7 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                 "outcomes" => ExpectKind::Outcomes(
                     value
                         .split('|')
-                        .map(|o| normalize(o).replace(' ', ""))
+                        .map(|o| collapse_whitespace(o).replace(' ', ""))
                         .filter(|o| !o.is_empty())
                         .collect(),
                 ),
@@ -587,7 +587,7 @@ pub fn parse(src: &str) -> Result<Directives, String> {
 }
 
 /// Collapses runs of white space, so hand-written tables compare by content.
-pub fn normalize(text: &str) -> String {
+pub fn collapse_whitespace(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -112,7 +112,7 @@ pub struct Machine<'m> {
     pub program: Program<'m>,
     /// 𝓘.
     pub interp: Interp,
-    /// How the rules are executed (lane by lane, or by their kernels).
+    /// How the rules are executed (lane by lane, or by their fast forms).
     pub exec: Exec,
     /// σ.
     pub state: State,
@@ -993,7 +993,7 @@ pub fn scalar_to_val(
             })
         }
         TypeData::F16 | TypeData::BF16 => {
-            use pllvm_semantics::ops::half::{Small, round_f64};
+            use pllvm_semantics::half::{Small, round_f64};
             let small = if matches!(types.get(ty), TypeData::F16) {
                 Small::Half
             } else {

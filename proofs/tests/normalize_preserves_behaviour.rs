@@ -1,11 +1,11 @@
 //! The loop normalizations of thesis §2.4 keep behaviour: generated reducible,
 //! lane-local programs (`GenConfig::lane_local` without irreducible cycles) return
 //! the same results and leave the same memory before and after
-//! `pllvm_analysis::normalize::normalize`, run by the interpreter under FREEZING
+//! `pllvm_analysis::normalize::normalize_loops`, run by the interpreter under FREEZING
 //! with 1, 3 and 4 lanes. The normalized program verifies (§4.10) and is in the
 //! normal form the analyses assume (`violations` is empty).
 
-use pllvm_analysis::normalize::{NormalizeStats, normalize, violations};
+use pllvm_analysis::normalize::{NormalizeStats, normalize_loops, violations};
 use pllvm_fuzz::{GenConfig, Generated, InputScalar, generate};
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::{Machine, Outcome, RunConfig};
@@ -59,7 +59,7 @@ fn check(seed: u64) -> Result<NormalizeStats, String> {
         .body
         .as_mut()
         .ok_or("generated kernel without a body")?;
-    let stats = normalize(body).map_err(|e| e.to_string())?;
+    let stats = normalize_loops(body).map_err(|e| e.to_string())?;
     let left = violations(body).map_err(|e| e.to_string())?;
     if !left.is_empty() {
         return Err(format!("not normalized: {left:?}"));
@@ -207,7 +207,7 @@ fn hand_written_loops_keep_behaviour() {
         let mut normalized = module.clone();
         let func = normalized.first_definition().expect("a definition");
         let body = normalized.functions[func].body.as_mut().expect("a body");
-        let stats = normalize(body).expect("reducible");
+        let stats = normalize_loops(body).expect("reducible");
         total.preheaders += stats.preheaders;
         total.latches += stats.latches;
         total.exit_blocks += stats.exit_blocks;

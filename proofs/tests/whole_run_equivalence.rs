@@ -1,5 +1,5 @@
 //! Fast execution is the definition (DESIGN.md "Oracles", issue 15): a run with
-//! `Exec::Fast` (the kernels of `semantics/src/kernels/`) and a run with
+//! `Exec::Fast` (the fast forms of `semantics/src/fast/`) and a run with
 //! `Exec::Reference` (every rule lane by lane, as thesis Ch. 4 states it) of the
 //! same program on the same inputs and the same schedule are the same run: the
 //! same trace (every row: ℓ_in^W, ℓ_next^W, cmsk^W, pmsk^W, amsk^W, i^W and every
@@ -34,7 +34,7 @@
 //! the mutant is injected at the step, not inside the hook.)
 //!
 //! A manual mutation was also run (2026-11-25): in
-//! `semantics/src/kernels/env.rs`, `update_bit_lanes`, the ⊤ flag line
+//! `semantics/src/fast/env.rs`, `update_bit_lanes`, the ⊤ flag line
 //! `*slot = (a & n) | (!a & (*slot | oblivious));` changed to
 //! `*slot = (a & n) | (!a & *slot);` (the [UPD-ENV] kernel forgets that OBL
 //! makes a passive lane ⊤). `cargo test -p pllvm-proofs --test

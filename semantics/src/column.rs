@@ -12,8 +12,8 @@
 //!
 //! Both hold exactly the lane values of 𝒱 (ints reduced modulo 2^N, floats as IEEE
 //! bit patterns, ⊤); [`Column::lane`] gives lane τ as a [`Val`] whichever way it is
-//! stored. The unboxed form exists for speed: the column kernels of
-//! [`crate::kernels::column`] run over plain `u64` arrays instead of dispatching on
+//! stored. The unboxed form exists for speed: the column loops of
+//! [`crate::fast::column`] run over plain `u64` arrays instead of dispatching on
 //! each lane's variant. A lane value that does not fit a bit column's type (a
 //! pointer where an `i64` was declared, which verified programs never produce)
 //! turns the column into a [`Val`] column ([`Column::set_lane`]): slower, still
@@ -70,7 +70,7 @@ impl BitKind {
 }
 
 /// A column of unboxed lanes: `bits[τ]` is lane τ's pattern unless `undef[τ]`
-/// (then the lane is ⊤ and `bits[τ]` is whatever a kernel left there: the kernels
+/// (then the lane is ⊤ and `bits[τ]` is whatever a fast form left there: the fast forms
 /// do not spend a select per lane on it, and equality and hashing skip it).
 #[derive(Clone, Debug)]
 pub struct BitColumn {

@@ -1,4 +1,4 @@
-//! Source positions and the rendering of diagnostics (STYLE §5).
+//! Source positions and the rendering of diagnostics (docs/design/style.md §5).
 //!
 //! Tokens carry byte-offset [`Span`]s; a [`LineIndex`] turns them into 1-based
 //! `line:column` only when a message is rendered as

@@ -1,4 +1,4 @@
-//! Typed `u32` handles and the dense maps keyed by them (STYLE §2).
+//! Typed `u32` handles and the dense maps keyed by them (docs/design/style.md §2).
 //!
 //! Every IR node lives in an arena owned by its function or module and is named
 //! by a handle. One macro defines every handle so that they all behave alike.

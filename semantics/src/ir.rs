@@ -1,4 +1,4 @@
-//! The P-LLVM IR (thesis Fig. 4.2, Def. 1) as arenas of typed indices (STYLE §2).
+//! The P-LLVM IR (thesis Fig. 4.2, Def. 1) as arenas of typed indices (docs/design/style.md §2).
 //!
 //! A [`Module`] holds globals, functions and a type table. A function with a body
 //! is a P-LLVM program `prg ::= b̄`: its blocks `ℓ val_msk φ̄ c̄ tmn` are

@@ -49,7 +49,7 @@ use std::fmt;
 use std::sync::Arc;
 
 mod store;
-pub use store::{ByteStore, CHUNK_BYTES};
+pub use store::{Byte, ByteStore, CHUNK_BYTES};
 
 /// The memory limit of [`Memory::default`]: 1 GiB of live bytes.
 pub const DEFAULT_LIMIT_BYTES: u64 = 1 << 30;
@@ -61,34 +61,6 @@ pub const MAX_OBJECT_BYTES: u64 = 1 << OFFSET_BITS;
 /// The most objects one memory can hold: object `n` has address `(n + 1) << 40`,
 /// which must fit in 64 bits.
 pub const MAX_OBJECTS: u64 = (1 << (64 - OFFSET_BITS)) - 1;
-
-/// One byte of an object.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Byte {
-    /// Never written, or written with ⊤: a load that touches it yields ⊤.
-    Uninit,
-    /// A plain data byte.
-    Data(u8),
-    /// Byte `index` (little-endian, 0..8) of the stored pointer `ptr`.
-    PtrFrag {
-        /// The pointer this byte belongs to.
-        ptr: Pointer,
-        /// Which of its 8 bytes this is.
-        index: u8,
-    },
-}
-
-impl Byte {
-    /// The bits the byte holds, `None` when uninitialized. A pointer fragment holds
-    /// the matching byte of the pointer's address.
-    pub fn bits(self) -> Option<u8> {
-        match self {
-            Byte::Uninit => None,
-            Byte::Data(b) => Some(b),
-            Byte::PtrFrag { ptr, index } => Some((ptr.address() >> (8 * u32::from(index))) as u8),
-        }
-    }
-}
 
 /// Where an object comes from.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]

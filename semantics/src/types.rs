@@ -15,7 +15,7 @@
 use crate::entity;
 use std::collections::HashMap;
 
-/// The widest integer type the parser accepts (the issue asks for at least 4096).
+/// The widest integer type the parser accepts (at least 4096 bits are required).
 pub const MAX_INT_WIDTH: u32 = 1 << 16;
 
 /// The longest vector type `<N x T>` the parser accepts.

@@ -55,6 +55,17 @@ pub enum Val {
     Agg(Arc<[Val]>),
 }
 
+impl crate::half::Small {
+    /// The lane value of bit pattern `bits` in this format (here rather than in
+    /// [`crate::half`], which knows bit patterns only and imports no lane values).
+    pub fn val(self, bits: u16) -> Val {
+        match self {
+            crate::half::Small::Half => Val::F16(bits),
+            crate::half::Small::BFloat => Val::BF16(bits),
+        }
+    }
+}
+
 impl Val {
     /// The `i1` value for `b`.
     pub fn bool(b: bool) -> Val {
@@ -99,11 +110,8 @@ impl Val {
     pub fn as_f64(&self) -> Option<f64> {
         match self {
             Val::F32(b) => Some(f64::from(f32::from_bits(*b))),
-            Val::F16(b) => Some(crate::ops::half::to_f64(crate::ops::half::Small::Half, *b)),
-            Val::BF16(b) => Some(crate::ops::half::to_f64(
-                crate::ops::half::Small::BFloat,
-                *b,
-            )),
+            Val::F16(b) => Some(crate::half::to_f64(crate::half::Small::Half, *b)),
+            Val::BF16(b) => Some(crate::half::to_f64(crate::half::Small::BFloat, *b)),
             Val::F64(b) => Some(f64::from_bits(*b)),
             _ => None,
         }

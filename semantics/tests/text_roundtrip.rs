@@ -1,7 +1,7 @@
 //! Round trip of the text format: `parse(print(parse(s))) == parse(s)` over the
 //! inline examples, every `corpus/**/*.ll`, and proptest-generated modules; and
 //! `parse(export(m)) == m` (the export lowering lifts back), and
-//! `parse(print(m)) == normalize(m)` for a module built in memory.
+//! `parse(print(m)) == normal_form(m)` for a module built in memory.
 
 #[path = "common/examples.rs"]
 mod examples;
@@ -10,7 +10,7 @@ use pllvm_semantics::ir::{
     BinOp, Block, BlockData, Body, ConstData, FunctionData, InstData, InstKind, IntFlags, Module,
     Param, Terminator, Value, ValueData, ValueDef,
 };
-use pllvm_semantics::text::{export_llvm, normalize, parse_module, print_module};
+use pllvm_semantics::text::{export_llvm, normal_form, parse_module, print_module};
 use pllvm_semantics::types::TypeTable;
 use proptest::prelude::*;
 use std::path::{Path, PathBuf};
@@ -37,7 +37,7 @@ fn check_roundtrip(what: &str, src: &str) {
     assert_eq!(m1, m2, "{what}: parse(print(m)) != m; printed:\n{t1}");
     assert_eq!(print_module(&m2), t1, "{what}: printing is not idempotent");
     assert_eq!(
-        normalize(&m1),
+        normal_form(&m1),
         m1,
         "{what}: parser output is not in normal form"
     );
@@ -263,7 +263,7 @@ fn in_memory_module_gives_its_normal_form() {
     });
     let text = print_module(&m);
     let parsed = parse_ok("in-memory", &text);
-    assert_eq!(parsed, normalize(&m), "printed:\n{text}");
+    assert_eq!(parsed, normal_form(&m), "printed:\n{text}");
     let f = parsed
         .first_definition()
         .and_then(|f| parsed.functions[f].body.as_ref());

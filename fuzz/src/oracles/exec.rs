@@ -1,6 +1,6 @@
 //! `exec`: fast execution is the definition (DESIGN.md "Oracles", issue 15;
 //! `proofs/tests/whole_run_equivalence.rs`): a run with `Exec::Fast` (the
-//! kernels of `semantics/src/kernels/`) and one with `Exec::Reference` (every
+//! fast forms of `semantics/src/fast/`) and one with `Exec::Reference` (every
 //! rule lane by lane, thesis Ch. 4) of the same case along the same schedule
 //! (a seeded random greedy one for a quarter of the seeds, the earliest
 //! pending block otherwise) are the same run: the same schedule, trace rows

@@ -23,10 +23,37 @@
 //! Equality and hashing see contents, not representation: a chunk written back to
 //! all ⊤ equals an untouched one.
 
-use super::Byte;
 use crate::value::Pointer;
 use std::hash::{Hash, Hasher};
 use std::sync::Arc;
+
+/// One byte of an object.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Byte {
+    /// Never written, or written with ⊤: a load that touches it yields ⊤.
+    Uninit,
+    /// A plain data byte.
+    Data(u8),
+    /// Byte `index` (little-endian, 0..8) of the stored pointer `ptr`.
+    PtrFrag {
+        /// The pointer this byte belongs to.
+        ptr: Pointer,
+        /// Which of its 8 bytes this is.
+        index: u8,
+    },
+}
+
+impl Byte {
+    /// The bits the byte holds, `None` when uninitialized. A pointer fragment holds
+    /// the matching byte of the pointer's address.
+    pub fn bits(self) -> Option<u8> {
+        match self {
+            Byte::Uninit => None,
+            Byte::Data(b) => Some(b),
+            Byte::PtrFrag { ptr, index } => Some((ptr.address() >> (8 * u32::from(index))) as u8),
+        }
+    }
+}
 
 /// Guest bytes per chunk.
 pub const CHUNK_BYTES: usize = 4096;

@@ -51,10 +51,10 @@ pub fn cast(op: CastOp, flags: IntFlags, from: &TypeData, to: &TypeData, a: &Val
 }
 
 /// The 16-bit format of `ty`, if it is `half` or `bfloat`.
-fn small_of(ty: &TypeData) -> Option<super::half::Small> {
+fn small_of(ty: &TypeData) -> Option<crate::half::Small> {
     match ty {
-        TypeData::F16 => Some(super::half::Small::Half),
-        TypeData::BF16 => Some(super::half::Small::BFloat),
+        TypeData::F16 => Some(crate::half::Small::Half),
+        TypeData::BF16 => Some(crate::half::Small::BFloat),
         _ => None,
     }
 }
@@ -69,7 +69,7 @@ fn small_cast(op: CastOp, flags: IntFlags, from: &TypeData, to: &TypeData, a: &V
     }
     let out = match (op, st) {
         (CastOp::FpExt | CastOp::FpTrunc, Some(t)) => {
-            a.as_f64().map(|x| t.val(super::half::round_f64(t, x)))
+            a.as_f64().map(|x| t.val(crate::half::round_f64(t, x)))
         }
         (CastOp::FpExt | CastOp::FpTrunc, None) => a.as_f64().and_then(|x| match to {
             TypeData::F32 => Some(f32_val(x as f32)),
@@ -94,7 +94,7 @@ fn small_cast(op: CastOp, flags: IntFlags, from: &TypeData, to: &TypeData, a: &V
                 } else {
                     (false, bits)
                 };
-                t.val(super::half::from_int(t, negative, &magnitude))
+                t.val(crate::half::from_int(t, negative, &magnitude))
             })
         }
         (CastOp::Bitcast, Some(t)) => match a {

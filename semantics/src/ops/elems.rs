@@ -9,7 +9,7 @@
 //! order; undefined behaviour of one element (a division by zero) is undefined
 //! behaviour of the lane. Element indices out of range give ⊤ (LangRef: poison).
 
-use super::LaneUb;
+use super::int::LaneUb;
 use crate::ir::{BinOp, ICmpPred, IntFlags, RmwOp};
 use crate::types::{Ty, TypeData, TypeTable};
 use crate::value::{Val, elements, low_mask};

@@ -69,11 +69,11 @@ pub(crate) fn binary(op: BinOp, ty: &TypeData, a: &Val, b: &Val) -> Val {
             Val::F16(_) | Val::BF16(_),
             Val::F16(_) | Val::BF16(_),
         ) => {
-            // Computed in binary32 and rounded once (exact: see `super::half`).
+            // Computed in binary32 and rounded once (exact: see `crate::half`).
             let small = if matches!(ty, TypeData::F16) {
-                super::half::Small::Half
+                crate::half::Small::Half
             } else {
-                super::half::Small::BFloat
+                crate::half::Small::BFloat
             };
             let (Some(x), Some(y)) = (a.as_f64(), b.as_f64()) else {
                 return Val::Undef;
@@ -81,7 +81,7 @@ pub(crate) fn binary(op: BinOp, ty: &TypeData, a: &Val, b: &Val) -> Val {
             let Some(r) = arith(op, x as f32, y as f32) else {
                 return Val::Undef;
             };
-            small.val(super::half::round_f64(small, f64::from(r)))
+            small.val(crate::half::round_f64(small, f64::from(r)))
         }
         _ => Val::Undef,
     }

@@ -7,7 +7,6 @@
 //! flag's promise is broken, reduce it modulo 2^N. `wide` also accepts widths up to
 //! 128, so the unit tests run both on the same operands and compare.
 
-use super::LaneUb;
 use crate::ir::{BinOp, ICmpPred, IntFlags};
 use crate::types::TypeData;
 use crate::value::{Val, low_mask, wrap_biguint};
@@ -15,7 +14,39 @@ use num_bigint::{BigInt, BigUint, Sign};
 use num_integer::Integer;
 use num_traits::{One, Zero};
 use std::cmp::Ordering;
+use std::fmt;
 use std::sync::Arc;
+
+/// Undefined behaviour of one lane's operation: a real UB outcome of the run (LLVM
+/// "undefined behavior"), as opposed to the undefined *value* ⊤.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LaneUb {
+    /// `udiv`/`sdiv`/`urem`/`srem` by zero (LangRef: "division by zero is undefined behavior").
+    DivisionByZero,
+    /// `sdiv`/`srem` of the most negative value by -1 (LangRef: signed overflow of a
+    /// division is undefined behaviour).
+    SignedDivisionOverflow,
+    /// A division or remainder whose divisor is ⊤ (LLVM: an `undef` divisor may be
+    /// zero, a `poison` divisor is immediate UB).
+    DivisionByUndef,
+}
+
+impl fmt::Display for LaneUb {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LaneUb::DivisionByZero => write!(f, "division by zero"),
+            LaneUb::SignedDivisionOverflow => {
+                write!(
+                    f,
+                    "signed division overflow (most negative value divided by -1)"
+                )
+            }
+            LaneUb::DivisionByUndef => write!(f, "division by an undefined divisor"),
+        }
+    }
+}
+
+impl std::error::Error for LaneUb {}
 
 /// The two's-complement value of the low `width` bits of `bits` (`width` in 1..=128).
 pub(crate) fn sext128(width: u32, bits: u128) -> i128 {

@@ -42,48 +42,15 @@
 pub mod cast;
 pub mod elems;
 pub mod float;
-pub mod half;
 pub mod int;
 
 pub use cast::cast;
 pub use float::{fcmp, fneg};
-pub use int::icmp;
+pub use int::{LaneUb, icmp};
 
 use crate::ir::{BinOp, IntFlags};
 use crate::types::TypeData;
 use crate::value::Val;
-use std::fmt;
-
-/// Undefined behaviour of one lane's operation: a real UB outcome of the run (LLVM
-/// "undefined behavior"), as opposed to the undefined *value* ⊤.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum LaneUb {
-    /// `udiv`/`sdiv`/`urem`/`srem` by zero (LangRef: "division by zero is undefined behavior").
-    DivisionByZero,
-    /// `sdiv`/`srem` of the most negative value by -1 (LangRef: signed overflow of a
-    /// division is undefined behaviour).
-    SignedDivisionOverflow,
-    /// A division or remainder whose divisor is ⊤ (LLVM: an `undef` divisor may be
-    /// zero, a `poison` divisor is immediate UB).
-    DivisionByUndef,
-}
-
-impl fmt::Display for LaneUb {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LaneUb::DivisionByZero => write!(f, "division by zero"),
-            LaneUb::SignedDivisionOverflow => {
-                write!(
-                    f,
-                    "signed division overflow (most negative value divided by -1)"
-                )
-            }
-            LaneUb::DivisionByUndef => write!(f, "division by an undefined divisor"),
-        }
-    }
-}
-
-impl std::error::Error for LaneUb {}
 
 /// One lane's `op [flags] ty a, b` (`bop` of Fig. 4.2) with LLVM's semantics.
 ///

@@ -1,13 +1,13 @@
 //! Reading and writing the variable mapping Δ^W (thesis §4.6, Fig. 4.8, Def. 9).
 
 use crate::ir::Value;
-use crate::rules::{Env, Interp};
+use crate::rules::state::{Env, Interp};
 use crate::value::Val;
 use std::borrow::Cow;
 
 /// [eval] `eval^W Δ^W val` (§4.6): the value of `val` in every lane. Identifiers are looked
 /// up in Δ^W; constants were stored in every lane when Δ^W was built, so both are
-/// one lookup. (The kernels of [`crate::kernels`] read the stored column itself,
+/// one lookup. (The fast forms of [`crate::fast`] read the stored column itself,
 /// through [`Env::column`]: the same lookup without building [`Val`]s.)
 pub fn eval(env: &Env, val: Value) -> Cow<'_, [Val]> {
     env.get(val)

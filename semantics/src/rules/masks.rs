@@ -1,7 +1,8 @@
 //! The control mask, predicate mask and activation mask (thesis §4.3-4.4, Def. 6-8).
 
 use crate::ir::Block;
-use crate::rules::{Env, Next, Program};
+use crate::rules::program::Program;
+use crate::rules::state::{Env, Next};
 
 /// [cmask] `cmask ℓ_in ℓ_next ℓ_sc` (Def. 6): whether the lane's control state agrees with
 /// the scheduled block.

@@ -1,12 +1,15 @@
 //! Resolution of ϕ nodes (thesis §4.8): `evalphi` with and without a shadow operand.
 //!
 //! [`crate::rules::step::bls_w_step`] evaluates every phi of the scheduled block on
-//! the incoming Δ^W (through [`crate::rules::exec::eval_phi_w`], which picks this
-//! lane-by-lane definition or its kernel) and assigns all results at once
+//! the incoming Δ^W (through [`crate::rules::hooks::eval_phi_w`], which picks this
+//! lane-by-lane definition or its fast form) and assigns all results at once
 //! (parallel copy).
 
 use crate::ir::{Block, Inst, InstKind, Value};
-use crate::rules::{Env, Interp, Program, Rule, Stuck};
+use crate::rules::error::Stuck;
+use crate::rules::program::Program;
+use crate::rules::rule::Rule;
+use crate::rules::state::{Env, Interp};
 use crate::value::Val;
 
 /// The value a phi gives one lane, and the definition mask of that value

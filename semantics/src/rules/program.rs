@@ -30,7 +30,7 @@ pub struct Program<'m> {
     pub predicate_def_pos: SecondaryMap<Block, Option<usize>>,
     /// The position of each block in `Body::layout` (`None` for a block not laid out).
     pub layout_pos: SecondaryMap<Block, Option<usize>>,
-    /// Where this thread array sits in a launch of many (issue 18): what
+    /// Where this thread array sits in a launch of many (docs/launch.md): what
     /// `thread_id`, `group_id` and `group_size` give (default: the array alone).
     pub launch: theta::LaunchPosition,
 }

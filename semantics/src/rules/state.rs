@@ -5,7 +5,7 @@ use crate::column::{BitColumn, BitKind, Column};
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value, ValueDef};
 use crate::memory::Memory;
-use crate::rules::Program;
+use crate::rules::program::Program;
 use crate::value::{Val, const_value};
 use std::borrow::Cow;
 
@@ -84,7 +84,7 @@ pub struct Env {
 ///
 /// [`Exec::Reference`](crate::rules::Exec::Reference) uses only the per-step
 /// vectors and the phi buffer; the column buffers and the activation words are
-/// for the kernels of [`crate::kernels`].
+/// for the fast forms of [`crate::fast`].
 #[derive(Debug, Default)]
 pub struct Scratch {
     /// Spare columns of [`Val`]s.
@@ -101,7 +101,7 @@ pub struct Scratch {
 
 /// An activation and its lanes as words (`!0` active, `0` passive), kept while
 /// the activation stays the same: the commands of a block mostly share amsk^W,
-/// and the [UPD-ENV] kernel selects bit patterns with the words.
+/// and the [UPD-ENV] fast form selects bit patterns with the words.
 #[allow(
     rustdoc::broken_intra_doc_links,
     reason = "a rule citation, not a link"
@@ -319,7 +319,7 @@ impl Env {
         self.columns[value.index()].set_lane(lane, v);
     }
 
-    /// The column of `value` for updating in place (the [UPD-ENV] kernel).
+    /// The column of `value` for updating in place (the [UPD-ENV] fast form).
     #[allow(
         rustdoc::broken_intra_doc_links,
         reason = "a rule citation, not a link"

@@ -2,15 +2,16 @@
 //! `advancepc` ([PC-ACTIVE], [PC-ND-BRANCH], [PC-PASSIVE], [PC-TERM], [PC-WSTEP],
 //! Fig. 4.4) and the schedule transition [LSS-W-STEP] (Fig. 4.3).
 
-use crate::ir::{Block, Terminator, Value};
-use crate::rules::cmd::{CmdCtx, check_defined, compute_cmds, ub};
-use crate::rules::exec::{eval_phi_w, eval_term_w};
+use crate::ir::{Block, Value};
+use crate::rules::cmd::compute_cmds;
+use crate::rules::ctx::{CmdCtx, check_defined, ub};
+use crate::rules::error::{Site, StepError, Stuck};
+use crate::rules::exec::Exec;
+use crate::rules::hooks::{eval_phi_w, eval_term_w};
 use crate::rules::masks::{amask, cmask_w_into, pmask};
-use crate::rules::term::{TermUb, eval_term};
-use crate::rules::{
-    Applied, Env, Exec, Interp, Next, Program, Rule, RuleSet, Scratch, Site, State, StepBuffers,
-    StepError, Stuck, Succ,
-};
+use crate::rules::program::Program;
+use crate::rules::rule::{Applied, Rule, RuleSet};
+use crate::rules::state::{Env, Interp, Next, Scratch, State, StepBuffers, Succ};
 use crate::value::Val;
 
 /// What one scheduled block did: the masks before it ran, the successor index of
@@ -57,7 +58,7 @@ pub struct BlockStep {
 /// activation: that is undefined behaviour, reported under this rule.
 ///
 /// `exec` chooses how evalphi, evalterm^W and the commands are executed (the
-/// rules lane by lane, or their kernels: [`crate::rules::exec`]); `scratch` is
+/// rules lane by lane, or their fast forms: [`crate::rules::hooks`]); `scratch` is
 /// the stepping machine's reusable buffers, not part of σ.
 pub fn bls_w_step(
     program: &Program<'_>,
@@ -184,45 +185,6 @@ pub fn bls_w_step(
         written,
         rules: applied.rules(),
     })
-}
-
-/// evalterm^W lane by lane: i^W(τ) = evalterm amsk^W(τ) Δ^W(τ) tmn for every lane
-/// τ, in lane order, the first undefined lane ending the step. In strict mode
-/// each active lane's terminator operands must be defined first (Def. 11.3).
-pub(crate) fn eval_term_lanes(
-    ctx: CmdCtx<'_, '_>,
-    env: &Env,
-    term: &Terminator,
-    active: &[bool],
-    succ: &mut [Succ],
-) -> Result<(), StepError> {
-    let strict_operands = if env.is_strict() {
-        term.operands()
-    } else {
-        Vec::new()
-    };
-    for (lane, (&a, slot)) in active.iter().zip(succ.iter_mut()).enumerate() {
-        if a {
-            for &v in &strict_operands {
-                check_defined(ctx, Rule::BlsWStep, env, v, lane, Site::Terminator)?;
-            }
-        }
-        *slot = eval_term(env, term, a, lane).map_err(|e| term_ub(ctx, lane, e))?;
-    }
-    Ok(())
-}
-
-/// The undefined behaviour of an active lane's terminator, under [BLS-W-STEP].
-#[allow(
-    rustdoc::broken_intra_doc_links,
-    reason = "a rule citation, not a link"
-)]
-pub(crate) fn term_ub(ctx: CmdCtx<'_, '_>, lane: usize, e: TermUb) -> StepError {
-    let msg = match e {
-        TermUb::BranchOnUndef => "an active lane branches on ⊤",
-        TermUb::Unreachable => "an active lane reached unreachable",
-    };
-    ub(ctx, Rule::BlsWStep, Some(lane), Site::Terminator, msg)
 }
 
 /// pmsk^W of the scheduled block on `env`, refusing an undefined predicate (⊤, or

@@ -2,7 +2,7 @@
 //! `switch` and `unreachable`.
 
 use crate::ir::Terminator;
-use crate::rules::{Env, Succ};
+use crate::rules::state::{Env, Succ};
 use crate::value::Val;
 use num_bigint::BigUint;
 

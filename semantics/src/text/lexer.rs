@@ -7,8 +7,8 @@
 //! the end of the line) and white space are dropped: the format is free-form, like
 //! LLVM's.
 
-use super::ParseError;
 use crate::diag::Span;
+use crate::text::error::ParseError;
 use std::borrow::Cow;
 
 /// What a token is.
@@ -91,6 +91,10 @@ pub(crate) fn is_name_byte(b: u8) -> bool {
 }
 
 /// Lexes all of `src`. The first malformed token is an error.
+///
+/// Longer than ~150 lines on purpose: one arm per
+/// byte that starts a token class, each a few lines; the loop carries the one
+/// cursor they all move.
 pub(crate) fn lex(src: &str) -> Result<Vec<Token>, ParseError> {
     let bytes = src.as_bytes();
     let mut out = Vec::with_capacity(src.len() / 4 + 1);

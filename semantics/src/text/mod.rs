@@ -7,61 +7,27 @@
 //! phis (`shadow(v)`, §4.8) and `mask()` ([W-CMD-MASK]).
 //!
 //! - [`parse_module`] reads a file into a [`Module`] and a [`SourceMap`]. The module
-//!   it returns is in *normal form* (see [`normalize`]): blocks, instructions and
+//!   it returns is in *normal form* (see [`normal_form`]): blocks, instructions and
 //!   values are numbered in layout order and types are interned in a fixed walk, so
 //!   that `parse(print(m)) == m` holds structurally for every module the parser
-//!   returns, and `parse(print(m)) == normalize(m)` for modules built in memory.
+//!   returns, and `parse(print(m)) == normal_form(m)` for modules built in memory.
 //! - [`print_module`] prints the canonical text; [`print_function`],
 //!   [`print_inst`] and [`print_value`] print pieces for traces and messages.
 //! - [`export_llvm`] lowers the additions to plain LLVM IR that `opt-22` accepts;
 //!   the parser lifts that lowering back, so `parse(export(m)) == parse(print(m))`.
 
+mod error;
 mod export;
 mod lexer;
 mod parser;
 mod printer;
 
-use crate::diag::{Diagnostic, SourceMap, Span};
+use crate::diag::{SourceMap, Span};
 use crate::ir::{Body, FuncId, Inst, Module, Value};
-use std::fmt;
 
+pub use error::ParseError;
 pub(crate) use parser::NameHasher;
-pub use parser::normalize;
-
-/// A syntax error: where, and what is wrong (lowercase, no trailing period).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ParseError {
-    /// The offending source range.
-    pub span: Span,
-    /// What is wrong.
-    pub message: String,
-}
-
-impl ParseError {
-    /// An error at `span`.
-    pub fn new(span: Span, message: impl Into<String>) -> Self {
-        ParseError {
-            span,
-            message: message.into(),
-        }
-    }
-    /// The error as a [`Diagnostic`], for rendering as `file:line:col: error: ...`.
-    pub fn to_diagnostic(&self) -> Diagnostic {
-        Diagnostic::error(self.span, self.message.clone())
-    }
-}
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "{} (bytes {}..{})",
-            self.message, self.span.lo, self.span.hi
-        )
-    }
-}
-
-impl std::error::Error for ParseError {}
+pub use parser::normal_form;
 
 /// A source file that is not UTF-8: the error at its first bad byte, and the file
 /// decoded with each bad sequence replaced by `�` (the bytes before the error are
@@ -70,7 +36,7 @@ impl std::error::Error for ParseError {}
 pub struct NotUtf8 {
     /// `invalid UTF-8 byte 0x..` at the first byte that is not UTF-8.
     pub error: ParseError,
-    /// The file with bad sequences replaced, for [`Diagnostic::render`].
+    /// The file with bad sequences replaced, for [`crate::diag::Diagnostic::render`].
     pub text: String,
 }
 

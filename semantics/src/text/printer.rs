@@ -465,6 +465,10 @@ impl<'m> Printer<'m> {
     }
 
     /// The right-hand side of an instruction, without `total`.
+    ///
+    /// Longer than ~150 lines on purpose: one arm per
+    /// [`InstKind`] variant, each its text; one exhaustive match is the printed
+    /// grammar of instructions and makes the compiler ask for a new kind's text.
     fn inst_rhs(&self, body: &Body, i: Inst) -> String {
         let Some(data) = body.insts.get(i) else {
             return String::new();

@@ -2,7 +2,7 @@
 //! LLVM's own well-formedness rules).
 //!
 //! [`verify_module`] reports *all* errors of a module, sorted by source position
-//! (STYLE §5), plus notes that are information only. Each message names the
+//! (docs/design/style.md §5), plus notes that are information only. Each message names the
 //! definition it relies on. What is checked:
 //!
 //! - **Structure** (Def. 1): a body has blocks; phis come before commands; the entry

@@ -8,6 +8,11 @@ use crate::types::{Ty, TypeData, TypeTable};
 
 impl FunctionChecker<'_> {
     /// The type rules of LLVM's LangRef for one phi or command.
+    ///
+    /// Longer than ~150 lines on purpose: one arm per
+    /// [`InstKind`] variant, each a few lines of LangRef's type rule for it; one
+    /// exhaustive match keeps the rules one table and makes the compiler ask for the
+    /// rule of a new kind.
     pub(super) fn check_inst_types(&mut self, inst: Inst) {
         let data = &self.body.insts[inst];
         let types = &self.module.types;

@@ -1,15 +1,20 @@
 //! Constants as operands: scalars, vector and aggregate constants, `splat`.
 
-use super::{Parser, f64_bits_to_f32, is_statement_word, parse_int_literal};
+use super::cursor::{Parser, f64_bits_to_f32, is_statement_word, parse_int_literal};
+use crate::half;
 use crate::ir::ConstData;
-use crate::ops::half;
-use crate::text::ParseError;
+use crate::text::error::ParseError;
 use crate::text::lexer::{self, Tok};
 use crate::types::{Ty, TypeData};
 use num_bigint::BigUint;
 
 impl<'s> Parser<'s> {
     /// A scalar constant of type `ty`.
+    ///
+    /// Longer than ~150 lines on purpose: one arm per
+    /// token that can start a scalar constant (integers, the float spellings,
+    /// `true`/`false`, `null`, `undef`/`poison`, ...), each with its range checks;
+    /// the forms share the type checks around the match.
     pub(super) fn parse_const(&mut self, ty: Ty) -> Result<ConstData, ParseError> {
         let t = self.cur();
         let text = self.text();

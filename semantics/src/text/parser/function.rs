@@ -2,16 +2,16 @@
 //! predicates (`val_msk`, Fig. 4.2), statements, the lifting of the export
 //! lowering, attachments and terminators.
 
-use super::normal::normalize_body;
-use super::{
+use super::cursor::{
     FnState, Parsed, Parser, Stmt, TYPE_ATTRS, UNSUPPORTED_OPCODES, VALUE_WORDS, empty_block,
     is_cconv, is_statement_word, squash, stored_block_name, stored_value_name,
 };
+use super::normal::normalize_body;
 use crate::diag::Span;
 use crate::ir::{
     Block, ConstData, FuncId, InstData, InstKind, Param, Terminator, Value, ValueData, ValueDef,
 };
-use crate::text::ParseError;
+use crate::text::error::ParseError;
 use crate::text::lexer::{self, Tok, Token};
 use crate::text::printer::local_name;
 use crate::types::{Ty, TypeTable};

@@ -1,8 +1,8 @@
 //! Global variables and their initializers.
 
-use super::{MAX_DEPTH, Parser, squash};
+use super::cursor::{MAX_DEPTH, Parser, squash};
 use crate::ir::{ConstData, GlobalId, GlobalInit};
-use crate::text::ParseError;
+use crate::text::error::ParseError;
 use crate::text::lexer::{self, Tok};
 use crate::types::{Ty, TypeData};
 use num_bigint::BigUint;

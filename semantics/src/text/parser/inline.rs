@@ -1,4 +1,4 @@
-//! Inlining at load time (issue 18): every call to a function *defined* in the
+//! Inlining at load time (docs/language.md, "Calls and declarations"): every call to a function *defined* in the
 //! module is replaced by a copy of the callee's body, before the module is put in
 //! normal form.
 //!
@@ -27,15 +27,15 @@
 //! arguments or result do not match the definition is left for the verifier to
 //! report. The callee's definition stays in the module.
 
+use super::cursor::{OperandUse, Parser, empty_block};
 use super::normal::{map_kind, map_term, normalize_body};
-use super::{OperandUse, Parser};
 use crate::diag::{FunctionSpans, Span};
 use crate::entity::EntityRef;
 use crate::ir::{
     Block, Body, ConstData, FuncId, Inst, InstData, InstKind, Terminator, Value, ValueData,
     ValueDef,
 };
-use crate::text::ParseError;
+use crate::text::error::ParseError;
 use std::collections::{HashMap, HashSet};
 
 /// The most instructions a function may have after inlining: a bound on the
@@ -323,14 +323,14 @@ impl Target {
         let mut block_map: HashMap<Block, Block> = HashMap::new();
         for &b in &callee.layout {
             let name = Self::fresh(&mut self.block_names, callee_name, &callee.blocks[b].name);
-            let new = self.body.blocks.push(super::empty_block(name));
+            let new = self.body.blocks.push(empty_block(name));
             self.spans.blocks[new] = *callee_spans.blocks.get(b);
             self.spans.predicates[new] = *callee_spans.predicates.get(b);
             self.spans.terms[new] = *callee_spans.terms.get(b);
             block_map.insert(b, new);
         }
         let after_name = Self::fresh(&mut self.block_names, callee_name, "return");
-        let after = self.body.blocks.push(super::empty_block(after_name));
+        let after = self.body.blocks.push(empty_block(after_name));
         self.spans.blocks[after] = call_span;
         self.spans.terms[after] = *self.spans.terms.get(block);
         let map_block = |b: Block| block_map.get(&b).copied().unwrap_or(after);

@@ -2,9 +2,9 @@
 //! functions their handles in source order (pass 1), and dispatching each item to
 //! its parser (pass 2); header lines.
 
-use super::{Item, ItemKind, Parser, is_reserved, squash};
+use super::cursor::{Item, ItemKind, Parser, is_reserved, squash};
 use crate::ir::{FuncId, FunctionData, GlobalData, GlobalId};
-use crate::text::ParseError;
+use crate::text::error::ParseError;
 use crate::text::lexer::{self, Tok};
 use crate::types::TypeTable;
 

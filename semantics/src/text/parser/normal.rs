@@ -1,8 +1,8 @@
-//! The normal form of modules (see [`normalize`]): the representative that
+//! The normal form of modules (see [`normal_form`]): the representative that
 //! `parse(print(m))` returns.
 
+use super::cursor::{OperandUse, is_invented_name, wrap_to_width};
 use super::inst::{binary_flags, cast_flags};
-use super::{OperandUse, is_invented_name, wrap_to_width};
 use crate::diag::{FunctionSpans, OperandUses, Span};
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
@@ -25,9 +25,9 @@ use std::collections::HashMap;
 ///   (`None` / empty), integer constants are reduced to their width, flags the text
 ///   cannot express are cleared, and `addrspace(N)` lives in `GlobalData::addrspace`.
 ///
-/// For any module `m` with valid handles, `parse(print(m)) == normalize(m)`, and
-/// `normalize` is the identity on what the parser returns.
-pub fn normalize(m: &Module) -> Module {
+/// For any module `m` with valid handles, `parse(print(m)) == normal_form(m)`, and
+/// `normal_form` is the identity on what the parser returns.
+pub fn normal_form(m: &Module) -> Module {
     let mut out = m.clone();
     for g in out.globals.keys().collect::<Vec<_>>() {
         let g = &mut out.globals[g];
@@ -125,8 +125,13 @@ pub(super) fn normalize_init(init: GlobalInit) -> GlobalInit {
 }
 
 /// Renumbers blocks, instructions and values of `body` in normal form (see
-/// [`normalize`]), resolving `aliases` (placeholders of lifted shadow phis), and
+/// [`normal_form`]), resolving `aliases` (placeholders of lifted shadow phis), and
 /// carries the spans (and the operand uses, recorded as a list) along.
+///
+/// Longer than ~150 lines on purpose: its passes
+/// (blocks, instructions, values, the new body, the spans) share the old-to-new
+/// tables built at the top; read top to bottom they are the normal form's
+/// definition.
 pub(super) fn normalize_body(
     body: &Body,
     params: &[Value],
@@ -295,6 +300,10 @@ pub(super) fn normalize_body(
 
 /// `kind` with its values and blocks renamed; values are visited in
 /// [`InstKind::operands`] order.
+///
+/// Longer than ~150 lines on purpose: one arm per
+/// [`InstKind`] variant; one exhaustive match makes the compiler ask how a new
+/// kind's values and blocks are renamed.
 pub(super) fn map_kind(
     kind: &InstKind,
     v: &mut impl FnMut(Value) -> Value,
@@ -601,7 +610,7 @@ pub(super) fn map_term(
     }
 }
 
-/// Re-interns every type of `m` in the fixed walk of [`normalize`].
+/// Re-interns every type of `m` in the fixed walk of [`normal_form`].
 pub(super) fn normalize_types(m: &mut Module) {
     let old = std::mem::take(&mut m.types);
     // Dense memo by old handle (a hash lookup per value showed in profiles).

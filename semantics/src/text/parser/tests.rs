@@ -1,6 +1,11 @@
 //! Unit tests of the parser: the symbol tables' hasher, error messages, spans and literals.
 
+use super::cursor::*;
 use super::*;
+use crate::ir::{BinOp, Block, FuncId, Inst, InstKind, Value};
+use num_bigint::BigUint;
+use num_traits::One;
+use std::borrow::Cow;
 
 /// How a hasher spreads `names` over the buckets of a power-of-two table of
 /// `2^bits` slots (the low bits pick the slot, as in `std`'s `HashMap`): the
@@ -173,7 +178,7 @@ fn unsupported_constructs() {
     );
 }
 
-/// What stays outside the subset around calls (issue 18, point 1) is refused as
+/// What stays outside the subset around calls (docs/language.md, "Calls and declarations") is refused as
 /// an unsupported construct at its position, never as a syntax error.
 #[test]
 fn unsupported_call_constructs() {

@@ -1,9 +1,9 @@
 //! Types (thesis Fig. 4.2: `ty`): scalars, pointers, arrays, vectors, structs
 //! and named type definitions.
 
-use super::{MAX_DEPTH, Parser, UNSUPPORTED_TYPES, int_type_width, squash};
+use super::cursor::{MAX_DEPTH, Parser, UNSUPPORTED_TYPES, int_type_width, squash};
 use crate::diag::Span;
-use crate::text::ParseError;
+use crate::text::error::ParseError;
 use crate::text::lexer::{self, Tok};
 use crate::types::{MAX_INT_WIDTH, MAX_VECTOR_LEN, Ty, TypeData, TypeTable};
 

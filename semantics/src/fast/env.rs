@@ -1,8 +1,8 @@
-//! The kernel of [UPD-ENV] (thesis §4.6, Fig. 4.8): getNewValue in every lane of
+//! The fast form of [UPD-ENV] (thesis §4.6, Fig. 4.8): getNewValue in every lane of
 //! a column at once, for [`crate::rules::Exec::Fast`].
 //!
 //! The rule, [`crate::rules::env::upd_env`], reads and writes one lane at a time
-//! through [`Val`]s. This kernel gives every lane the same value, in place on the
+//! through [`Val`]s. This fast form gives every lane the same value, in place on the
 //! stored column: bit columns by a branch-free select with the activation as
 //! words, [`Val`] columns by swapping the whole column when most lanes are active
 //! and fixing the passive lanes afterwards. The unit tests compare it with the
@@ -13,7 +13,7 @@ use crate::column::{BitColumn, Column, ColumnMut};
 use crate::ir::Value;
 use crate::rules::env::{get_new_value, update_defined};
 use crate::rules::state::LaneMasks;
-use crate::rules::{Env, Interp};
+use crate::rules::state::{Env, Interp};
 use crate::value::Val;
 
 /// [UPD-ENV] on whole columns: what [`crate::rules::env::upd_env`] gives every
@@ -88,8 +88,9 @@ pub(crate) fn update_bit_lanes(
 }
 
 /// Whether `PLLVM_SEEDED_BUG` (comma-separated) names the seeded bug `name`
-/// (only with the `seeded-bugs` feature; issue 19, `pllvm fuzz`'s own test):
-/// `kernel` makes this kernel forget that OBL makes a passive lane ⊤.
+/// (only with the `seeded-bugs` feature; `pllvm fuzz`'s own test, docs/fuzzing.md):
+/// `kernel` (the bug's name in `PLLVM_SEEDED_BUG`, which the fuzzing tests and
+/// docs use) makes this fast form forget that OBL makes a passive lane ⊤.
 #[cfg(feature = "seeded-bugs")]
 fn seeded_bug(name: &str) -> bool {
     static BUGS: std::sync::OnceLock<String> = std::sync::OnceLock::new();
@@ -162,7 +163,7 @@ mod tests {
         }
     }
 
-    /// The kernel [`upd_env`] on a bit column of Δ^W gives every lane what [`get_new_value`]
+    /// The fast form [`upd_env`] on a bit column of Δ^W gives every lane what [`get_new_value`]
     /// gives it, over a sequence of activations in which each one is used twice
     /// in a row and then changes (the lane words kept for an activation must
     /// follow it), under both interpretations.
@@ -171,7 +172,7 @@ mod tests {
         let text = "define i8 @f(i8 %x) {\nentry:\n  ret i8 %x\n}\n";
         let (module, _) = crate::text::parse_module(text).expect("parses");
         let func = module.functions.keys().next().expect("one function");
-        let program = crate::rules::Program::new(&module, func).expect("program");
+        let program = crate::rules::program::Program::new(&module, func).expect("program");
         let x = program.body.value_by_name("x").expect("%x");
         let width = 5;
         for interp in [Interp::Freezing, Interp::Oblivious] {

@@ -1,12 +1,12 @@
-//! The kernel of [W-INST-LLVM] (thesis §4.9): one instruction over every lane at
+//! The fast form of [W-INST-LLVM] (thesis §4.9): one instruction over every lane at
 //! once, for [`crate::rules::Exec::Fast`].
 //!
-//! The rule, [`crate::rules::cmd::w_inst_llvm`], runs the per-lane operation of
-//! [`crate::ops`] in each active lane. This kernel first tries a loop over unboxed
+//! The rule, [`crate::rules::llvm::w_inst_llvm`], runs the per-lane operation of
+//! [`crate::ops`] in each active lane. This fast form first tries a loop over unboxed
 //! columns ([`super::column`]'s `*_bits`: binary operators, `icmp`, `fcmp`,
 //! `select` on integers up to 64 bits and floats), then a loop over [`Val`]
 //! columns with the dispatch on opcode and type hoisted ([`super::column`]'s
-//! `*_column`), and otherwise runs the rule itself. Each kernel is tested against
+//! `*_column`), and otherwise runs the rule itself. Each fast form is tested against
 //! the per-lane operation in [`super::column`].
 #![allow(rustdoc::broken_intra_doc_links, reason = "rule citations, not links")]
 
@@ -14,14 +14,16 @@ use super::column;
 use crate::column::{BitColumn, Column};
 use crate::ir::{Inst, InstKind, Value};
 use crate::memory::Memory;
-use crate::rules::Env;
-use crate::rules::cmd::{CmdCtx, CmdOut, ub, w_inst_llvm as rule};
+use crate::rules::ctx::{CmdCtx, CmdOut, ub};
 use crate::rules::env::eval;
-use crate::rules::{Rule, Site, StepError};
+use crate::rules::error::{Site, StepError};
+use crate::rules::llvm::w_inst_llvm as rule;
+use crate::rules::rule::Rule;
+use crate::rules::state::Env;
 use crate::types::{TypeData, TypeTable};
 use crate::value::Val;
 
-/// [W-INST-LLVM] for every lane: res^W into `out` (unboxed when a bit kernel
+/// [W-INST-LLVM] for every lane: res^W into `out` (unboxed when a bit loop
 /// applies, `out.in_bits` says so). Active lanes get what the rule gives them;
 /// passive lanes are unspecified (the rule gives them ⊤, which [UPD-ENV] never
 /// takes), and the first undefined lane in lane order is the one reported.
@@ -35,12 +37,12 @@ pub fn w_inst_llvm(
 ) -> Result<(), StepError> {
     let types = ctx.program.types();
     let kind = &ctx.program.body.insts[c].kind;
-    // Vector and aggregate values have no kernel: the rule computes them.
+    // Vector and aggregate values have no fast form: the rule computes them.
     if has_element_values(ctx, kind) {
         out.in_bits = false;
         return rule(ctx, active, env, mem, c, &mut out.vals);
     }
-    out.in_bits = bit_kernel(types, kind, env, active, &mut out.bits);
+    out.in_bits = bit_loop(types, kind, env, active, &mut out.bits);
     if out.in_bits {
         return Ok(());
     }
@@ -111,10 +113,10 @@ fn has_element_values(ctx: CmdCtx<'_, '_>, kind: &InstKind) -> bool {
     }
 }
 
-/// [W-INST-LLVM] by a kernel of [`super::column`] on unboxed columns, when the
+/// [W-INST-LLVM] by a fast form of [`super::column`] on unboxed columns, when the
 /// instruction has one and its operands are stored as bit columns; `false` (with
 /// nothing computed) otherwise.
-fn bit_kernel(
+fn bit_loop(
     types: &TypeTable,
     kind: &InstKind,
     env: &Env,

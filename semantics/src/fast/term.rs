@@ -1,14 +1,14 @@
-//! The kernel of evalterm^W (thesis §4.7, Fig. 4.9): the successor index of every
+//! The fast form of evalterm^W (thesis §4.7, Fig. 4.9): the successor index of every
 //! lane at once, for [`crate::rules::Exec::Fast`] outside strict mode.
 //!
 //! The rule, [`crate::rules::term::eval_term`], gives one lane its index; this
-//! kernel dispatches on the terminator and looks its condition's column up once
+//! fast form dispatches on the terminator and looks its condition's column up once
 //! for all lanes. The unit test `eval_term_w_is_eval_term_in_every_lane`
 //! compares the two.
 
 use crate::ir::Terminator;
+use crate::rules::state::{Env, Succ};
 use crate::rules::term::{TermUb, eval_term};
-use crate::rules::{Env, Succ};
 
 /// `evalterm^W amsk^W Δ^W tmn` (§4.7): [`eval_term`] in every lane τ, i^W(τ) =
 /// evalterm amsk^W(τ) Δ^W(τ) tmn, written into `succ` (one slot per lane).
@@ -50,7 +50,7 @@ pub fn eval_term_w(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::rules::Program;
+    use crate::rules::program::Program;
     use crate::text::parse_module;
     use crate::value::Val;
 

@@ -6,8 +6,11 @@
 //! a format of p' ≥ 2p + 2 significand bits makes the double rounding innocuous
 //! (binary32 has 24 bits; half needs 2·11 + 2 = 24, bfloat 2·8 + 2 = 18), and
 //! `frem` is exact in every format. A NaN result is the positive preferred NaN.
+//!
+//! Bit patterns only: the lane value of a pattern, [`Small::val`], is defined
+//! beside [`crate::value::Val`], so that [`crate::value`] and [`crate::ops`] both
+//! import this module and it imports neither.
 
-use crate::value::Val;
 use num_bigint::BigUint;
 
 /// Which 16-bit format.
@@ -25,14 +28,6 @@ impl Small {
         match self {
             Small::Half => (5, 10),
             Small::BFloat => (8, 7),
-        }
-    }
-
-    /// The lane value of bit pattern `bits` in this format.
-    pub fn val(self, bits: u16) -> Val {
-        match self {
-            Small::Half => Val::F16(bits),
-            Small::BFloat => Val::BF16(bits),
         }
     }
 

@@ -1,10 +1,10 @@
-//! The kernel of evalphi (thesis §4.8): a phi's new column at once, for
+//! The fast form of evalphi (thesis §4.8): a phi's new column at once, for
 //! [`crate::rules::Exec::Fast`].
 //!
 //! The rules, [`crate::rules::phi::eval_phi_plain`] and
 //! [`crate::rules::phi::eval_phi_shadow`], give one lane its value. When the phi
 //! and its arms are bit columns of one kind and definition masks are not tracked,
-//! this kernel copies the passive lanes' column whole and selects the lanes with
+//! this fast form copies the passive lanes' column whole and selects the lanes with
 //! cmask from the arm's column, branch-free when they all come from one block (a
 //! loop header's lanes from the latch). Otherwise it runs the rules lane by lane
 //! into the machine's scratch column. The unit test
@@ -12,8 +12,10 @@
 
 use crate::column::{BitColumn, Column};
 use crate::ir::{Block, Inst, Value};
+use crate::rules::error::Stuck;
 use crate::rules::phi::{NoArm, arm_value, eval_phi_lane, phi_parts};
-use crate::rules::{Env, Interp, Program, Scratch, Stuck};
+use crate::rules::program::Program;
+use crate::rules::state::{Env, Interp, Scratch};
 
 /// evalphi^W of `phi` in every lane: its new column (from `scratch`, stored like
 /// the phi's column in Δ^W) and, when Δ^W tracks definition masks, its new

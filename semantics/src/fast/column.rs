@@ -1,16 +1,16 @@
-//! Column kernels: one scalar instruction over all lanes of a thread array at once,
+//! Column loops: one scalar instruction over all lanes of a thread array at once,
 //! for the fast execution of [W-INST-LLVM] (thesis §4.9: "each thread executes it
 //! independently according to regular LLVM semantics"; the rule itself is
-//! [`crate::rules::cmd::w_inst_llvm`], lane by lane).
+//! [`crate::rules::llvm::w_inst_llvm`], lane by lane).
 //!
-//! Each kernel computes, for every active lane τ, exactly what the per-lane
+//! Each fast form computes, for every active lane τ, exactly what the per-lane
 //! operation of [`crate::ops`] computes on lane τ's operands (`out[τ] =
 //! binary(op, flags, ty, a[τ], b[τ])`, and so on), and leaves passive lanes of
-//! `out` as they are. The kernels only hoist the dispatch on the opcode and the
+//! `out` as they are. The fast forms only hoist the dispatch on the opcode and the
 //! type out of the lane loop: the frequent (opcode, type) pairs (`double` and
 //! `float` arithmetic and `fcmp`, integer arithmetic and `icmp` up to 128 bits)
 //! get a loop of their own; every other pair runs the per-lane operation in a loop.
-//! The unit tests compare every kernel with the per-lane operation on random
+//! The unit tests compare every fast form with the per-lane operation on random
 //! columns, ⊤ included.
 
 use crate::column::{BitColumn, BitKind};
@@ -203,16 +203,16 @@ pub fn select_column(cond: &[Val], t: &[Val], f: &[Val], active: &[bool], out: &
     }
 }
 
-/// The kernels on unboxed columns ([`BitColumn`]: integers up to 64 bits and
+/// The fast forms on unboxed columns ([`BitColumn`]: integers up to 64 bits and
 /// floats, each lane a pattern and a ⊤ flag). Each returns `false`, having
 /// computed nothing, for an (opcode, type) pair it has no loop for; the caller
-/// then runs the [`Val`] kernel above. Every active lane gets exactly what the
+/// then runs the [`Val`] loop above. Every active lane gets exactly what the
 /// per-lane operation gives it (tested against it below, through
-/// [`BitColumn::lane`]). Unlike the [`Val`] kernels they compute *every* lane, so
+/// [`BitColumn::lane`]). Unlike the [`Val`] loops they compute *every* lane, so
 /// that the loops have no branch and vectorize: a passive lane of `out` receives a
 /// value that [UPD-ENV] never takes (res^W is unspecified there, see
-/// [`crate::rules::cmd::eval_cmd`]). No bit kernel can report undefined
-/// behaviour: division, the one operator that can, is left to the [`Val`] kernel.
+/// [`crate::rules::cmd::eval_cmd`]). No bit loop can report undefined
+/// behaviour: division, the one operator that can, is left to the [`Val`] loop.
 pub fn binary_bits(
     op: BinOp,
     flags: IntFlags,
@@ -247,7 +247,7 @@ pub fn binary_bits(
         }
         (BitKind::Int(width), _) if !op.is_float() => {
             if matches!(op, BinOp::UDiv | BinOp::SDiv | BinOp::URem | BinOp::SRem) {
-                // Division can be undefined behaviour: the [`Val`] kernel reports it.
+                // Division can be undefined behaviour: the [`Val`] loop reports it.
                 return false;
             }
             out.reshape(kind, lanes);
@@ -272,7 +272,7 @@ pub fn binary_bits(
     true
 }
 
-/// The lane loops of a two-operand bit kernel whose operation is total:
+/// The lane loops of a two-operand bit loop whose operation is total:
 /// `out[τ] = f(a[τ], b[τ])` in every lane, ⊤ exactly when either operand is ⊤.
 /// Patterns and ⊤ flags go in two loops of one element type each, which the
 /// compiler vectorizes without packing bytes into words. `f` also runs on the
@@ -287,7 +287,7 @@ fn total_lanes(a: &BitColumn, b: &BitColumn, out: &mut BitColumn, f: impl Fn(u64
     }
 }
 
-/// The lane loop of the two-operand bit kernels whose operation can give ⊤:
+/// The lane loop of the two-operand bit loops whose operation can give ⊤:
 /// `out[τ] = f(a[τ], b[τ])` in every lane, ⊤ when either operand is ⊤ or `f`
 /// gives `None`. Like [`total_lanes`], `f` also runs on the patterns of ⊤ lanes.
 #[inline(always)]
@@ -451,7 +451,7 @@ mod tests {
     const WIDTH: usize = 8;
 
     /// A lane value of roughly type `ty`: mostly well-typed, sometimes ⊤, sometimes
-    /// of another shape (which a verified program cannot produce, but the kernels
+    /// of another shape (which a verified program cannot produce, but the fast forms
     /// must still agree with the per-lane operation on).
     fn lane(ty: TypeData) -> impl Strategy<Value = Val> {
         // Integers are always reduced modulo 2^N of the static type when it is
@@ -498,7 +498,7 @@ mod tests {
         )
     }
 
-    /// Operands, activation and the prior contents of `out` for one kernel call.
+    /// Operands, activation and the prior contents of `out` for one fast form call.
     fn case() -> impl Strategy<Value = (TypeData, Vec<Val>, Vec<Val>, Vec<bool>, Vec<Val>)> {
         types().prop_flat_map(|ty| {
             (
@@ -670,7 +670,7 @@ mod tests {
         BitColumn::from_vals(kind, lanes).expect("the lanes fit")
     }
 
-    /// The bit kernels cover the pairs the interpreter's hot loops use, so the
+    /// The bit loops cover the pairs the interpreter's hot loops use, so the
     /// properties below do not hold vacuously.
     #[test]
     fn bit_kernels_cover_the_common_pairs() {
