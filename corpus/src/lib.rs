@@ -3,9 +3,17 @@
 //! The programs live in `corpus/<topic>/*.ll` with directives (`; run:`, `; expect`,
 //! `; error:`) described in `corpus/README.md` and parsed by
 //! `pllvm_interp::directives`. This crate checks one file against its
-//! expectations; `tests/corpus.rs` turns every file into a test.
+//! expectations ([`check_file`]): its runs ([`run_directive`]: scheduled,
+//! explored, traced), its verifier errors, its divergence expectations
+//! ([`analysis_expect`], checked against every run by `pllvm_interp::soundness`),
+//! its `; transform NAME:` pipelines (the private `transform` module), and the
+//! unified diff a failure prints ([`diff()`]); `tests/corpus.rs` turns every file
+//! into a test.
 
+mod diff;
 mod transform;
+
+pub use diff::diff;
 
 use pllvm_interp::directives::{self, ExpectKind, RunDirective, RunMode, collapse_whitespace};
 use pllvm_interp::greedy::{self, GreedyFacts, Verdict};
@@ -585,14 +593,6 @@ fn check_convergence(module: &Module, kind: &ExpectKind, out: &RunOutput) -> Opt
         }
         _ => None,
     }
-}
-
-/// A unified diff of expected and actual text.
-pub fn diff(expected: &str, actual: &str) -> String {
-    similar::TextDiff::from_lines(&format!("{expected}\n"), &format!("{actual}\n"))
-        .unified_diff()
-        .header("expected", "actual")
-        .to_string()
 }
 
 /// Verifier files: errors on exactly the annotated lines, with the annotated text.

@@ -3,7 +3,7 @@
 //! verified (every transform maps verified programs to verified programs), and the
 //! output's CFG compared with `; expect transform NAME cfg:` rows.
 
-use crate::diff;
+use crate::diff::diff;
 use pllvm_codegen::shape::cfg_lines;
 use pllvm_interp::directives::{TransformDirective, collapse_whitespace};
 use pllvm_semantics::diag::SourceMap;

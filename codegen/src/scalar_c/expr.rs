@@ -8,60 +8,13 @@
     reason = "rule citations of the thesis, not links"
 )]
 
-use super::{CType, Cx, PASS, c_type};
+use super::cx::{CType, Cx, PASS, c_type};
 use crate::error::{Site, TransformError};
 use pllvm_semantics::entity::EntityRef;
 use pllvm_semantics::ir::{BinOp, CastOp, ConstData, FCmpPred, ICmpPred, Inst, InstKind, Value};
 use pllvm_semantics::theta::{self, Builtin, MathFn};
 use pllvm_semantics::types::{Ty, TypeData};
 use std::fmt::Write;
-
-/// The C literal of a constant operand of storage `ctype`. `undef` and `poison`
-/// are 0 (a choice of ⊤; what `freeze` picks).
-pub(crate) fn constant(
-    cx: &Cx<'_>,
-    c: &ConstData,
-    ctype: CType,
-    site: Site,
-) -> Result<String, TransformError> {
-    Ok(match (c, ctype) {
-        (ConstData::Int(bits), _) => {
-            let v: u64 = bits.try_into().map_err(|_| {
-                TransformError::new(PASS, site, "an integer constant wider than 64 bits")
-            })?;
-            format!("UINT64_C({v})")
-        }
-        (ConstData::Float(bits), CType::F32) => format!("pllvm_f32(0x{:08x}u)", *bits as u32),
-        (ConstData::Float(bits), _) => format!("pllvm_f64(UINT64_C(0x{bits:016x}))"),
-        (ConstData::Null | ConstData::Undef | ConstData::Poison | ConstData::Zero, CType::F32) => {
-            "0.0f".into()
-        }
-        (ConstData::Null | ConstData::Undef | ConstData::Poison | ConstData::Zero, CType::F64) => {
-            "0.0".into()
-        }
-        (ConstData::Null | ConstData::Undef | ConstData::Poison | ConstData::Zero, _) => {
-            "UINT64_C(0)".into()
-        }
-        (ConstData::Elems(_) | ConstData::Splat(_), _) => {
-            return Err(TransformError::new(
-                PASS,
-                site,
-                "a vector or aggregate constant (the C route holds scalars only)",
-            ));
-        }
-        (ConstData::Global(g), _) => format!("G{}", g.index()),
-        (ConstData::Function(f), _) => {
-            return Err(TransformError::new(
-                PASS,
-                site,
-                format!(
-                    "@{} used as a value (the C route has no function pointers)",
-                    cx.module.functions[*f].name
-                ),
-            ));
-        }
-    })
-}
 
 /// The value of storage `ctype` held in the 64-bit ABI word `word`.
 pub(crate) fn from_word(ctype: CType, word: &str) -> String {

@@ -2,7 +2,7 @@
 //! values a new command may use (SSA dominance, thesis §4.10), and the primitives
 //! that add blocks, commands and phis (Fig. 4.2) through the IR arenas.
 
-use super::{ArgKind, ArgSpec, ArgTy, BufferSpec, GenConfig, Generated, Stats};
+use super::spec::{ArgKind, ArgSpec, ArgTy, BufferSpec, GenConfig, Generated, Stats};
 use num_bigint::BigUint;
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{

@@ -8,7 +8,7 @@ use pllvm_semantics::ir::{BinOp, CastOp, FCmpPred, GepIndex, ICmpPred, InstKind,
 use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use rand::Rng;
 
-/// What a branch (or switch) decides on, for [`super::Stats`].
+/// What a branch (or switch) decides on, for [`super::spec::Stats`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(super) enum Source {
     ThreadId,

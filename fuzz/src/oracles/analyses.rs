@@ -8,7 +8,8 @@
 //! small and larger reducible ones and ones with irreducible cycles, which only
 //! `llvm` analyses.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_analysis::result::AnalysisKind;
 use pllvm_analysis::uniformity::analyze;

@@ -8,7 +8,8 @@
 //! memory and final Δ^W. Cases alternate FREEZING and OBLIVIOUS and turn strict
 //! mode (Def. 10-11) on for a third of the seeds.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_interp::sched::Random;
 use pllvm_interp::trace::TraceRow;

@@ -22,7 +22,8 @@
 //! A command that exits with a non-zero status, or leaves no readable `{out}`,
 //! fails the case (`command fails`): the tool crashed on a valid program.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_interp::soundness::observe_run;
 use pllvm_interp::{Machine, Outcome};

@@ -10,7 +10,8 @@
 //! no block predicates, shadow phis, `total`, `mask()` or horizontal builtins
 //! (P-LLVM constructs opt cannot read).
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_analysis::opt_uniformity::{opt_input, opt_triple, parse_report, run_opt};
 use pllvm_interp::Machine;

@@ -5,7 +5,8 @@
 //! value, and leaves in the lane's own slices of the written buffers the
 //! elements, that a run of that lane alone (W = 1) on the same inputs gives.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_interp::{Machine, Outcome};
 use pllvm_semantics::rules::Interp;

@@ -8,7 +8,8 @@
 //! a batch does not build, its cases are checked one by one, so the build
 //! failure is charged to the program that causes it.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_codegen::native::{EmitOptions, Source, Target, WorkDir, build, emit};
 use pllvm_codegen::pipeline::native_passes;

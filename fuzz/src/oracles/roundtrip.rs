@@ -3,7 +3,8 @@
 //! printing again gives the same text; the parsed module verifies; the LLVM
 //! export (`export_llvm`) of both is the same and has a `define` for the kernel.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_semantics::text::{export_llvm, parse_module, print_module};
 use pllvm_semantics::verify::verify_module;

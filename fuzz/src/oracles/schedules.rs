@@ -7,7 +7,8 @@
 //! steps (Def. 12) and end in that outcome. Explorations cut off by their
 //! bounds are skipped.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_interp::explore::{Bounds, Order, explore};
 use pllvm_interp::sched::{Highest, Lowest, Random, Scheduler};

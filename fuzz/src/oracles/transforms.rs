@@ -6,7 +6,8 @@
 //! and global element by element (`pllvm_interp::equiv`). A route that refuses
 //! a generated program is a failure too: every generated program is valid input.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_codegen::boscc::Policy;
 use pllvm_codegen::{Options, Pass, run_passes};

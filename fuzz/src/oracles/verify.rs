@@ -4,7 +4,8 @@
 //! undefined behaviour under FR, §4.5; every cycle guarded by a counter). A
 //! failure is a bug of the generator, of the verifier or of the machine.
 
-use super::{Case, Host, Oracle, Verdict};
+use super::case::Case;
+use super::oracle::{Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_interp::{Machine, Outcome};
 use pllvm_semantics::rules::Interp;
