@@ -1,7 +1,7 @@
 //! # pllvm-analysis: CFG facts and divergence analyses (thesis Ch. 2, 6-7, 10)
 //!
 //! CFG facts of thesis §2.2-2.5 and POPL'21 §4.6, computed once per function body
-//! and returned as tables keyed by [`Block`](pllvm_semantics::ir::Block) (STYLE §2:
+//! and returned as tables keyed by [`Block`](pllvm_semantics::ir::Block) (docs/design/style.md §2:
 //! analyses are free functions returning tables, recomputed after every transform):
 //! - [`postdom`]: post-dominator tree with a virtual exit (§2.3);
 //! - [`control_dep`]: control dependence, `cdepB` and `cdep_on` (§2.3);

@@ -1,4 +1,4 @@
-//! Benchmark (issue 6): `pllvm analyze --analysis llvm` against LLVM's own
+//! Benchmark (BENCHMARKS.md, analyze against opt-22): `pllvm analyze --analysis llvm` against LLVM's own
 //! uniformity analysis, `opt-22 -mtriple=amdgcn-- -passes='require<uniformity>'`,
 //! each timed as a whole process (reading and parsing included) on the same
 //! generated CFGs ([`pllvm_proofs::big_cfg`]) of 10k, 100k and 300k blocks:

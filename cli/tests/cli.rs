@@ -199,7 +199,7 @@ fn divergence_report() {
 
 #[test]
 fn exec_reference_and_fast_print_the_same_run() {
-    // `--exec` chooses the rules lane by lane or their kernels (issue 15); the
+    // `--exec` chooses the rules lane by lane or their kernels (`semantics/src/kernels/`); the
     // output, trace and outcome included, must not tell them apart.
     for (file, extra) in [
         (

@@ -1,4 +1,4 @@
-//! Issue 14, "honest inputs and outputs": the exit codes of the README (2 for a
+//! Honest inputs and outputs: the exit codes of docs/cli.md (2 for a
 //! bad command line, 1 for a bad program or input file), arguments checked against
 //! their parameter's type, missing inputs named before the run, flags that override
 //! the `--input` file, one meaning of `replay:` everywhere, and the program from

@@ -1,4 +1,4 @@
-//! The versioned JSON schemas of `docs/schemas/` (issue 20, point 5) against the
+//! The versioned JSON schemas of `docs/schemas/` against the
 //! documents pllvm really writes: each command's output is validated against its
 //! schema (JSON Schema draft 2020-12, the `jsonschema` crate), and each schema is
 //! shown not to be vacuous: a mutated document (a required field removed, a field

@@ -1,4 +1,4 @@
-//! The pictures of issue 20, point 2: `pllvm analyze --svg` (the annotated CFG,
+//! The pictures (docs/analyses.md and docs/transforms.md, "Pictures"): `pllvm analyze --svg` (the annotated CFG,
 //! thesis Fig. 7.2 colouring), `pllvm explore --dot`/`--svg` (the explored
 //! states of the greedy schedules, Def. 12, and their outcomes) and `pllvm
 //! transform --svg` (the CFG before and after a transform), on corpus files.

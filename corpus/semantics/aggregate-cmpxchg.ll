@@ -1,4 +1,4 @@
-;; Aggregates as lane values and cmpxchg (issue 18). A value of a struct or array
+;; Aggregates as lane values and cmpxchg (docs/language.md, "Vectors, aggregates and atomics"). A value of a struct or array
 ;; type is one lane value with an element per field; extractvalue / insertvalue
 ;; read and replace one element at a constant index path ([W-INST-LLVM], §4.9),
 ;; and an element may be ⊤ on its own (insertvalue into undef keeps the other

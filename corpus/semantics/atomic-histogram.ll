@@ -1,4 +1,4 @@
-;; A histogram with atomics (issue 18): several lanes increment the same bins in
+;; A histogram with atomics (docs/language.md, "Vectors, aggregates and atomics"): several lanes increment the same bins in
 ;; one step. [W-INST-ATOMICRMW] (pllvm's reading, semantics/RULES.md): the active
 ;; lanes perform the read-modify-write one after another in lane order, lane 0
 ;; first, each on the memory the previous lane left; lane τ's result is the value

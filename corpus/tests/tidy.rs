@@ -1,4 +1,4 @@
-//! Tidy checks over the source tree (STYLE §3, §6): the rule table
+//! Tidy checks over the source tree (docs/design/style.md §3, §6): the rule table
 //! `semantics/RULES.md` matches the `/// [NAME]` citations of the rule functions
 //! and the type `Rule` (names and thesis places), no rule is cited twice, every
 //! rule is applied by some corpus program (as the rules' dispatchers record it in

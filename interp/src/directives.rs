@@ -1,4 +1,4 @@
-//! The directives of golden corpus files (STYLE §4, `corpus/README.md`): how to
+//! The directives of golden corpus files (docs/design/style.md §4, `corpus/README.md`): how to
 //! run a file and what the spec says must come out.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Work efficiency of a run (issue 16 point 3, beside what thesis Ch. 13 reports
+//! Work efficiency of a run (BENCHMARKS.md, "work efficiency", beside what thesis Ch. 13 reports
 //! for RV): how many blocks the schedule ran, how many instructions a SIMD
 //! machine issues for them (one per phi and command of each scheduled block,
 //! whatever the activation), how many of those lane slots did useful work (the

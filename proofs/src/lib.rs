@@ -1,4 +1,5 @@
-//! pllvm-proofs: the theorems of the thesis as executable checks (see DESIGN.md),
+//! pllvm-proofs: the theorems of the thesis as executable checks (see
+//! docs/design/overview.md),
 //! and the seeded random program generator ([`generator`]) their property tests
 //! draw from.
 

@@ -1,4 +1,4 @@
-//! Stage-wise equivalence of the vectorizing transforms (issue 16, point 2): the
+//! Stage-wise equivalence of the vectorizing transforms (docs/transforms.md): the
 //! thesis's claim (§3.6-3.7, Ch. 8-9) that every stage of the vectorizer has a
 //! semantics, and that the program after each transform, run under OBLIVIOUS,
 //! computes what the original computes under FREEZING. For every generated

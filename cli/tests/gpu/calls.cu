@@ -1,4 +1,4 @@
-// Issue 18: a device helper left as a call at -O0 (inlined when read), and the
+// Calls in GPU kernels (docs/launch.md): a device helper left as a call at -O0 (inlined when read), and the
 // nvptx warp register %laneid.
 __attribute__((device)) int twice(int x) { return 2 * x; }
 

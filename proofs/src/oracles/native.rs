@@ -1,5 +1,5 @@
 //! `avx2`, `avx512`, `neon`, `scalar-c`: native code against the interpreter
-//! (issue 17, `docs/native.md`; `proofs/src/native.rs`). Each case goes through
+//! (`docs/native.md`; `proofs/src/native.rs`). Each case goes through
 //! the transform pipeline `nonneg-div,dlt,boscc,pl`, is emitted for the target (the
 //! widening to vector LLVM IR and `llc-19`, or the scalar-lane C and gcc), run
 //! natively and compared lane by lane and byte by byte with the original under
