@@ -97,7 +97,8 @@ fn missing_file_and_bad_arguments_are_errors_not_panics() {
         vec!["run", f.as_str(), "--schedule", "A,Z", "--arg", "x=0,1"],
         vec!["run", f.as_str(), "--mem", "@nothing=1"],
     ] {
-        // Each is a mistake of the command line: exit 2 (README), as clap's own.
+        // Each is a mistake of the command line: exit 2 (docs/cli.md, "Exit codes"),
+        // as clap's own.
         let o = pllvm(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).starts_with("error:"), "{args:?}: {}", stderr(&o));

@@ -60,7 +60,7 @@ fn bad_flag_values_exit_2_with_the_flag_named() {
 
 #[test]
 fn the_same_mistake_in_an_input_file_exits_1() {
-    // The README: 1 when the program or its input is wrong, 2 when the command
+    // docs/cli.md: 1 when the program or its input is wrong, 2 when the command
     // line is. An argument the `--input` file gets wrong is not a bad command line.
     let f = args_file();
     let json = temp_file("bad.json", r#"{"args": {"m": 1}}"#);
