@@ -19,8 +19,8 @@ command -v llc-19                >/dev/null 2>&1 || need+=(llvm-19)
 command -v gcc                   >/dev/null 2>&1 || need+=(gcc)
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need+=(gcc-aarch64-linux-gnu)
 command -v qemu-aarch64          >/dev/null 2>&1 || need+=(qemu-user)
-# The teaching views (docs/tracing.md, the pictures, docs/tutorial.md): Graphviz lays out every CFG picture, headless
-# Chromium opens the HTML trace.
+# The teaching views (docs/tracing.md, the pictures, docs/tutorial.md): Graphviz lays
+# out every CFG picture, headless Chromium opens the HTML trace.
 command -v dot      >/dev/null 2>&1 || need+=(graphviz)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then

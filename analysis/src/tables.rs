@@ -1,4 +1,5 @@
-//! Side tables keyed by blocks (docs/design/style.md §2: analyses return tables keyed by handles):
+//! Side tables keyed by blocks (docs/design/style.md §2: analyses return tables
+//! keyed by handles):
 //! [`BlockMap`] and the bit set [`BlockSet`].
 
 use pllvm_semantics::entity::SecondaryMap;

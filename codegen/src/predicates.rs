@@ -216,10 +216,10 @@ fn blocks_with_unchanged_edges(ed: &Editor, g: &Original<'_>) -> HashSet<Block> 
 /// loop). So `p(b) = p(d)` in every lane, and `b` needs no accumulator: its
 /// predicate is `p(d)`, computed once (Ferrante, Ottenstein and Warren 1987:
 /// control-equivalent blocks execute under the same condition). The partially
-/// linearized loop of the divergent loop transform is where it matters (the native backend, docs/native.md):
-/// the blocks that rejoin its linearized paths get the loop body's predicate
-/// instead of an `or` of every edge into them, one vector operation per edge and
-/// iteration.
+/// linearized loop of the divergent loop transform is where it matters (the native
+/// backend, docs/native.md): the blocks that rejoin its linearized paths get the loop
+/// body's predicate instead of an `or` of every edge into them, one vector operation
+/// per edge and iteration.
 fn control_equivalent_dominators(
     g: &Original<'_>,
     position: &HashMap<Block, usize>,

@@ -1,8 +1,8 @@
 //! The greedy checks (thesis Ch. 5) cost what the lanes can reach, not what the
-//! CFG holds (BENCHMARKS.md, "`pllvm run` against CFG size"). Work is counted, not timed: the blocks checked
-//! for progress and synchronization (Def. 14, 17) and the states the §5.3 search
-//! expanded (`GreedyFacts::work`), and for the largest CFG the peak resident
-//! memory of a child process.
+//! CFG holds (BENCHMARKS.md, "`pllvm run` against CFG size"). Work is counted, not
+//! timed: the blocks checked for progress and synchronization (Def. 14, 17) and the
+//! states the §5.3 search expanded (`GreedyFacts::work`), and for the largest CFG the
+//! peak resident memory of a child process.
 
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::greedy::GreedyFacts;

@@ -31,10 +31,11 @@
 //! breaks, so it is checked through the stages after it,
 //! `Pass::refines_under_oblivious`); `ifconv`; `reconverge`; and `dlt,pl` with
 //! every live-out in a tracker pair (`dlt::LiveOuts::Tracked`, the native
-//! route's choice for AVX-512). Every stage of every route is checked against the original, not only the last one. Parameters the
-//! generator feeds uniformly are declared uniform (`Options::uniform_args`), so
-//! uniform branches and loops are kept. A transform that refuses a generated
-//! program fails the test: every generated program is valid input.
+//! route's choice for AVX-512). Every stage of every route is checked against the
+//! original, not only the last one. Parameters the generator feeds uniformly are
+//! declared uniform (`Options::uniform_args`), so uniform branches and loops are kept.
+//! A transform that refuses a generated program fails the test: every generated program
+//! is valid input.
 //!
 //! # Case counts
 //! By default the property runs 48 random cases and the fixed sweep 48 seeds (W
