@@ -37,8 +37,7 @@ fn check(seed: u64, width: usize, input_seed: u64) -> Result<(), String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None,
-    #..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig { cases: 96, failure_persistence: None, ..ProptestConfig::default() })]
 
     #[test]
     fn fr_lock_step_equals_lanes_run_alone(
