@@ -13,14 +13,14 @@ command -v clang-19 >/dev/null 2>&1 || need+=(clang-19)
 command -v opt-22   >/dev/null 2>&1 || need+=(llvm-22)
 command -v opt-19   >/dev/null 2>&1 || need+=(llvm-19)
 command -v tmux     >/dev/null 2>&1 || need+=(tmux)
-# The native backend (issue 17): llc-19 for the widening's objects, the AArch64
+# The native backend (docs/native.md): llc-19 for the widening's objects, the AArch64
 # cross toolchain and qemu-user for the NEON runs, gcc for the scalar-lane C.
 command -v llc-19                >/dev/null 2>&1 || need+=(llvm-19)
 command -v gcc                   >/dev/null 2>&1 || need+=(gcc)
 command -v aarch64-linux-gnu-gcc >/dev/null 2>&1 || need+=(gcc-aarch64-linux-gnu)
 command -v qemu-aarch64          >/dev/null 2>&1 || need+=(qemu-user)
-# The teaching views (issue 20): Graphviz lays out every CFG picture, headless
-# Chromium opens the HTML trace.
+# The teaching views (docs/tracing.md, the pictures, docs/tutorial.md): Graphviz lays
+# out every CFG picture, headless Chromium opens the HTML trace.
 command -v dot      >/dev/null 2>&1 || need+=(graphviz)
 command -v chromium >/dev/null 2>&1 || need+=(chromium)
 if [ ${#need[@]} -gt 0 ]; then

@@ -384,7 +384,7 @@ pub fn global_joins(facts: &CfgFacts, split: Block, div_succs: &[Block]) -> Join
 }
 
 /// Whether `PLLVM_SEEDED_BUG` (comma-separated) names the seeded bug `name`
-/// (only with the `seeded-bugs` feature; issue 19, `pllvm fuzz`'s own test).
+/// (only with the `seeded-bugs` feature; `pllvm fuzz`'s own test, docs/fuzzing.md).
 #[cfg(feature = "seeded-bugs")]
 fn seeded_bug(name: &str) -> bool {
     static BUGS: std::sync::OnceLock<String> = std::sync::OnceLock::new();

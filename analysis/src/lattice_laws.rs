@@ -160,8 +160,7 @@ fn sa_transformers_are_monotone() {
     // align(128)`, `(0, 6) · 4` is `varying align(24)`, and 128 ⋢ 24 in the
     // divisibility order (though modulo 2^8 both say as much). The constant 0 does
     // the same: `x · (0, 0)` is `varying align(2^N)`, not below `varying align(3)`.
-    // Both are precision artefacts of the order, not unsoundness; see the report of
-    // issue 15.
+    // Both are precision artefacts of the order, not unsoundness.
     check(
         |SaCase {
              n,

@@ -1,31 +1,49 @@
 //! # pllvm-analysis: CFG facts and divergence analyses (thesis Ch. 2, 6-7, 10)
 //!
-//! CFG facts of thesis §2.2-2.5 and POPL'21 §4.6, computed once per function body
-//! and returned as tables keyed by [`Block`](pllvm_semantics::ir::Block) (STYLE §2:
-//! analyses are free functions returning tables, recomputed after every transform):
-//! - [`postdom`]: post-dominator tree with a virtual exit (§2.3);
+//! What the compiler knows statically about a P-LLVM function: its CFG facts,
+//! where control diverges, and which values, branches and blocks are uniform,
+//! by four analyses (the thesis's, POPL'21's, LLVM's and the stride-alignment
+//! lattice of Ch. 10). Facts are computed once per function body and returned as
+//! tables keyed by [`Block`](pllvm_semantics::ir::Block) (docs/design/style.md
+//! §2: analyses are free functions returning tables, recomputed after every
+//! transform). The layers and every module's imports: `ARCHITECTURE.md`,
+//! "analysis"; what each analysis computes and what checks it: `docs/analyses.md`.
+//!
+//! CFG facts (thesis §2.2-2.5, POPL'21 §4.6):
+//! - [`postdom`]: the post-dominator tree with a virtual exit (§2.3);
 //! - [`control_dep`]: control dependence, `cdepB` and `cdep_on` (§2.3);
 //! - [`loops`]: natural loops and the loop tree (§2.4);
 //! - [`mod@block_index`]: the block index of §2.5;
-//! - [`reach`]: forward-reaching paths and `fwdreaching` (Def. 15-16);
-//! - [`head_rewired`]: the head-rewired CFG `G⋆` (POPL'21 Def. 4.14);
+//! - [`reach`]: forward-reaching paths and `fwdreaching` (Def. 15-16), by query;
+//! - [`facts`]: [`CfgFacts`], the bundle of the facts the analyses need;
+//! - [`tables`]: the side tables [`BlockMap`] and [`BlockSet`];
 //! - [`normalize`]: the loop normalizations of §2.4 (unique latch, preheader,
-//!   dedicated exits, LCSSA) as behaviour-preserving transforms;
-//! - [`joins`]: control divergence of thesis Ch. 7 (Listings 4-7);
+//!   dedicated exits, LCSSA) as behaviour-preserving transforms.
+//!
+//! Control divergence:
+//! - [`joins`]: sync and temporal joins of thesis Ch. 7 (Listings 4-7);
+//! - [`head_rewired`]: the head-rewired CFG `G⋆` (POPL'21 Def. 4.14);
 //! - [`disjoint`]: ends of disjoint paths in a DAG (POPL'21 Algorithm 1);
-//! - [`cycles`]: LLVM's cycle hierarchy of any CFG ("Convergence and Uniformity");
-//! - [`opt_uniformity`]: running LLVM's `print<uniformity>` and parsing its report.
+//! - [`reaching_defs`]: definite reaching definitions (POPL'21 §6);
+//! - [`cycles`]: LLVM's cycle hierarchy of any CFG, irreducible ones included
+//!   ("Convergence and Uniformity").
 //!
-//! [`CfgFacts`] ([`facts`]) bundles the facts the divergence analyses need.
+//! The divergence analyses, each with one entry point `analyze` in its own module:
+//! [`thesis`] (Ch. 6-7), [`popl`] (POPL'21), [`stride`] (`sa`, Ch. 10) and
+//! [`llvm`] (LLVM's), chosen by the dispatcher [`uniformity::analyze`]; all return
+//! a [`result::Uniformity`]. The lattices are [`shape`] (§6.1) and [`sa_shape`]
+//! (Fig. 10.4). The thesis and sa analyses share the worklist engine of Listings
+//! 1-3 (`engine`) and the [DA-*] transformers (`transfer`), which read the
+//! analysis state through `state`; stack objects go through `points_to` and
+//! `alloca_ssa` (§6.5.2, §6.6), calls through `calls` (θ, §4.9.2), and
+//! [`target`] holds the GPU targets' uniformity rules (kernel arguments, sources
+//! of divergence, always-uniform intrinsics).
 //!
-//! The divergence analyses (thesis Ch. 6-7, 10; POPL'21; LLVM), each with one entry
-//! point `analyze` in its own module ([`thesis`], [`popl`], [`llvm`], [`stride`]),
-//! chosen by the dispatcher [`uniformity::analyze`]; all return a
-//! [`result::Uniformity`]. The thesis and sa analyses share the worklist engine of
-//! Listings 1-3 (`engine`) and the [DA-*] transformers (`transfer`), which read
-//! the analysis state through `state`; stack objects go through `points_to` and
-//! `alloca_ssa`, calls through `calls`. The lattices: [`shape`] (§6.1) and
-//! [`sa_shape`] (Fig. 10.4).
+//! What reads a [`result::Uniformity`]: [`render`] (the annotated program, JSON
+//! and Graphviz of `pllvm analyze`) and [`reconverging`] (the reconverging-CFG
+//! property of the poster). [`opt_uniformity`] runs LLVM's own
+//! `print<uniformity>` (`opt-22`, `opt-19`) and parses its report, the peer of
+//! [`llvm`]. [`skeleton`] turns a bare successor list into a program for tests.
 //!
 //! This file only declares modules and re-exports: no module imports the crate root,
 //! so the module graph has no cycles (`analysis/tests/module_graph.rs`).

@@ -1,5 +1,5 @@
-//! LLVM's own uniformity analysis as a peer of `llvm` (issue 6, "head-to-head with
-//! LLVM"): the input pllvm gives `opt` for one function, running
+//! LLVM's own uniformity analysis as a peer of `llvm` (docs/analyses.md, "Head-to-head with
+//! opt-22"): the input pllvm gives `opt` for one function, running
 //! `opt -mtriple=amdgcn-- -passes='print<uniformity>' -disable-output`, and the
 //! parse of the report it prints on stderr.
 //!
@@ -328,7 +328,7 @@ mod tests {
         assert_eq!(all.value_divergent("anything"), Some(false));
     }
 
-    /// Found by `pllvm fuzz --oracle llvm` (issue 19): the case lines of a
+    /// Found by `pllvm fuzz --oracle llvm` (docs/fuzzing.md): the case lines of a
     /// divergent `switch` made it read as uniform.
     #[test]
     fn a_switch_over_several_lines_keeps_its_first_lines_flag() {

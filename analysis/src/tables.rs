@@ -1,10 +1,11 @@
-//! Side tables keyed by blocks (STYLE §2: analyses return tables keyed by handles):
+//! Side tables keyed by blocks (docs/design/style.md §2: analyses return tables
+//! keyed by handles):
 //! [`BlockMap`] and the bit set [`BlockSet`].
 
 use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::Block;
 
-/// A side table keyed by blocks (STYLE §2).
+/// A side table keyed by blocks (docs/design/style.md §2).
 pub type BlockMap<T> = SecondaryMap<Block, T>;
 
 /// A set of blocks of one body as a bit set over arena indices.

@@ -1,4 +1,4 @@
-//! The targets' uniformity rules, as LLVM applies them (issue 18, point 2): which
+//! The targets' uniformity rules, as LLVM applies them (docs/launch.md): which
 //! parameters a target's calling convention makes uniform, and which intrinsics
 //! are sources of divergence or always uniform. Every analysis uses them when the
 //! module names its target (`target triple = "amdgcn-..."`, `"nvptx64-..."`,

@@ -1,14 +1,15 @@
-//! Benchmark (issue 6): `pllvm analyze --analysis llvm` against LLVM's own
-//! uniformity analysis, `opt-22 -mtriple=amdgcn-- -passes='require<uniformity>'`,
-//! each timed as a whole process (reading and parsing included) on the same
-//! generated CFGs ([`pllvm_fuzz::big_cfg`]) of 10k, 100k and 300k blocks:
-//! structured, loop-heavy and with irreducible regions. Prints the median CPU time
-//! (user + system of the child process, from `getrusage(RUSAGE_CHILDREN)` before
-//! and after it, in microseconds: GNU time's 10 ms clock made the 10k ratios a
-//! matter of a few ticks) and wall time of each side, their ratios, and
-//! the growth of CPU time from one size to the next normalised by the growth in
-//! blocks (1.00 = linear). CPU time is the comparison that survives a shared
-//! machine; wall time is printed beside it.
+//! Benchmark (BENCHMARKS.md, "Uniformity analysis"): `pllvm analyze --analysis
+//! llvm` against LLVM's own uniformity analysis,
+//! `opt-22 -mtriple=amdgcn-- -passes='require<uniformity>'`, each timed as a whole
+//! process (reading and parsing included) on the same generated CFGs
+//! ([`pllvm_fuzz::big_cfg`]) of 10k, 100k and 300k blocks: structured,
+//! loop-heavy and with irreducible regions. Prints the median CPU time (user +
+//! system of the child process, from `getrusage(RUSAGE_CHILDREN)` before and after
+//! it, in microseconds: GNU time's 10 ms clock made the 10k ratios a matter of a
+//! few ticks) and wall time of each side, their ratios, and the growth of CPU time
+//! from one size to the next normalised by the growth in blocks (1.00 = linear).
+//! CPU time is the comparison that survives a shared machine; wall time is printed
+//! beside it.
 //!
 //! `cargo bench -p pllvm --bench analyze_vs_opt`; `PLLVM_BENCH_SIZES=10000,100000`
 //! and `PLLVM_BENCH_RUNS=3` change the sizes and the runs per median (default 5);

@@ -1,4 +1,4 @@
-//! Benchmark (issue 14, "Shown by"): run time and peak resident memory of
+//! Benchmark (BENCHMARKS.md, "`pllvm run` against CFG size"): run time and peak resident memory of
 //! `pllvm run` with the CLI defaults (the `lowest` greedy policy, every step
 //! checked against Ch. 5, the default step limit) against the size of the CFG:
 //! - *diamonds*: a chain of divergent diamonds `h: br %c, l, r; l: br j; r: br j;

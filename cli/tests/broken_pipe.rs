@@ -1,6 +1,6 @@
 //! A reader of `pllvm`'s standard output that goes away early (`pllvm print big.ll |
 //! head -1`) ends `pllvm` quietly with status 0, as it ends a Unix filter: no panic
-//! (status 101, "failed printing to stdout") and no error message (issue 14).
+//! (status 101, "failed printing to stdout") and no error message.
 
 use crate::common;
 use common::temp_file;

@@ -97,7 +97,8 @@ fn missing_file_and_bad_arguments_are_errors_not_panics() {
         vec!["run", f.as_str(), "--schedule", "A,Z", "--arg", "x=0,1"],
         vec!["run", f.as_str(), "--mem", "@nothing=1"],
     ] {
-        // Each is a mistake of the command line: exit 2 (README), as clap's own.
+        // Each is a mistake of the command line: exit 2 (docs/cli.md, "Exit codes"),
+        // as clap's own.
         let o = pllvm(&args);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
         assert!(stderr(&o).starts_with("error:"), "{args:?}: {}", stderr(&o));
@@ -199,7 +200,7 @@ fn divergence_report() {
 
 #[test]
 fn exec_reference_and_fast_print_the_same_run() {
-    // `--exec` chooses the rules lane by lane or their kernels (issue 15); the
+    // `--exec` chooses the rules lane by lane or their kernels (`semantics/src/kernels/`); the
     // output, trace and outcome included, must not tell them apart.
     for (file, extra) in [
         (

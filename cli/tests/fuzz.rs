@@ -1,4 +1,4 @@
-//! `pllvm fuzz` end to end (issue 19): a campaign's report and files, the
+//! `pllvm fuzz` end to end (docs/fuzzing.md): a campaign's report and files, the
 //! external oracle's protocol, replay, shards and merge, and a campaign killed
 //! with SIGKILL that loses no finding and resumes where it stopped.
 //!

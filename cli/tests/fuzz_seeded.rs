@@ -1,4 +1,4 @@
-//! `pllvm fuzz` finds seeded bugs (issue 19, "Shown by"): one per oracle
+//! `pllvm fuzz` finds seeded bugs (docs/fuzzing.md, "Seeded bugs"): one per oracle
 //! family, compiled only with the `seeded-bugs` feature and switched on by
 //! `PLLVM_SEEDED_BUG`:
 //!

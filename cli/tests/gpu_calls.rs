@@ -1,4 +1,4 @@
-//! Calls in kernels compiled by clang-19 at `-O0` (issue 18, points 1-2): the
+//! Calls in kernels compiled by clang-19 at `-O0` (docs/language.md, "Calls and declarations"): the
 //! helpers clang leaves as calls are inlined when the module is read, and the
 //! targets' wave operations (`mbcnt`, `readfirstlane`, `ballot` on amdgcn,
 //! `%laneid` on nvptx) run with their lock-step meaning in θ, and OpenCL's

@@ -1,4 +1,4 @@
-//! The targets' uniformity rules (issue 18, point 2) on kernels compiled by
+//! The targets' uniformity rules (`analysis/src/target.rs`) on kernels compiled by
 //! clang-19 for amdgcn (OpenCL C) and nvptx (CUDA) from `cli/tests/gpu/`, built
 //! with `-O1 -fno-vectorize -fno-slp-vectorize` and no device libraries. With no
 //! `--uniform-args`, the arguments of an `amdgpu_kernel`, and of an nvptx kernel

@@ -1,4 +1,4 @@
-//! GPU kernels compiled by clang-19 (issue 18, "Shown by"):
+//! GPU kernels compiled by clang-19 (docs/launch.md, "From OpenCL C or CUDA source to a launch"):
 //! `cli/tests/gpu/saxpy.{cl,cu}`, `reduce.{cl,cu}` (a reduction whose loop
 //! each thread leaves at its own iteration, with the total added by atomics),
 //! `histogram.{cl,cu}` (several threads incrementing the

@@ -1,4 +1,4 @@
-//! Issue 14, "honest inputs and outputs": the exit codes of the README (2 for a
+//! Honest inputs and outputs: the exit codes of docs/cli.md (2 for a
 //! bad command line, 1 for a bad program or input file), arguments checked against
 //! their parameter's type, missing inputs named before the run, flags that override
 //! the `--input` file, one meaning of `replay:` everywhere, and the program from
@@ -60,7 +60,7 @@ fn bad_flag_values_exit_2_with_the_flag_named() {
 
 #[test]
 fn the_same_mistake_in_an_input_file_exits_1() {
-    // The README: 1 when the program or its input is wrong, 2 when the command
+    // docs/cli.md: 1 when the program or its input is wrong, 2 when the command
     // line is. An argument the `--input` file gets wrong is not a bad command line.
     let f = args_file();
     let json = temp_file("bad.json", r#"{"args": {"m": 1}}"#);

@@ -1,4 +1,4 @@
-//! What a user feeds `pllvm` must not exhaust the host (issue 14): W is bounded
+//! What a user feeds `pllvm` must not exhaust the host: W is bounded
 //! with a usage error, a run keeps only the trace its output needs, and a cut-off
 //! exploration says so with its own exit code. Memory is measured as the peak RSS
 //! of a child process (`getrusage(RUSAGE_CHILDREN)` after it is reaped, one child

@@ -1,9 +1,9 @@
-//! The versioned JSON schemas of `docs/schemas/` (issue 20, point 5) against the
+//! The versioned JSON schemas of `docs/schemas/` against the
 //! documents pllvm really writes: each command's output is validated against its
 //! schema (JSON Schema draft 2020-12, the `jsonschema` crate), and each schema is
 //! shown not to be vacuous: a mutated document (a required field removed, a field
 //! of the wrong type, and for the strict schemas a field added) is rejected. The
-//! run-input schema is checked both ways: the README's example validates and runs,
+//! run-input schema is checked both ways: the `--input` example of docs/cli.md validates and runs,
 //! and an input with an unknown field is rejected by the schema and by `pllvm`.
 
 use crate::common;
@@ -230,9 +230,9 @@ fn the_run_schema_lists_every_rule() {
     );
 }
 
-/// The README's `--input` example meets `pllvm-input/1` and runs; an input with an
-/// unknown field is rejected by the schema and by `pllvm` alike (the schema is as
-/// strict as `RunConfig`'s `deny_unknown_fields`).
+/// The `--input` example of docs/cli.md (once the README's) meets `pllvm-input/1` and
+/// runs; an input with an unknown field is rejected by the schema and by `pllvm` alike
+/// (the schema is as strict as `RunConfig`'s `deny_unknown_fields`).
 #[test]
 fn run_inputs_meet_pllvm_input_1() {
     let v = schema("pllvm-input-1");

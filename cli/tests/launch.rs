@@ -1,4 +1,4 @@
-//! `pllvm run --grid` end to end (issue 18, points 3-5; docs/launch.md): thread
+//! `pllvm run --grid` end to end (docs/launch.md): thread
 //! ids of the targets' intrinsics, work-groups, the last thread array with
 //! fewer lanes, buffers in and out, dumps as text, JSON and raw bytes, races
 //! between thread arrays, results independent of W and of the number of jobs,

@@ -1,4 +1,4 @@
-//! Guest memory and the host (issue 14, item 1): a guest byte must cost the host
+//! Guest memory and the host (docs/cli.md, `--memory-limit`): a guest byte must cost the host
 //! a few bytes at most once written and next to nothing while untouched or
 //! zero-initialized, and `--memory-limit` bounds what a program may allocate,
 //! with a limit outcome (exit 1) that names the flag.
@@ -117,7 +117,7 @@ fn exceeding_the_memory_limit_is_a_limit_outcome() {
 }
 
 /// Undefined-behaviour outcomes name the object: a global by `@Y`, an `alloca`'s
-/// object by its instruction, block and lane (issue 14, item 14).
+/// object by its instruction, block and lane.
 #[test]
 fn memory_errors_name_globals_and_allocas() {
     let file = temp_file(

@@ -1,4 +1,4 @@
-//! `pllvm compile` and `pllvm diff-exec` end to end (issue 17): the corpus
+//! `pllvm compile` and `pllvm diff-exec` end to end (docs/native.md): the corpus
 //! kernels agree natively (scalar-c) with the interpreter through their own
 //! `; run:` lines, in one batch; `--json` is one document of schema
 //! `pllvm-diff-exec/1`; chunks are refused for programs with horizontal

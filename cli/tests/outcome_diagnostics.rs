@@ -1,4 +1,4 @@
-//! Undefined behaviour printed like the verifier's errors (issue 15, point 4):
+//! Undefined behaviour printed like the verifier's errors (docs/cli.md):
 //! `pllvm run` renders it on stderr as `file:line:col: error: ...` with the source
 //! line, a caret under the instruction, predicate or terminator, the lane, and a
 //! `help:` line naming the rule and its thesis place; `run --trace json` carries

@@ -1,4 +1,4 @@
-//! How `pllvm` reports a file it cannot read as P-LLVM (issue 14): one `error:`
+//! How `pllvm` reports a file it cannot read as P-LLVM: one `error:`
 //! prefix per message (`file:line:col: error: ...`, never `error: file:...: error:`),
 //! a long source line cut around the caret, and a byte that is not UTF-8 named at
 //! its position instead of a generic read failure.

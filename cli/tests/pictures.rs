@@ -1,8 +1,8 @@
-//! The pictures of issue 20, point 2: `pllvm analyze --svg` (the annotated CFG,
-//! thesis Fig. 7.2 colouring), `pllvm explore --dot`/`--svg` (the explored
-//! states of the greedy schedules, Def. 12, and their outcomes) and `pllvm
-//! transform --svg` (the CFG before and after a transform), on corpus files.
-//! The SVGs are laid out by Graphviz's `dot`, which these tests require.
+//! The pictures (docs/analyses.md and docs/transforms.md, "Pictures"): `pllvm analyze
+//! --svg` (the annotated CFG, thesis Fig. 7.2 colouring), `pllvm explore --dot`/`--svg`
+//! (the explored states of the greedy schedules, Def. 12, and their outcomes) and
+//! `pllvm transform --svg` (the CFG before and after a transform), on corpus files. The
+//! SVGs are laid out by Graphviz's `dot`, which these tests require.
 
 use crate::common;
 use common::{code, corpus, pllvm, require, stderr, stdout, temp_file};

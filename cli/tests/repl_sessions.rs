@@ -268,7 +268,7 @@ fn a_failed_command_makes_the_script_exit_1() {
     assert_eq!(bad_eof, Some(1));
 }
 
-/// Item 2 of issue 14: `run` on a loop no lane leaves, at W = 16, runs the default
+/// Bounded REPL state: `run` on a loop no lane leaves, at W = 16, runs the default
 /// million steps to `out of fuel` within 200 MB of peak RSS (it reached 5 GB when
 /// the session kept every trace row and a snapshot per step): the session keeps
 /// the last 1,000 snapshots and the last 10,000 trace rows. `back` goes back

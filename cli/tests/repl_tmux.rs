@@ -259,7 +259,7 @@ fn history_goes_to_xdg_state_home() {
     let _ = std::fs::remove_dir_all(&home);
 }
 
-/// Item 8 of issue 14: Ctrl-C during `run` stops the run between two blocks and
+/// Interrupting the REPL: Ctrl-C during `run` stops the run between two blocks and
 /// returns to the prompt with the session intact ("interrupted at step N", then
 /// `state` shows that step, still running), instead of killing the REPL.
 #[test]

@@ -1,4 +1,4 @@
-//! `pllvm run FILE --trace html -o F` (issue 20, point 1): the page of thesis
+//! `pllvm run FILE --trace html -o F` (docs/tracing.md, "The HTML page"): the page of thesis
 //! Fig. 4.5's run opened in headless Chromium, stepped with the keyboard, and
 //! checked after each step against the Fig. 4.5b table of the corpus file's
 //! comment; a screenshot of each step is saved as a test artifact.

@@ -1,4 +1,4 @@
-//! Runs every command of `docs/tutorial.md` (issue 20, point 3) so that the
+//! Runs every command of `docs/tutorial.md` so that the
 //! tutorial cannot rot. The conventions the markdown follows:
 //!
 //! - A fenced block whose info string has `file=NAME` (```` ```llvm file=logstar.ll ````,

@@ -1,4 +1,5 @@
-//! Speed of the widened SIMD code (issue 17, "faster than ISPC"): every kernel of
+//! Speed of the widened SIMD code (docs/design/overview.md "Performance targets": ahead
+//! of ISPC): every kernel of
 //! `corpus/kernels/` the native route takes (all but the irreducible
 //! `state-machine.ll`, which the loop-based transforms refuse), compiled the way
 //! `pllvm compile` compiles them (the transforms `nonneg-div,dlt,boscc,pl`, [`native::emit`],

@@ -1,4 +1,4 @@
-//! Transform time against CFG size (issue 16 point 3: "a 100k-block generated
+//! Transform time against CFG size (the target: "a 100k-block generated
 //! CFG transforms in seconds, not minutes").
 //!
 //! The program is a chain of segments, each one of: a diamond on a varying

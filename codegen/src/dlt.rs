@@ -39,7 +39,7 @@
 //!   latch arm, is instead *held* by `%h` itself: `%h.next` keeps `%h` (or takes
 //!   the value) on the edges that do not go round, so the lane keeps what it
 //!   left with and needs no tracker pair (an optimization of §9.1's scheme for
-//!   the native code, issue 17: a tracker pair is a loop-carried vector
+//!   the native code (docs/native.md): a tracker pair is a loop-carried vector
 //!   register; see `hold_plan`).
 //! - The dispatch (`dispatch`): `L` tests as `NewH` does (`%again = any(%go.next)`
 //!   on `%live.upd`, see "Bottom test" below) and branches to `NewH` or `Disp`.
@@ -138,7 +138,7 @@ use std::collections::{HashMap, HashSet};
 const PASS: &str = "dlt";
 
 /// A deliberate defect of the transform, for tests only: the stage-wise
-/// equivalence checks (issue 16, "a seeded broken transform") must catch it.
+/// equivalence checks (docs/transforms.md, "How correctness is checked") must catch it.
 /// Never set by a front end.
 #[doc(hidden)]
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -981,7 +981,7 @@ fn phase2_rebound_exits(
     // `v.final` in `Disp` then reads `h` (from `NewH`) or `h.next` (from `L`).
     // A tracker costs two phis (a loop-carried register in the widened code)
     // and a select per exit edge; holding costs the select of `h.next` that the
-    // predication of `L` makes anyway (issue 17). Each header phi holds one
+    // predication of `L` makes anyway (docs/native.md). Each header phi holds one
     // value at most: itself first, else its latch value.
     let held = hold_plan(facts, built, fault, live_outs);
     // The forwarding phis of phase 1 read the held value, or undef, on the edges

@@ -1,4 +1,4 @@
-//! The native harness of issue 17: build a batch of kernels for a target, link it
+//! The native harness (docs/native.md): build a batch of kernels for a target, link it
 //! with the runner, run it in a child process and read its results back, under
 //! the protocol of `docs/native.md`. No `unsafe`: the native code only ever runs
 //! in child processes (the runner forks once more per kernel, with an alarm,
@@ -25,7 +25,7 @@ use std::time::{Duration, Instant};
 /// The runner's C source (compiled once per target and cached).
 pub const RUNNER_C: &str = include_str!("native/runner.c");
 
-/// The flags of the scalar-lane C build (issue 17): IEEE floats without
+/// The flags of the scalar-lane C build (docs/native.md): IEEE floats without
 /// contraction, wrapping signed arithmetic, no type-based aliasing.
 pub const C_FLAGS: [&str; 4] = [
     "-O1",
@@ -68,7 +68,7 @@ impl Target {
     }
 
     /// W when `--width` is not given: twice the native vector width of 32-bit
-    /// lanes (issue 17); 8 for the scalar C route.
+    /// lanes (docs/native.md); 8 for the scalar C route.
     pub fn default_width(self) -> usize {
         match self {
             Target::Avx2 => 16,
@@ -78,7 +78,7 @@ impl Target {
     }
 
     /// How the divergent loop transform keeps live-out values for this target
-    /// (issue 17, measured: BENCHMARKS.md, "Native SIMD code", fourth round).
+    /// (measured: BENCHMARKS.md, "Native SIMD code", fourth round).
     /// AVX-512's 32 vector registers carry §9.1's tracker pairs, which take the
     /// per-lane choice of a held counter off its loop-carried chain
     /// ([`crate::dlt::LiveOuts`]): Mandelbrot 6.6 against 7.1 ms. With 16 `ymm`

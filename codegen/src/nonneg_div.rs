@@ -11,7 +11,7 @@
 //! on AVX-512 three, where `ashr` is one. This is what LLVM's
 //! CorrelatedValuePropagation and InstCombine do to `clang -O2` output before a
 //! vectorizer sees it (an `sdiv` of operands known non-negative becomes `udiv`,
-//! then a shift); `pllvm compile` runs no `opt` (issue 17), so the facts the
+//! then a shift); `pllvm compile` runs no `opt` (docs/native.md), so the facts the
 //! rewrite needs are gathered here, from the scalar program, before the
 //! transforms replace its branches by masks.
 //!
@@ -47,12 +47,13 @@
 //!
 //! Only scalar integer divisions by a positive power of two (2^0 included)
 //! are rewritten, and no `total` one (it runs in passive lanes too, on values
-//! no branch bounded; a `total` result is not known non-negative either); the `exact` flag stays (`ashr exact` and `sdiv exact` are ⊤
-//! on the same non-negative dividends). Predicated input (a block predicate,
-//! a `total` command with a side effect: [`crate::prepare::require_unpredicated`])
-//! is left as it is, with a note: a predicate may make a lane active in a
-//! block without its having taken the branches the facts come from. The pass
-//! comes first in a pipeline, while the branches it reads are there.
+//! no branch bounded; a `total` result is not known non-negative either); the `exact`
+//! flag stays (`ashr exact` and `sdiv exact` are ⊤ on the same non-negative dividends).
+//! Predicated input (a block predicate, a `total` command with a side effect:
+//! [`crate::prepare::require_unpredicated`]) is left as it is, with a note: a predicate
+//! may make a lane active in a block without its having taken the branches the facts
+//! come from. The pass comes first in a pipeline, while the branches it reads are
+//! there.
 
 use crate::error::TransformError;
 use crate::pipeline::PassContext;

@@ -35,7 +35,7 @@
 //! accumulator: `p(b) = p(d)` (`control_equivalent_dominators`). This leaves the
 //! `or` of every edge into a join that rejoins all of `d`'s paths out of the
 //! code, and with it a vector operation per edge in every iteration of a widened
-//! loop (issue 17).
+//! loop (docs/native.md).
 //!
 //! # SSA form of the accumulators
 //! The accumulators are put into SSA form over `G_ℓ` in one go, after Cytron et
@@ -216,10 +216,10 @@ fn blocks_with_unchanged_edges(ed: &Editor, g: &Original<'_>) -> HashSet<Block> 
 /// loop). So `p(b) = p(d)` in every lane, and `b` needs no accumulator: its
 /// predicate is `p(d)`, computed once (Ferrante, Ottenstein and Warren 1987:
 /// control-equivalent blocks execute under the same condition). The partially
-/// linearized loop of the divergent loop transform is where it matters (issue 17):
-/// the blocks that rejoin its linearized paths get the loop body's predicate
-/// instead of an `or` of every edge into them, one vector operation per edge and
-/// iteration.
+/// linearized loop of the divergent loop transform is where it matters (the native
+/// backend, docs/native.md): the blocks that rejoin its linearized paths get the loop
+/// body's predicate instead of an `or` of every edge into them, one vector operation
+/// per edge and iteration.
 fn control_equivalent_dominators(
     g: &Original<'_>,
     position: &HashMap<Block, usize>,
@@ -493,7 +493,7 @@ impl Sweep<'_, '_> {
     /// default, `select e(a→b), v_a, m` equals `m` in every lane and is left out.
     /// The divergent loop transform's `%live.upd` is the case that matters:
     /// `false` from `Guard` and from every exit, `true` from the latch, it becomes
-    /// one select instead of one per exit edge (issue 17: each select is a
+    /// one select instead of one per exit edge (in the native code each select is a
     /// vector operation per iteration of the widened loop).
     fn cascade_default(&self, mut m: Value) -> Value {
         while let Some(&(_, _, rest)) = self.cascade.get(&m) {
@@ -922,7 +922,7 @@ pub fn edge_predicate(ed: &mut Editor, a: Block, p: Value, term: &Terminator, s:
 /// both are false, whatever `c`; where `p(a)` is true and `c` is ⊤, both are ⊤: the
 /// lane branches on ⊤). The second form needs no `¬c`: in widened code `¬c` of a
 /// compare becomes the inverted compare, a second vector compare per iteration
-/// beside the first, where this form is one `andn` of masks (issue 17).
+/// beside the first, where this form is one `andn` of masks (docs/native.md).
 fn cached_edge_predicate(
     ed: &mut Editor,
     cache: &mut HashMap<(Block, Block), Value>,

@@ -1,4 +1,4 @@
-//! The scalar-lane C emitter: the second native oracle of issue 17. A batch of
+//! The scalar-lane C emitter: the second native oracle (docs/native.md). A batch of
 //! transformed kernels becomes one C translation unit under the native ABI
 //! (`docs/native.md`): per kernel a chunk function that runs one thread array of
 //! `count ≤ W` lanes in plain C, an array of W per value and a loop over the lanes

@@ -1,11 +1,11 @@
-;; Aggregates as lane values and cmpxchg (issue 18). A value of a struct or array
-;; type is one lane value with an element per field; extractvalue / insertvalue
-;; read and replace one element at a constant index path ([W-INST-LLVM], §4.9),
-;; and an element may be ⊤ on its own (insertvalue into undef keeps the other
-;; fields ⊤). [W-INST-CMPXCHG] (pllvm's reading, semantics/RULES.md): the active
-;; lanes act one after another in lane order; lane τ reads the old value and, if
-;; it equals its expected value, writes its new one; its result is { old, equal }.
-;; Four lanes (W = 4), all active.
+;; Aggregates as lane values and cmpxchg (docs/language.md, "Vectors, aggregates and
+;; atomics"). A value of a struct or array type is one lane value with an element per
+;; field; extractvalue / insertvalue read and replace one element at a constant index
+;; path ([W-INST-LLVM], §4.9), and an element may be ⊤ on its own (insertvalue into
+;; undef keeps the other fields ⊤). [W-INST-CMPXCHG] (pllvm's reading,
+;; semantics/RULES.md): the active lanes act one after another in lane order; lane τ
+;; reads the old value and, if it equals its expected value, writes its new one; its
+;; result is { old, equal }. Four lanes (W = 4), all active.
 ;;
 ;; Derivation: every lane tries to claim @owner (initially 0) with t + 1:
 ;;   lane 0 reads 0 = 0: writes 1, pair { 0, true }

@@ -1,11 +1,12 @@
-;; A histogram with atomics (issue 18): several lanes increment the same bins in
-;; one step. [W-INST-ATOMICRMW] (pllvm's reading, semantics/RULES.md): the active
-;; lanes perform the read-modify-write one after another in lane order, lane 0
-;; first, each on the memory the previous lane left; lane τ's result is the value
-;; it read. So increments of one bin add up, where a plain load/add/store scatter
-;; would lose all but one of them (and pllvm would report a conflicting scatter).
-;; The fence ([W-INST-FENCE]) changes nothing: one memory, one step at a time.
-;; Eight lanes (W = 8); @data = [1, 5, 2, 9, 7, 13, 4, 3]; bin = data & 3.
+;; A histogram with atomics (docs/language.md, "Vectors, aggregates and atomics"):
+;; several lanes increment the same bins in one step. [W-INST-ATOMICRMW] (pllvm's
+;; reading, semantics/RULES.md): the active lanes perform the read-modify-write one
+;; after another in lane order, lane 0 first, each on the memory the previous lane left;
+;; lane τ's result is the value it read. So increments of one bin add up, where a plain
+;; load/add/store scatter would lose all but one of them (and pllvm would report a
+;; conflicting scatter). The fence ([W-INST-FENCE]) changes nothing: one memory, one
+;; step at a time. Eight lanes (W = 8); @data = [1, 5, 2, 9, 7, 13, 4, 3];
+;; bin = data & 3.
 ;;
 ;; Derivation. The lanes are all active in block A; bins in lane order:
 ;;   lane  : 0  1  2  3  4  5  6  7

@@ -1,4 +1,4 @@
-;; half and bfloat (issue 18): 16-bit floats as lane values. Arithmetic is
+;; half and bfloat (docs/language.md): 16-bit floats as lane values. Arithmetic is
 ;; computed in binary32 and rounded once to the 16-bit type, which is the
 ;; exactly rounded IEEE result for + - * / (binary32 has ≥ 2p + 2 significand
 ;; bits for both; docs/language.md). Constants are written in LLVM's hex forms

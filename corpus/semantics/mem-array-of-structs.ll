@@ -1,4 +1,4 @@
-;; `--mem` on an array of structs (issue 18, point 4): the values fill the
+;; `--mem` on an array of structs (docs/cli.md, `--mem`): the values fill the
 ;; global's scalars in memory order, each struct field counting as one, so
 ;; `@pts = [3 x { i32, float }]` takes x0, y0, x1, y1, x2, y2. Lane t reads
 ;; pts[t].x and pts[t].y (two gathers, §4.9.1 read^W) and returns x + fptosi(y).

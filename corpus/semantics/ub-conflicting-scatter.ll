@@ -1,6 +1,7 @@
 ;; Scatter of several lanes to one address (§4.9.1): the same value is fine (a
 ;; uniform store), different values are "not further specified"; pllvm reports
-;; them as undefined behaviour (DESIGN.md: conflicting scatter).
+;; them as undefined behaviour (docs/design/overview.md, "The semantics
+;; executable": conflicting scatter).
 ;;
 ;; same (v = [5, 5]): both lanes store 5 to @cell[0]: @cell = [5], r = [5, 5].
 ;; conflict (v = [5, 6]): lanes store 5 and 6 to one address: undefined.

@@ -1,5 +1,5 @@
-;; Vector values as lane values (issue 18; docs/language.md, "Vectors and
-;; aggregates"): each of the W lanes holds a whole <4 x float>, and the
+;; Vector values as lane values (docs/language.md, "Vectors,
+;; aggregates and atomics"): each of the W lanes holds a whole <4 x float>, and the
 ;; element-wise instructions apply the scalar operation to each element of each
 ;; active lane ([W-INST-LLVM], "regular LLVM semantics", thesis §4.9). Element
 ;; indices out of range and poison mask elements give ⊤ for that element alone

@@ -1,4 +1,4 @@
-;; The amdgcn wave operations in θ (issue 18, point 2; LLVM AMDGPUUsage), the
+;; The amdgcn wave operations in θ (docs/language.md, "Wave operations"; LLVM AMDGPUUsage), the
 ;; thread array being the wave. None is declared: LLVM declares intrinsics
 ;; implicitly, and pllvm those θ defines.
 ;;

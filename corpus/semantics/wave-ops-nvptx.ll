@@ -1,4 +1,4 @@
-;; The nvptx warp registers in θ (issue 18, point 2): %laneid is the lane's
+;; The nvptx warp registers in θ (docs/language.md, "Wave operations"): %laneid is the lane's
 ;; position in its warp, τ, and WARP_SZ is the warp's lanes, W (the thread array
 ;; is the warp, docs/launch.md). With W = 4: r = 100 W + τ = [400, 401, 402, 403].
 ; run: --threads 4 --interp fr

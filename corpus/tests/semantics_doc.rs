@@ -1,5 +1,5 @@
-//! The generator of `docs/semantics.md`, the specification reference (issue 20,
-//! point 4), and the check that the committed file is what it generates.
+//! The generator of `docs/semantics.md`, the specification reference, and the check
+//! that the committed file is what it generates.
 //!
 //! For each rule of thesis Ch. 4 in [`Rule::ALL`], and each schedule constraint
 //! of Ch. 5 in `greedy::CONSTRAINTS`, the reference shows its name and

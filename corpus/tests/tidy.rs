@@ -1,9 +1,10 @@
-//! Tidy checks over the source tree (STYLE §3, §6): the rule table
+//! Tidy checks over the source tree (docs/design/style.md §3, §6): the rule table
 //! `semantics/RULES.md` matches the `/// [NAME]` citations of the rule functions
 //! and the type `Rule` (names and thesis places), no rule is cited twice, every
 //! rule is applied by some corpus program (as the rules' dispatchers record it in
-//! each step), every corpus file runs, and every Rust file opens with a `//!` doc
-//! comment.
+//! each step), every corpus file runs, every Rust file opens with a `//!` doc
+//! comment, and no file cites an issue by number or holds an absolute path of a
+//! machine (docs/design/style.md §6).
 
 use pllvm_corpus::{check_file, corpus_files, corpus_root};
 use pllvm_semantics::rules::Rule;
@@ -212,4 +213,212 @@ fn every_rust_file_opens_with_a_module_doc() {
         }
     }
     assert!(bad.is_empty(), "files without a leading //! doc: {bad:?}");
+}
+
+/// Every file below the workspace root that the citation checks read: the
+/// tracked sources and documents. `target/` (build output), `.git` (a folder, or
+/// in a worktree a file naming the repository's folder on this machine) and
+/// `fuzz-out/` (the default output of `pllvm fuzz`, never committed) are
+/// skipped; so is a file that is not UTF-8 text.
+fn text_files() -> Vec<(String, String)> {
+    let root = workspace();
+    let mut stack = vec![root.clone()];
+    let mut out = Vec::new();
+    while let Some(dir) = stack.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let p = e.path();
+            let name = e.file_name().to_string_lossy().to_string();
+            if matches!(name.as_str(), "target" | ".git" | "fuzz-out") {
+                continue;
+            }
+            if p.is_dir() {
+                stack.push(p);
+            } else if let Ok(text) = std::fs::read_to_string(&p) {
+                let rel = p.strip_prefix(&root).unwrap_or(&p);
+                out.push((rel.display().to_string(), text));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+/// Files that may cite the project's issue tracker by number: changelog-like
+/// files, whose subject is the history of the tracker. The repository has none
+/// today; a file whose name starts with one of these (case-insensitive) would be.
+const CHANGELOG_PREFIXES: &[&str] = &["changelog", "changes", "history"];
+
+/// The lines (0-based) of `lines` that cite an issue by number: the word
+/// `issue` (any case, not part of a longer word such as `issues` or `issued`),
+/// then white space, then an optional `#`, then a digit. The white space may be
+/// a line break: then the next line's comment leader (`//!`, `///`, `//`, `;;`,
+/// `#`, `*`, `--`, `>`) is skipped before the number.
+fn issue_citations(lines: &[&str]) -> Vec<usize> {
+    let mut hits = Vec::new();
+    for (k, line) in lines.iter().enumerate() {
+        let low = line.to_ascii_lowercase();
+        for (at, word) in low.match_indices("issue") {
+            let before = low[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue;
+            }
+            let rest = &low[at + word.len()..];
+            if rest.chars().next().is_some_and(|c| !c.is_whitespace()) {
+                continue;
+            }
+            let mut next = rest.trim_start();
+            if next.is_empty() {
+                let following = lines.get(k + 1).copied().unwrap_or("").trim_start();
+                next = ["//!", "///", "//", ";;", ";", "#", "*", "--", ">"]
+                    .iter()
+                    .find_map(|lead| following.strip_prefix(lead))
+                    .unwrap_or(following)
+                    .trim_start();
+            }
+            if next
+                .trim_start_matches('#')
+                .starts_with(|c: char| c.is_ascii_digit())
+            {
+                hits.push(k);
+                break;
+            }
+        }
+    }
+    hits
+}
+
+/// The roots under which a path names one machine's files: users' homes, build
+/// and scratch folders, temporary folders. Paths a program or a test means on
+/// every machine stay allowed: `/usr/bin/time`, `/bin/sh`, `/dev/null`,
+/// `/proc/cpuinfo`, `/sys/kernel/…`, a made-up `/nonexistent/…`, a container's
+/// mount point in a documented job file.
+const MACHINE_ROOTS: &[&str] = &[
+    "home",
+    "root",
+    "work",
+    "tmp",
+    "Users",
+    "mnt",
+    "media",
+    "scratch",
+    "builds",
+    "var/tmp",
+    "var/folders",
+    "private/tmp",
+];
+
+/// The lines (0-based) of `lines` that hold an absolute path of a machine: `/`,
+/// one of [`MACHINE_ROOTS`], `/` and at least one more path character (a letter,
+/// digit, `_`, `.`, `-`, `$`, `%` or `{`), where the first `/` starts the path:
+/// it is at the start of the line or after a character that cannot precede a
+/// path's first slash inside a longer path, a URL or a variable (not a letter,
+/// digit, `_`, `.`, `-`, `/`, `~`, `:`, `$`, `}` or `%`). So `cd /<root>/alice`
+/// is a hit, while `$HOME/<root>/x`, `https://host/<root>/x`, `./<root>/x` and a
+/// root named alone (`/<root>/` in prose) are not.
+fn machine_paths(lines: &[&str]) -> Vec<usize> {
+    let starts_path = |c: char| c.is_ascii_alphanumeric() || "_.-$%{".contains(c);
+    let in_path = |c: char| c.is_alphanumeric() || "_.-/~:$}%".contains(c);
+    let mut hits = Vec::new();
+    for (k, line) in lines.iter().enumerate() {
+        let hit = MACHINE_ROOTS.iter().any(|root| {
+            let pattern = format!("/{root}/");
+            line.match_indices(&pattern).any(|(at, _)| {
+                let before = line[..at].chars().next_back();
+                let after = line[at + pattern.len()..].chars().next();
+                !before.is_some_and(in_path) && after.is_some_and(starts_path)
+            })
+        });
+        if hit {
+            hits.push(k);
+        }
+    }
+    hits
+}
+
+/// The matchers on made-up lines (assembled at run time, so that this file does
+/// not trip its own check).
+#[test]
+fn citation_matchers() {
+    let issue = |text: String| issue_citations(&text.lines().collect::<Vec<_>>());
+    let word = "issue";
+    assert_eq!(issue(format!("see {word} 17.")), vec![0]);
+    assert_eq!(issue(format!("({} #19)", word.to_uppercase())), vec![0]);
+    assert_eq!(
+        issue(format!("where the checks live ({word}\n//! 20).")),
+        vec![0]
+    );
+    assert_eq!(
+        issue(format!("{word}s 0.33x of it; {word}d 3")),
+        Vec::<usize>::new()
+    );
+    assert_eq!(
+        issue(format!("an {word} with the text")),
+        Vec::<usize>::new()
+    );
+    assert_eq!(issue(format!("tissue {}", 5)), Vec::<usize>::new());
+    let paths = |text: String| machine_paths(&text.lines().collect::<Vec<_>>());
+    for bad in [
+        "home/alice/x.ll",
+        "tmp/out",
+        "work/shared/spec",
+        "root/.cargo",
+    ] {
+        assert_eq!(paths(format!("see `/{bad}`")), vec![0], "{bad}");
+        assert_eq!(paths(format!("/{bad}")), vec![0], "{bad}");
+    }
+    for good in [
+        "/usr/bin/time -v",
+        "read /proc/cpuinfo",
+        "-f /dev/null",
+        "/nonexistent/file.ll",
+        "$HOME/work/x",
+        "https://example.invalid/tmp/x",
+        "./tmp/x",
+        "the /tmp/ folder",
+        "target/tmp/x",
+    ] {
+        assert_eq!(paths(good.to_string()), Vec::<usize>::new(), "{good}");
+    }
+}
+
+/// No file cites the project's issue tracker by number (code and documents name
+/// the feature or the document instead: docs/design/style.md §6), except a
+/// changelog ([`CHANGELOG_PREFIXES`]; there is none), and no file holds an
+/// absolute path of a machine ([`machine_paths`]). Fails naming `file:line`.
+#[test]
+fn no_issue_numbers_nor_machine_paths() {
+    let files = text_files();
+    assert!(
+        files.iter().any(|(p, _)| p == "README.md"),
+        "the walk from {:?} found no README.md",
+        workspace()
+    );
+    let mut bad = Vec::new();
+    for (path, text) in &files {
+        let lines: Vec<&str> = text.lines().collect();
+        let name = path.rsplit('/').next().unwrap_or(path).to_ascii_lowercase();
+        if !CHANGELOG_PREFIXES.iter().any(|p| name.starts_with(p)) {
+            for k in issue_citations(&lines) {
+                bad.push(format!(
+                    "{path}:{}: issue number: {}",
+                    k + 1,
+                    lines[k].trim()
+                ));
+            }
+        }
+        for k in machine_paths(&lines) {
+            bad.push(format!(
+                "{path}:{}: machine path: {}",
+                k + 1,
+                lines[k].trim()
+            ));
+        }
+    }
+    assert!(
+        bad.is_empty(),
+        "{} line(s) cite an issue by number or hold a machine's absolute path \
+         (name the feature or its document; make the path relative):\n{}",
+        bad.len(),
+        bad.join("\n")
+    );
 }

@@ -1,5 +1,5 @@
 //! Work efficiency of each transform route on each kernel of `corpus/kernels/`
-//! (issue 16 point 3, the table in BENCHMARKS.md beside thesis Ch. 13).
+//! (the table in BENCHMARKS.md beside thesis Ch. 13).
 //!
 //! For every kernel, the first FR run of the file (its inputs and W) is run on
 //! the original program under FREEZING, and on the output of each route under

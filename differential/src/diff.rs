@@ -1,4 +1,4 @@
-//! Differential execution (issue 17): the interpreter against native code, lane
+//! Differential execution (docs/native.md): the interpreter against native code, lane
 //! by lane. The reference is the ORIGINAL program under FREEZING (what users
 //! care about; default) or the transformed one under OBLIVIOUS (what the native
 //! code was compiled from, thesis §4.5). A run is compared only when the

@@ -1,5 +1,5 @@
 //! Every kernel of `corpus/kernels/` diff-executed natively at 1, W, W + 3 and 100
-//! threads (issue 17, "Shown by"), on scalar-c, avx2, avx512 (run where the CPU
+//! threads (docs/native.md), on scalar-c, avx2, avx512 (run where the CPU
 //! has it) and neon (under qemu-aarch64), each target's runs in one batch. The
 //! inputs are the kernel's first FREEZING `; run:` line with every per-lane
 //! argument repeated cyclically to the thread count (so 100 threads run the

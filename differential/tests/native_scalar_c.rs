@@ -1,4 +1,4 @@
-//! The scalar-lane C route through the native harness (issue 17, points 2-5):
+//! The scalar-lane C route through the native harness (docs/native.md):
 //! every corpus kernel after `dlt,boscc,pl`, compiled by gcc and run by the
 //! runner, agrees lane by lane with the interpreter (the original under
 //! FREEZING, and the transformed program under OBLIVIOUS), at several chunk

@@ -1,4 +1,4 @@
-//! Widening to vector LLVM IR (issue 17, point 1), compiled by `llc-19` for AVX2,
+//! Widening to vector LLVM IR (docs/native.md), compiled by `llc-19` for AVX2,
 //! AVX-512 and NEON and RUN: every lane of the native chunk functions agrees with
 //! the interpreter running the original program under FREEZING (the per-lane
 //! meaning the transforms preserve, thesis Theorems 3-5).

@@ -1,4 +1,4 @@
-//! Batched differential execution of generated programs (issue 17: "at least
+//! Batched differential execution of generated programs (the target: "at least
 //! 1,000 generated programs per minute on 2 cores for AVX2, generation,
 //! interpreter, compile, run and compare together").
 //!

@@ -1,5 +1,5 @@
 //! Large CFG programs for the benchmark of the `llvm` uniformity analysis against
-//! opt-22 (issue 6, "a benchmark ... on the same generated CFGs of 10k, 100k and
+//! opt-22 (BENCHMARKS.md: "a benchmark ... on the same generated CFGs of 10k, 100k and
 //! 300k blocks, some loop-heavy"): [`big_cfg`] writes one function `@big` of
 //! P-LLVM text (plain LLVM IR: no P-LLVM additions, so `export-llvm` gives opt-22 an
 //! equivalent module) from a [`Family`], a block count and a seed. The same

@@ -1,4 +1,4 @@
-//! Generated programs through the native backend (issue 17): each program goes
+//! Generated programs through the native backend (docs/native.md): each program goes
 //! through the transform pipeline (`nonneg-div,dlt,boscc,pl`), a whole batch is emitted for
 //! one target as one translation unit, built and linked once, run once (the
 //! runner forks per kernel), and every run is compared lane by lane with the

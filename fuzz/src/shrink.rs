@@ -1,4 +1,4 @@
-//! The shrinker of `pllvm fuzz` (issue 19): delta debugging over a failing
+//! The shrinker of `pllvm fuzz` (docs/fuzzing.md): delta debugging over a failing
 //! [`Case`], keeping a candidate only when the same oracle still fails with the
 //! same failure kind.
 //!

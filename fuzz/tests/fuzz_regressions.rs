@@ -1,4 +1,4 @@
-//! Fixed `pllvm fuzz` findings stay fixed (issue 19): every file of
+//! Fixed `pllvm fuzz` findings stay fixed (docs/fuzzing.md, "Regressions"): every file of
 //! `corpus/regressions/` with a `; fuzz-oracle: NAME` and `; fuzz-expect: pass`
 //! line (what `pllvm fuzz promote` writes) is read back as a case and its
 //! oracle must pass on it. (The corpus runner, `corpus/tests/corpus.rs`, runs

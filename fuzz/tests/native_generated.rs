@@ -1,4 +1,4 @@
-//! Generated programs diff-executed natively (issue 17, "Shown by": generated
+//! Generated programs diff-executed natively (docs/native.md: generated
 //! programs on avx2, avx512, neon under qemu and scalar-c, at 1, W, W+3 and 100
 //! threads). Each program goes through `nonneg-div,dlt,boscc,pl`, all of a target's runs are
 //! one batch (one translation unit, one build, one run of the runner), and every

@@ -1,4 +1,4 @@
-//! The shrinker of `pllvm fuzz` (`pllvm_fuzz::shrink`, issue 19) on its own,
+//! The shrinker of `pllvm fuzz` (`pllvm_fuzz::shrink`, docs/fuzzing.md) on its own,
 //! with oracles made up for the test: it keeps the oracle failing with the same
 //! kind, never grows a case, and reaches the small cases delta debugging owes.
 

@@ -1,5 +1,5 @@
 //! Benchmark (not a test): a launch of 16,384 threads in thread arrays of 32
-//! (issue 18, BENCHMARKS.md "Launches"), on all cores against one core, and
+//! (docs/launch.md; BENCHMARKS.md "Launches"), on all cores against one core, and
 //! against LLVM's IR interpreter running the same threads one by one.
 //!
 //! The kernel is Mandelbrot escape time of 128 x 128 pixels written to a buffer,

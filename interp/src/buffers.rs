@@ -1,11 +1,11 @@
-//! Buffers: memory objects a run creates for pointer parameters (issue 18, point
-//! 4; docs/launch.md), the way a GPU host program allocates device buffers and
+//! Buffers: memory objects a run creates for pointer parameters (docs/launch.md,
+//! "Buffers"), the way a GPU host program allocates device buffers and
 //! passes them to a kernel.
 //!
 //! A buffer has an element type (`i8` … `i64`, any `iN`, `f32`, `f64`), a length
 //! in elements and initial contents: zeros, values written in the run input, or
 //! the raw little-endian bytes of a file (read by the front end: this crate does
-//! no IO, STYLE §1). It becomes one object of 𝕄 of kind
+//! no IO, docs/design/style.md §1). It becomes one object of 𝕄 of kind
 //! [`ObjectKind::Input`] (§4.9.1), and the parameter of the same name (or
 //! position) gets a pointer to its first byte in every lane. After the run its
 //! contents are read back element by element ([`dump_values`]) or as raw bytes

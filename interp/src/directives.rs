@@ -1,5 +1,5 @@
-//! The directives of golden corpus files (STYLE §4, `corpus/README.md`): how to
-//! run a file and what the spec says must come out.
+//! The directives of golden corpus files (docs/design/style.md §4,
+//! `corpus/README.md`): how to run a file and what the spec says must come out.
 //!
 //! ```text
 //! ;; prose, never rewritten

@@ -1,5 +1,6 @@
-//! The stage-wise equivalence checker (issue 16, point 2): a transformed program
-//! run under OBLIVIOUS computes what the original computes under FREEZING.
+//! The stage-wise equivalence checker (docs/transforms.md, "How correctness is
+//! checked"): a transformed program run under OBLIVIOUS computes what the
+//! original computes under FREEZING.
 //!
 //! Thesis §3.6-3.7 (Fig. 3.20-3.22) motivates the two interpretations of §4.5:
 //! the original SPMD program means what its FR runs compute (a passive lane keeps

@@ -1,4 +1,4 @@
-//! Launches (issue 18, point 3; docs/launch.md): a grid of N threads run as
+//! Launches (docs/launch.md): a grid of N threads run as
 //! ⌈N/W⌉ thread arrays of W lanes (warps, wavefronts), in parallel on the host's
 //! cores, the way a GPU runs a kernel.
 //!

@@ -1,16 +1,42 @@
 //! # pllvm-interp: the P-LLVM interpreter
 //!
 //! Drives the rules of `pllvm_semantics::rules` over runtime schedules (thesis
-//! Def. 5): run inputs ([`config`]), the machine ([`machine`]), traces ([`trace`]),
-//! the dynamic divergence observer ([`observe`]), the greedy-schedule constraints
-//! of Ch. 5 ([`greedy`]), schedulers ([`sched`]), the scheduler loop and the
-//! machine's run wrappers ([`run`]), stepping forward and back ([`stepper`], the
-//! REPL's) and exhaustive exploration of
-//! every greedy schedule ([`explore`]), dynamic convergence as LLVM's "Convergence
-//! and Uniformity" defines it ([`convergence`]), and the stage-wise equivalence
-//! checker of the transforms: OBL of a transformed program refines FR of the
-//! original ([`equiv`]), and the soundness checker of the analyses: the claims a
-//! run refutes ([`soundness`]).
+//! Def. 5) for a thread array of W lanes, and for grids of thread arrays. The
+//! modules and their imports: `ARCHITECTURE.md`, "interp".
+//!
+//! Inputs and the machine:
+//! - [`config`]: run inputs ([`RunConfig`]: W, the interpretation, `Exec`,
+//!   arguments, memory, buffers, limits, a schedule), from flags or JSON;
+//! - [`buffers`]: memory objects a run creates for pointer parameters;
+//! - [`machine`]: the [`Machine`], one `[LSS-W-STEP]` per step, its outcomes
+//!   ([`Outcome`]) and setup errors;
+//! - [`trace`]: one row per scheduled block, as a table or JSON;
+//! - [`observe`]: the dynamic divergence observer (values, branches,
+//!   activations, stack objects).
+//!
+//! Schedules (thesis Ch. 5):
+//! - [`greedy`]: the greedy-schedule constraints, one function per definition
+//!   (Def. 12-18), and legality with the reason a block is not legal;
+//! - [`sched`]: the `Scheduler` trait and the built-in policies (lowest,
+//!   highest, random, replay, interactive, ipd);
+//! - [`run`]: the scheduler loop and the machine's run wrappers;
+//! - [`explore`]: exhaustive exploration of every greedy schedule (the model
+//!   checker), with the explored state graph on request;
+//! - [`stepper`]: stepping forward and back, what the REPL drives.
+//!
+//! Built on runs:
+//! - [`launch`]: a grid of N threads as thread arrays in parallel on the host's
+//!   cores, with work-groups and the merge of their writes (`docs/launch.md`);
+//! - [`convergence`]: dynamic convergence as LLVM's "Convergence and Uniformity"
+//!   defines it, from a run's trace;
+//! - [`equiv`]: the stage-wise equivalence checker of the transforms: OBL of a
+//!   transformed program refines FR of the original;
+//! - [`soundness`]: the soundness checker of the analyses: what the lanes of a
+//!   run did, and the uniformity and stride claims it refutes;
+//! - [`work`]: the work a run costs a SIMD machine (scheduled blocks, issued
+//!   instructions, active lanes);
+//! - [`directives`]: the `; run:` and `; expect` lines of golden corpus files,
+//!   read by the corpus runner and the CLI's embedded default program alike.
 #![deny(missing_docs)]
 
 pub mod buffers;

@@ -26,7 +26,7 @@ use pllvm_semantics::types::{Ty, TypeData, TypeTable};
 use pllvm_semantics::value::{ObjectId, Pointer, Val, display_signed, wrap_biguint};
 use std::collections::BTreeMap;
 
-/// How a run ended (an outcome, not an error: STYLE §5).
+/// How a run ended (an outcome, not an error: docs/design/style.md §5).
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     /// Every lane terminated (the schedule was terminating, Def. 5).
@@ -510,7 +510,7 @@ impl<'m> Machine<'m> {
         self.barriers.is_some()
     }
 
-    /// A barrier's meaning (Def. 18, issue 18): a block holding a barrier call
+    /// A barrier's meaning (Def. 18; docs/launch.md): a block holding a barrier call
     /// (`llvm.amdgcn.s.barrier`, `llvm.nvvm.barrier0`, OpenCL `barrier`, ...) is
     /// a barrier, so scheduling it must be synchronizing (Def. 17) in the state
     /// before the step: no lane waits at a block that reaches it without a back

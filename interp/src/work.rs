@@ -1,5 +1,6 @@
-//! Work efficiency of a run (issue 16 point 3, beside what thesis Ch. 13 reports
-//! for RV): how many blocks the schedule ran, how many instructions a SIMD
+//! Work efficiency of a run (BENCHMARKS.md, "Vectorizing transforms: work
+//! efficiency against full if-conversion", beside what thesis Ch. 13 reports for
+//! RV): how many blocks the schedule ran, how many instructions a SIMD
 //! machine issues for them (one per phi and command of each scheduled block,
 //! whatever the activation), how many of those lane slots did useful work (the
 //! active lanes, amsk^W of Def. 8), and so the share of active lanes.

@@ -1,8 +1,8 @@
 //! The greedy checks (thesis Ch. 5) cost what the lanes can reach, not what the
-//! CFG holds (issue 14, items 4-6). Work is counted, not timed: the blocks checked
-//! for progress and synchronization (Def. 14, 17) and the states the §5.3 search
-//! expanded (`GreedyFacts::work`), and for the largest CFG the peak resident
-//! memory of a child process.
+//! CFG holds (BENCHMARKS.md, "`pllvm run` against CFG size"). Work is counted, not
+//! timed: the blocks checked for progress and synchronization (Def. 14, 17) and the
+//! states the §5.3 search expanded (`GreedyFacts::work`), and for the largest CFG the
+//! peak resident memory of a child process.
 
 use pllvm_interp::config::{ArgValue, Scalar};
 use pllvm_interp::greedy::GreedyFacts;
@@ -13,7 +13,7 @@ use pllvm_semantics::ir::Module;
 use pllvm_semantics::text::parse_module;
 
 /// `e: br h0; hK: br %c, lK, rK; lK, rK: br jK; jK: phi, br hK+1`, `n` diamonds,
-/// then a return (the program of issue 14 item 5).
+/// then a return (the diamond chain of BENCHMARKS.md).
 fn diamonds(n: usize) -> String {
     let mut s =
         String::from("define i32 @f(i32 %x) {\ne:\n  %c = icmp slt i32 %x, 2\n  br label %h0\n");
@@ -28,7 +28,7 @@ fn diamonds(n: usize) -> String {
     s
 }
 
-/// `n` blocks in a line (issue 14 item 4).
+/// `n` blocks in a line.
 fn straight(n: usize) -> String {
     let mut s = String::from("define i32 @f(i32 %x) {\nb0:\n  br label %b1\n");
     for i in 1..n {
@@ -42,7 +42,7 @@ fn straight(n: usize) -> String {
 }
 
 /// `int kernel(int n) { int s = 0; for (int i = 0; i < n; i++) s += i * 3; return s; }`
-/// as `clang-19 -O0 -S -emit-llvm` emits it (counters in allocas; issue 14 item 6).
+/// as `clang-19 -O0 -S -emit-llvm` emits it (counters in allocas).
 const O0_LOOP: &str = "define dso_local i32 @kernel(i32 noundef %0) {
   %2 = alloca i32, align 4
   %3 = alloca i32, align 4

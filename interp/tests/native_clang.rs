@@ -6,7 +6,8 @@
 //! hold an arbitrary native value and are not compared, but each kernel must have
 //! most of its lanes compared, so the test cannot pass vacuously.
 //!
-//! This is the oracle of DESIGN.md "lock step is transparent": an FR run of a
+//! This is the oracle "lock step is transparent" of docs/design/overview.md
+//! "Oracles: what checks what": an FR run of a
 //! program without horizontal operations computes, in every lane, what the program
 //! computes alone (here: what the native code computes for that input).
 

@@ -1,8 +1,8 @@
 //! What the checks of partial linearization (thesis Ch. 8, Theorems 3-5) and of
 //! the transforms built on it share: the generated programs a transform takes,
 //! a traced run of a program, and the comparison of FR(original) with
-//! OBL(transformed) lane by lane where the original is defined (issue 16's
-//! correctness claim; thesis Ch. 3.6-3.7).
+//! OBL(transformed) lane by lane where the original is defined (the transforms'
+//! correctness claim, docs/transforms.md; thesis Ch. 3.6-3.7).
 
 use pllvm_fuzz::GenConfig;
 use pllvm_fuzz::Generated;

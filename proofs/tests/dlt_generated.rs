@@ -5,7 +5,7 @@
 //! input ends under FREEZING: results and memory, with the default scheduler at
 //! W = 1 and 3, and on every greedy schedule (`explore`, W = 2 and 3) for the
 //! programs whose loops the transform changed. The seeded broken transform
-//! (`Fault::DropLiveOutTracker`, issue 16) is caught. The counts are printed.
+//! (`Fault::DropLiveOutTracker`) is caught. The counts are printed.
 
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
 use pllvm_fuzz::{GenConfig, Generated, InputScalar, generate};

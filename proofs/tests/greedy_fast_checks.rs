@@ -1,5 +1,5 @@
 //! The fast greedy checks (thesis Ch. 5) equal their definitions on generated
-//! programs (issue 14, items 4-5):
+//! programs:
 //!
 //! - `fwdreaching` (Def. 16) answered by query (`ForwardReach`: labels and a
 //!   pruned search, linear space) equals the all-pairs fixpoint it replaced, for

@@ -1,5 +1,5 @@
 //! Nothing a program can do panics the interpreter, and no verified program gets
-//! stuck (STYLE §5: "no rule applies" is never a program outcome).
+//! stuck (docs/design/style.md §5: "no rule applies" is never a program outcome).
 //!
 //! Runtime schedules are any block lists (thesis Def. 5), so this property runs
 //! generated programs (every feature, reducible and irreducible) under arbitrary

@@ -1,5 +1,5 @@
 //! Differential runs of pllvm's `llvm` analysis against LLVM's own uniformity
-//! analysis (`opt-22 -mtriple=amdgcn-- -passes='print<uniformity>'`, issue 6) over
+//! analysis (`opt-22 -mtriple=amdgcn-- -passes='print<uniformity>'`, docs/analyses.md) over
 //! the corpus and generated programs, reducible and irreducible, with what the
 //! interpreter observed (run under FREEZING by the machine's built-in policy, as in
 //! `soundness.rs`).

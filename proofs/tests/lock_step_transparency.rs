@@ -1,4 +1,5 @@
-//! Lock step is transparent under FREEZING (thesis §4.5, DESIGN.md "Oracles"): for a
+//! Lock step is transparent under FREEZING (thesis §4.5, docs/design/overview.md
+//! "Oracles: what checks what"): for a
 //! program without horizontal builtins and without `mask()` (the generator's
 //! lane-local programs, `GenConfig::lane_local`), an FR run of W lanes gives every
 //! lane exactly the return value, and leaves exactly the memory in the lane's own

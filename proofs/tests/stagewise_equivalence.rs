@@ -1,4 +1,4 @@
-//! Stage-wise equivalence of the vectorizing transforms (issue 16, point 2): the
+//! Stage-wise equivalence of the vectorizing transforms (docs/transforms.md): the
 //! thesis's claim (§3.6-3.7, Ch. 8-9) that every stage of the vectorizer has a
 //! semantics, and that the program after each transform, run under OBLIVIOUS,
 //! computes what the original computes under FREEZING. For every generated
@@ -31,10 +31,11 @@
 //! breaks, so it is checked through the stages after it,
 //! `Pass::refines_under_oblivious`); `ifconv`; `reconverge`; and `dlt,pl` with
 //! every live-out in a tracker pair (`dlt::LiveOuts::Tracked`, the native
-//! route's choice for AVX-512). Every stage of every route is checked against the original, not only the last one. Parameters the
-//! generator feeds uniformly are declared uniform (`Options::uniform_args`), so
-//! uniform branches and loops are kept. A transform that refuses a generated
-//! program fails the test: every generated program is valid input.
+//! route's choice for AVX-512). Every stage of every route is checked against the
+//! original, not only the last one. Parameters the generator feeds uniformly are
+//! declared uniform (`Options::uniform_args`), so uniform branches and loops are kept.
+//! A transform that refuses a generated program fails the test: every generated program
+//! is valid input.
 //!
 //! # Case counts
 //! By default the property runs 48 random cases and the fixed sweep 48 seeds (W

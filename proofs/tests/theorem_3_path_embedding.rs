@@ -10,7 +10,7 @@
 //! `G_ℓ` exactly where it runs in `G`, which is what the predicates of §8.4-8.5
 //! promise on top of Listing 8's path embedding.
 //!
-//! The same runs check the transform's correctness claim (issue 16): where the
+//! The same runs check the transform's correctness claim (docs/transforms.md): where the
 //! original is defined, OBL(pl) returns what FR(original) returns and leaves the
 //! same memory. The output must verify (§4.10). Both also hold for the routes
 //! built on Listing 8: `boscc,pl` with a gadget on every eligible edge (§9.2; the

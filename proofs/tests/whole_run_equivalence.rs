@@ -1,4 +1,5 @@
-//! Fast execution is the definition (DESIGN.md "Oracles", issue 15): a run with
+//! Fast execution is the definition (docs/design/overview.md "Oracles: what checks
+//! what"): a run with
 //! `Exec::Fast` (the fast forms of `semantics/src/fast/`) and a run with
 //! `Exec::Reference` (every rule lane by lane, as thesis Ch. 4 states it) of the
 //! same program on the same inputs and the same schedule are the same run: the

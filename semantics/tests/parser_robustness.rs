@@ -5,7 +5,7 @@
 //!
 //! Errors render with one `error:` prefix, a long source line cut around the caret
 //! and a position for a byte that is not UTF-8; names that differ only in their
-//! last digits parse like any others (issue 14).
+//! last digits parse like any others.
 //!
 //! The default run checks 10^5 mutants; `PLLVM_FUZZ_CASES=N` sets the count for a
 //! long run by hand.

@@ -1,5 +1,5 @@
-// Issue 18: a helper left as a call at -O0 (inlined when read), and the amdgcn
-// wave operations (mbcnt, readfirstlane, ballot) in lock step.
+// Calls in GPU kernels (docs/launch.md): a helper left as a call at -O0 (inlined when
+// read), and the amdgcn wave operations (mbcnt, readfirstlane, ballot) in lock step.
 static int clampi(int v, int lo, int hi) {
   if (v < lo) return lo;
   if (v > hi) return hi;

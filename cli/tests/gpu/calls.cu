@@ -1,5 +1,5 @@
-// Issue 18: a device helper left as a call at -O0 (inlined when read), and the
-// nvptx warp register %laneid.
+// Calls in GPU kernels (docs/launch.md): a device helper left as a call at -O0 (inlined
+// when read), and the nvptx warp register %laneid.
 __attribute__((device)) int twice(int x) { return 2 * x; }
 
 extern "C" __attribute__((global)) void calls(int *out, int *lanes) {

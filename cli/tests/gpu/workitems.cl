@@ -1,4 +1,4 @@
-// Issue 18: OpenCL's work-item functions and barriers, which clang leaves as
+// Launches (docs/launch.md): OpenCL's work-item functions and barriers, which clang leaves as
 // calls (`_Z12get_local_idj`, `_Z7barrierj`) without the target's library.
 __kernel void workitems(__global int *out) {
   size_t l = get_local_id(0);

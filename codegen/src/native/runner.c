@@ -1,4 +1,4 @@
-/* pllvm native runner (issue 17; protocol in docs/native.md).
+/* pllvm native runner (protocol in docs/native.md).
  *
  *   ./prog IN OUT
  *

@@ -1,4 +1,4 @@
-//! `exec`: fast execution is the definition (DESIGN.md "Oracles", issue 15;
+//! `exec`: fast execution is the definition (docs/design/overview.md "Oracles: what checks what";
 //! `proofs/tests/whole_run_equivalence.rs`): a run with `Exec::Fast` (the
 //! fast forms of `semantics/src/fast/`) and one with `Exec::Reference` (every
 //! rule lane by lane, thesis Ch. 4) of the same case along the same schedule

@@ -1,4 +1,5 @@
-//! `llvm`: LLVM's own uniformity analysis against execution (issue 6, issue 19):
+//! `llvm`: LLVM's own uniformity analysis against execution (docs/analyses.md,
+//! "Head-to-head with opt-22"):
 //! `opt-22` and `opt-19` with `-passes='print<uniformity>'` on the case's module
 //! as `pllvm_analysis::opt_uniformity::opt_input` lowers it for AMDGPU (the
 //! triple `amdgcn--`; `inreg` on the parameters the case feeds uniformly, which

@@ -1,9 +1,10 @@
-//! `lockstep`: lock step is transparent under FREEZING (thesis §4.5, DESIGN.md
-//! "Oracles"; `proofs/tests/lock_step_transparency.rs`): on lane-local programs
-//! (`GenConfig::lane_local`: no horizontal builtins, no `mask()`, the thread id
-//! as the parameter `%tid`) an FR run of W lanes gives every lane the return
-//! value, and leaves in the lane's own slices of the written buffers the
-//! elements, that a run of that lane alone (W = 1) on the same inputs gives.
+//! `lockstep`: lock step is transparent under FREEZING (thesis §4.5,
+//! docs/design/overview.md "Oracles: what checks what";
+//! `proofs/tests/lock_step_transparency.rs`): on lane-local programs
+//! (`GenConfig::lane_local`: no horizontal builtins, no `mask()`, the thread id as the
+//! parameter `%tid`) an FR run of W lanes gives every lane the return value, and leaves
+//! in the lane's own slices of the written buffers the elements, that a run of that
+//! lane alone (W = 1) on the same inputs gives.
 
 use super::case::Case;
 use super::oracle::{Host, Oracle, Verdict};

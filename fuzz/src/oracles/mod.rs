@@ -1,4 +1,4 @@
-//! Fuzzing oracles (issue 19): each property test of `proofs/tests/` as a named
+//! Fuzzing oracles (docs/fuzzing.md): each property test of `proofs/tests/` as a named
 //! check of one [`Case`] (a program, its inputs and its width), for `pllvm fuzz`.
 //!
 //! An [`Oracle`] says which generator configuration its programs come from

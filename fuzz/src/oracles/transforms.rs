@@ -1,6 +1,7 @@
-//! `transforms`: stage-wise equivalence of the vectorizing transforms (issue 16;
+//! `transforms`: stage-wise equivalence of the vectorizing transforms (docs/transforms.md;
 //! thesis §3.6-3.7, Ch. 8-9; `proofs/tests/stagewise_equivalence.rs`): every
-//! stage of every route (`dlt`; `dlt,pl`; `nonneg-div,dlt,boscc,pl` (`pllvm compile`'s route) with BOSCC everywhere;
+//! stage of every route (`dlt`; `dlt,pl`; `nonneg-div,dlt,boscc,pl` (`pllvm compile`'s
+//! route) with BOSCC everywhere;
 //! `ifconv`; `reconverge`, the only route given irreducible programs) verifies
 //! and, run under OBLIVIOUS, refines the original under FREEZING lane by lane
 //! and global element by element (`pllvm_interp::equiv`). A route that refuses
@@ -29,7 +30,7 @@ pub struct Route {
     pub irreducible: bool,
 }
 
-/// The routes of issue 16: `reconverge` is the only one given irreducible
+/// The routes of docs/transforms.md: `reconverge` is the only one given irreducible
 /// programs.
 pub const ROUTES: [Route; 5] = [
     Route {

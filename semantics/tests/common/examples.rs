@@ -387,7 +387,7 @@ entry:
 "#;
 
 /// Vector and aggregate values, their constants and instructions, and the atomics
-/// (issue 18), with a shadow phi of vector type and a predicate.
+/// (docs/language.md), with a shadow phi of vector type and a predicate.
 pub const VECTORS_AGGREGATES_ATOMICS: &str = r#"define <2 x i32> @f(<4 x float> %v, { i32, [2 x i8] } %s, ptr %p, i1 %c) {
 entry:
   %a = fadd <4 x float> %v, splat (float 1.0e0)
