@@ -11,7 +11,7 @@
 //! on AVX-512 three, where `ashr` is one. This is what LLVM's
 //! CorrelatedValuePropagation and InstCombine do to `clang -O2` output before a
 //! vectorizer sees it (an `sdiv` of operands known non-negative becomes `udiv`,
-//! then a shift); `pllvm compile` runs no `opt` (issue 17), so the facts the
+//! then a shift); `pllvm compile` runs no `opt` (docs/native.md), so the facts the
 //! rewrite needs are gathered here, from the scalar program, before the
 //! transforms replace its branches by masks.
 //!
@@ -55,7 +55,7 @@
 //! comes first in a pipeline, while the branches it reads are there.
 
 use crate::error::TransformError;
-use crate::pipeline::PassContext;
+use crate::pass::PassContext;
 use crate::prepare;
 use num_bigint::BigUint;
 use pllvm_semantics::cfg::Cfg;

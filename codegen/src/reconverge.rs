@@ -58,7 +58,7 @@ mod repair;
 
 use crate::dlt;
 use crate::error::{Site, TransformError};
-use crate::pipeline::{Pass, PassContext};
+use crate::pass::{Pass, PassContext};
 use crate::prepare::{body_of, require_unpredicated};
 use pllvm_analysis::postdom::PostDomTree;
 use pllvm_analysis::reconverging::check_reconverging;

@@ -1,6 +1,6 @@
 //! Widening: a batch of P-LLVM kernels after the transforms (`nonneg-div,dlt,boscc,pl`) as
 //! ONE LLVM IR module with vector types, for `llc-19` to select AVX2, AVX-512 or
-//! NEON instructions, as the thesis's vectorizer RV does (issue 17, point 1).
+//! NEON instructions, as the thesis's vectorizer RV does (the native backend, docs/native.md).
 //!
 //! The input's control flow is uniform (every branch is uniform, or a BOSCC branch
 //! on `@pllvm.any`, thesis §9.2), so one program counter serves the whole chunk:
@@ -105,7 +105,7 @@ impl VectorTarget {
     }
 
     /// The default W: twice the native number of 32-bit lanes, so that LLVM's
-    /// legalization interleaves two register groups (issue 17): 16 on AVX2, 32 on
+    /// legalization interleaves two register groups (docs/native.md): 16 on AVX2, 32 on
     /// AVX-512, 8 on NEON. Measured (`cargo bench -p pllvm-codegen --bench
     /// native_speed`, BENCHMARKS.md, 2026-11-26, with the body for full chunks):
     /// AVX2 Mandelbrot 16.0 ms at W = 16 against 16.4 ms at W = 8, binary search

@@ -2539,7 +2539,7 @@ fn f32_as_double_bits(f: u32) -> u64 {
 }
 
 /// Whether `PLLVM_SEEDED_BUG` (comma-separated) names the seeded bug `name`
-/// (only with the `seeded-bugs` feature; issue 19, `pllvm fuzz`'s own test):
+/// (only with the `seeded-bugs` feature; `pllvm fuzz`'s own test, docs/fuzzing.md):
 /// `blend` swaps the arms of a per-lane `select`.
 #[cfg(feature = "seeded-bugs")]
 fn seeded_bug(name: &str) -> bool {
