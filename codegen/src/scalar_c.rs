@@ -32,19 +32,20 @@
 
 mod expr;
 
+use expr::{CType, Cx, c_type};
+
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
 use pllvm_semantics::entity::EntityRef;
-use pllvm_semantics::ir::{Block, Body, FuncId, InstKind, Module, Terminator, Value, ValueDef};
-use pllvm_semantics::types::{Ty, TypeData, TypeTable};
+use pllvm_semantics::ir::{Block, InstKind, Terminator, Value};
+use pllvm_semantics::types::TypeData;
 use std::fmt::Write;
 
 /// The exit code of a chunk whose active lanes disagree on a branch (a
 /// divergent branch the transforms left): `PLLVM_DIVERGED_EXIT` of the prelude.
 pub const DIVERGED_EXIT: i32 = 86;
 
-/// The name errors of this emitter carry in [`TransformError::pass`].
-pub const PASS: &str = "scalar-c";
+pub use expr::PASS;
 
 /// The widest chunk the C emitter accepts: a chunk's values live on the C stack,
 /// W of each.
@@ -117,97 +118,6 @@ fn check_name(kernels: &[Kernel<'_>], k: usize) -> Result<(), TransformError> {
         ));
     }
     Ok(())
-}
-
-/// A value's C storage: the element type of its array of W.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum CType {
-    /// `iN`, N ≤ 64, zero-extended in a `uintM_t` (M the smallest of 8, 16,
-    /// 32, 64 that holds N).
-    Int(u32),
-    /// `float`.
-    F32,
-    /// `double`.
-    F64,
-    /// A pointer, as its address in a `uint64_t`.
-    Ptr,
-}
-
-impl CType {
-    /// The C type name.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            CType::Int(w) if w <= 8 => "uint8_t",
-            CType::Int(w) if w <= 16 => "uint16_t",
-            CType::Int(w) if w <= 32 => "uint32_t",
-            CType::Int(_) | CType::Ptr => "uint64_t",
-            CType::F32 => "float",
-            CType::F64 => "double",
-        }
-    }
-}
-
-/// The C storage of `ty`, or `None` for types the C route does not hold in a
-/// value (aggregates, integers wider than 64 bits, void, label).
-pub(crate) fn c_type(types: &TypeTable, ty: Ty) -> Option<CType> {
-    match types.get(ty) {
-        TypeData::Int(w) if *w <= 64 => Some(CType::Int(*w)),
-        TypeData::F32 => Some(CType::F32),
-        TypeData::F64 => Some(CType::F64),
-        TypeData::Ptr(_) => Some(CType::Ptr),
-        _ => None,
-    }
-}
-
-/// The fixed context of one kernel's emission.
-pub(crate) struct Cx<'m> {
-    /// The module.
-    pub(crate) module: &'m Module,
-    /// The kernel function.
-    pub(crate) func: FuncId,
-    /// Its body.
-    pub(crate) body: &'m Body,
-    /// W, the lanes of a chunk.
-    pub(crate) width: usize,
-}
-
-impl Cx<'_> {
-    /// The type table.
-    pub(crate) fn types(&self) -> &TypeTable {
-        &self.module.types
-    }
-
-    /// The C storage of value `v`, or an error at `site`.
-    pub(crate) fn ctype_of(&self, v: Value, site: Site) -> Result<CType, TransformError> {
-        let ty = self.body.values[v].ty;
-        c_type(self.types(), ty).ok_or_else(|| {
-            TransformError::new(
-                PASS,
-                site,
-                format!(
-                    "a value of type {} (the C route holds integers up to 64 bits, float, double and ptr)",
-                    self.types().display(ty)
-                ),
-            )
-        })
-    }
-
-    /// The C expression of lane `l` of operand `v`, as a `uint64_t` (integers,
-    /// pointers) or a `float`/`double`.
-    pub(crate) fn operand(&self, v: Value, site: Site) -> Result<String, TransformError> {
-        let ctype = self.ctype_of(v, site)?;
-        Ok(match &self.body.values[v].def {
-            ValueDef::Param(k) => format!("p{k}[l]"),
-            ValueDef::Inst(_) => format!("v{}[l]", v.index()),
-            ValueDef::Const(c) => expr::constant(self, c, ctype, site)?,
-        })
-    }
-
-    /// The operand as a `uint64_t` (integers and pointers as they are; floats
-    /// never reach here).
-    pub(crate) fn int_operand(&self, v: Value, site: Site) -> Result<String, TransformError> {
-        Ok(format!("((uint64_t){})", self.operand(v, site)?))
-    }
 }
 
 /// One chunk function.
