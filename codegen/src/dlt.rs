@@ -1013,41 +1013,7 @@ fn phase2_rebound_exits(
         }
     }
 
-    // Exit trackers, one per exit edge but the last (the dispatch's remaining case):
-    // %X.track = phi [false, P], [%X.track.upd, L]; %X.track.upd = phi [true, E_X],
-    // [%X.track, every other edge].
-    let n = facts.exit_edges.len();
-    for (k, &(_, x)) in facts
-        .exit_edges
-        .iter()
-        .enumerate()
-        .take(n.saturating_sub(1))
-    {
-        let xname = ed.block_name(x).to_string();
-        let upd = ed.phi(
-            latch,
-            TypeTable::I1,
-            Vec::new(),
-            None,
-            &format!("{xname}.track.upd"),
-        );
-        let mut arms: Vec<(Value, Block)> = facts.entries.iter().map(|&p| (f, p)).collect();
-        arms.push((upd, latch));
-        let track = ed.phi(
-            built.newh,
-            TypeTable::I1,
-            arms,
-            None,
-            &format!("{xname}.track"),
-        );
-        let e = built.rebound[k];
-        let arms = preds
-            .iter()
-            .map(|&p| (if p == e { t } else { track }, p))
-            .collect();
-        set_arms(ed, upd, arms);
-        built.exit_tracks.push((track, upd));
-    }
+    exit_trackers(ed, facts, built, &preds, (t, f));
 
     // Live-out trackers: %v.out = phi [undef, P], [%v.track, L]; %v.track = phi
     // [%v, E_k] where %v dominates the exiting block, [%v.out, every other edge].
@@ -1086,6 +1052,54 @@ fn phase2_rebound_exits(
             .collect();
         set_arms(ed, track, arms);
         built.outs.push((v, out, track));
+    }
+}
+
+/// The exit trackers of phase 2 ([`phase2_rebound_exits`]), one per exit edge
+/// but the last; `preds` are `L`'s predecessors, `(t, f)` the constants true and
+/// false.
+fn exit_trackers(
+    ed: &mut Editor,
+    facts: &LoopFacts,
+    built: &mut Built,
+    preds: &[Block],
+    (t, f): (Value, Value),
+) {
+    let latch = built.latch;
+    // Exit trackers, one per exit edge but the last (the dispatch's remaining case):
+    // %X.track = phi [false, P], [%X.track.upd, L]; %X.track.upd = phi [true, E_X],
+    // [%X.track, every other edge].
+    let n = facts.exit_edges.len();
+    for (k, &(_, x)) in facts
+        .exit_edges
+        .iter()
+        .enumerate()
+        .take(n.saturating_sub(1))
+    {
+        let xname = ed.block_name(x).to_string();
+        let upd = ed.phi(
+            latch,
+            TypeTable::I1,
+            Vec::new(),
+            None,
+            &format!("{xname}.track.upd"),
+        );
+        let mut arms: Vec<(Value, Block)> = facts.entries.iter().map(|&p| (f, p)).collect();
+        arms.push((upd, latch));
+        let track = ed.phi(
+            built.newh,
+            TypeTable::I1,
+            arms,
+            None,
+            &format!("{xname}.track"),
+        );
+        let e = built.rebound[k];
+        let arms = preds
+            .iter()
+            .map(|&p| (if p == e { t } else { track }, p))
+            .collect();
+        set_arms(ed, upd, arms);
+        built.exit_tracks.push((track, upd));
     }
 }
 
