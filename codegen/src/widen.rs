@@ -25,7 +25,8 @@
 //! The ABI (chunk functions, `@pllvm_kernels`, globals, arguments, returns) is the
 //! shared contract of the native routes (`docs/native.md`). Submodules: [`repr`]
 //! (scalar or vector, from the divergence analysis), [`function`] (the emitter of
-//! one chunk function).
+//! one chunk function), `target` (what both share: the instruction set, the
+//! mask representation, the declarations).
 #![allow(
     rustdoc::broken_intra_doc_links,
     reason = "[RULE] names the thesis's rules, not items"

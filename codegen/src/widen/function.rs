@@ -6,6 +6,14 @@
 //! Names: `%v<N>` is value N of the kernel (every instruction result and parameter
 //! is defined under that name, so a phi may name a value its block precedes in
 //! layout), `%b<N>` block N, `%t<N>` temporaries, `%g.<N>` the address of global N.
+//!
+//! This file holds the emitter's state (`Emitter`) and the entry [`emit`];
+//! its methods are in files by family: `builder` (temporaries, instructions,
+//! intrinsic calls declared on first use, types), `operands` (constants and
+//! the forms of values), `masks` (existing lanes, activation, reductions of
+//! masks), `blocks` (blocks, phis, terminators), `prologue`, `commands` (the
+//! dispatch and the arithmetic), `memory` (allocas, loads, stores) and `calls`
+//! (θ's builtins and math functions).
 #![allow(
     rustdoc::broken_intra_doc_links,
     reason = "[RULE] names the thesis's rules, not items"
