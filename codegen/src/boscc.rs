@@ -21,7 +21,7 @@
 
 use crate::edit::Editor;
 use crate::error::{Site, TransformError};
-use crate::pipeline::PassContext;
+use crate::pass::PassContext;
 use crate::predicates::edge_condition;
 use crate::prepare;
 use pllvm_analysis::loops::LoopInfo;
@@ -31,60 +31,11 @@ use pllvm_semantics::ir::{Block, Body, FuncId, InstKind, Module, Terminator, Val
 use pllvm_semantics::types::TypeTable;
 use std::collections::{HashMap, HashSet};
 
-/// Where gadgets go (`--boscc heuristic|all|none|BLOCK,...`).
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub enum Policy {
-    /// Gadgets at the eligible edges into a block `b` whose dominance region is
-    /// worth skipping: a loop, a memory access (`load`, `store`, `alloca`) or a
-    /// call other than a `@pllvm.*` builtin in it; or, outside loops, at least
-    /// [`HEAVY_REGION`] commands or `b` itself ending in a divergent branch
-    /// (the else-if cascades of Fig. 9.6: a gadget on each `else` edge skips the
-    /// rest of the cascade).
-    ///
-    /// Inside a loop (a divergent loop made uniform by `dlt` included) a region
-    /// of arithmetic only gets no gadget: its `any` and branch run in every
-    /// iteration, while the region is skipped in few of them (the branch that
-    /// leaves a divergent loop is skipped at most once per loop), and the split
-    /// loop body keeps more values live across blocks. Measured on
-    /// `corpus/kernels/mandelbrot.ll` (BENCHMARKS.md, "Native SIMD code"):
-    /// the two gadgets the cascade rule put in its loop made the widened code
-    /// slower than none.
-    #[default]
-    Heuristic,
-    /// Every eligible edge (one gadget per branch: the first eligible target).
-    All,
-    /// No gadget.
-    None,
-    /// A gadget at the edge into each named block (which must be eligible).
-    Blocks(Vec<String>),
-}
+pub use crate::pass::Policy;
 
 /// The number of commands from which a dominance region outside loops is worth
 /// a gadget under [`Policy::Heuristic`].
 pub const HEAVY_REGION: usize = 8;
-
-impl Policy {
-    /// Reads `--boscc`: `heuristic`, `all`, `none`, or block names (`B,C` or
-    /// `%B,%C`).
-    pub fn parse(text: &str) -> Result<Policy, String> {
-        match text.trim() {
-            "heuristic" => Ok(Policy::Heuristic),
-            "all" => Ok(Policy::All),
-            "none" => Ok(Policy::None),
-            "" => Err("--boscc needs heuristic, all, none or a list of blocks".into()),
-            list => {
-                let names: Vec<String> = list
-                    .split(',')
-                    .map(|n| n.trim().trim_start_matches('%').to_string())
-                    .collect();
-                if names.iter().any(String::is_empty) {
-                    return Err(format!("--boscc '{list}': an empty block name"));
-                }
-                Ok(Policy::Blocks(names))
-            }
-        }
-    }
-}
 
 /// One gadget to insert: the divergent branch in `a` guards the edge to `b`; `c`
 /// is `a`'s other successor.

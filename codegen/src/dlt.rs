@@ -125,7 +125,7 @@
 
 use crate::edit::{Editor, for_each_operand_mut};
 use crate::error::{Site, TransformError};
-use crate::pipeline::PassContext;
+use crate::pass::PassContext;
 use crate::prepare;
 use pllvm_analysis::loops::{LoopId, LoopInfo};
 use pllvm_analysis::normalize;
@@ -137,18 +137,7 @@ use std::collections::{HashMap, HashSet};
 
 const PASS: &str = "dlt";
 
-/// A deliberate defect of the transform, for tests only: the stage-wise
-/// equivalence checks (docs/transforms.md, "How correctness is checked") must catch it.
-/// Never set by a front end.
-#[doc(hidden)]
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Fault {
-    /// The first live-out value gets no tracker that keeps it: its `.track` phi
-    /// in `L` reads the raw value on the exit edges and `undef` on every other
-    /// edge, so a lane that left in an earlier iteration reads `undef` after the
-    /// loop (the lane that left early sees ⊤, as in the naive Fig. 3.21b).
-    DropLiveOutTracker,
-}
+pub use crate::pass::{Fault, LiveOuts};
 
 /// [§9.1] Makes every divergent loop of `func` uniform; returns the module and one
 /// note per loop (`loop %H: divergent (…), made uniform: …` or `loop %H: uniform,
@@ -981,7 +970,8 @@ fn phase2_rebound_exits(
     // `v.final` in `Disp` then reads `h` (from `NewH`) or `h.next` (from `L`).
     // A tracker costs two phis (a loop-carried register in the widened code)
     // and a select per exit edge; holding costs the select of `h.next` that the
-    // predication of `L` makes anyway (docs/native.md). Each header phi holds one
+    // predication of `L` makes anyway (the native backend,
+    // docs/native.md). Each header phi holds one
     // value at most: itself first, else its latch value.
     let held = hold_plan(facts, built, fault, live_outs);
     // The forwarding phis of phase 1 read the held value, or undef, on the edges
@@ -1023,41 +1013,7 @@ fn phase2_rebound_exits(
         }
     }
 
-    // Exit trackers, one per exit edge but the last (the dispatch's remaining case):
-    // %X.track = phi [false, P], [%X.track.upd, L]; %X.track.upd = phi [true, E_X],
-    // [%X.track, every other edge].
-    let n = facts.exit_edges.len();
-    for (k, &(_, x)) in facts
-        .exit_edges
-        .iter()
-        .enumerate()
-        .take(n.saturating_sub(1))
-    {
-        let xname = ed.block_name(x).to_string();
-        let upd = ed.phi(
-            latch,
-            TypeTable::I1,
-            Vec::new(),
-            None,
-            &format!("{xname}.track.upd"),
-        );
-        let mut arms: Vec<(Value, Block)> = facts.entries.iter().map(|&p| (f, p)).collect();
-        arms.push((upd, latch));
-        let track = ed.phi(
-            built.newh,
-            TypeTable::I1,
-            arms,
-            None,
-            &format!("{xname}.track"),
-        );
-        let e = built.rebound[k];
-        let arms = preds
-            .iter()
-            .map(|&p| (if p == e { t } else { track }, p))
-            .collect();
-        set_arms(ed, upd, arms);
-        built.exit_tracks.push((track, upd));
-    }
+    exit_trackers(ed, facts, built, &preds, (t, f));
 
     // Live-out trackers: %v.out = phi [undef, P], [%v.track, L]; %v.track = phi
     // [%v, E_k] where %v dominates the exiting block, [%v.out, every other edge].
@@ -1099,35 +1055,51 @@ fn phase2_rebound_exits(
     }
 }
 
-/// How the transform keeps the values a lane leaves the loop with (its
-/// live-outs, §9.1).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum LiveOuts {
-    /// A live-out that is a header phi, or the value of its latch arms, is held
-    /// by that header phi (`hold_plan`); the others get tracker pairs. One
-    /// loop-carried value fewer per held live-out, but the phi's next value is
-    /// then chosen per lane: a counter `%i` becomes `select(stays, %i + 1, %i)`,
-    /// whose condition depends on the compare of `%i + 1`, so the compare and
-    /// the mask logic sit on the counter's loop-carried dependence chain. The
-    /// default, and the native choice where registers are few
-    /// (`native::Target::live_outs`).
-    #[default]
-    Held,
-    /// Every live-out gets a tracker pair, as §9.1 builds it (`%v.out`/`%v.track`):
-    /// a counter is a plain `%i + 1`, and the per-lane choice moves to the
-    /// tracker, off the counter's chain; one loop-carried value more per
-    /// live-out.
-    Tracked,
-}
-
-impl LiveOuts {
-    /// `held` or `tracked`, as `--live-outs` spells it.
-    pub fn parse(text: &str) -> Option<LiveOuts> {
-        match text {
-            "held" => Some(LiveOuts::Held),
-            "tracked" => Some(LiveOuts::Tracked),
-            _ => None,
-        }
+/// The exit trackers of phase 2 ([`phase2_rebound_exits`]), one per exit edge
+/// but the last; `preds` are `L`'s predecessors, `(t, f)` the constants true and
+/// false.
+fn exit_trackers(
+    ed: &mut Editor,
+    facts: &LoopFacts,
+    built: &mut Built,
+    preds: &[Block],
+    (t, f): (Value, Value),
+) {
+    let latch = built.latch;
+    // Exit trackers, one per exit edge but the last (the dispatch's remaining case):
+    // %X.track = phi [false, P], [%X.track.upd, L]; %X.track.upd = phi [true, E_X],
+    // [%X.track, every other edge].
+    let n = facts.exit_edges.len();
+    for (k, &(_, x)) in facts
+        .exit_edges
+        .iter()
+        .enumerate()
+        .take(n.saturating_sub(1))
+    {
+        let xname = ed.block_name(x).to_string();
+        let upd = ed.phi(
+            latch,
+            TypeTable::I1,
+            Vec::new(),
+            None,
+            &format!("{xname}.track.upd"),
+        );
+        let mut arms: Vec<(Value, Block)> = facts.entries.iter().map(|&p| (f, p)).collect();
+        arms.push((upd, latch));
+        let track = ed.phi(
+            built.newh,
+            TypeTable::I1,
+            arms,
+            None,
+            &format!("{xname}.track"),
+        );
+        let e = built.rebound[k];
+        let arms = preds
+            .iter()
+            .map(|&p| (if p == e { t } else { track }, p))
+            .collect();
+        set_arms(ed, upd, arms);
+        built.exit_tracks.push((track, upd));
     }
 }
 
@@ -1331,7 +1303,7 @@ mod tests {
     //! The shape §9.1 and the next pass rely on, block by block, on logstar.
 
     use super::*;
-    use crate::pipeline::{Options, Pass};
+    use crate::pass::{Options, Pass};
     use pllvm_semantics::text::{parse_module, print_function};
 
     /// Runs dlt on `src` and compares the printed block `block` with `expect`

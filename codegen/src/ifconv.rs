@@ -19,7 +19,7 @@
 use crate::dlt;
 use crate::error::TransformError;
 use crate::linearize::{self, Branches, Settings};
-use crate::pipeline::PassContext;
+use crate::pass::PassContext;
 use crate::prepare;
 use pllvm_semantics::ir::{FuncId, Module};
 

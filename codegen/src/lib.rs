@@ -45,6 +45,7 @@ pub mod kernel;
 pub mod linearize;
 pub mod native;
 pub mod nonneg_div;
+pub mod pass;
 pub mod pipeline;
 pub mod predicates;
 pub mod prepare;
@@ -57,5 +58,6 @@ pub mod widen;
 
 pub use error::{Site, TransformError};
 pub use kernel::Kernel;
-pub use pipeline::{Options, Pass, PassContext, Stage, parse_passes, run_passes};
+pub use pass::{Options, Pass, PassContext};
+pub use pipeline::{Stage, parse_passes, run_passes};
 pub use uniform::AnalysisChoice;

@@ -29,7 +29,7 @@
 
 use crate::edit::Editor;
 use crate::error::{Site, TransformError};
-use crate::pipeline::PassContext;
+use crate::pass::PassContext;
 use crate::predicates::{self, Original};
 use crate::prepare;
 use pllvm_analysis::block_index::block_index;

@@ -56,7 +56,7 @@
 //! there.
 
 use crate::error::TransformError;
-use crate::pipeline::PassContext;
+use crate::pass::PassContext;
 use crate::prepare;
 use num_bigint::BigUint;
 use pllvm_semantics::cfg::Cfg;

@@ -1,74 +1,15 @@
 //! The transform pipeline: a list of passes (`--pass dlt,boscc,pl`), each run on
 //! the output of the one before, with the divergence analysis recomputed on every
-//! intermediate program (STYLE §2: no caching across transforms). Every stage is
+//! intermediate program (docs/design/style.md §2: no caching across transforms). Every stage is
 //! kept, so a checker can compare the program after each pass with the original
-//! (the stage-wise equivalence of issue 16: FR(original) = OBL(after each stage)).
+//! (the stage-wise equivalence, docs/transforms.md "How correctness is checked":
+//! FR(original) = OBL(after each stage)).
 
 use crate::error::{Site, TransformError};
-use crate::uniform::{self, AnalysisChoice};
+pub use crate::pass::{Options, Pass, PassContext};
+use crate::uniform::AnalysisChoice;
 use crate::{boscc, dlt, ifconv, linearize, nonneg_div, reconverge};
-use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::ir::{FuncId, Module};
-
-/// One transform.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Pass {
-    /// `sdiv` / `srem` by a power of two of a dividend known non-negative
-    /// where it runs become `ashr` / `and` ([`crate::nonneg_div`]); first in a
-    /// pipeline, while the branches it reads are there.
-    NonnegDiv,
-    /// The divergent loop transform (thesis §9.1): every loop becomes uniform.
-    Dlt,
-    /// The BOSCC gadget (thesis §9.2), inserted before partial linearization.
-    Boscc,
-    /// Partial linearization (thesis Ch. 8, Listing 8; loops §8.3; phis §8.4).
-    Pl,
-    /// The reconverging-CFG transform (the poster's OpenTree with flow blocks),
-    /// for any CFG, irreducible ones included.
-    Reconverge,
-    /// Full if-conversion: every branch that is not a loop's own becomes data
-    /// flow (the naive baseline of Ch. 8).
-    IfConv,
-}
-
-impl Pass {
-    /// Every pass.
-    pub const ALL: [Pass; 6] = [
-        Pass::NonnegDiv,
-        Pass::Dlt,
-        Pass::Boscc,
-        Pass::Pl,
-        Pass::Reconverge,
-        Pass::IfConv,
-    ];
-
-    /// The name `--pass` takes.
-    pub fn name(self) -> &'static str {
-        match self {
-            Pass::NonnegDiv => "nonneg-div",
-            Pass::Dlt => "dlt",
-            Pass::Boscc => "boscc",
-            Pass::Pl => "pl",
-            Pass::Reconverge => "reconverge",
-            Pass::IfConv => "ifconv",
-        }
-    }
-
-    /// Whether the program after this pass, run under OBLIVIOUS, must refine
-    /// the original under FREEZING (the stage-wise property of issue 16). Not
-    /// so for `nonneg-div`: it rewrites single commands and leaves divergent
-    /// loops as they are, which OBLIVIOUS breaks (Fig. 3.21); its output refines
-    /// the original under FREEZING, and each stage after it in a route is
-    /// checked against the original, so a wrong rewrite shows there.
-    pub fn refines_under_oblivious(self) -> bool {
-        self != Pass::NonnegDiv
-    }
-
-    /// The pass called `name`.
-    pub fn parse(name: &str) -> Option<Pass> {
-        Pass::ALL.into_iter().find(|p| p.name() == name)
-    }
-}
 
 /// The passes `pllvm compile` and `diff-exec` run by default before widening:
 /// every branch left is uniform or a BOSCC test, with the divisions of known
@@ -131,23 +72,6 @@ pub fn parse_passes(spec: &str) -> Result<Vec<Pass>, String> {
     Ok(passes)
 }
 
-/// What a pipeline needs besides the program.
-#[derive(Clone, Debug, Default)]
-pub struct Options {
-    /// The analysis deciding what is uniform.
-    pub analysis: AnalysisChoice,
-    /// Parameters (by name or number) that are uniform; the others are varying.
-    pub uniform_args: Vec<String>,
-    /// Where BOSCC gadgets go.
-    pub boscc: boscc::Policy,
-    /// How the divergent loop transform keeps live-out values.
-    pub live_outs: crate::dlt::LiveOuts,
-    /// Test only: a deliberate defect of the divergent loop transform, which the
-    /// stage-wise equivalence checks must catch (issue 16). `None` everywhere else.
-    #[doc(hidden)]
-    pub fault: Option<crate::dlt::Fault>,
-}
-
 /// A pipeline as a corpus file's `; transform NAME:` line writes it: `--pass
 /// dlt,pl` (required), `--analysis best|thesis|popl|llvm|sa`, `--uniform-args
 /// a,b`, `--boscc POLICY`, `--live-outs held|tracked`, `--function NAME`. Returns the passes, the options and
@@ -186,27 +110,6 @@ pub fn parse_pipeline(text: &str) -> Result<(Vec<Pass>, Options, Option<String>)
     }
     let passes = passes.ok_or("a transform needs --pass (e.g. --pass dlt,pl)")?;
     Ok((passes, options, function))
-}
-
-/// What a pass gets: the options, and the analysis on demand.
-pub struct PassContext<'o> {
-    /// The pipeline's options.
-    pub options: &'o Options,
-    /// The pass running (for error messages).
-    pub pass: Pass,
-}
-
-impl PassContext<'_> {
-    /// The chosen analysis on `func` of `module`.
-    pub fn analyze(&self, module: &Module, func: FuncId) -> Result<Uniformity, TransformError> {
-        uniform::analyze(
-            module,
-            func,
-            self.options.analysis,
-            &self.options.uniform_args,
-            self.pass.name(),
-        )
-    }
 }
 
 /// The program after one pass, with what the pass did.

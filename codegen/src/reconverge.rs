@@ -56,17 +56,15 @@ pub(crate) mod normal_form;
 mod open_tree;
 mod repair;
 
+use self::repair::{PASS, internal_error};
 use crate::dlt;
-use crate::error::{Site, TransformError};
-use crate::pipeline::{Pass, PassContext};
+use crate::error::TransformError;
+use crate::pass::{Pass, PassContext};
 use crate::prepare::{body_of, require_unpredicated};
 use pllvm_analysis::postdom::PostDomTree;
 use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::ir::{FuncId, Module};
-
-/// The pass name in errors.
-const PASS: &str = "reconverge";
 
 /// How many OpenTree walks the route runs at most (see the module doc, step 3).
 pub const MAX_WALKS: usize = 3;
@@ -214,13 +212,4 @@ fn walk_until_reconverging(
             &format!("after {MAX_WALKS} OpenTree walks, {}", v.message(body)),
         )),
     }
-}
-
-/// An error of the transform itself (not of its input), at the function.
-fn internal_error(func: FuncId, what: &str) -> TransformError {
-    TransformError::new(
-        PASS,
-        Site::Function(func),
-        format!("internal error of the reconverging transform: {what}"),
-    )
 }

@@ -30,11 +30,9 @@
     reason = "rule citations of the thesis, not links"
 )]
 
-mod cx;
 mod expr;
 
-pub use cx::PASS;
-use cx::{CType, Cx, c_type};
+use expr::{CType, Cx, c_type};
 
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
@@ -46,6 +44,8 @@ use std::fmt::Write;
 /// The exit code of a chunk whose active lanes disagree on a branch (a
 /// divergent branch the transforms left): `PLLVM_DIVERGED_EXIT` of the prelude.
 pub const DIVERGED_EXIT: i32 = 86;
+
+pub use expr::PASS;
 
 /// The widest chunk the C emitter accepts: a chunk's values live on the C stack,
 /// W of each.

@@ -451,116 +451,138 @@ pub fn parse(src: &str) -> Result<Directives, String> {
                 transform,
             });
         } else if let Some(rest) = body.strip_prefix("expect") {
-            let Some((head, value)) = rest.split_once(':') else {
-                return Err(format!("line {number}: expect without ':'"));
-            };
-            let head: Vec<&str> = head.split_whitespace().collect();
-            if let ["transform", transform, "cfg"] = head.as_slice() {
-                let rows = continuation_rows(&lines, &mut n)
-                    .into_iter()
-                    .map(|r| collapse_whitespace(&r))
-                    .collect();
-                d.expects.push(Expectation {
-                    run: None,
-                    line: number,
-                    kind: ExpectKind::TransformCfg {
-                        transform: transform.to_string(),
-                        rows,
-                    },
-                });
-                continue;
-            }
-            // `first violation` is the one two-word expectation.
-            let (run, what) = match head.as_slice() {
-                ["first", "violation"] => (None, "first violation"),
-                [run, "first", "violation"] => (Some(run.to_string()), "first violation"),
-                [what] => (None, *what),
-                [run, what] => (Some(run.to_string()), *what),
-                _ => return Err(format!("line {number}: cannot read '{body}'")),
-            };
-            let at_line = |e: String| format!("line {number}: {e}");
-            let value = value.trim().to_string();
-            let kind = match what {
-                "result" => ExpectKind::Result(value),
-                "outcome" => ExpectKind::Outcome(value),
-                "env" | "memory" => {
-                    let (name, v) = value
-                        .split_once('=')
-                        .ok_or_else(|| format!("line {number}: expected NAME = [..]"))?;
-                    let (name, v) = (name.trim().to_string(), v.trim().to_string());
-                    if what == "env" {
-                        ExpectKind::Env(name, v)
-                    } else {
-                        ExpectKind::Memory(name, v)
-                    }
-                }
-                "trace" => {
-                    let rows = continuation_rows(&lines, &mut n);
-                    ExpectKind::Trace(rows)
-                }
-                "legal" => ExpectKind::Legal(if value == "none" {
-                    Vec::new()
-                } else {
-                    name_list(&value)
-                }),
-                "illegal" => ExpectKind::Illegal(illegal_list(&value).map_err(at_line)?),
-                "first violation" => {
-                    ExpectKind::FirstViolation(violation_spec(&value).map_err(at_line)?)
-                }
-                "schedule" => ExpectKind::Schedule(name_list(&value)),
-                "outcomes" => ExpectKind::Outcomes(
-                    value
-                        .split('|')
-                        .map(|o| collapse_whitespace(o).replace(' ', ""))
-                        .filter(|o| !o.is_empty())
-                        .collect(),
-                ),
-                "cnb" => ExpectKind::Cnb(if value == "none" {
-                    Vec::new()
-                } else {
-                    let mut pairs = Vec::new();
-                    for pair in value.split('}') {
-                        let pair = pair.trim().trim_start_matches(',').trim();
-                        if pair.is_empty() {
-                            continue;
-                        }
-                        let inner = pair
-                            .strip_prefix('{')
-                            .ok_or_else(|| at_line(format!("expected {{A, B}}, got '{pair}'")))?;
-                        match name_list(inner).as_slice() {
-                            [a, b] => pairs.push((a.clone(), b.clone())),
-                            _ => return Err(at_line(format!("expected two blocks in '{pair}'"))),
-                        }
-                    }
-                    pairs
-                }),
-                "convergence" => {
-                    let headers = match value.strip_prefix("headers") {
-                        Some(list) => name_list(list),
-                        None if value.is_empty() => Vec::new(),
-                        None => {
-                            return Err(at_line(format!(
-                                "expected 'headers A, B' or nothing, got '{value}'"
-                            )));
-                        }
-                    };
-                    let rows = continuation_rows(&lines, &mut n);
-                    ExpectKind::Convergence { headers, rows }
-                }
-                "m-converged" => ExpectKind::MConverged(if value == "none" {
-                    Vec::new()
-                } else {
-                    name_list(&value)
-                }),
-                other => return Err(format!("line {number}: unknown expectation '{other}'")),
-            };
-            d.expects.push(Expectation {
-                run,
-                line: number,
-                kind,
-            });
+            let expectation = parse_expect(body, rest, number, &lines, &mut n)?;
+            d.expects.push(expectation);
         }
     }
+    check_references(&d)?;
+    Ok(d)
+}
+
+/// One `; expect …: VALUE` line (`body` the line after `;`, `rest` after
+/// `expect`), line `number`; continuation rows are read from `lines` at `*n`,
+/// which moves past them.
+fn parse_expect(
+    body: &str,
+    rest: &str,
+    number: usize,
+    lines: &[&str],
+    n: &mut usize,
+) -> Result<Expectation, String> {
+    let Some((head, value)) = rest.split_once(':') else {
+        return Err(format!("line {number}: expect without ':'"));
+    };
+    let head: Vec<&str> = head.split_whitespace().collect();
+    if let ["transform", transform, "cfg"] = head.as_slice() {
+        let rows = continuation_rows(lines, n)
+            .into_iter()
+            .map(|r| collapse_whitespace(&r))
+            .collect();
+        return Ok(Expectation {
+            run: None,
+            line: number,
+            kind: ExpectKind::TransformCfg {
+                transform: transform.to_string(),
+                rows,
+            },
+        });
+    }
+    // `first violation` is the one two-word expectation.
+    let (run, what) = match head.as_slice() {
+        ["first", "violation"] => (None, "first violation"),
+        [run, "first", "violation"] => (Some(run.to_string()), "first violation"),
+        [what] => (None, *what),
+        [run, what] => (Some(run.to_string()), *what),
+        _ => return Err(format!("line {number}: cannot read '{body}'")),
+    };
+    let at_line = |e: String| format!("line {number}: {e}");
+    let value = value.trim().to_string();
+    let kind = match what {
+        "result" => ExpectKind::Result(value),
+        "outcome" => ExpectKind::Outcome(value),
+        "env" | "memory" => {
+            let (name, v) = value
+                .split_once('=')
+                .ok_or_else(|| format!("line {number}: expected NAME = [..]"))?;
+            let (name, v) = (name.trim().to_string(), v.trim().to_string());
+            if what == "env" {
+                ExpectKind::Env(name, v)
+            } else {
+                ExpectKind::Memory(name, v)
+            }
+        }
+        "trace" => {
+            let rows = continuation_rows(lines, n);
+            ExpectKind::Trace(rows)
+        }
+        "legal" => ExpectKind::Legal(if value == "none" {
+            Vec::new()
+        } else {
+            name_list(&value)
+        }),
+        "illegal" => ExpectKind::Illegal(illegal_list(&value).map_err(at_line)?),
+        "first violation" => ExpectKind::FirstViolation(violation_spec(&value).map_err(at_line)?),
+        "schedule" => ExpectKind::Schedule(name_list(&value)),
+        "outcomes" => ExpectKind::Outcomes(
+            value
+                .split('|')
+                .map(|o| collapse_whitespace(o).replace(' ', ""))
+                .filter(|o| !o.is_empty())
+                .collect(),
+        ),
+        "cnb" => ExpectKind::Cnb(if value == "none" {
+            Vec::new()
+        } else {
+            cnb_list(&value).map_err(at_line)?
+        }),
+        "convergence" => {
+            let headers = match value.strip_prefix("headers") {
+                Some(list) => name_list(list),
+                None if value.is_empty() => Vec::new(),
+                None => {
+                    return Err(at_line(format!(
+                        "expected 'headers A, B' or nothing, got '{value}'"
+                    )));
+                }
+            };
+            let rows = continuation_rows(lines, n);
+            ExpectKind::Convergence { headers, rows }
+        }
+        "m-converged" => ExpectKind::MConverged(if value == "none" {
+            Vec::new()
+        } else {
+            name_list(&value)
+        }),
+        other => return Err(format!("line {number}: unknown expectation '{other}'")),
+    };
+    Ok(Expectation {
+        run,
+        line: number,
+        kind,
+    })
+}
+
+/// The pairs of an `; expect cnb:` line, `{A, B}, {C, D}`.
+fn cnb_list(value: &str) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    for pair in value.split('}') {
+        let pair = pair.trim().trim_start_matches(',').trim();
+        if pair.is_empty() {
+            continue;
+        }
+        let inner = pair
+            .strip_prefix('{')
+            .ok_or_else(|| format!("expected {{A, B}}, got '{pair}'"))?;
+        match name_list(inner).as_slice() {
+            [a, b] => pairs.push((a.clone(), b.clone())),
+            _ => return Err(format!("expected two blocks in '{pair}'")),
+        }
+    }
+    Ok(pairs)
+}
+
+/// Every transform and run a directive names exists.
+fn check_references(d: &Directives) -> Result<(), String> {
     let transform_named = |t: &str| d.transforms.iter().any(|x| x.name == t);
     for r in &d.runs {
         if let Some(t) = &r.transform
@@ -583,7 +605,7 @@ pub fn parse(src: &str) -> Result<Directives, String> {
             return Err(format!("line {}: no run named '{r}'", e.line));
         }
     }
-    Ok(d)
+    Ok(())
 }
 
 /// Collapses runs of white space, so hand-written tables compare by content.

@@ -34,7 +34,8 @@ use pllvm_semantics::ir::{Block, FuncId, GlobalId, Module};
 use pllvm_semantics::memory::ByteStore;
 use pllvm_semantics::rules::step::{BlockStep, lss_w_step};
 use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError, Ub};
-use pllvm_semantics::value::{Val, display_signed};
+use pllvm_semantics::types::Ty;
+use pllvm_semantics::value::{ObjectId, Val, display_signed};
 use std::collections::hash_map::DefaultHasher;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::hash::{Hash, Hasher};
@@ -589,325 +590,439 @@ fn explore_recording(
     bounds: &Bounds,
     visit: &mut dyn FnMut(&Transition<'_>),
     watch: &mut dyn FnMut(&Progress) -> ControlFlow<String>,
-    mut graph: Option<&mut StateGraph>,
+    graph: Option<&mut StateGraph>,
 ) -> Result<Exploration, ExploreError> {
     let machine = Machine::new(module, config).map_err(ExploreError::Setup)?;
-    let program = &machine.program;
-    let facts = GreedyFacts::compute(program)
-        .with_interp(machine.interp)
-        .with_exec(machine.exec)
-        .with_termination_budget(0);
-    let globals: Vec<(
-        String,
-        Option<pllvm_semantics::value::ObjectId>,
-        _,
-        GlobalId,
-    )> = module
-        .globals
-        .iter()
-        .map(|(g, data)| {
-            (
-                format!("@{}", data.name),
-                machine.global_pointer(g).and_then(|p| p.object),
-                crate::machine::element_type(&module.types, data.ty),
-                g,
-            )
-        })
-        .collect();
-    let ret_width = module
-        .types
-        .int_width(module.functions[program.func].ret_ty);
-
-    // The states waiting in the queue, whole; an expanded state is dropped and
-    // only its fingerprint stays in `index`.
-    let mut states: Vec<Option<State>> = vec![Some(machine.state.clone())];
-    let mut nodes: Vec<Node> = vec![Node {
-        parent: None,
-        depth: 0,
-    }];
-    let mut index: HashMap<u128, u32> = HashMap::new();
-    index.insert(fingerprint(&machine.state), 0);
-    if let Some(g) = graph.as_deref_mut() {
-        g.add_state(0, &machine.state, program);
+    let mut search = Search::new(module, &machine, bounds, visit, graph);
+    while let Some(n) = search.queue.pop_front() {
+        if let ControlFlow::Break(why) = watch(&search.progress(n)) {
+            search.stop(n, why);
+            break;
+        }
+        search.expand(n)?;
     }
-    let mut preds: Vec<Vec<u32>> = vec![Vec::new()];
-    let mut ends = vec![false];
-    let mut unexpanded = vec![false];
-    let mut node_cnb: Vec<[Vec<(Block, Block)>; 2]> = vec![Default::default()];
-    let mut outcomes: Vec<ExploredOutcome> = Vec::new();
-    let mut outcome_keys: HashMap<OutcomeKey, usize> = HashMap::new();
-    let mut truncated: Option<String> = None;
-    let mut transitions = 0;
-    let mut rng = crate::sched::Random::new(match bounds.order {
-        Order::Random(seed) => seed,
-        _ => 0,
-    });
-    let path = |nodes: &[Node], mut n: u32| {
+    Ok(search.finish())
+}
+
+/// A global as an outcome records it: its name (`@g`), the object holding it
+/// (`None` when it has none), its element type, and its id.
+type GlobalSlot = (String, Option<ObjectId>, Ty, GlobalId);
+
+/// The breadth-first search of [`explore_recording`]: the explored graph so far,
+/// the queue of states to expand, the outcomes found, and what the bounds cut.
+///
+/// States are numbered in the order the search first meets them (the initial
+/// state is 0). The per-state tables `states`, `nodes`, `preds`, `ends`,
+/// `unexpanded` and `node_cnb` always have one entry per numbered state (a state
+/// is numbered and pushed onto all of them at once, by [`Search::discover`]), and
+/// `index` maps the fingerprint of every numbered state to its number.
+struct Search<'a, 'v> {
+    module: &'a Module,
+    program: &'a Program<'a>,
+    facts: GreedyFacts,
+    bounds: &'a Bounds,
+    /// The module's globals, in order (an outcome's memory).
+    globals: Vec<GlobalSlot>,
+    /// The width of the function's integer result, for rendering results signed.
+    ret_width: Option<u32>,
+    visit: &'v mut dyn FnMut(&Transition<'_>),
+    graph: Option<&'v mut StateGraph>,
+    /// The states waiting in the queue, whole; an expanded state is dropped
+    /// (`None`) and only its fingerprint stays in `index`.
+    states: Vec<Option<State>>,
+    /// How each state was first reached, and its depth.
+    nodes: Vec<Node>,
+    /// State fingerprint → state number.
+    index: HashMap<u128, u32>,
+    /// Per state, the states with a transition into it (once per transition).
+    preds: Vec<Vec<u32>>,
+    /// Per state, whether some schedule ends there or in one step from it.
+    ends: Vec<bool>,
+    /// Per state, whether the bounds (or the watcher) left some of its
+    /// transitions unfollowed.
+    unexpanded: Vec<bool>,
+    /// Per expanded state, its concurrent-next pairs (Def. 20) among the
+    /// progressing blocks and among the schedulable ones.
+    node_cnb: Vec<[Vec<(Block, Block)>; 2]>,
+    /// The distinct outcomes, in the order they were found.
+    outcomes: Vec<ExploredOutcome>,
+    /// Outcome → its index in `outcomes`.
+    outcome_keys: HashMap<OutcomeKey, usize>,
+    /// Why the exploration is not exhaustive (`None`: so far it is).
+    truncated: Option<String>,
+    /// Transitions (state, block) followed so far.
+    transitions: usize,
+    /// The shuffle of [`Order::Random`] (seed 0 otherwise, and unused).
+    rng: crate::sched::Random,
+    /// States numbered and not yet expanded, in breadth-first order.
+    queue: VecDeque<u32>,
+}
+
+impl<'a, 'v> Search<'a, 'v> {
+    /// The search with only the initial state of `machine`, numbered 0 and queued.
+    fn new(
+        module: &'a Module,
+        machine: &'a Machine<'a>,
+        bounds: &'a Bounds,
+        visit: &'v mut dyn FnMut(&Transition<'_>),
+        mut graph: Option<&'v mut StateGraph>,
+    ) -> Self {
+        let program = &machine.program;
+        let facts = GreedyFacts::compute(program)
+            .with_interp(machine.interp)
+            .with_exec(machine.exec)
+            .with_termination_budget(0);
+        let globals: Vec<GlobalSlot> = module
+            .globals
+            .iter()
+            .map(|(g, data)| {
+                (
+                    format!("@{}", data.name),
+                    machine.global_pointer(g).and_then(|p| p.object),
+                    crate::machine::element_type(&module.types, data.ty),
+                    g,
+                )
+            })
+            .collect();
+        let ret_width = module
+            .types
+            .int_width(module.functions[program.func].ret_ty);
+        let mut index = HashMap::new();
+        index.insert(fingerprint(&machine.state), 0);
+        if let Some(g) = graph.as_deref_mut() {
+            g.add_state(0, &machine.state, program);
+        }
+        Search {
+            module,
+            program,
+            facts,
+            bounds,
+            globals,
+            ret_width,
+            visit,
+            graph,
+            states: vec![Some(machine.state.clone())],
+            nodes: vec![Node {
+                parent: None,
+                depth: 0,
+            }],
+            index,
+            preds: vec![Vec::new()],
+            ends: vec![false],
+            unexpanded: vec![false],
+            node_cnb: vec![Default::default()],
+            outcomes: Vec::new(),
+            outcome_keys: HashMap::new(),
+            truncated: None,
+            transitions: 0,
+            rng: crate::sched::Random::new(match bounds.order {
+                Order::Random(seed) => seed,
+                _ => 0,
+            }),
+            queue: VecDeque::from([0]),
+        }
+    }
+
+    /// How far the search has come, with state `n` just taken off the queue.
+    fn progress(&self, n: u32) -> Progress {
+        Progress {
+            states: self.states.len(),
+            transitions: self.transitions,
+            queued: self.queue.len() + 1,
+            depth: self.nodes[n as usize].depth,
+        }
+    }
+
+    /// The schedule that first reached state `n`.
+    fn path(&self, mut n: u32) -> Vec<Block> {
         let mut out = Vec::new();
-        while let Some((p, b)) = nodes[n as usize].parent {
+        while let Some((p, b)) = self.nodes[n as usize].parent {
             out.push(b);
             n = p;
         }
         out.reverse();
         out
-    };
+    }
 
-    let mut queue: VecDeque<u32> = VecDeque::from([0]);
-    while let Some(n) = queue.pop_front() {
-        let so_far = Progress {
-            states: states.len(),
-            transitions,
-            queued: queue.len() + 1,
-            depth: nodes[n as usize].depth,
-        };
-        if let ControlFlow::Break(why) = watch(&so_far) {
-            for k in std::iter::once(n).chain(queue.drain(..)) {
-                unexpanded[k as usize] = true;
-                if let Some(g) = graph.as_deref_mut() {
-                    let cut = g.cut(&why);
-                    g.edge(k, "", cut);
-                }
-            }
-            truncated = Some(match truncated {
-                None => why,
-                Some(before) => format!("{why}; {before}"),
-            });
-            break;
+    /// Records in the graph (when recording) that a bound cut the transition
+    /// `label` out of state `n` for `why`.
+    fn cut_edge(&mut self, n: u32, label: &str, why: &str) {
+        if let Some(g) = self.graph.as_deref_mut() {
+            let cut = g.cut(why);
+            g.edge(n, label, cut);
         }
-        let Some(state) = states[n as usize].take() else {
-            continue;
-        };
-        let mut record_end = |ending: String,
-                              undefined: Option<Ub>,
-                              state: &State,
-                              last: Option<Block>,
-                              nodes: &[Node],
-                              outcomes: &mut Vec<ExploredOutcome>|
-         -> usize {
-            let results: Vec<Option<Val>> = state
-                .next
-                .iter()
-                .map(|x| match x {
-                    Next::Done(v) => Some(v.clone()),
-                    _ => None,
-                })
-                .collect();
-            let bytes: Vec<ByteStore> = globals
-                .iter()
-                .map(|(_, o, _, _)| {
-                    o.and_then(|o| state.mem.object(o))
-                        .map_or(ByteStore::default(), |obj| obj.bytes.clone())
-                })
-                .collect();
-            let key = (ending.clone(), results.clone(), bytes);
-            if let Some(&k) = outcome_keys.get(&key) {
-                return k;
-            }
-            let mut witness = path(nodes, n);
-            witness.extend(last);
-            let result_text = format!(
-                "[{}]",
-                results
-                    .iter()
-                    .map(|r| match r {
-                        None => "-".to_string(),
-                        Some(v) => match ret_width {
-                            Some(w) => display_signed(v, w),
-                            None => v.to_string(),
-                        },
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            let memory = globals
-                .iter()
-                .filter_map(|(name, o, elem, _)| {
-                    let o = (*o)?;
-                    Some((name.clone(), state.mem.dump_object(o, &module.types, *elem)))
-                })
-                .collect();
-            let values = globals
-                .iter()
-                .filter_map(|(_, o, _, g)| Some(global_values(module, &state.mem, *g, (*o)?)))
-                .collect();
-            outcome_keys.insert(key, outcomes.len());
-            outcomes.push(ExploredOutcome {
-                ending,
-                results,
-                result_text,
-                memory,
-                globals: values,
-                witness,
-                undefined,
-            });
-            outcomes.len() - 1
-        };
+    }
 
+    /// Records in the graph (when recording) the transition `label` from state
+    /// `n` to `to`.
+    fn edge(&mut self, n: u32, label: &str, to: Target) {
+        if let Some(g) = self.graph.as_deref_mut() {
+            g.edge(n, label, to);
+        }
+    }
+
+    /// The watcher said stop with state `n` taken off the queue: `n` and every
+    /// queued state stay unexpanded, and the exploration is truncated by `why`.
+    fn stop(&mut self, n: u32, why: String) {
+        let rest: Vec<u32> = self.queue.drain(..).collect();
+        for k in std::iter::once(n).chain(rest) {
+            self.unexpanded[k as usize] = true;
+            self.cut_edge(k, "", &why);
+        }
+        self.truncated = Some(match self.truncated.take() {
+            None => why,
+            Some(before) => format!("{why}; {before}"),
+        });
+    }
+
+    /// Expands state `n`: an end, a cut of the step bound, a blocked state, or
+    /// a transition for every schedulable block, in the order of the bounds.
+    fn expand(&mut self, n: u32) -> Result<(), ExploreError> {
+        let Some(state) = self.states[n as usize].take() else {
+            return Ok(());
+        };
+        let program = self.program;
         if state.all_done() {
-            ends[n as usize] = true;
-            let k = record_end("returned".into(), None, &state, None, &nodes, &mut outcomes);
-            if let Some(g) = graph.as_deref_mut() {
-                g.edge(n, "returned", Target::Outcome(k));
-            }
-            continue;
+            self.ends[n as usize] = true;
+            let k = self.record_end(n, "returned".into(), None, &state, None);
+            self.edge(n, "returned", Target::Outcome(k));
+            return Ok(());
         }
-        if nodes[n as usize].depth >= bounds.max_steps {
-            unexpanded[n as usize] = true;
-            let why = format!("schedules longer than {} steps", bounds.max_steps);
-            if let Some(g) = graph.as_deref_mut() {
-                let cut = g.cut(&why);
-                g.edge(n, "", cut);
-            }
-            truncated.get_or_insert(why);
-            continue;
+        if self.nodes[n as usize].depth >= self.bounds.max_steps {
+            self.unexpanded[n as usize] = true;
+            let why = format!("schedules longer than {} steps", self.bounds.max_steps);
+            self.cut_edge(n, "", &why);
+            self.truncated.get_or_insert(why);
+            return Ok(());
         }
-        let mut next = candidates(program, &facts, &state);
+        let mut next = candidates(program, &self.facts, &state);
         if next.is_empty() {
-            ends[n as usize] = true;
+            self.ends[n as usize] = true;
             let waiting: Vec<String> = (0..state.width())
                 .filter(|&t| !state.next[t].is_done())
                 .map(|t| t.to_string())
                 .collect();
-            let k = record_end(
-                format!(
-                    "blocked: no block makes progress and synchronizes (lanes {} wait)",
-                    waiting.join(", ")
-                ),
-                None,
-                &state,
-                None,
-                &nodes,
-                &mut outcomes,
+            let ending = format!(
+                "blocked: no block makes progress and synchronizes (lanes {} wait)",
+                waiting.join(", ")
             );
-            if let Some(g) = graph.as_deref_mut() {
-                g.edge(n, "blocked", Target::Outcome(k));
-            }
-            continue;
+            let k = self.record_end(n, ending, None, &state, None);
+            self.edge(n, "blocked", Target::Outcome(k));
+            return Ok(());
         }
-        match bounds.order {
-            Order::Lowest => next.sort_by_key(|&b| facts.index_of(b)),
-            Order::Highest => next.sort_by_key(|&b| std::cmp::Reverse(facts.index_of(b))),
-            Order::Random(_) => {
-                for k in (1..next.len()).rev() {
-                    let j = (rng.next_u64() % (k as u64 + 1)) as usize;
-                    next.swap(k, j);
-                }
-            }
-        }
+        self.order(&mut next);
         let progressing: Vec<Block> = crate::sched::pending(program, &state)
             .into_iter()
             .filter(|&b| progress(program, &state, b).is_ok())
             .collect();
-        node_cnb[n as usize] = [
+        self.node_cnb[n as usize] = [
             cnb_pairs(program, &state, &progressing),
             cnb_pairs(program, &state, &next),
         ];
-        if let Some(g) = graph.as_deref_mut() {
-            g.expanded(n, &state, program, &next, &node_cnb[n as usize][0]);
+        if let Some(g) = self.graph.as_deref_mut() {
+            g.expanded(n, &state, program, &next, &self.node_cnb[n as usize][0]);
         }
         for b in next {
-            transitions += 1;
-            match step_keeping(program, facts.interp, facts.exec, &state, b) {
-                Stepped::Stuck(message) => {
-                    let mut schedule = path(&nodes, n);
-                    schedule.push(b);
-                    return Err(ExploreError::Stuck {
-                        message,
-                        schedule: schedule
-                            .iter()
-                            .map(|&b| program.block_name(b).to_string())
-                            .collect(),
-                    });
-                }
-                Stepped::Ended(ending, undefined) => {
-                    ends[n as usize] = true;
-                    let k = record_end(ending, undefined, &state, Some(b), &nodes, &mut outcomes);
-                    if let Some(g) = graph.as_deref_mut() {
-                        g.edge(n, program.block_name(b), Target::Outcome(k));
-                    }
-                }
-                Stepped::State(next_and_step) => {
-                    let (s, step) = *next_and_step;
-                    let h = fingerprint(&s);
-                    let known = index.get(&h).copied();
-                    let target = match known {
-                        Some(id) => {
-                            visit(&Transition {
-                                program,
-                                from: n,
-                                to: Some(id),
-                                first_visit: false,
-                                before: &state,
-                                step: &step,
-                                after: &s,
-                            });
-                            id
-                        }
-                        None if states.len() >= bounds.max_states => {
-                            unexpanded[n as usize] = true;
-                            let why = format!("more than {} states", bounds.max_states);
-                            if let Some(g) = graph.as_deref_mut() {
-                                let cut = g.cut(&why);
-                                g.edge(n, program.block_name(b), cut);
-                            }
-                            truncated.get_or_insert(why);
-                            visit(&Transition {
-                                program,
-                                from: n,
-                                to: None,
-                                first_visit: false,
-                                before: &state,
-                                step: &step,
-                                after: &s,
-                            });
-                            continue;
-                        }
-                        None => {
-                            let id = states.len() as u32;
-                            visit(&Transition {
-                                program,
-                                from: n,
-                                to: Some(id),
-                                first_visit: true,
-                                before: &state,
-                                step: &step,
-                                after: &s,
-                            });
-                            if let Some(g) = graph.as_deref_mut() {
-                                g.add_state(id, &s, program);
-                            }
-                            states.push(Some(s));
-                            nodes.push(Node {
-                                parent: Some((n, b)),
-                                depth: nodes[n as usize].depth + 1,
-                            });
-                            index.insert(h, id);
-                            preds.push(Vec::new());
-                            ends.push(false);
-                            unexpanded.push(false);
-                            node_cnb.push(Default::default());
-                            queue.push_back(id);
-                            id
-                        }
-                    };
-                    preds[target as usize].push(n);
-                    if let Some(g) = graph.as_deref_mut() {
-                        g.edge(n, program.block_name(b), Target::State(target));
-                    }
+            self.follow(n, &state, b)?;
+        }
+        Ok(())
+    }
+
+    /// Puts the schedulable blocks `next` in the order of the bounds.
+    fn order(&mut self, next: &mut [Block]) {
+        match self.bounds.order {
+            Order::Lowest => next.sort_by_key(|&b| self.facts.index_of(b)),
+            Order::Highest => next.sort_by_key(|&b| std::cmp::Reverse(self.facts.index_of(b))),
+            Order::Random(_) => {
+                for k in (1..next.len()).rev() {
+                    let j = (self.rng.next_u64() % (k as u64 + 1)) as usize;
+                    next.swap(k, j);
                 }
             }
         }
     }
 
-    // §5.3: which states can still end (surely: through explored ends only; maybe:
-    // also through states the bounds left unexpanded).
-    let backward = |seeds: &[bool]| {
+    /// Follows the transition that schedules `b` in state `n` (`state`): an
+    /// outcome, a known state, a new state, or a cut of the state bound.
+    fn follow(&mut self, n: u32, state: &State, b: Block) -> Result<(), ExploreError> {
+        let program = self.program;
+        self.transitions += 1;
+        match step_keeping(program, self.facts.interp, self.facts.exec, state, b) {
+            Stepped::Stuck(message) => {
+                let mut schedule = self.path(n);
+                schedule.push(b);
+                Err(ExploreError::Stuck {
+                    message,
+                    schedule: schedule
+                        .iter()
+                        .map(|&b| program.block_name(b).to_string())
+                        .collect(),
+                })
+            }
+            Stepped::Ended(ending, undefined) => {
+                self.ends[n as usize] = true;
+                let k = self.record_end(n, ending, undefined, state, Some(b));
+                self.edge(n, program.block_name(b), Target::Outcome(k));
+                Ok(())
+            }
+            Stepped::State(next_and_step) => {
+                let (after, step) = *next_and_step;
+                let h = fingerprint(&after);
+                let mut transition = Transition {
+                    program,
+                    from: n,
+                    to: None,
+                    first_visit: false,
+                    before: state,
+                    step: &step,
+                    after: &after,
+                };
+                let target = match self.index.get(&h).copied() {
+                    Some(id) => {
+                        transition.to = Some(id);
+                        (self.visit)(&transition);
+                        id
+                    }
+                    None if self.states.len() >= self.bounds.max_states => {
+                        self.unexpanded[n as usize] = true;
+                        let why = format!("more than {} states", self.bounds.max_states);
+                        self.cut_edge(n, program.block_name(b), &why);
+                        self.truncated.get_or_insert(why);
+                        (self.visit)(&transition);
+                        return Ok(());
+                    }
+                    None => {
+                        let id = self.states.len() as u32;
+                        transition.to = Some(id);
+                        transition.first_visit = true;
+                        (self.visit)(&transition);
+                        self.discover(id, n, b, h, after);
+                        id
+                    }
+                };
+                self.preds[target as usize].push(n);
+                self.edge(n, program.block_name(b), Target::State(target));
+                Ok(())
+            }
+        }
+    }
+
+    /// Numbers the new state `after` (fingerprint `h`) `id`, first reached from
+    /// state `n` by scheduling `b`, and queues it.
+    fn discover(&mut self, id: u32, n: u32, b: Block, h: u128, after: State) {
+        if let Some(g) = self.graph.as_deref_mut() {
+            g.add_state(id, &after, self.program);
+        }
+        self.states.push(Some(after));
+        self.nodes.push(Node {
+            parent: Some((n, b)),
+            depth: self.nodes[n as usize].depth + 1,
+        });
+        self.index.insert(h, id);
+        self.preds.push(Vec::new());
+        self.ends.push(false);
+        self.unexpanded.push(false);
+        self.node_cnb.push(Default::default());
+        self.queue.push_back(id);
+    }
+
+    /// The outcome of a schedule ending in `state` (after scheduling `last` in
+    /// state `n`, when the step itself ended the run): its index among the
+    /// outcomes, a new one when no schedule ended this way before.
+    fn record_end(
+        &mut self,
+        n: u32,
+        ending: String,
+        undefined: Option<Ub>,
+        state: &State,
+        last: Option<Block>,
+    ) -> usize {
+        let results: Vec<Option<Val>> = state
+            .next
+            .iter()
+            .map(|x| match x {
+                Next::Done(v) => Some(v.clone()),
+                _ => None,
+            })
+            .collect();
+        let bytes: Vec<ByteStore> = self
+            .globals
+            .iter()
+            .map(|(_, o, _, _)| {
+                o.and_then(|o| state.mem.object(o))
+                    .map_or(ByteStore::default(), |obj| obj.bytes.clone())
+            })
+            .collect();
+        let key = (ending.clone(), results.clone(), bytes);
+        if let Some(&k) = self.outcome_keys.get(&key) {
+            return k;
+        }
+        let mut witness = self.path(n);
+        witness.extend(last);
+        let outcome = self.outcome(ending, undefined, state, results, witness);
+        self.outcome_keys.insert(key, self.outcomes.len());
+        self.outcomes.push(outcome);
+        self.outcomes.len() - 1
+    }
+
+    /// A new outcome: how the run ended, the lanes' `results`, the globals of
+    /// `state`, and a `witness` schedule.
+    fn outcome(
+        &self,
+        ending: String,
+        undefined: Option<Ub>,
+        state: &State,
+        results: Vec<Option<Val>>,
+        witness: Vec<Block>,
+    ) -> ExploredOutcome {
+        let module = self.module;
+        let result_text = format!(
+            "[{}]",
+            results
+                .iter()
+                .map(|r| match r {
+                    None => "-".to_string(),
+                    Some(v) => match self.ret_width {
+                        Some(w) => display_signed(v, w),
+                        None => v.to_string(),
+                    },
+                })
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let memory = self
+            .globals
+            .iter()
+            .filter_map(|(name, o, elem, _)| {
+                let o = (*o)?;
+                Some((name.clone(), state.mem.dump_object(o, &module.types, *elem)))
+            })
+            .collect();
+        let values = self
+            .globals
+            .iter()
+            .filter_map(|(_, o, _, g)| Some(global_values(module, &state.mem, *g, (*o)?)))
+            .collect();
+        ExploredOutcome {
+            ending,
+            results,
+            result_text,
+            memory,
+            globals: values,
+            witness,
+            undefined,
+        }
+    }
+
+    /// The states from which an end is reachable backwards from `seeds` along
+    /// the explored transitions.
+    fn backward(&self, seeds: &[bool]) -> Vec<bool> {
         let mut reach = seeds.to_vec();
         let mut work: Vec<u32> = (0..reach.len() as u32)
             .filter(|&k| reach[k as usize])
             .collect();
         while let Some(k) = work.pop() {
-            for &p in &preds[k as usize] {
+            for &p in &self.preds[k as usize] {
                 if !reach[p as usize] {
                     reach[p as usize] = true;
                     work.push(p);
@@ -915,37 +1030,89 @@ fn explore_recording(
             }
         }
         reach
-    };
-    let surely = backward(&ends);
-    let seeds: Vec<bool> = ends
-        .iter()
-        .zip(&unexpanded)
-        .map(|(a, b)| *a || *b)
-        .collect();
-    let maybe = backward(&seeds);
-    let can_terminate = if surely[0] {
-        Some(true)
-    } else if maybe[0] {
-        None
-    } else {
-        Some(false)
-    };
-    // The states greedy schedules reach: with an end in sight, only through states
-    // that can still end (§5.3).
-    let allowed = |k: usize| !maybe[0] || maybe[k];
-    if let Some(g) = graph {
-        for (k, node) in g.states.iter_mut().enumerate() {
-            node.off_limits = !allowed(k);
+    }
+
+    /// The exploration, once the queue is empty or the watcher stopped it:
+    /// termination preservation (§5.3) applied to the explored graph, the
+    /// states greedy schedules reach, whether they spin, and the concurrent
+    /// next blocks with their witnesses.
+    fn finish(mut self) -> Exploration {
+        // §5.3: which states can still end (surely: through explored ends only; maybe:
+        // also through states the bounds left unexpanded).
+        let surely = self.backward(&self.ends);
+        let seeds: Vec<bool> = self
+            .ends
+            .iter()
+            .zip(&self.unexpanded)
+            .map(|(a, b)| *a || *b)
+            .collect();
+        let maybe = self.backward(&seeds);
+        let can_terminate = if surely[0] {
+            Some(true)
+        } else if maybe[0] {
+            None
+        } else {
+            Some(false)
+        };
+        // The states greedy schedules reach: with an end in sight, only through states
+        // that can still end (§5.3).
+        let allowed = |k: usize| !maybe[0] || maybe[k];
+        if let Some(g) = self.graph.as_deref_mut() {
+            for (k, node) in g.states.iter_mut().enumerate() {
+                node.off_limits = !allowed(k);
+            }
+        }
+        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); self.states.len()];
+        for (to, ps) in self.preds.iter().enumerate() {
+            for &p in ps {
+                succs[p as usize].push(to as u32);
+            }
+        }
+        let (reached, pruned) = reached_states(&succs, &allowed);
+        let spins = spins(&succs, &reached, &allowed);
+        // Breadth-first ids grow with depth, so the first witness is a shortest one.
+        let mut cnb: [BTreeMap<(Block, Block), Vec<Block>>; 2] = Default::default();
+        for (k, sets) in self.node_cnb.iter().enumerate() {
+            if !reached[k] {
+                continue;
+            }
+            for (map, pairs) in cnb.iter_mut().zip(sets) {
+                for &pair in pairs {
+                    map.entry(pair).or_insert_with(|| self.path(k as u32));
+                }
+            }
+        }
+        let [cnb, cnb_schedulable] = cnb;
+        Exploration {
+            func: self.program.func,
+            states: self.states.len(),
+            transitions: self.transitions,
+            truncated: self.truncated,
+            outcomes: self.outcomes,
+            can_terminate,
+            pruned,
+            spins,
+            loops: self.facts.loops,
+            reducible: self.facts.reducible,
+            block_names: self
+                .program
+                .body
+                .blocks
+                .values()
+                .map(|b| b.name.clone())
+                .collect(),
+            cnb,
+            cnb_schedulable,
         }
     }
-    let mut succs: Vec<Vec<u32>> = vec![Vec::new(); states.len()];
-    for (to, ps) in preds.iter().enumerate() {
-        for &p in ps {
-            succs[p as usize].push(to as u32);
-        }
-    }
+}
+
+/// The states greedy schedules reach from state 0 along `succs` through
+/// `allowed` states only, and how many transitions into states not allowed
+/// that rules out (each counted once per transition out of a reached state).
+fn reached_states(succs: &[Vec<u32>], allowed: &dyn Fn(usize) -> bool) -> (Vec<bool>, usize) {
     let mut pruned = 0;
-    let mut reached = vec![false; states.len()];
+    let mut reached = vec![false; succs.len()];
     reached[0] = true;
     let mut work = vec![0u32];
     while let Some(k) = work.pop() {
@@ -960,8 +1127,13 @@ fn explore_recording(
             }
         }
     }
-    // A cycle among the reached states: Kahn's algorithm cannot remove them all.
-    let mut indegree = vec![0usize; states.len()];
+    (reached, pruned)
+}
+
+/// Whether the `reached` states hold a cycle through `allowed` states: Kahn's
+/// algorithm cannot remove them all.
+fn spins(succs: &[Vec<u32>], reached: &[bool], allowed: &dyn Fn(usize) -> bool) -> bool {
+    let mut indegree = vec![0usize; succs.len()];
     for (k, out) in succs.iter().enumerate() {
         if reached[k] {
             for &to in out {
@@ -971,7 +1143,7 @@ fn explore_recording(
             }
         }
     }
-    let mut free: Vec<usize> = (0..states.len())
+    let mut free: Vec<usize> = (0..succs.len())
         .filter(|&k| reached[k] && indegree[k] == 0)
         .collect();
     let mut removed = 0;
@@ -987,40 +1159,7 @@ fn explore_recording(
             }
         }
     }
-    let spins = removed < reached.iter().filter(|&&r| r).count();
-    // Breadth-first ids grow with depth, so the first witness is a shortest one.
-    let mut cnb: [BTreeMap<(Block, Block), Vec<Block>>; 2] = Default::default();
-    for (k, sets) in node_cnb.iter().enumerate() {
-        if !reached[k] {
-            continue;
-        }
-        for (map, pairs) in cnb.iter_mut().zip(sets) {
-            for &pair in pairs {
-                map.entry(pair).or_insert_with(|| path(&nodes, k as u32));
-            }
-        }
-    }
-    let [cnb, cnb_schedulable] = cnb;
-    Ok(Exploration {
-        func: program.func,
-        states: states.len(),
-        transitions,
-        truncated,
-        outcomes,
-        can_terminate,
-        pruned,
-        spins,
-        loops: facts.loops.clone(),
-        reducible: facts.reducible,
-        block_names: program
-            .body
-            .blocks
-            .values()
-            .map(|b| b.name.clone())
-            .collect(),
-        cnb,
-        cnb_schedulable,
-    })
+    removed < reached.iter().filter(|&&r| r).count()
 }
 
 /// What one step of [`explore_with`] gave.

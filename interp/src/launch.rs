@@ -268,25 +268,7 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
         .map_err(|e| LaunchError::Setup(SetupError::about(SetupInput::Threads, e)))?;
     let n = grid.threads as usize;
     // Arguments per thread: one value for all, or exactly N.
-    let mut per_thread: BTreeMap<String, ArgPlan> = BTreeMap::new();
-    for (name, value) in &config.args {
-        let about =
-            |m: String| LaunchError::Setup(SetupError::about(SetupInput::Arg(name.clone()), m));
-        let plan = match (value.range_values(), value) {
-            (Some(values), _) => ArgPlan::PerThread(values.map_err(about)?),
-            (None, ArgValue::PerLane(values)) => ArgPlan::PerThread(values.clone()),
-            (None, ArgValue::Uniform(s)) => ArgPlan::Uniform(s.clone()),
-        };
-        if let ArgPlan::PerThread(values) = &plan
-            && values.len() != n
-        {
-            return Err(about(format!(
-                "argument %{name}: {} values given for {n} threads (give one value, or one per thread)",
-                values.len()
-            )));
-        }
-        per_thread.insert(name.clone(), plan);
-    }
+    let per_thread = arg_plans(config, n)?;
     let base_config = RunConfig {
         threads: grid.width,
         args: BTreeMap::new(),
@@ -365,38 +347,7 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
             (func, returns_value, warnings),
         );
     }
-    let next = AtomicUsize::new(0);
-    type Finished = (ArrayRun, Memory, Option<DivergenceRecord>);
-    let done: Mutex<Vec<Option<Result<Finished, LaunchError>>>> =
-        Mutex::new((0..arrays).map(|_| None).collect());
-    // The facts keep a cache that is not shared between threads: one copy each.
-    let worker = |facts: GreedyFacts| {
-        loop {
-            let a = next.fetch_add(1, Ordering::Relaxed);
-            if a >= arrays {
-                return;
-            }
-            let result = run_array(module, &array_config(a), grid, a, &initial, &facts);
-            let failed = result.is_err();
-            if let Ok(mut slots) = done.lock() {
-                slots[a] = Some(result);
-            }
-            if failed {
-                // Stop handing out arrays: the launch fails anyway.
-                next.store(arrays, Ordering::Relaxed);
-            }
-        }
-    };
-    let jobs = grid.jobs.min(arrays).max(1);
-    let worker = &worker;
-    std::thread::scope(|scope| {
-        for _ in 1..jobs {
-            let facts = facts.clone();
-            scope.spawn(move || worker(facts));
-        }
-        worker(facts.clone());
-    });
-    let slots = done.into_inner().unwrap_or_else(|p| p.into_inner());
+    let slots = run_arrays(module, grid, &array_config, &initial, &facts);
     let mut runs = Vec::with_capacity(arrays);
     let mut merge = Merge::new(module, &initial);
     let mut divergence: Option<DivergenceRecord> = None;
@@ -427,6 +378,78 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
         divergence,
         returns_value,
     })
+}
+
+/// The arguments of a launch of `n` threads, from `config`: one value for all
+/// threads, or exactly `n`.
+fn arg_plans(config: &RunConfig, n: usize) -> Result<BTreeMap<String, ArgPlan>, LaunchError> {
+    let mut per_thread: BTreeMap<String, ArgPlan> = BTreeMap::new();
+    for (name, value) in &config.args {
+        let about =
+            |m: String| LaunchError::Setup(SetupError::about(SetupInput::Arg(name.clone()), m));
+        let plan = match (value.range_values(), value) {
+            (Some(values), _) => ArgPlan::PerThread(values.map_err(about)?),
+            (None, ArgValue::PerLane(values)) => ArgPlan::PerThread(values.clone()),
+            (None, ArgValue::Uniform(s)) => ArgPlan::Uniform(s.clone()),
+        };
+        if let ArgPlan::PerThread(values) = &plan
+            && values.len() != n
+        {
+            return Err(about(format!(
+                "argument %{name}: {} values given for {n} threads (give one value, or one per thread)",
+                values.len()
+            )));
+        }
+        per_thread.insert(name.clone(), plan);
+    }
+    Ok(per_thread)
+}
+
+/// What one thread array's run gives: the run, its memory, its divergence.
+type Finished = (ArrayRun, Memory, Option<DivergenceRecord>);
+
+/// Runs every thread array of `grid` apart, on `grid.jobs` workers, each from
+/// `initial`; the result of each array by index (`None` for arrays not run
+/// once one failed).
+fn run_arrays(
+    module: &Module,
+    grid: &Grid,
+    array_config: &(dyn Fn(usize) -> RunConfig + Sync),
+    initial: &InitialMemory,
+    facts: &GreedyFacts,
+) -> Vec<Option<Result<Finished, LaunchError>>> {
+    let arrays = grid.arrays();
+    let next = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<Result<Finished, LaunchError>>>> =
+        Mutex::new((0..arrays).map(|_| None).collect());
+    // The facts keep a cache that is not shared between threads: one copy each.
+    let worker = |facts: GreedyFacts| {
+        loop {
+            let a = next.fetch_add(1, Ordering::Relaxed);
+            if a >= arrays {
+                return;
+            }
+            let result = run_array(module, &array_config(a), grid, a, initial, &facts);
+            let failed = result.is_err();
+            if let Ok(mut slots) = done.lock() {
+                slots[a] = Some(result);
+            }
+            if failed {
+                // Stop handing out arrays: the launch fails anyway.
+                next.store(arrays, Ordering::Relaxed);
+            }
+        }
+    };
+    let jobs = grid.jobs.min(arrays).max(1);
+    let worker = &worker;
+    std::thread::scope(|scope| {
+        for _ in 1..jobs {
+            let facts = facts.clone();
+            scope.spawn(move || worker(facts));
+        }
+        worker(facts.clone());
+    });
+    done.into_inner().unwrap_or_else(|p| p.into_inner())
 }
 
 /// Whether `func` has an `atomicrmw` or `cmpxchg`: thread arrays then communicate

@@ -24,8 +24,8 @@
 //! definition inside the cycle no longer dominates (the dispatch opened paths no
 //! lane takes) are repaired by SSA construction ([`super::repair`]).
 
+use super::repair::{PASS, internal_error};
 use super::repair::{predecessor_edges, repair_dominance};
-use super::{PASS, internal_error};
 use crate::edit::{Editor, set_successor};
 use crate::error::TransformError;
 use crate::prepare::body_of;

@@ -18,7 +18,7 @@
 //!   once no lane of the iteration is still in the body (Def. 17), and the
 //!   header runs the next iteration for all of them at once.
 
-use super::PASS;
+use super::repair::PASS;
 use super::repair::repair_dominance;
 use crate::edit::Editor;
 use crate::error::{Site, TransformError};

@@ -73,7 +73,7 @@
 //! transform and with one latch per loop there is none, and the route's final
 //! check would report it.
 
-use super::internal_error;
+use super::repair::internal_error;
 use super::repair::{predecessor_edges, remove_unused_new, repair_dominance};
 use crate::edit::{Editor, set_successor};
 use crate::error::TransformError;

@@ -12,12 +12,29 @@
 //! program, and SSA construction yields exactly "the latest definition on the
 //! path taken". Paths that no lane takes (a flow block's predecessor whose lanes
 //! go elsewhere) may read `undef`: no lane uses those values.
+//!
+//! It also holds what every step of the route shares (the pass name, the
+//! internal error), so that the steps import it and not the route above them.
 
 use crate::edit::{Editor, for_each_operand_mut};
+use crate::error::{Site, TransformError};
 use crate::ssa::SsaVar;
 use pllvm_semantics::cfg::Cfg;
-use pllvm_semantics::ir::{Block, Body, Inst, InstKind, Terminator, Value};
+use pllvm_semantics::ir::{Block, Body, FuncId, Inst, InstKind, Terminator, Value};
 use std::collections::{HashMap, HashSet};
+
+/// The pass name in errors (here, below the route and its steps, which all
+/// import it).
+pub(super) const PASS: &str = "reconverge";
+
+/// An error of the transform itself (not of its input), at the function.
+pub(super) fn internal_error(func: FuncId, what: &str) -> TransformError {
+    TransformError::new(
+        PASS,
+        Site::Function(func),
+        format!("internal error of the reconverging transform: {what}"),
+    )
+}
 
 /// The predecessors of every block, one entry per edge (a phi has one arm per
 /// predecessor edge, as in LLVM), in arena order. Every block of the arena
