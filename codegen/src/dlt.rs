@@ -74,7 +74,7 @@
 //! inner one: Theorem 1 does not hold for that shape (`explore` reports "header
 //! O.newh concurrent next with I.guard"). Under OBLIVIOUS the lanes still inside
 //! then see the outer `NewH`'s values overwritten with ⊤ (an active lane branching
-//! on ⊤ in `explore` of the nested loop of `codegen/tests/dlt.rs`). Testing in `L`
+//! on ⊤ in `explore` of the nested loop of `differential/tests/dlt.rs`). Testing in `L`
 //! too makes every block of the loop reach `Disp` along forward edges, so `L` and
 //! every block after the loop are barriers for the lanes inside: the lanes leave
 //! the loop together. `NewH` keeps its own test (the shape partial linearization

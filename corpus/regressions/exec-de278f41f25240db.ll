@@ -1,4 +1,4 @@
-;; regression: a fixed `pllvm fuzz` finding; its expectation is that the oracle `exec` passes on it (`; fuzz-expect: pass`, checked by proofs/tests/fuzz_regressions.rs; the corpus runner runs its `; run:` line)
+;; regression: a fixed `pllvm fuzz` finding; its expectation is that the oracle `exec` passes on it (`; fuzz-expect: pass`, checked by fuzz/tests/fuzz_regressions.rs; the corpus runner runs its `; run:` line)
 ; fuzz-expect: pass
 ;; pllvm fuzz finding
 ;; oracle: exec

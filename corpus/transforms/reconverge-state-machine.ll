@@ -5,7 +5,7 @@
 ;; entry choice is the uniform argument %m, so that the loop the route builds is
 ;; uniform; entered per lane, the loop is divergent and the route runs the
 ;; divergent loop transform (thesis §9.1) on it first
-;; (codegen/tests/reconverge.rs, state_machine_entered_per_lane).
+;; (differential/tests/reconverge.rs, state_machine_entered_per_lane).
 ;;
 ;; Step 1 (codegen/src/reconverge/irreducible.rs, LLVM's FixIrreducible): the
 ;; cycle {S0, S1, S1odd, S1even, S1j} has entries S0 (its DFS header) and S1.

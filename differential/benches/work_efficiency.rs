@@ -11,7 +11,7 @@
 //! the last column is issued instructions relative to full if-conversion. A route
 //! whose results differ from the original's says so (it must not).
 //!
-//! Run: `cargo bench -p pllvm-codegen --bench work_efficiency`. It calls the
+//! Run: `cargo bench -p pllvm-differential --bench work_efficiency`. It calls the
 //! library the `pllvm transform` and `pllvm run` commands call, so that one
 //! process measures every route on the same inputs.
 

@@ -7,12 +7,12 @@
 //! builds it once (llc-19 and the link), runs it once (the runner forks per
 //! kernel) and compares every run with the interpreter's FREEZING run of the
 //! original (`pllvm_fuzz::native::diff_generated`, the path of
-//! `proofs/tests/native_generated.rs`). One run per program, at W + 3 threads
+//! `fuzz/tests/native_generated.rs`). One run per program, at W + 3 threads
 //! (two chunks, the second with a masked tail), or W threads for a program with
 //! horizontal builtins (they range over one chunk). The `contiguous` column
 //! counts the programs with a load or store the widening made contiguous.
 //!
-//! Run: `cargo bench -p pllvm-proofs --bench native_throughput` (defaults:
+//! Run: `cargo bench -p pllvm-fuzz --bench native_throughput` (defaults:
 //! avx2, 1000 programs, batches of 100); `-- TARGET PROGRAMS BATCH` overrides.
 
 use pllvm_codegen::native::Target;

@@ -13,7 +13,7 @@ use pllvm_fuzz::{GenConfig, generate};
 use proptest::prelude::*;
 
 /// The property for one program, one width and one input seed: the `lockstep`
-/// oracle of `pllvm fuzz` (`proofs/src/oracles/lockstep.rs`) on the case. A
+/// oracle of `pllvm fuzz` (`fuzz/src/oracles/lockstep.rs`) on the case. A
 /// lock-step run that does not return fails here too: lane-local programs
 /// return.
 fn check(seed: u64, width: usize, input_seed: u64) -> Result<(), String> {

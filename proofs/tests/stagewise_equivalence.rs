@@ -10,7 +10,7 @@
 //! `random`) otherwise.
 //!
 //! # Programs
-//! The generator's (`proofs/src/gen/`) with the features of unpredicated SPMD
+//! The generator's (`fuzz/src/gen/`) with the features of unpredicated SPMD
 //! code a front end hands the transforms (`codegen/src/prepare.rs`): nested
 //! loops with several exits and trip counts that depend on the thread id and on
 //! loaded data (divergent loops), divergent and uniform branches, switches,

@@ -20,7 +20,7 @@
 //! Programs: generated acyclic ones and generated reducible ones with loops (a
 //! program whose loops the analysis finds divergent is refused by `pl`, "run dlt
 //! first", and counted); the hand-written ones (Fig. 8.1, Fig. 8.2's DAG, Fig.
-//! 8.5, loops) are in `codegen/tests/linearize.rs` and `corpus/transforms/`.
+//! 8.5, loops) are in `differential/tests/linearize.rs` and `corpus/transforms/`.
 //! The runs above use the default greedy scheduler; a last property explores
 //! every greedy schedule (Ch. 5) of both programs at small widths and checks that
 //! each outcome of OBL(pl) refines the one outcome of FR(original).

@@ -7,7 +7,7 @@
 //! value assigned), the same outcome, results, memory 𝕄, final Δ^W (values and
 //! definition masks) and divergence record.
 //!
-//! The programs are the generator's (`proofs/src/gen/`): reducible and
+//! The programs are the generator's (`fuzz/src/gen/`): reducible and
 //! irreducible CFGs, loops, switches, predicates, shadow phis, `total`, `mask()`,
 //! horizontal builtins (calls through θ), memory (globals, allocas, gathers,
 //! scatters), integers of 1-128 bits and floats. Each case picks FR or OBL,

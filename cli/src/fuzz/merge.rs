@@ -156,7 +156,7 @@ pub fn promote(args: PromoteArgs) -> Result<ExitCode> {
     let text = format!(
         ";; regression: a fixed `pllvm fuzz` finding; its expectation is that the oracle \
          `{oracle}` passes on it (`; fuzz-expect: pass`, checked by \
-         proofs/tests/fuzz_regressions.rs; the corpus runner runs its `; run:` line)\n\
+         fuzz/tests/fuzz_regressions.rs; the corpus runner runs its `; run:` line)\n\
          ; fuzz-expect: pass\n{src}"
     );
     store::write_atomic(&to, &text)?;

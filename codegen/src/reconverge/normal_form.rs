@@ -109,7 +109,7 @@ pub(super) fn prepare_walk(
 /// with ⊤ (the IPD schedule of thesis Fig. 5.6, back again). With the edge,
 /// every block of the loop forward-reaches every exit, so no block after the
 /// loop runs while a lane is still in it (`proofs/tests/reconverge_small_cfgs.rs`
-/// and `codegen/tests/reconverge.rs` meet the case). The edge is never taken
+/// and `differential/tests/reconverge.rs` meet the case). The edge is never taken
 /// (the condition is the constant `true`, a uniform branch), the phis of its
 /// targets read `undef` on it, and the uses its new paths leave undominated are
 /// repaired by SSA construction.

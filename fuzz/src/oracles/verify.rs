@@ -1,4 +1,4 @@
-//! `verify`: the generator's contract (`proofs/src/gen/mod.rs`, "Guarantees"):
+//! `verify`: the generator's contract (`fuzz/src/gen/mod.rs`, "Guarantees"):
 //! every generated program is well formed (§4.10, the verifier accepts it) and
 //! its FREEZING run with the built-in schedule returns in every lane (no
 //! undefined behaviour under FR, §4.5; every cycle guarded by a counter). A
