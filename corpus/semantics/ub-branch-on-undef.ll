@@ -1,6 +1,5 @@
 ;; Undefined behaviour: an ACTIVE lane branches on ⊤ (Fig. 4.9 gives evalterm no
-;; case for a ⊤ condition under amask = 1; docs/design/overview.md, "The
-;; semantics executable", makes it an outcome).
+;; case for a ⊤ condition under amask = 1; docs/design/overview.md makes it an outcome).
 ;; A PASSIVE lane with the same ⊤ condition is fine: evalterm returns ⊤ for
 ;; amask = 0 without looking at the condition.
 ;; c = y != 0 ? true : undef, so c is ⊤ on lanes with y = 0. B is predicated by
