@@ -43,4 +43,3 @@ pub mod widen;
 pub use error::{Site, TransformError};
 pub use kernel::Kernel;
 pub use pipeline::{Options, Pass, PassContext, Stage, parse_passes, run_passes};
-pub use uniform::AnalysisChoice;

@@ -5,8 +5,9 @@
 //! (the stage-wise equivalence of issue 16: FR(original) = OBL(after each stage)).
 
 use crate::error::{Site, TransformError};
-use crate::uniform::{self, AnalysisChoice};
+use crate::uniform;
 use crate::{boscc, dlt, ifconv, linearize, nonneg_div, reconverge};
+use pllvm_analysis::result::AnalysisKind;
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::ir::{FuncId, Module};
 
@@ -135,7 +136,7 @@ pub fn parse_passes(spec: &str) -> Result<Vec<Pass>, String> {
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// The analysis deciding what is uniform.
-    pub analysis: AnalysisChoice,
+    pub analysis: AnalysisKind,
     /// Parameters (by name or number) that are uniform; the others are varying.
     pub uniform_args: Vec<String>,
     /// Where BOSCC gadgets go.
@@ -167,7 +168,7 @@ pub fn parse_pipeline(text: &str) -> Result<(Vec<Pass>, Options, Option<String>)
         match flag {
             "--pass" => passes = Some(parse_passes(value)?),
             "--analysis" => {
-                options.analysis = AnalysisChoice::parse(value).ok_or_else(|| {
+                options.analysis = AnalysisKind::parse(value).ok_or_else(|| {
                     format!("--analysis: '{value}' is not best, thesis, popl, llvm or sa")
                 })?
             }
