@@ -11,8 +11,9 @@ use pllvm_semantics::entity::SecondaryMap;
 use pllvm_semantics::ir::{Block, Body, FuncId, FunctionData, Inst, Value};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Which analysis to run.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+/// Which analysis to run. The default, [`AnalysisKind::Best`], is what a consumer
+/// that does not choose gets (the transforms, the native backend).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
 pub enum AnalysisKind {
     /// Thesis Ch. 6-7.
     Thesis,
@@ -22,10 +23,18 @@ pub enum AnalysisKind {
     Llvm,
     /// Thesis Ch. 6-7 with the stride-alignment lattice of Ch. 10.
     Sa,
+    /// The meet of the sound analyses `thesis`, `popl` and `sa` (a value,
+    /// terminator or block activation is uniform if one of them proves it), so at
+    /// least as precise as each and sound as they are; `llvm` alone on an
+    /// irreducible CFG, which the other three do not analyse. The default of the
+    /// transforms and the native backend.
+    #[default]
+    Best,
 }
 
 impl AnalysisKind {
-    /// Every analysis, in the order `--analysis all` runs them.
+    /// Every analysis of its own, in the order `--analysis all` runs them
+    /// ([`AnalysisKind::Best`], their meet, is not among them).
     pub const ALL: [AnalysisKind; 4] = [
         AnalysisKind::Thesis,
         AnalysisKind::Popl,
@@ -40,6 +49,7 @@ impl AnalysisKind {
             AnalysisKind::Popl => "popl",
             AnalysisKind::Llvm => "llvm",
             AnalysisKind::Sa => "sa",
+            AnalysisKind::Best => "best",
         }
     }
 
@@ -50,12 +60,18 @@ impl AnalysisKind {
     /// (and, like every analysis, against every `; run:`); `sa` may prove uniform
     /// what those expectations call varying, and is checked by `; expect[sa]:`.
     pub fn takes_unnamed_expectations(self) -> bool {
-        !matches!(self, AnalysisKind::Llvm | AnalysisKind::Sa)
+        !matches!(
+            self,
+            AnalysisKind::Llvm | AnalysisKind::Sa | AnalysisKind::Best
+        )
     }
 
-    /// The analysis called `name`.
+    /// The analysis called `name` (one of [`AnalysisKind::ALL`], or `best`).
     pub fn parse(name: &str) -> Option<AnalysisKind> {
-        AnalysisKind::ALL.into_iter().find(|k| k.name() == name)
+        AnalysisKind::ALL
+            .into_iter()
+            .chain([AnalysisKind::Best])
+            .find(|k| k.name() == name)
     }
 }
 
@@ -197,6 +213,39 @@ pub struct Uniformity {
 }
 
 impl Uniformity {
+    /// `self ⊓= other`, entry by entry: what either analysis proves uniform is
+    /// uniform; a join or divergent loop stays only if both report it
+    /// ([`AnalysisKind::Best`]).
+    pub fn meet_with(&mut self, other: &Uniformity) {
+        let values: Vec<_> = other.values.iter().map(|(k, &s)| (k, s)).collect();
+        for (k, s) in values {
+            self.values[k] = self.values[k].min(s);
+        }
+        let terms: Vec<_> = other.terminators.iter().map(|(k, &s)| (k, s)).collect();
+        for (k, s) in terms {
+            self.terminators[k] = self.terminators[k].min(s);
+        }
+        let acts: Vec<_> = other.activation.iter().map(|(k, &s)| (k, s)).collect();
+        for (k, s) in acts {
+            self.activation[k] = self.activation[k].min(s);
+        }
+        for (inst, s) in self.allocas.iter_mut() {
+            if let Some(o) = other.allocas.get(inst) {
+                *s = (*s).min(*o);
+            }
+        }
+        for (b, s) in self.loop_exits.iter_mut() {
+            if let Some(o) = other.loop_exits.get(b) {
+                *s = (*s).min(*o);
+            }
+        }
+        self.sync_joins.retain(|b| other.sync_joins.contains(b));
+        self.temporal_joins
+            .retain(|b| other.temporal_joins.contains(b));
+        self.divergent_loops
+            .retain(|b| other.divergent_loops.contains(b));
+    }
+
     /// The shape of `value`.
     pub fn value(&self, value: Value) -> Shape {
         self.values[value]

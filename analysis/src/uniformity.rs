@@ -10,7 +10,9 @@
 //! - `llvm`: the static uniformity analysis of LLVM's "Convergence and Uniformity",
 //!   [`crate::llvm::analyze`];
 //! - `sa`: the thesis analysis with the stride-alignment lattice of thesis Ch. 10
-//!   for integer and pointer values, [`crate::stride::analyze`].
+//!   for integer and pointer values, [`crate::stride::analyze`];
+//! - `best`: the meet of `thesis`, `popl` and `sa` ([`Uniformity::meet_with`]),
+//!   `llvm` on an irreducible CFG, [`analyze_best`].
 //!
 //! `thesis` and `popl` assume a reducible CFG (thesis §2.4, POPL'21 §3.1); they
 //! report an irreducible function as [`AnalysisError::Irreducible`], never analysed.
@@ -33,7 +35,8 @@ pub fn analyze(
 }
 
 /// Runs `kind` on `func` of `module` for a thread array of at most `width` lanes
-/// (`None`: any width). Only `sa` depends on the width (thesis Fig. 10.12).
+/// (`None`: any width). Only `sa` (and `best` through it) depends on the width
+/// (thesis Fig. 10.12).
 pub fn analyze_for_width(
     module: &Module,
     func: FuncId,
@@ -44,6 +47,9 @@ pub fn analyze_for_width(
     let body = body_of(module, func)?;
     if kind == AnalysisKind::Llvm {
         return Ok(llvm::analyze(module, func, body, init));
+    }
+    if kind == AnalysisKind::Best {
+        return analyze_best(module, func, init, ThreadIds::Array(width));
     }
     let facts = facts_of(module, func, body)?;
     match kind {
@@ -58,7 +64,34 @@ pub fn analyze_for_width(
             init,
             ThreadIds::Array(width),
         )),
+        AnalysisKind::Best => analyze_best(module, func, init, ThreadIds::Array(width)),
     }
+}
+
+/// [`AnalysisKind::Best`] on `func` of `module`, `sa` for the thread ids `ids`:
+/// the meet of `thesis`, `popl` and `sa` (each sound, none more precise than the
+/// others on every program, so their meet is sound and at least as precise as
+/// each); on an irreducible CFG, which those three do not analyse, `llvm`'s
+/// result. Either way the result is labelled `best`.
+pub fn analyze_best(
+    module: &Module,
+    func: FuncId,
+    init: &InitShapes,
+    ids: ThreadIds,
+) -> Result<Uniformity, AnalysisError> {
+    let body = body_of(module, func)?;
+    let mut best = match facts_of(module, func, body) {
+        Ok(facts) => {
+            let mut best = thesis::analyze(module, func, body, &facts, init);
+            best.meet_with(&popl::analyze(module, func, body, &facts, init));
+            best.meet_with(&stride::analyze(module, func, body, &facts, init, ids));
+            best
+        }
+        Err(AnalysisError::Irreducible(_)) => llvm::analyze(module, func, body, init),
+        Err(e) => return Err(e),
+    };
+    best.analysis = AnalysisKind::Best;
+    Ok(best)
 }
 
 /// Runs `sa` on `func` of `module` for the thread ids `ids` describes: a thread

@@ -1,10 +1,17 @@
 //! `pllvm analyze`: the divergence analyses of thesis Ch. 6-7 (`thesis`), POPL'21
 //! (`popl`), LLVM's "Convergence and Uniformity" (`llvm`) and the stride-alignment
-//! lattice of thesis Ch. 10 (`sa`) on one function,
+//! lattice of thesis Ch. 10 (`sa`), or the meet of the sound ones (`best`) on one
+//! function,
 //! printed as annotated text, JSON, or a Graphviz picture of the CFG; with the
 //! reconverging-CFG check (poster, Definition 1) under each analysis.
 
+use crate::compare_llvm;
+use crate::errors::Usage;
+use crate::graphviz;
+use crate::output::stdout;
+use crate::source::load;
 use anyhow::{Result, anyhow};
+use clap::Args;
 use pllvm_analysis::PostDomTree;
 use pllvm_analysis::cycles::DfsOrder;
 use pllvm_analysis::llvm;
@@ -12,9 +19,117 @@ use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_analysis::render;
 use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::stride::ThreadIds;
-use pllvm_analysis::uniformity::{analyze_for_width, analyze_sa};
+use pllvm_analysis::uniformity::{analyze_best, analyze_for_width, analyze_sa};
 use pllvm_semantics::ir::{FuncId, Module};
 use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// `pllvm analyze`'s flags.
+#[derive(Args, Debug)]
+pub struct AnalyzeArgs {
+    /// A .ll file.
+    file: PathBuf,
+    /// Which analysis: thesis, popl, llvm, sa, best (the meet of thesis, popl and
+    /// sa; llvm on an irreducible CFG) or all (the first four; comma-separated
+    /// names allowed).
+    #[arg(
+        long,
+        value_name = "thesis|popl|llvm|sa|best|all",
+        default_value = "all",
+        value_parser = analysis_flag
+    )]
+    analysis: String,
+    /// `sa`: the thread array has at most W lanes (thesis Fig. 10.12); default: any.
+    #[arg(long, value_name = "W", value_parser = clap::value_parser!(u32).range(1..))]
+    width: Option<u32>,
+    /// `sa`: the W lanes are one chunk of a larger thread array, lane t's thread
+    /// id c·W + t (as `pllvm compile` and `diff-exec` widen it) instead of t.
+    #[arg(long, requires = "width")]
+    chunk: bool,
+    /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
+    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    uniform_args: Vec<String>,
+    /// The function to analyse (default: the first definition).
+    #[arg(long, value_name = "NAME")]
+    function: Option<String>,
+    /// Print a JSON report.
+    #[arg(long, conflicts_with_all = ["dot", "svg"])]
+    json: bool,
+    /// Compare the `llvm` analysis with opt-22's (and opt-19's) `print<uniformity>`
+    /// and with what the file's `; run:` lines observed.
+    #[arg(long, conflicts_with_all = ["dot", "json", "svg"])]
+    compare_llvm: bool,
+    /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
+    #[arg(long)]
+    dot: bool,
+    /// Print only counts (divergent values, branches, joins, loops); the analysis
+    /// runs in full. For large functions.
+    #[arg(long, conflicts_with_all = ["dot", "json", "compare_llvm", "svg"])]
+    summary: bool,
+    /// Print the CFGs as one SVG picture laid out by Graphviz's `dot` (colours as
+    /// --dot, every function and analysis, with a legend).
+    #[arg(long, conflicts_with = "dot")]
+    svg: bool,
+    /// The DFS whose cycle hierarchy the `llvm` analysis uses (it picks the headers
+    /// of irreducible cycles): `llvm`, as LLVM's CycleInfo (successors in reverse
+    /// order), or `index`, the documented DFS (successors in order).
+    #[arg(long, value_name = "llvm|index", default_value = "llvm", value_parser = cycle_order_flag)]
+    cycle_order: DfsOrder,
+}
+
+fn cycle_order_flag(text: &str) -> Result<DfsOrder, String> {
+    DfsOrder::parse(text).ok_or_else(|| format!("`{text}` is not a cycle order: llvm or index"))
+}
+
+/// `--analysis NAMES`, checked when the command line is parsed.
+fn analysis_flag(text: &str) -> Result<String, String> {
+    parse_analysis(text).map(|_| text.to_string())
+}
+
+/// Runs `pllvm analyze`.
+pub fn main(a: AnalyzeArgs) -> Result<ExitCode> {
+    let kinds = parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
+    let (module, _, _, src) = load(&Some(a.file.clone()))?;
+    if a.compare_llvm {
+        compare_llvm::run(
+            &module,
+            &src,
+            a.function.as_deref(),
+            &a.uniform_args,
+            &mut stdout(),
+        )?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let format = if a.summary {
+        Format::Summary
+    } else if a.json {
+        Format::Json
+    } else if a.dot {
+        Format::Dot
+    } else if a.svg {
+        Format::Svg
+    } else {
+        Format::Text
+    };
+    run(
+        &module,
+        a.function.as_deref(),
+        &kinds,
+        &a.uniform_args,
+        match (a.chunk, a.width) {
+            (true, Some(w)) => ThreadIds::Chunk(w),
+            _ => ThreadIds::Array(a.width),
+        },
+        a.cycle_order,
+        format,
+        &mut stdout(),
+    )?;
+    // The process ends here: leave the module to the OS instead of freeing
+    // it piece by piece (as clang's default -disable-free does).
+    std::mem::forget(module);
+    Ok(ExitCode::SUCCESS)
+}
 
 /// Which analyses `--analysis` selects.
 pub fn parse_analysis(text: &str) -> Result<Vec<AnalysisKind>, String> {
@@ -23,8 +138,9 @@ pub fn parse_analysis(text: &str) -> Result<Vec<AnalysisKind>, String> {
     }
     text.split(',')
         .map(|name| {
-            AnalysisKind::parse(name.trim())
-                .ok_or_else(|| format!("unknown analysis '{name}' (thesis, popl, llvm, sa or all)"))
+            AnalysisKind::parse(name.trim()).ok_or_else(|| {
+                format!("unknown analysis '{name}' (thesis, popl, llvm, sa, best or all)")
+            })
         })
         .collect()
 }
@@ -72,7 +188,7 @@ pub fn run(
             vec![
                 module
                     .function_by_name(name)
-                    .ok_or_else(|| crate::Usage(format!("--function: no function @{name}")))?,
+                    .ok_or_else(|| Usage(format!("--function: no function @{name}")))?,
             ]
         }
         None => module
@@ -128,11 +244,7 @@ pub fn run(
             "digraph \"pllvm analyze\" {{\n  node [shape=box, fontname=\"monospace\"];\n  edge [fontname=\"monospace\"];\n{clusters}{}}}\n",
             render::dot_legend(&[])
         );
-        writeln!(
-            out,
-            "{}",
-            crate::graphviz::svg(&source).map_err(|e| anyhow!(e))?
-        )?;
+        writeln!(out, "{}", graphviz::svg(&source).map_err(|e| anyhow!(e))?)?;
     }
     Ok(())
 }
@@ -201,7 +313,7 @@ fn check_uniform_args(module: &Module, funcs: &[FuncId], uniform_args: &[String]
             .iter()
             .any(|&f| !uniform_args_of(module, f, std::slice::from_ref(arg)).is_empty());
         if !known {
-            return Err(crate::Usage(format!(
+            return Err(Usage(format!(
                 "--uniform-args: no analysed function has a parameter {arg}"
             ))
             .into());
@@ -243,8 +355,8 @@ fn analyze_function(
     ids: ThreadIds,
     cycle_order: DfsOrder,
 ) -> Result<(Vec<Uniformity>, Vec<&'static str>)> {
-    let init = InitShapes::for_function(module, func, uniform_args)
-        .map_err(|e| crate::Usage(e.to_string()))?;
+    let init =
+        InitShapes::for_function(module, func, uniform_args).map_err(|e| Usage(e.to_string()))?;
     // With several analyses asked, one that assumes reducible control flow is left
     // out on an irreducible function (named in a note); alone, it is an error.
     let mut results: Vec<Uniformity> = Vec::new();
@@ -255,6 +367,7 @@ fn analyze_function(
                 Ok(llvm::analyze_in(module, func, body, &init, cycle_order))
             }
             (AnalysisKind::Sa, _) => analyze_sa(module, func, &init, ids),
+            (AnalysisKind::Best, _) => analyze_best(module, func, &init, ids),
             _ => analyze_for_width(module, func, k, &init, ids.width()),
         };
         match result {

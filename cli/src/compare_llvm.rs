@@ -38,7 +38,7 @@ pub fn run(
         Some(name) => module
             .function_by_name(name.trim_start_matches('@'))
             .ok_or_else(|| {
-                crate::Usage(format!(
+                crate::errors::Usage(format!(
                     "--function: no function @{}",
                     name.trim_start_matches('@')
                 ))
@@ -53,7 +53,7 @@ pub fn run(
         .as_ref()
         .ok_or_else(|| anyhow!("@{} has no body", data.name))?;
     let init = InitShapes::for_function(module, func, uniform_args)
-        .map_err(|e| crate::Usage(e.to_string()))?;
+        .map_err(|e| crate::errors::Usage(e.to_string()))?;
     let ours = analyze(module, func, AnalysisKind::Llvm, &init).map_err(|e| anyhow!("{e}"))?;
     let uniform: Vec<bool> = init.params.iter().map(|s| s.is_uniform()).collect();
     let input = opt_input(module, func, &uniform);

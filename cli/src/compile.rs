@@ -1,18 +1,20 @@
 //! `pllvm compile FILE --target avx2|avx512|neon|scalar-c`: the native backend
-//! of issue 17 on the command line. Each kernel (the first function, `--function
+//! (docs/native.md) on the command line. Each kernel (the first function, `--function
 //! NAME`, or `--all-functions`) goes through the transform pipeline (`--pass`,
 //! default `nonneg-div,dlt,boscc,pl`), the batch is emitted for the target (vector LLVM IR
 //! from the widening, or scalar-lane C), and written as source, as an object, or
 //! linked with the runner into a program (`--emit source|object|exe`).
 //! `diff-exec` prepares its kernels with the same [`prepare`].
 
+use crate::errors::{Rendered, Usage};
+use crate::source::load;
 use crate::transform::render_error;
-use crate::{Rendered, Usage, load};
 use anyhow::{Result, anyhow};
 use clap::Args;
+use pllvm_analysis::result::AnalysisKind;
 use pllvm_codegen::native::{self, EmitOptions, Source, Target, WorkDir};
 use pllvm_codegen::pipeline::{Options, Pass, parse_passes};
-use pllvm_codegen::{AnalysisChoice, Kernel, Site, TransformError};
+use pllvm_codegen::{Kernel, Site, TransformError};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::text::print_module;
@@ -74,8 +76,8 @@ impl PipelineArgs {
     }
 }
 
-fn parse_analysis(text: &str) -> Result<AnalysisChoice> {
-    AnalysisChoice::parse(text).ok_or_else(|| {
+fn parse_analysis(text: &str) -> Result<AnalysisKind> {
+    AnalysisKind::parse(text).ok_or_else(|| {
         anyhow!(Usage(format!(
             "--analysis: '{text}' is not best, thesis, popl, llvm or sa"
         )))

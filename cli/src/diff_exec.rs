@@ -1,4 +1,4 @@
-//! `pllvm diff-exec FILE... --target T`: differential execution (issue 17). Every
+//! `pllvm diff-exec FILE... --target T`: differential execution (docs/native.md). Every
 //! kernel (see `compile`) runs on the interpreter and natively, all kernels of
 //! the command in one compile, link and run; the lanes are compared
 //! (`pllvm_differential::diff`). Inputs: the flags (`--threads`, `--arg`,
@@ -8,7 +8,8 @@
 //! `pllvm-diff-exec/1`. Exit 0 when everything compared agrees, 1 otherwise.
 
 use crate::compile::{LoadedFile, PipelineArgs, Prepared, emit, kernels, prepare};
-use crate::{InputFlags, Usage};
+use crate::errors::Usage;
+use crate::flags::{self, InputFlags, RunInputs};
 use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_codegen::Site;
@@ -29,24 +30,18 @@ const SCHEMA: &str = "pllvm-diff-exec/1";
 
 /// `pllvm diff-exec`.
 #[derive(Args, Debug)]
+#[command(mut_arg("threads", |a| a.short('n').value_name("N").help("n, the number of threads (run in chunks of W)")))]
+#[command(mut_arg("args", |a| a.help("An argument, NAME=V or NAME=V0,V1,... (one per thread)")))]
+#[command(mut_arg("mem", |a| a.help("Initial contents of a global, @G=V0,V1,...")))]
+#[command(mut_arg("input", |a| a.help("Run inputs as JSON (`pllvm run --input`); flags override it")))]
 pub struct DiffExecArgs {
     /// .ll files (one batch).
     #[arg(required = true)]
     files: Vec<PathBuf>,
     #[command(flatten)]
     pipeline: PipelineArgs,
-    /// n, the number of threads (run in chunks of W).
-    #[arg(long, short = 'n', value_name = "N", value_parser = pllvm_interp::config::parse_width)]
-    threads: Option<usize>,
-    /// An argument, NAME=V or NAME=V0,V1,... (one per thread).
-    #[arg(long = "arg", value_name = "NAME=V[,V...]", value_parser = crate::arg_flag)]
-    args: Vec<String>,
-    /// Initial contents of a global, @G=V0,V1,...
-    #[arg(long = "mem", value_name = "@G=V,...", value_parser = crate::mem_flag)]
-    mem: Vec<String>,
-    /// Run inputs as JSON (`pllvm run --input`); flags override it.
-    #[arg(long, value_name = "FILE")]
-    input: Option<PathBuf>,
+    #[command(flatten)]
+    inputs: RunInputs,
     /// The interpreter run compared with: the original program under FREEZING
     /// (original-fr) or the transformed one under OBLIVIOUS (transformed-obl).
     #[arg(long, value_name = "original-fr|transformed-obl", default_value = "original-fr", value_parser = parse_reference)]
@@ -82,22 +77,19 @@ struct Run {
 pub fn main(a: DiffExecArgs) -> Result<ExitCode> {
     let (loaded, prepared) = prepare(&a.files, &a.pipeline)?;
     let width = a.pipeline.width();
-    let from_flags =
-        a.threads.is_some() || !a.args.is_empty() || !a.mem.is_empty() || a.input.is_some();
+    let from_flags = a.inputs.threads.is_some()
+        || !a.inputs.args.is_empty()
+        || !a.inputs.mem.is_empty()
+        || a.inputs.input.is_some();
     let mut runs = Vec::new();
     for (k, p) in prepared.iter().enumerate() {
         let file = &loaded[p.file];
         let fname = &file.module.functions[p.func].name;
         if from_flags {
             let flags = InputFlags {
-                input: &a.input,
-                threads: a.threads,
-                interp: None,
-                exec: None,
-                args: &a.args,
-                mem: &a.mem,
+                inputs: &a.inputs,
+                machine: &flags::NO_MACHINE_FLAGS,
                 buffers: &[],
-                strict: false,
                 function: &None,
                 schedule: false,
                 sched: None,

@@ -1,4 +1,4 @@
-//! `pllvm run --dump NAME[=FILE]` (issue 18, point 4): what a run left in a
+//! `pllvm run --dump NAME[=FILE]` (docs/launch.md): what a run left in a
 //! buffer (`--buffer NAME=...`) or a global (`@G`), as text, as JSON (`--json`),
 //! or as raw little-endian bytes in a file (⊤ bytes written as 0).
 

@@ -1,12 +1,14 @@
-//! `pllvm run FILE --grid N` (issue 18, point 3; docs/launch.md): a launch of N
+//! `pllvm run FILE --grid N` (docs/launch.md): a launch of N
 //! threads as thread arrays of W lanes on all cores
 //! ([`pllvm_interp::launch`]), its results in thread order, its dumps and its
 //! races, as text or as one JSON document (`--json`, schema `pllvm-run/1`).
 
 use crate::dumps::{self, DumpSpec};
-use crate::{InputFlags, RUN_SCHEMA, Source, Usage};
+use crate::errors::Usage;
+use crate::flags::InputFlags;
+use crate::source::{RUN_SCHEMA, Source};
 use anyhow::{Result, anyhow};
-use pllvm_interp::launch::{Grid, LaunchError, launch};
+use pllvm_interp::launch::{ArrayRun, Grid, Launch, LaunchError, launch};
 use pllvm_interp::{Outcome, RunConfig, RunError};
 use pllvm_semantics::ir::Module;
 use std::process::ExitCode;
@@ -48,6 +50,63 @@ pub fn run(
     grid_flags: &GridFlags<'_>,
     out: &mut dyn std::io::Write,
 ) -> Result<ExitCode> {
+    let grid = grid_of(module, config, flags, grid_flags)?;
+    grid.check().map_err(Usage)?;
+    let launched = launch(module, config, &grid).map_err(|e| match e {
+        LaunchError::Setup(e) => flags.setup_error(e),
+        LaunchError::Run {
+            array,
+            error: RunError::Stuck(s),
+        } => match pick(module, config) {
+            Some(func) => anyhow!(
+                "thread array {array}:\n{}",
+                s.diagnostic(source.spans.function(func))
+                    .render(source.name, source.src)
+            ),
+            None => anyhow!("thread array {array}: {s}"),
+        },
+        other => anyhow!(other),
+    })?;
+    report_on_stderr(source, &launched);
+    let report = Report {
+        module,
+        source,
+        grid: &grid,
+        outcome: launched.outcome(),
+        dumped: dumps::dump_all(module, config, &launched.memory, grid_flags.dumps)?,
+        divergence: launched.divergence.as_ref().and_then(|d| {
+            module.functions[launched.func]
+                .body
+                .as_ref()
+                .map(|body| pllvm_interp::observe::report(body, d))
+        }),
+        launched: &launched,
+    };
+    if grid_flags.json {
+        write_json(&report, out)?;
+    } else {
+        write_text(&report, out)?;
+    }
+    Ok(
+        if matches!(report.outcome, Outcome::Returned | Outcome::Incomplete)
+            && launched.conflicting_races == 0
+        {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
+}
+
+/// The launch the flags ask for, or the usage error that refuses it: a flag
+/// that follows one thread array, an input's schedule, a scheduler a launch
+/// cannot run in every array.
+fn grid_of(
+    module: &Module,
+    config: &RunConfig,
+    flags: &InputFlags<'_>,
+    grid_flags: &GridFlags<'_>,
+) -> Result<Grid> {
     if let Some((flag, _)) = grid_flags.refused.iter().find(|(_, given)| *given) {
         return Err(Usage(format!(
             "{flag} follows one thread array; a launch (--grid) runs many (run without --grid to see one)"
@@ -63,7 +122,7 @@ pub fn run(
     }
     let width = grid_flags
         .width
-        .or(flags.input.as_ref().map(|_| config.threads))
+        .or(flags.inputs.input.as_ref().map(|_| config.threads))
         .unwrap_or(DEFAULT_LAUNCH_WIDTH);
     let jobs = grid_flags.jobs.map_or_else(
         || std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -100,33 +159,25 @@ pub fn run(
         ))
         .into());
     }
-    grid.check().map_err(Usage)?;
-    let launched = launch(module, config, &grid).map_err(|e| match e {
-        LaunchError::Setup(e) => flags.setup_error(e),
-        LaunchError::Run {
-            array,
-            error: RunError::Stuck(s),
-        } => match pick(module, config) {
-            Some(func) => anyhow!(
-                "thread array {array}:\n{}",
-                s.diagnostic(source.spans.function(func))
-                    .render(source.name, source.src)
-            ),
-            None => anyhow!("thread array {array}: {s}"),
-        },
-        other => anyhow!(other),
-    })?;
+    Ok(grid)
+}
+
+/// The first thread array that did not return.
+fn first_failed(launched: &Launch) -> Option<&ArrayRun> {
+    launched
+        .arrays
+        .iter()
+        .find(|a| !matches!(a.outcome, Outcome::Returned))
+}
+
+/// What goes to stderr whatever the format: the launch's warnings, undefined
+/// behaviour at its source position (once, for the first array it ended, as a
+/// single run shows it), and the races.
+fn report_on_stderr(source: &Source<'_>, launched: &Launch) {
     for w in &launched.warnings {
         eprintln!("warning: {w}");
     }
-    let outcome = launched.outcome();
-    // Undefined behaviour at its source position, once, for the first array it
-    // ended (stderr, as a single run does).
-    let failed = launched
-        .arrays
-        .iter()
-        .find(|a| !matches!(a.outcome, Outcome::Returned));
-    if let Some(a) = failed
+    if let Some(a) = first_failed(launched)
         && let Outcome::Undefined(ub) = &a.outcome
     {
         eprintln!(
@@ -146,153 +197,160 @@ pub fn run(
             launched.race_count - launched.races.len() as u64
         );
     }
-    let dumped = dumps::dump_all(module, config, &launched.memory, grid_flags.dumps)?;
-    let divergence = launched.divergence.as_ref().and_then(|d| {
-        module.functions[launched.func]
-            .body
-            .as_ref()
-            .map(|body| pllvm_interp::observe::report(body, d))
-    });
-    let group = grid.group_size();
-    if grid_flags.json {
-        let mut doc = serde_json::Map::new();
-        doc.insert("schema".into(), RUN_SCHEMA.into());
-        doc.insert(
-            "function".into(),
-            module.functions[launched.func].name.clone().into(),
-        );
-        doc.insert("threads".into(), width.into());
-        doc.insert(
-            "grid".into(),
+}
+
+/// A finished launch and everything its report shows.
+struct Report<'r> {
+    module: &'r Module,
+    source: &'r Source<'r>,
+    grid: &'r Grid,
+    launched: &'r Launch,
+    outcome: Outcome,
+    dumped: Vec<(String, dumps::Dumped)>,
+    divergence: Option<String>,
+}
+
+/// `--json`: the launch as one document (schema `pllvm-run/1`).
+fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
+    let (module, grid, launched) = (r.module, r.grid, r.launched);
+    let mut doc = serde_json::Map::new();
+    doc.insert("schema".into(), RUN_SCHEMA.into());
+    doc.insert(
+        "function".into(),
+        module.functions[launched.func].name.clone().into(),
+    );
+    doc.insert("threads".into(), grid.width.into());
+    doc.insert(
+        "grid".into(),
+        serde_json::json!({
+            "threads": grid.threads,
+            "width": grid.width,
+            "group": grid.group_size(),
+            "arrays": grid.arrays(),
+            "jobs": grid.jobs,
+        }),
+    );
+    doc.insert("outcome".into(), r.outcome.to_string().into());
+    if let (Some(a), Outcome::Undefined(ub)) = (first_failed(launched), &r.outcome) {
+        let mut u = r.source.ub_json_of(module, launched.func, ub);
+        if let Some(obj) = u.as_object_mut() {
+            obj.insert("array".into(), a.index.into());
+            obj.insert(
+                "thread".into(),
+                ub.lane.map(|l| a.first_thread + l as u64).into(),
+            );
+        }
+        doc.insert("undefined".into(), u);
+    }
+    let unfinished: Vec<serde_json::Value> = launched
+        .arrays
+        .iter()
+        .filter(|a| !matches!(a.outcome, Outcome::Returned))
+        .map(|a| {
             serde_json::json!({
-                "threads": grid.threads,
-                "width": width,
-                "group": group,
-                "arrays": grid.arrays(),
-                "jobs": jobs,
-            }),
-        );
-        doc.insert("outcome".into(), outcome.to_string().into());
-        if let (Some(a), Outcome::Undefined(ub)) = (failed, &outcome) {
-            let mut u = source.ub_json_of(module, launched.func, ub);
-            if let Some(obj) = u.as_object_mut() {
-                obj.insert("array".into(), a.index.into());
-                obj.insert(
-                    "thread".into(),
-                    ub.lane.map(|l| a.first_thread + l as u64).into(),
-                );
-            }
-            doc.insert("undefined".into(), u);
-        }
-        let unfinished: Vec<serde_json::Value> = launched
-            .arrays
-            .iter()
-            .filter(|a| !matches!(a.outcome, Outcome::Returned))
-            .map(|a| {
-                serde_json::json!({
-                    "array": a.index,
-                    "first_thread": a.first_thread,
-                    "lanes": a.lanes,
-                    "outcome": a.outcome.to_string(),
-                })
+                "array": a.index,
+                "first_thread": a.first_thread,
+                "lanes": a.lanes,
+                "outcome": a.outcome.to_string(),
             })
-            .collect();
-        doc.insert("arrays_not_returned".into(), unfinished.into());
-        if launched.returns_value {
-            doc.insert("result".into(), serde_json::json!(launched.results()));
-        }
-        if !dumped.is_empty() {
-            let dumps: serde_json::Map<String, serde_json::Value> = dumped
-                .iter()
-                .map(|(name, d)| (name.clone(), d.json.clone()))
-                .collect();
-            doc.insert("dumps".into(), dumps.into());
-        }
-        let races: Vec<serde_json::Value> = launched
-            .races
+        })
+        .collect();
+    doc.insert("arrays_not_returned".into(), unfinished.into());
+    if launched.returns_value {
+        doc.insert("result".into(), serde_json::json!(launched.results()));
+    }
+    if !r.dumped.is_empty() {
+        let dumps: serde_json::Map<String, serde_json::Value> = r
+            .dumped
             .iter()
-            .map(|r| {
-                serde_json::json!({
-                    "object": r.object,
-                    "offset": r.offset,
-                    "first": { "array": r.first.0, "byte": r.first.1 },
-                    "then": { "array": r.then.0, "byte": r.then.1 },
-                })
-            })
+            .map(|(name, d)| (name.clone(), d.json.clone()))
             .collect();
-        doc.insert(
-            "races".into(),
+        doc.insert("dumps".into(), dumps.into());
+    }
+    let races: Vec<serde_json::Value> = launched
+        .races
+        .iter()
+        .map(|r| {
             serde_json::json!({
-                "count": launched.race_count,
-                "conflicting": launched.conflicting_races,
-                "listed": races,
-            }),
-        );
-        if let Some(d) = &divergence {
-            doc.insert("divergence".into(), d.clone().into());
-        }
-        writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
-    } else {
+                "object": r.object,
+                "offset": r.offset,
+                "first": { "array": r.first.0, "byte": r.first.1 },
+                "then": { "array": r.then.0, "byte": r.then.1 },
+            })
+        })
+        .collect();
+    doc.insert(
+        "races".into(),
+        serde_json::json!({
+            "count": launched.race_count,
+            "conflicting": launched.conflicting_races,
+            "listed": races,
+        }),
+    );
+    if let Some(d) = &r.divergence {
+        doc.insert("divergence".into(), d.clone().into());
+    }
+    writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
+    Ok(())
+}
+
+/// The launch as text: its shape, outcome, arrays that did not return,
+/// results, races, divergence and dumps.
+fn write_text(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
+    let (grid, launched) = (r.grid, r.launched);
+    let (width, jobs) = (grid.width, grid.jobs);
+    writeln!(
+        out,
+        "launch: {} threads as {} thread arrays of {} lane{}{}, work-groups of {} threads, {jobs} job{}",
+        grid.threads,
+        grid.arrays(),
+        width,
+        if width == 1 { "" } else { "s" },
+        if !grid.threads.is_multiple_of(width as u64) {
+            format!(" (the last of {})", grid.threads % width as u64)
+        } else {
+            String::new()
+        },
+        grid.group_size(),
+        if jobs == 1 { "" } else { "s" }
+    )?;
+    writeln!(out, "outcome: {}", r.outcome)?;
+    for a in launched
+        .arrays
+        .iter()
+        .filter(|a| !matches!(a.outcome, Outcome::Returned))
+    {
         writeln!(
             out,
-            "launch: {} threads as {} thread arrays of {} lane{}{}, work-groups of {group} threads, {jobs} job{}",
-            grid.threads,
-            grid.arrays(),
-            width,
-            if width == 1 { "" } else { "s" },
-            if !grid.threads.is_multiple_of(width as u64) {
-                format!(" (the last of {})", grid.threads % width as u64)
-            } else {
-                String::new()
-            },
-            if jobs == 1 { "" } else { "s" }
+            "  thread array {} (threads {}..{}): {}",
+            a.index,
+            a.first_thread,
+            a.first_thread + a.lanes as u64,
+            a.outcome
         )?;
-        writeln!(out, "outcome: {outcome}")?;
-        for a in launched
-            .arrays
-            .iter()
-            .filter(|a| !matches!(a.outcome, Outcome::Returned))
-        {
-            writeln!(
-                out,
-                "  thread array {} (threads {}..{}): {}",
-                a.index,
-                a.first_thread,
-                a.first_thread + a.lanes as u64,
-                a.outcome
-            )?;
-        }
-        if launched.returns_value {
-            let lanes: Vec<String> = launched
-                .results()
-                .into_iter()
-                .map(|r| r.unwrap_or_else(|| "-".into()))
-                .collect();
-            writeln!(out, "result: [{}]", lanes.join(", "))?;
-        }
-        if launched.race_count > 0 {
-            writeln!(
-                out,
-                "races: {} bytes written by two thread arrays ({} with different values; later arrays' writes kept)",
-                launched.race_count, launched.conflicting_races
-            )?;
-        }
-        if let Some(d) = &divergence {
-            writeln!(out, "{d}")?;
-        }
-        for (_, d) in &dumped {
-            writeln!(out, "{}", d.text)?;
-        }
     }
-    Ok(
-        if matches!(outcome, Outcome::Returned | Outcome::Incomplete)
-            && launched.conflicting_races == 0
-        {
-            ExitCode::SUCCESS
-        } else {
-            ExitCode::from(1)
-        },
-    )
+    if launched.returns_value {
+        let lanes: Vec<String> = launched
+            .results()
+            .into_iter()
+            .map(|r| r.unwrap_or_else(|| "-".into()))
+            .collect();
+        writeln!(out, "result: [{}]", lanes.join(", "))?;
+    }
+    if launched.race_count > 0 {
+        writeln!(
+            out,
+            "races: {} bytes written by two thread arrays ({} with different values; later arrays' writes kept)",
+            launched.race_count, launched.conflicting_races
+        )?;
+    }
+    if let Some(d) = &r.divergence {
+        writeln!(out, "{d}")?;
+    }
+    for (_, d) in &r.dumped {
+        writeln!(out, "{}", d.text)?;
+    }
+    Ok(())
 }
 
 /// The function a configuration runs, as the machine picks it.

@@ -4,14 +4,17 @@
 //! an input a pass refuses is reported at its `file:line:col` like a verifier
 //! error, and an output that does not verify is reported as the bug it is.
 
-use crate::{Rendered, Usage, load};
+use crate::errors::{Rendered, Usage};
+use crate::flags::{self, InputFlags, RunInputs};
+use crate::source::load;
 use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_analysis::render::{self, ClusterMarks};
+use pllvm_analysis::result::AnalysisKind;
 use pllvm_codegen::dlt::LiveOuts;
 use pllvm_codegen::pipeline::{Options, Stage, parse_passes};
 use pllvm_codegen::shape::cfg_lines;
-use pllvm_codegen::{AnalysisChoice, Site, TransformError};
+use pllvm_codegen::{Site, TransformError};
 use pllvm_semantics::diag::{Diagnostic, SourceMap, render_all};
 use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::text::print_module;
@@ -20,7 +23,12 @@ use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+/// `pllvm transform`'s flags; the run inputs are those of `--check`.
 #[derive(Args, Debug)]
+#[command(mut_arg("threads", |a| a.help("`--check`: W, the number of lanes")))]
+#[command(mut_arg("args", |a| a.help("`--check`: an argument, NAME=V or NAME=V0,V1,...")))]
+#[command(mut_arg("mem", |a| a.help("`--check`: initial contents of a global, @G=V0,V1,...")))]
+#[command(mut_arg("input", |a| a.help("`--check`: run inputs as JSON; flags override it")))]
 pub struct TransformArgs {
     /// A .ll file (`-` reads standard input).
     file: PathBuf,
@@ -74,18 +82,8 @@ pub struct TransformArgs {
     /// Takes the run inputs below; exit 1 names the first difference.
     #[arg(long)]
     check: bool,
-    /// `--check`: W, the number of lanes.
-    #[arg(long, short = 'w', value_name = "W", value_parser = pllvm_interp::config::parse_width)]
-    threads: Option<usize>,
-    /// `--check`: an argument, NAME=V or NAME=V0,V1,...
-    #[arg(long = "arg", value_name = "NAME=V[,V...]", value_parser = crate::arg_flag)]
-    args: Vec<String>,
-    /// `--check`: initial contents of a global, @G=V0,V1,...
-    #[arg(long = "mem", value_name = "@G=V,...", value_parser = crate::mem_flag)]
-    mem: Vec<String>,
-    /// `--check`: run inputs as JSON; flags override it.
-    #[arg(long, value_name = "FILE")]
-    input: Option<PathBuf>,
+    #[command(flatten)]
+    inputs: RunInputs,
     /// `--check`: most distinct states an exploration may visit before the check
     /// falls back to scheduler runs.
     #[arg(long, value_name = "N", default_value_t = 20_000)]
@@ -99,7 +97,7 @@ fn live_outs_flag(text: &str) -> Result<LiveOuts, String> {
 /// Runs `pllvm transform`.
 pub fn main(a: TransformArgs) -> Result<ExitCode> {
     let passes = parse_passes(&a.pass).map_err(|e| Usage(format!("--pass: {e}")))?;
-    let analysis = AnalysisChoice::parse(&a.analysis).ok_or_else(|| {
+    let analysis = AnalysisKind::parse(&a.analysis).ok_or_else(|| {
         Usage(format!(
             "--analysis: '{}' is not best, thesis, popl, llvm or sa",
             a.analysis
@@ -171,15 +169,10 @@ fn check(
     stages: &[Stage],
     a: &TransformArgs,
 ) -> Result<ExitCode> {
-    let flags = crate::InputFlags {
-        input: &a.input,
-        threads: a.threads,
-        interp: None,
-        exec: None,
-        args: &a.args,
-        mem: &a.mem,
+    let flags = InputFlags {
+        inputs: &a.inputs,
+        machine: &flags::NO_MACHINE_FLAGS,
         buffers: &[],
-        strict: false,
         function: &a.function,
         schedule: false,
         sched: None,

@@ -200,7 +200,7 @@ fn divergence_report() {
 
 #[test]
 fn exec_reference_and_fast_print_the_same_run() {
-    // `--exec` chooses the rules lane by lane or their kernels (`semantics/src/kernels/`); the
+    // `--exec` chooses the rules lane by lane or their fast forms (`semantics/src/fast/`); the
     // output, trace and outcome included, must not tell them apart.
     for (file, extra) in [
         (
@@ -288,4 +288,196 @@ declare i32 @pllvm.thread_id()
     let refused = pllvm(&[&base[..], &["--chunk"]].concat());
     assert_eq!(refused.status.code(), Some(2));
     assert!(stderr(&refused).contains("--width"), "{}", stderr(&refused));
+}
+
+/// The program of `analyze --analysis best` below: `%d = (%tid + %m) - %tid` is
+/// `%m`, uniform, though both operands are varying.
+const BEST_SA_SUB: &str = "declare i32 @pllvm.thread_id()
+
+define i32 @f(i32 %m) {
+entry:
+  %tid = call i32 @pllvm.thread_id()
+  %t2 = add i32 %tid, %m
+  %d = sub i32 %t2, %tid
+  %c = icmp sgt i32 %d, 0
+  br i1 %c, label %T, label %E
+
+T:
+  br label %E
+
+E:
+  %r = phi i32 [ 1, %T ], [ 0, %entry ]
+  ret i32 %r
+}
+";
+
+/// `analyze --analysis best` is the meet of thesis, popl and sa, derived by hand
+/// (thesis Fig. 10.11's comparison, with %m uniform and W = 4):
+/// - thesis and popl: `%tid` varying, so `%c = icmp sge %tid, %m8` varying, the
+///   branch divergent, `%T`'s activation varying, `%E` a sync join, `%r` varying;
+/// - sa: `%tid` is (1, 0), `%m8 = 8·m` uniform with alignment 8; the strides are
+///   1 > 0, both bases multiples of 8 and the lanes' offsets ≤ 3 < 8: `%c`
+///   uniform, the branch uniform, no join, `%r` uniform;
+/// - best: what one of them proves uniform is uniform: `%c`, the branch, `%T`'s
+///   activation and `%r` uniform, `%tid` varying; strictly more precise than
+///   thesis and popl, equal to sa on the shapes.
+#[test]
+fn analyze_best_is_the_meet_of_the_sound_analyses() {
+    let file = temp_file(
+        "best.ll",
+        "declare i32 @pllvm.thread_id()
+
+define i32 @f(i32 %m) {
+entry:
+  %tid = call i32 @pllvm.thread_id()
+  %m8 = mul i32 %m, 8
+  %c = icmp sge i32 %tid, %m8
+  br i1 %c, label %T, label %E
+
+T:
+  br label %E
+
+E:
+  %r = phi i32 [ 1, %T ], [ 0, %entry ]
+  ret i32 %r
+}
+",
+    );
+    let base = ["analyze", &file, "--uniform-args", "m", "--width", "4"];
+    let line = |out: &str, start: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with(start))
+            .map(|l| l.split(';').nth(1).unwrap_or("").trim().to_string())
+            .unwrap_or_else(|| panic!("no {start} in\n{out}"))
+    };
+    let best = pllvm(&[&base[..], &["--analysis", "best"]].concat());
+    assert!(best.status.success(), "{}", stderr(&best));
+    let out = stdout(&best);
+    assert!(out.starts_with("; analysis: best;"), "{out}");
+    assert_eq!(line(&out, "%tid ="), "varying");
+    assert_eq!(line(&out, "%m8 ="), "uniform");
+    assert_eq!(line(&out, "%c ="), "uniform");
+    assert_eq!(line(&out, "br i1 %c"), "uniform");
+    assert_eq!(line(&out, "T:"), "activation uniform");
+    assert_eq!(line(&out, "E:"), "activation uniform");
+    assert_eq!(line(&out, "%r ="), "uniform");
+    assert!(out.contains(";   divergent branches: none"), "{out}");
+    assert!(out.contains(";   sync joins: none"), "{out}");
+    let thesis = stdout(&pllvm(&[&base[..], &["--analysis", "thesis"]].concat()));
+    assert_eq!(line(&thesis, "%c ="), "varying");
+    assert_eq!(line(&thesis, "%r ="), "varying");
+    assert_eq!(line(&thesis, "E:"), "activation uniform, sync join");
+
+    let json = pllvm(&[&base[..], &["--analysis", "best", "--json"]].concat());
+    assert!(json.status.success(), "{}", stderr(&json));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&json)).expect("JSON");
+    let analysis = &doc["functions"][0]["analyses"][0];
+    assert_eq!(analysis["analysis"], "best");
+    let shape = |name: &str| {
+        analysis["values"]
+            .as_array()
+            .and_then(|vs| vs.iter().find(|v| v["name"] == name))
+            .map(|v| v["shape"].clone())
+            .unwrap_or_else(|| panic!("no {name} in {analysis}"))
+    };
+    assert_eq!(shape("%tid"), "varying");
+    assert_eq!(shape("%c"), "uniform");
+    assert_eq!(shape("%r"), "uniform");
+    // `all` stays the four analyses of their own.
+    let all = stdout(&pllvm(&[&base[..], &["--json"]].concat()));
+    let all: serde_json::Value = serde_json::from_str(&all).expect("JSON");
+    let names: Vec<&str> = all["functions"][0]["analyses"]
+        .as_array()
+        .expect("analyses")
+        .iter()
+        .filter_map(|a| a["analysis"].as_str())
+        .collect();
+    assert_eq!(names, ["thesis", "popl", "llvm", "sa"]);
+}
+
+/// `pllvm analyze --analysis best` and the transforms' analysis
+/// (`pllvm_codegen::uniform::analyze` with `AnalysisKind::Best`, the default of
+/// `transform` and `compile`) are one computation: the same JSON report, on a
+/// program where best is more precise than thesis.
+#[test]
+fn analyze_best_agrees_with_the_transforms_analysis() {
+    use pllvm_analysis::render;
+    use pllvm_analysis::result::AnalysisKind;
+    let file = temp_file("best-sub.ll", BEST_SA_SUB);
+    let cli = pllvm(&[
+        "analyze",
+        &file,
+        "--analysis",
+        "best",
+        "--uniform-args",
+        "m",
+        "--json",
+    ]);
+    assert!(cli.status.success(), "{}", stderr(&cli));
+    let cli: serde_json::Value = serde_json::from_str(&stdout(&cli)).expect("JSON");
+    let (module, _) = pllvm_semantics::text::parse_module(BEST_SA_SUB).expect("parses");
+    let func = module.first_definition().expect("a definition");
+    let best = pllvm_codegen::uniform::analyze(
+        &module,
+        func,
+        AnalysisKind::Best,
+        &["m".to_string()],
+        "test",
+    )
+    .expect("analyses");
+    let codegen = serde_json::to_value(render::ModuleReport::new(vec![render::report(
+        &module,
+        &[&best],
+    )]))
+    .expect("serializes");
+    assert_eq!(cli, codegen);
+    let d = cli["functions"][0]["analyses"][0]["values"]
+        .as_array()
+        .and_then(|vs| vs.iter().find(|v| v["name"] == "%d"))
+        .map(|v| v["shape"].clone());
+    assert_eq!(d, Some("uniform".into()), "{cli}");
+}
+
+/// `pllvm repl` takes the run flags of `pllvm run`, checked the same way when
+/// the command line is parsed: a bad `--interp`, `--exec`, `--sched` or `--mem`
+/// is a usage error (exit 2) naming the flag, and `--mem` sets a global.
+#[test]
+fn repl_checks_its_run_flags_as_run_does() {
+    let file = temp_file(
+        "global.ll",
+        "@g = global i32 0
+
+define i32 @f() {
+entry:
+  %v = load i32, ptr @g, align 4
+  ret i32 %v
+}
+",
+    );
+    for (flag, value) in [
+        ("--interp", "bogus"),
+        ("--exec", "slow"),
+        ("--sched", "sideways"),
+        ("--mem", "g5"),
+    ] {
+        let out = pllvm(&["repl", &file, flag, value]);
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{flag} {value}: {}",
+            stderr(&out)
+        );
+        let err = stderr(&out);
+        assert!(
+            err.contains(&format!("invalid value '{value}' for '{flag}")),
+            "{flag} {value}: {err}"
+        );
+    }
+    // A global the program does not have is a usage error too, as for run.
+    let out = pllvm(&["repl", &file, "--mem", "@h=1"]);
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    assert!(stderr(&out).contains("no global @h"), "{}", stderr(&out));
+    let out = common::pllvm_with_stdin(&["repl", &file, "--mem", "@g=5", "-w", "2"], "run\n");
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(stdout(&out).contains("result: [5, 5]"), "{}", stdout(&out));
 }

@@ -36,10 +36,10 @@
 //! gcc, clang-19, aarch64-linux-gnu-gcc, qemu-aarch64; a missing one fails the
 //! benchmark naming its Debian package.
 
+use pllvm_analysis::result::AnalysisKind;
 use pllvm_codegen::kernel::Kernel;
 use pllvm_codegen::native::{self, EmitOptions, Source, Target, WorkDir};
 use pllvm_codegen::pipeline::{Options, native_passes, run_passes};
-use pllvm_codegen::uniform::AnalysisChoice;
 use pllvm_codegen::widen::{self, MaskRepr, VectorTarget, WidenOptions};
 use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::text::parse_module;
@@ -495,7 +495,7 @@ fn emit_default(target: Target, kernels: &[Kernel<'_>]) -> Source {
         .unwrap_or_else(|| fail("not a vector target"));
     let options = EmitOptions {
         width: vector.default_width(),
-        analysis: AnalysisChoice::Best,
+        analysis: AnalysisKind::Best,
         linearized: true,
     };
     native::emit(target, kernels, &options).unwrap_or_else(|e| fail(e))

@@ -60,4 +60,3 @@ pub use error::{Site, TransformError};
 pub use kernel::Kernel;
 pub use pass::{Options, Pass, PassContext};
 pub use pipeline::{Stage, parse_passes, run_passes};
-pub use uniform::AnalysisChoice;

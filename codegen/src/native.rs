@@ -539,7 +539,7 @@ pub struct EmitOptions {
     /// W, the lanes of a chunk.
     pub width: usize,
     /// The analysis the pipeline used.
-    pub analysis: crate::uniform::AnalysisChoice,
+    pub analysis: pllvm_analysis::result::AnalysisKind,
     /// The pipeline ended in partial linearization or full if-conversion
     /// ([`crate::widen::WidenOptions::linearized`]).
     pub linearized: bool,

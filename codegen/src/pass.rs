@@ -10,8 +10,8 @@
 //! (`boscc::Policy`, `dlt::LiveOuts`, `dlt::Fault`).
 
 use crate::error::TransformError;
-use crate::uniform::{self, AnalysisChoice};
-use pllvm_analysis::result::Uniformity;
+use crate::uniform;
+use pllvm_analysis::result::{AnalysisKind, Uniformity};
 use pllvm_semantics::ir::{FuncId, Module};
 
 /// One transform.
@@ -78,7 +78,7 @@ impl Pass {
 #[derive(Clone, Debug, Default)]
 pub struct Options {
     /// The analysis deciding what is uniform.
-    pub analysis: AnalysisChoice,
+    pub analysis: AnalysisKind,
     /// Parameters (by name or number) that are uniform; the others are varying.
     pub uniform_args: Vec<String>,
     /// Where BOSCC gadgets go.

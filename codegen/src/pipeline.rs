@@ -7,8 +7,9 @@
 
 use crate::error::{Site, TransformError};
 pub use crate::pass::{Options, Pass, PassContext};
-use crate::uniform::AnalysisChoice;
+
 use crate::{boscc, dlt, ifconv, linearize, nonneg_div, reconverge};
+use pllvm_analysis::result::AnalysisKind;
 use pllvm_semantics::ir::{FuncId, Module};
 
 /// The passes `pllvm compile` and `diff-exec` run by default before widening:
@@ -91,7 +92,7 @@ pub fn parse_pipeline(text: &str) -> Result<(Vec<Pass>, Options, Option<String>)
         match flag {
             "--pass" => passes = Some(parse_passes(value)?),
             "--analysis" => {
-                options.analysis = AnalysisChoice::parse(value).ok_or_else(|| {
+                options.analysis = AnalysisKind::parse(value).ok_or_else(|| {
                     format!("--analysis: '{value}' is not best, thesis, popl, llvm or sa")
                 })?
             }

@@ -41,8 +41,8 @@ pub use target::{CONTIGUOUS, Declarations, MaskRepr, PASS, VectorTarget};
 
 use crate::error::{Site, TransformError};
 use crate::kernel::Kernel;
-use crate::uniform::{self, AnalysisChoice};
-use pllvm_analysis::result::{InitShapes, Uniformity};
+use crate::uniform;
+use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::stride::ThreadIds;
 use pllvm_analysis::uniformity;
 use pllvm_semantics::ir::Body;
@@ -61,7 +61,7 @@ pub struct WidenOptions {
     /// [`VectorTarget::default_mask_for`].
     pub mask: Option<MaskRepr>,
     /// The analysis that decides which values stay scalar (as the pipeline's).
-    pub analysis: AnalysisChoice,
+    pub analysis: AnalysisKind,
     /// Parameters (by name or number) that are uniform: every lane of a chunk
     /// reads lane 0's argument word. The others are read per lane.
     pub uniform_args: Vec<String>,
@@ -96,7 +96,7 @@ impl WidenOptions {
             target,
             width: None,
             mask: None,
-            analysis: AnalysisChoice::Best,
+            analysis: AnalysisKind::Best,
             uniform_args: Vec::new(),
             contiguous: true,
             linearized: false,

@@ -6,9 +6,10 @@
 //! early). The seeded broken transform (`Fault::DropLiveOutTracker`) is caught.
 
 use pllvm_analysis::loops::LoopInfo;
+use pllvm_analysis::result::AnalysisKind;
 use pllvm_codegen::dlt::{Fault, LiveOuts, classify};
 use pllvm_codegen::pipeline::{Options, Pass, run_passes};
-use pllvm_codegen::uniform::{AnalysisChoice, analyze};
+use pllvm_codegen::uniform::analyze;
 use pllvm_interp::RunConfig;
 use pllvm_interp::explore::{Bounds, explore};
 use pllvm_semantics::cfg::Cfg;
@@ -46,7 +47,7 @@ fn check_output(out: &Module, uniform_args: &[String]) {
     let report = verify_module(out, &SourceMap::default());
     assert!(report.is_ok(), "{:?}\n{printed}", report.errors);
     let func = out.first_definition().expect("a function");
-    let u = analyze(out, func, AnalysisChoice::Best, uniform_args, "dlt").expect("analyses");
+    let u = analyze(out, func, AnalysisKind::Best, uniform_args, "dlt").expect("analyses");
     assert!(
         u.divergent_loops.is_empty(),
         "divergent loops left: {:?}\n{printed}",

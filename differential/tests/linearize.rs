@@ -5,7 +5,7 @@
 //! lane where the original is defined. Every output must verify (§4.10).
 
 use pllvm_analysis::result::AnalysisKind;
-use pllvm_codegen::AnalysisChoice;
+
 use pllvm_codegen::boscc::Policy;
 use pllvm_codegen::linearize::{Settings, linearize};
 use pllvm_codegen::pipeline::{Options, Pass, PassContext, parse_passes, run_passes};
@@ -758,7 +758,7 @@ fn a_20k_block_diamond_chain_transforms_in_linear_work() {
     // The thesis analysis alone: this test bounds the linearization's own work,
     // not the analyses'.
     let options = Options {
-        analysis: AnalysisChoice::Kind(AnalysisKind::Thesis),
+        analysis: AnalysisKind::Thesis,
         ..Options::default()
     };
     let cx = PassContext {
@@ -906,7 +906,7 @@ fn deeply_nested_divergent_branches_stay_linear() {
     let (module, _) = parse_module(&src).expect("parses");
     let func = module.first_definition().expect("nest");
     let options = Options {
-        analysis: AnalysisChoice::Kind(AnalysisKind::Thesis),
+        analysis: AnalysisKind::Thesis,
         ..Options::default()
     };
     let cx = PassContext {

@@ -17,9 +17,10 @@
 use crate::native_support;
 
 use native_support::{case, freezing_runs, module, program, transformed_for, verdicts};
+use pllvm_analysis::result::AnalysisKind;
+use pllvm_codegen::Kernel;
 use pllvm_codegen::native::{EmitOptions, Target, WorkDir, emit};
 use pllvm_codegen::pipeline::Options;
-use pllvm_codegen::{AnalysisChoice, Kernel};
 use pllvm_differential::diff::{Reference, Verdict, uses_horizontal};
 use pllvm_interp::RunConfig;
 use pllvm_interp::config::ArgValue;
@@ -142,7 +143,7 @@ fn check(target: Target) {
     let batch: Vec<Kernel<'_>> = cases.iter().map(|c| c.kernel).collect();
     let options = EmitOptions {
         width,
-        analysis: AnalysisChoice::Best,
+        analysis: AnalysisKind::Best,
         linearized: true,
     };
     let source = emit(target, &batch, &options).unwrap_or_else(|e| panic!("{target}: {e}"));

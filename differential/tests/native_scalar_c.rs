@@ -11,7 +11,7 @@
 use crate::native_support;
 
 use native_support::{case, freezing_runs, module, program, transformed, verdicts};
-use pllvm_codegen::AnalysisChoice;
+use pllvm_analysis::result::AnalysisKind;
 use pllvm_codegen::Kernel;
 use pllvm_codegen::native::protocol::{ArgToken, GlobalImage, RunInput, Status};
 use pllvm_codegen::native::{EmitOptions, NativeError, Source, Target, Tool, WorkDir, emit};
@@ -261,7 +261,7 @@ fn masked_off_lanes_never_trap_on(target: Target) {
     let c = case("masked", &m, &t, func, config);
     let options = EmitOptions {
         width: 4,
-        analysis: AnalysisChoice::Best,
+        analysis: AnalysisKind::Best,
         linearized: true,
     };
     let source = emit(target, &[c.kernel], &options).unwrap();

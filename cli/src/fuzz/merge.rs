@@ -106,7 +106,7 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode> {
         writeln!(out, "{report}")?;
     } else {
         writeln!(out, "merged {}", sources.join(", "))?;
-        super::print_summary(&mut out, &report, &args.out)?;
+        super::summary::print_summary(&mut out, &report, &args.out)?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -122,7 +122,7 @@ pub fn promote(args: PromoteArgs) -> Result<ExitCode> {
         .map(|o| o.trim().to_string())
         .ok_or_else(|| anyhow!("{}: no `; fuzz-oracle:` line", path.display()))?;
     let case = Case::from_file(&src).map_err(|e| anyhow!("{}: {e}", path.display()))?;
-    let (chosen, _) = super::select(
+    let (chosen, _) = super::select::select(
         std::slice::from_ref(&oracle),
         args.oracle_cmd.as_deref(),
         &Host::probe(),

@@ -1,4 +1,4 @@
-//! `pllvm fuzz`: differential fuzzing campaigns (issue 19; docs/fuzzing.md).
+//! `pllvm fuzz`: differential fuzzing campaigns (docs/fuzzing.md).
 //!
 //! Program i of a campaign is the generator's program of seed `base + i` (each
 //! oracle draws it from its own generator configuration, `pllvm_fuzz::oracles`);
@@ -10,21 +10,25 @@
 //! nothing); `--resume` continues from `state.json`.
 
 mod merge;
+mod select;
 mod store;
+mod summary;
 
 use crate::interrupt;
 use anyhow::{Context, Result, anyhow};
 use clap::{Args, Subcommand};
 use pllvm_fuzz::oracles::{self, Case, Host, Oracle, Verdict, guarded};
 use pllvm_fuzz::shrink::shrink;
+use select::select;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{IsTerminal, Write};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
 use std::time::{Duration, Instant};
 use store::{Counts, Hit, State};
+use summary::print_summary;
 
 /// `pllvm fuzz`.
 #[derive(Args, Debug)]
@@ -132,55 +136,6 @@ pub fn main(args: FuzzArgs) -> Result<ExitCode> {
     }
 }
 
-/// The oracles named (or every available one), and the skipped ones with why.
-type Selection = (Vec<Arc<dyn Oracle>>, Vec<(String, String)>);
-
-/// Picks the oracles: `names` (all when empty). A named oracle this machine
-/// cannot run is an error; an unnamed one is skipped with the reason.
-pub fn select(names: &[String], oracle_cmd: Option<&str>, host: &Host) -> Result<Selection> {
-    let mut all: Vec<Arc<dyn Oracle>> = oracles::builtin().into_iter().map(Arc::from).collect();
-    if let Some(cmd) = oracle_cmd {
-        all.push(Arc::new(
-            oracles::external::External::new(cmd).map_err(|e| anyhow!(crate::Usage(e)))?,
-        ));
-    }
-    let explicit = !names.is_empty();
-    let mut chosen = Vec::new();
-    let mut skipped = Vec::new();
-    if explicit {
-        let known = oracles::names();
-        for n in names {
-            if !known.contains(&n.as_str()) {
-                return Err(anyhow!(crate::Usage(format!(
-                    "unknown oracle '{n}' (known: {})",
-                    known.join(", ")
-                ))));
-            }
-            if n == oracles::external::NAME && oracle_cmd.is_none() {
-                return Err(anyhow!(crate::Usage(
-                    "--oracle external needs --oracle-cmd 'CMD {in} {out}'".into()
-                )));
-            }
-        }
-    }
-    for o in all {
-        if explicit && !names.iter().any(|n| n == o.name()) {
-            continue;
-        }
-        match o.available(host) {
-            Ok(()) => chosen.push(o),
-            Err(why) if explicit => {
-                return Err(anyhow!(
-                    "oracle '{}' cannot run on this machine: {why}",
-                    o.name()
-                ));
-            }
-            Err(why) => skipped.push((o.name().to_string(), why)),
-        }
-    }
-    Ok((chosen, skipped))
-}
-
 /// `pllvm fuzz --replay FILE --oracle X`.
 fn replay(args: &CampaignArgs) -> Result<ExitCode> {
     let Some(path) = &args.replay else {
@@ -193,7 +148,7 @@ fn replay(args: &CampaignArgs) -> Result<ExitCode> {
             .find_map(|l| l.strip_prefix("; fuzz-oracle:"))
             .map(|o| vec![o.trim().to_string()])
             .ok_or_else(|| {
-                anyhow!(crate::Usage(format!(
+                anyhow!(crate::errors::Usage(format!(
                     "{} names no oracle: give --oracle",
                     path.display()
                 )))
@@ -492,7 +447,7 @@ fn campaign(args: CampaignArgs) -> Result<ExitCode> {
             .shard
             .is_some_and(|(k, n)| (k, n) != (s.shard, s.shards))
         {
-            return Err(anyhow!(crate::Usage(format!(
+            return Err(anyhow!(crate::errors::Usage(format!(
                 "--resume: {} is shard {}/{}, not the one given",
                 dir.display(),
                 s.shard,
@@ -502,7 +457,7 @@ fn campaign(args: CampaignArgs) -> Result<ExitCode> {
         s
     } else {
         if State::path(&dir).exists() {
-            return Err(anyhow!(crate::Usage(format!(
+            return Err(anyhow!(crate::errors::Usage(format!(
                 "{} already holds a campaign: --resume it or choose another --out",
                 dir.display()
             ))));
@@ -641,55 +596,6 @@ fn campaign(args: CampaignArgs) -> Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
-}
-
-/// The human summary of a report.
-pub fn print_summary(out: &mut impl Write, report: &serde_json::Value, dir: &Path) -> Result<()> {
-    writeln!(
-        out,
-        "fuzz: {} programs in {:.1} s ({:.0} programs/min over all sessions), shard {}, base seed {}",
-        report["programs"],
-        report["seconds"].as_f64().unwrap_or(0.0),
-        report["programs_per_minute"].as_f64().unwrap_or(0.0),
-        report["shard"].as_str().unwrap_or("?"),
-        report["base_seed"].as_str().unwrap_or("?"),
-    )?;
-    for o in report["oracles"].as_array().into_iter().flatten() {
-        let name = o["name"].as_str().unwrap_or("?");
-        if o["ran"].as_bool() == Some(true) {
-            let c = &o["counts"];
-            writeln!(
-                out,
-                "  {name}: {} checked, {} passed, {} skipped, {} failed",
-                c["checked"], c["passed"], c["skipped"], c["failed"]
-            )?;
-        } else {
-            writeln!(
-                out,
-                "  {name}: not run: {}",
-                o["why"].as_str().unwrap_or("?")
-            )?;
-        }
-    }
-    let findings = report["findings"].as_array().cloned().unwrap_or_default();
-    if findings.is_empty() {
-        writeln!(out, "no findings")?;
-    } else {
-        writeln!(out, "{} findings:", findings.len())?;
-        for g in report["groups"].as_array().into_iter().flatten() {
-            writeln!(
-                out,
-                "  {} / {}: {} failing programs",
-                g["oracle"].as_str().unwrap_or("?"),
-                g["kind"].as_str().unwrap_or("?"),
-                g["hits"]
-            )?;
-            for f in g["files"].as_array().into_iter().flatten() {
-                writeln!(out, "    {}", dir.join(f.as_str().unwrap_or("?")).display())?;
-            }
-        }
-    }
-    Ok(())
 }
 
 /// The progress display: a bar on a terminal, plain lines every 10 s otherwise.

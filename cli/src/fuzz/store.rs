@@ -1,4 +1,4 @@
-//! What a campaign keeps on disk (issue 19), all of it written so that a
+//! What a campaign keeps on disk (`pllvm fuzz`, docs/fuzzing.md), all of it written so that a
 //! SIGKILL at any moment loses nothing already found:
 //!
 //! - `state.json`: the campaign's parameters and the next program index of its

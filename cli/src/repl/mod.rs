@@ -20,6 +20,7 @@ mod session;
 mod show;
 mod style;
 
+use crate::flags::{self, MachineFlags, RunInputs};
 use anyhow::{Result, anyhow};
 use clap::Args;
 use rustyline::Editor;
@@ -35,60 +36,39 @@ use style::{Role, Style};
 /// The prompt.
 const PROMPT: &str = "pllvm> ";
 
-/// `pllvm repl` options.
+/// `pllvm repl` options: the run flags of `pllvm run` (the REPL takes no
+/// `--buffer`), over the program's first `; run:` line.
 #[derive(Args, Debug)]
+#[command(mut_arg("memory_limit", |a| a.help(
+    "Most bytes of guest memory live at once; beyond it a run ends with a limit outcome. Suffixes K, M, G, T (powers of 1024); default 1G"
+)))]
 pub struct ReplArgs {
     /// A .ll file; the embedded logstar program of Fig. 3.22c/d if absent. Its first
     /// `; run:` line gives the default inputs.
     file: Option<PathBuf>,
-    /// W, the number of lanes (threads) of the thread array: 1 to 4096.
-    #[arg(long, short = 'w', value_name = "W", value_parser = pllvm_interp::config::parse_width)]
-    threads: Option<usize>,
-    /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
-    #[arg(long, value_name = "fr|obl")]
-    interp: Option<String>,
-    /// How the rules run: reference (lane by lane, the definition) or fast (their
-    /// kernels, the default); both give the same run.
-    #[arg(long, value_name = "reference|fast")]
-    exec: Option<String>,
+    #[command(flatten)]
+    inputs: RunInputs,
+    #[command(flatten)]
+    machine: MachineFlags,
     /// How step, run and continue pick blocks: lowest, highest, random:SEED,
     /// replay:FILE (or replay:A,B,C), ipd, interactive (every block by sched).
-    #[arg(long, value_name = "POLICY")]
+    #[arg(long, value_name = "POLICY", value_parser = flags::sched_flag)]
     sched: Option<String>,
-    /// Run inputs as JSON (threads, interp, args, memory, schedule); flags override it.
-    #[arg(long, value_name = "FILE")]
-    input: Option<PathBuf>,
-    /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
-    #[arg(long = "arg", value_name = "NAME=V[,V...]")]
-    args: Vec<String>,
     /// The function to run (default: the first definition).
     #[arg(long, value_name = "NAME")]
     function: Option<String>,
-    /// Track definition masks and report uses they do not cover (Def. 10-11).
-    #[arg(long)]
-    strict: bool,
-    /// Most bytes of guest memory live at once; beyond it a run ends with a limit
-    /// outcome. Suffixes K, M, G, T (powers of 1024); default 1G.
-    #[arg(long, value_name = "BYTES", value_parser = pllvm_interp::config::parse_byte_size)]
-    memory_limit: Option<u64>,
 }
 
 /// Runs the REPL until `quit` or the end of the input.
 pub fn main(args: ReplArgs) -> Result<ExitCode> {
     let style = Style::detect();
     let options = StartOptions {
-        threads: args.threads,
-        interp: args.interp,
-        exec: args.exec,
+        inputs: args.inputs,
+        machine: args.machine,
         sched: args.sched,
-        input: args.input,
-        args: args.args,
         function: args.function,
-        strict: args.strict,
-        memory_limit: args.memory_limit,
     };
-    let mut session =
-        Session::new(args.file.as_deref(), &options, style).map_err(|e| anyhow!(e))?;
+    let mut session = Session::new(args.file.as_deref(), &options, style)?;
     let mut stdout = std::io::stdout();
     write!(stdout, "{}", session.banner())?;
     stdout.flush()?;

@@ -21,10 +21,11 @@ use super::policy::Policy;
 use super::show;
 use super::style::{Role, Style};
 use crate::default_program;
+use crate::flags::{InputFlags, MachineFlags, RunInputs};
 use pllvm_analysis::result::{AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::shape::Shape;
 use pllvm_analysis::uniformity::analyze as analyze_uniformity;
-use pllvm_interp::config::{parse_exec, parse_interp};
+use pllvm_interp::config::parse_interp;
 use pllvm_interp::greedy::{GreedyFacts, Legality, Verdict, legality};
 use pllvm_interp::stepper::{BACK_DEPTH, Back, Drive, Stepper, Watch};
 use pllvm_interp::trace;
@@ -70,24 +71,14 @@ pub enum Flow {
 /// Options from the command line.
 #[derive(Clone, Debug, Default)]
 pub struct StartOptions {
-    /// W.
-    pub threads: Option<usize>,
-    /// `fr` / `obl`.
-    pub interp: Option<String>,
-    /// `reference` / `fast`.
-    pub exec: Option<String>,
+    /// `--threads`, `--arg`, `--mem`, `--input`.
+    pub inputs: RunInputs,
+    /// `--interp`, `--exec`, `--strict`, `--memory-limit`.
+    pub machine: MachineFlags,
     /// The scheduling policy.
     pub sched: Option<String>,
-    /// A JSON run input file.
-    pub input: Option<std::path::PathBuf>,
-    /// `NAME=V[,V...]` arguments.
-    pub args: Vec<String>,
     /// The function to run.
     pub function: Option<String>,
-    /// Strict mode (Def. 10-11).
-    pub strict: bool,
-    /// `--memory-limit` in bytes.
-    pub memory_limit: Option<u64>,
 }
 
 /// One REPL session.
@@ -204,53 +195,41 @@ fn push_line(out: &mut String, text: impl AsRef<str>) {
 impl Session {
     /// A session on `file` (or the embedded default program) with the command
     /// line's options over the file's first `; run:` line (or over `--input`).
+    ///
+    /// A run input the program does not have, given as a flag, is a
+    /// [`crate::errors::Usage`] error (exit code 2), as for `pllvm run`.
     pub fn new(
         file: Option<&Path>,
         options: &StartOptions,
         style: Style,
-    ) -> Result<Session, String> {
-        let loaded = load_program(file)?;
-        let mut config = match &options.input {
-            Some(p) => RunConfig::from_json(
-                &std::fs::read_to_string(p)
-                    .map_err(|e| format!("cannot read {}: {}", p.display(), io_message(&e)))?,
-            )
-            .map_err(|e| format!("{}: {e}", p.display()))?,
-            None => RunConfig {
-                schedule: loaded.file_schedule.clone(),
-                ..loaded.file_config.clone()
-            },
+    ) -> anyhow::Result<Session> {
+        let loaded = load_program(file).map_err(anyhow::Error::msg)?;
+        let flags = InputFlags {
+            inputs: &options.inputs,
+            machine: &options.machine,
+            buffers: &[],
+            function: &options.function,
+            schedule: false,
+            sched: options.sched.as_deref(),
         };
-        if let Some(w) = options.threads {
-            config.threads = w;
-        }
-        if let Some(i) = &options.interp {
-            config.interp = parse_interp(i)?;
-        }
-        if let Some(x) = &options.exec {
-            config.exec = parse_exec(x)?;
-        }
-        for a in &options.args {
-            config.add_arg(a)?;
-        }
-        config.strict |= options.strict;
-        if options.function.is_some() {
-            config.function.clone_from(&options.function);
-        }
-        if let Some(n) = options.memory_limit {
-            config.memory_limit = n;
-        }
+        let mut config = flags.config_over(RunConfig {
+            schedule: loaded.file_schedule.clone(),
+            ..loaded.file_config.clone()
+        })?;
         let schedule = config.schedule.take();
         let (policy, facts) = {
-            let m = Machine::new(&loaded.module, &config).map_err(|e| e.to_string())?;
+            let m = Machine::new(&loaded.module, &config).map_err(|e| flags.setup_error(e))?;
             let policy = match (&options.sched, schedule) {
-                (Some(p), _) => Policy::parse(p, &m.program)?,
-                (None, Some(list)) => Policy::replay_names(&list, &m.program)?,
+                (Some(p), _) => Policy::parse(p, &m.program).map_err(anyhow::Error::msg)?,
+                (None, Some(list)) => {
+                    Policy::replay_names(&list, &m.program).map_err(anyhow::Error::msg)?
+                }
                 (None, None) => Policy::Lowest(pllvm_interp::sched::Lowest),
             };
             (policy, facts_of(&m, &config))
         };
-        let run = initial_run(&loaded.module, &config, policy.clone())?;
+        let run =
+            initial_run(&loaded.module, &config, policy.clone()).map_err(anyhow::Error::msg)?;
         Ok(Session {
             loaded,
             config,
@@ -291,7 +270,7 @@ impl Session {
                 }
             }
             // Inputs the run lacks start as ⊤: say so now, not as "branches on ⊤"
-            // many steps later (issue 14).
+            // many steps later.
             for w in &m.warnings {
                 push_line(
                     &mut out,
@@ -1432,8 +1411,11 @@ mod tests {
         for seed in 0..20 {
             let options = StartOptions {
                 sched: Some(format!("random:{seed}")),
-                threads: Some(4),
-                args: vec!["x=0,1,0,1".into()],
+                inputs: RunInputs {
+                    threads: Some(4),
+                    args: vec!["x=0,1,0,1".into()],
+                    ..RunInputs::default()
+                },
                 ..StartOptions::default()
             };
             let file = Some("corpus/semantics/fig4.5-control-mechanics.ll");
@@ -1487,8 +1469,11 @@ mod tests {
     #[test]
     fn wide_values_wrap_at_80_columns() {
         let options = StartOptions {
-            threads: Some(32),
-            args: vec!["x=7".into()],
+            inputs: RunInputs {
+                threads: Some(32),
+                args: vec!["x=7".into()],
+                ..RunInputs::default()
+            },
             ..StartOptions::default()
         };
         let mut s = session_with(

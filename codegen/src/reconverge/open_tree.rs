@@ -734,7 +734,8 @@ mod tests {
     //! doc, and the output verifies.
     use super::open_tree_walk;
     use crate::shape::cfg_lines;
-    use crate::uniform::{AnalysisChoice, analyze};
+    use crate::uniform::analyze;
+    use pllvm_analysis::result::AnalysisKind;
     use pllvm_semantics::diag::SourceMap;
     use pllvm_semantics::text::{parse_module, print_module};
     use pllvm_semantics::verify::verify_module;
@@ -750,7 +751,7 @@ mod tests {
         } else {
             Vec::new()
         };
-        let uniformity = analyze(&module, func, AnalysisChoice::Best, &uniform, "reconverge")
+        let uniformity = analyze(&module, func, AnalysisKind::Best, &uniform, "reconverge")
             .unwrap_or_else(|e| panic!("{e}"));
         let mut notes = Vec::new();
         let out = open_tree_walk(&module, func, &uniformity, &mut notes)

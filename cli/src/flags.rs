@@ -1,0 +1,215 @@
+//! The flags that describe the inputs of a run, declared once for every command
+//! that runs a program (`run`, `explore`, `repl`, `transform --check`,
+//! `diff-exec`): [`RunInputs`] (the thread array's width, arguments, globals, an
+//! `--input` file) and [`MachineFlags`] (the interpretation, how the rules run,
+//! strict mode, the memory limit), flattened into each command's arguments. A
+//! command whose help words a flag its own way says so with `mut_arg` where it
+//! flattens them; the values are checked here, by the value parsers below, when
+//! the command line is parsed, and turned into a [`RunConfig`] by one function,
+//! [`InputFlags::config_over`].
+
+use crate::errors::Usage;
+use anyhow::{Context, Result, anyhow};
+use clap::Args;
+use pllvm_interp::config::{parse_byte_size, parse_exec, parse_interp, parse_width};
+use pllvm_interp::{RunConfig, SetupError, SetupInput, sched};
+use pllvm_semantics::rules::{Exec, Interp};
+use std::path::PathBuf;
+
+/// The inputs of a run: W, the arguments, the globals' initial contents, and a
+/// JSON file of them that the flags override.
+#[derive(Args, Clone, Debug, Default)]
+pub struct RunInputs {
+    /// W, the number of lanes (threads) of the thread array: 1 to 4096.
+    #[arg(long, short = 'w', value_name = "W", value_parser = parse_width)]
+    pub threads: Option<usize>,
+    /// An argument: NAME=V for every lane, NAME=V0,V1,... for one value per lane.
+    #[arg(long = "arg", value_name = "NAME=V[,V...]", value_parser = arg_flag)]
+    pub args: Vec<String>,
+    /// Initial contents of a global: @G=V0,V1,...
+    #[arg(long = "mem", value_name = "@G=V,...", value_parser = mem_flag)]
+    pub mem: Vec<String>,
+    /// Run inputs as JSON (threads, interp, args, memory, schedule); flags override it.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+}
+
+/// How the machine runs a program: the interpretation, how the rules run, strict
+/// mode and the memory limit.
+#[derive(Args, Clone, Debug, Default)]
+pub struct MachineFlags {
+    /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
+    #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
+    pub interp: Option<Interp>,
+    /// How the rules run: reference (lane by lane, the definition) or fast (their
+    /// kernels, the default); both give the same run.
+    #[arg(long, value_name = "reference|fast", value_parser = parse_exec)]
+    pub exec: Option<Exec>,
+    /// Track definition masks and report uses they do not cover (Def. 10-11).
+    #[arg(long)]
+    pub strict: bool,
+    /// Most bytes of guest memory live at once (globals, inputs, allocas); beyond it
+    /// the run ends with a limit outcome (exit 1). Suffixes K, M, G, T (powers of
+    /// 1024); default 1G.
+    #[arg(long, value_name = "BYTES", value_parser = parse_byte_size)]
+    pub memory_limit: Option<u64>,
+}
+
+/// `--arg NAME=V[,V...]`, checked for its shape when the command line is parsed.
+pub fn arg_flag(text: &str) -> Result<String, String> {
+    RunConfig::default().add_arg(text)?;
+    Ok(text.to_string())
+}
+
+/// `--mem @G=V,...`, checked for its shape when the command line is parsed.
+pub fn mem_flag(text: &str) -> Result<String, String> {
+    RunConfig::default().add_memory(text)?;
+    Ok(text.to_string())
+}
+
+/// `--buffer NAME=...`, checked for its shape when the command line is parsed.
+pub fn buffer_flag(text: &str) -> Result<String, String> {
+    RunConfig::default().add_buffer(text)?;
+    Ok(text.to_string())
+}
+
+/// `--sched POLICY`, checked for its shape when the command line is parsed (a
+/// replay's file and block names are checked against the program later). The
+/// policy comes back in its canonical spelling: surrounding blanks trimmed, and
+/// the REPL's short names `low` and `high` as `lowest` and `highest`.
+pub fn sched_flag(text: &str) -> Result<String, String> {
+    let text = match text.trim() {
+        "low" => "lowest",
+        "high" => "highest",
+        other => other,
+    };
+    match text.strip_prefix("replay:") {
+        Some("") => Err("replay: needs a file or a block list, as in replay:A,B,C".into()),
+        Some(_) => Ok(text.to_string()),
+        None if text == "interactive" => Ok(text.to_string()),
+        None => sched::builtin(text).map(|_| text.to_string()),
+    }
+}
+
+/// The run flags of one command line, as [`InputFlags::config_over`] reads them.
+#[derive(Clone, Copy, Debug)]
+pub struct InputFlags<'a> {
+    /// `--threads`, `--arg`, `--mem`, `--input`.
+    pub inputs: &'a RunInputs,
+    /// `--interp`, `--exec`, `--strict`, `--memory-limit` (all unset for the
+    /// commands that do not take them).
+    pub machine: &'a MachineFlags,
+    /// `--buffer` (run only).
+    pub buffers: &'a [String],
+    /// `--function`.
+    pub function: &'a Option<String>,
+    /// Whether `--schedule` gave the runtime schedule.
+    pub schedule: bool,
+    /// `--sched`: the scheduler, which wins over the input file's schedule.
+    pub sched: Option<&'a str>,
+}
+
+/// The flags of a command that takes no [`MachineFlags`].
+pub static NO_MACHINE_FLAGS: MachineFlags = MachineFlags {
+    interp: None,
+    exec: None,
+    strict: false,
+    memory_limit: None,
+};
+
+impl InputFlags<'_> {
+    /// The run configuration: the `--input` file's, or else [`RunConfig::default`],
+    /// with the flags applied over it.
+    pub fn config(&self) -> Result<RunConfig> {
+        self.config_over(RunConfig::default())
+    }
+
+    /// The run configuration: the `--input` file's, or else `otherwise` (the
+    /// REPL: the program's first `; run:` line), with the flags applied over it.
+    /// A flag given twice for the same argument or global is a usage error.
+    pub fn config_over(&self, otherwise: RunConfig) -> Result<RunConfig> {
+        let mut config = match &self.inputs.input {
+            Some(p) => RunConfig::from_json(
+                &std::fs::read_to_string(p)
+                    .with_context(|| format!("cannot read {}", p.display()))?,
+            )
+            .map_err(|e| anyhow!("{}: {e}", p.display()))?,
+            None => otherwise,
+        };
+        if let Some(w) = self.inputs.threads {
+            config.threads = w;
+        }
+        if let Some(i) = self.machine.interp {
+            config.interp = i;
+        }
+        if let Some(x) = self.machine.exec {
+            config.exec = x;
+        }
+        let mut flagged = RunConfig::default();
+        for a in &self.inputs.args {
+            let before = flagged.args.len();
+            flagged.add_arg(a).map_err(Usage)?;
+            if flagged.args.len() == before {
+                return Err(Usage(format!("--arg {a}: this argument is already given")).into());
+            }
+            config.add_arg(a).map_err(Usage)?;
+        }
+        for m in &self.inputs.mem {
+            let before = flagged.memory.len();
+            flagged.add_memory(m).map_err(Usage)?;
+            if flagged.memory.len() == before {
+                return Err(Usage(format!("--mem {m}: this global is already given")).into());
+            }
+            config.add_memory(m).map_err(Usage)?;
+        }
+        for b in self.buffers {
+            flagged.add_buffer(b).map_err(Usage)?;
+            config.buffers.remove(
+                b.split_once('=')
+                    .map_or("", |(n, _)| n.trim().trim_start_matches('%')),
+            );
+            config.add_buffer(b).map_err(Usage)?;
+        }
+        // A buffer's file is read here (the interpreter does no IO); a relative
+        // name is relative to the working directory.
+        for (name, spec) in config.buffers.iter_mut() {
+            if let Some(file) = spec.file().map(str::to_string) {
+                let bytes = std::fs::read(&file)
+                    .with_context(|| format!("--buffer {name}: cannot read {file}"))?;
+                spec.resolve_file(bytes);
+            }
+        }
+        config.strict |= self.machine.strict;
+        if self.function.is_some() {
+            config.function.clone_from(self.function);
+        }
+        if let Some(n) = self.machine.memory_limit {
+            config.memory_limit = n;
+        }
+        Ok(config)
+    }
+
+    /// A setup error about an input given as a flag is a usage error (exit 2); one
+    /// about the program or the `--input` file is not (exit 1).
+    pub fn setup_error(&self, e: SetupError) -> anyhow::Error {
+        let named = |flags: &[String], name: &str, sigil: char| {
+            flags.iter().any(|f| {
+                f.split_once('=')
+                    .is_some_and(|(n, _)| n.trim().trim_start_matches(sigil) == name)
+            })
+        };
+        let from_flag = match &e.input {
+            None => false,
+            Some(SetupInput::Function) => self.function.is_some(),
+            Some(SetupInput::Threads) => self.inputs.threads.is_some(),
+            Some(SetupInput::Arg(name)) => named(&self.inputs.args, name, '%'),
+            Some(SetupInput::Memory(name)) => named(&self.inputs.mem, name, '@'),
+            Some(SetupInput::Buffer(name)) => named(self.buffers, name, '%'),
+        };
+        if from_flag {
+            Usage(e.message).into()
+        } else {
+            anyhow!(e)
+        }
+    }
+}
