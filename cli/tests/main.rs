@@ -3,7 +3,7 @@
 //!
 //! One test binary for the crate (linking one binary instead of one per file is
 //! most of what a fresh build of the tests costs); each module is one file of
-//! this folder, and `cargo test -p pllvm --test cli cli::MODULE::` runs one of them.
+//! this folder, and `cargo test -p pllvm --test cli MODULE::` runs one of them.
 //! `host_bounds.rs` is a binary of its own: it measures the peak RSS of this process's
 //! children (getrusage), so no other test's child may run in its process.
 //! `repl_sessions.rs` is a binary of its own: it measures the peak RSS of this
