@@ -5,7 +5,7 @@ use crate::skeleton::skeleton_text;
 use pllvm_semantics::ir::{Block, Body};
 
 /// Parses a module for unit tests and returns the body of its first definition.
-pub fn test_body(src: &str) -> Body {
+pub(crate) fn test_body(src: &str) -> Body {
     let (module, _) = match pllvm_semantics::text::parse_module(src) {
         Ok(parsed) => parsed,
         Err(errors) => panic!("test program does not parse: {errors:?}"),
@@ -16,7 +16,7 @@ pub fn test_body(src: &str) -> Body {
 
 /// A body from a compact CFG description (tests): `"A: B C; B: D; C: D; D:"` lists
 /// each block with its successors; the first block is the entry.
-pub fn graph_body(spec: &str) -> Body {
+pub(crate) fn graph_body(spec: &str) -> Body {
     let entries: Vec<(String, Vec<String>)> = spec
         .split(';')
         .filter(|e| !e.trim().is_empty())
@@ -42,13 +42,13 @@ pub fn graph_body(spec: &str) -> Body {
 }
 
 /// The block called `name` in `body` (tests).
-pub fn blk(body: &Body, name: &str) -> Block {
+pub(crate) fn blk(body: &Body, name: &str) -> Block {
     body.block_by_name(name)
         .unwrap_or_else(|| panic!("no block {name}"))
 }
 
 /// The names of `blocks` (tests).
-pub fn names(body: &Body, blocks: impl IntoIterator<Item = Block>) -> Vec<String> {
+pub(crate) fn names(body: &Body, blocks: impl IntoIterator<Item = Block>) -> Vec<String> {
     blocks
         .into_iter()
         .map(|b| body.blocks[b].name.clone())

@@ -27,7 +27,7 @@ use std::process::ExitCode;
 
 /// `pllvm analyze`'s flags.
 #[derive(Args, Debug)]
-pub struct AnalyzeArgs {
+pub(crate) struct AnalyzeArgs {
     /// A .ll file.
     file: PathBuf,
     /// Which analysis: thesis, popl, llvm, sa, best (the meet of thesis, popl and
@@ -88,7 +88,7 @@ fn analysis_flag(text: &str) -> Result<String, String> {
 }
 
 /// Runs `pllvm analyze`.
-pub fn main(a: AnalyzeArgs) -> Result<ExitCode> {
+pub(crate) fn main(a: AnalyzeArgs) -> Result<ExitCode> {
     let kinds = parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
     let (module, _, _, src) = load(&Some(a.file.clone()))?;
     if a.compare_llvm {
@@ -132,7 +132,7 @@ pub fn main(a: AnalyzeArgs) -> Result<ExitCode> {
 }
 
 /// Which analyses `--analysis` selects.
-pub fn parse_analysis(text: &str) -> Result<Vec<AnalysisKind>, String> {
+pub(crate) fn parse_analysis(text: &str) -> Result<Vec<AnalysisKind>, String> {
     if text == "all" {
         return Ok(AnalysisKind::ALL.to_vec());
     }
@@ -147,7 +147,7 @@ pub fn parse_analysis(text: &str) -> Result<Vec<AnalysisKind>, String> {
 
 /// How to print.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Format {
+pub(crate) enum Format {
     /// The program with shapes in trailing comments.
     Text,
     /// The JSON report.
@@ -172,7 +172,7 @@ pub enum Format {
     clippy::too_many_arguments,
     reason = "the flags of `pllvm analyze`, passed through"
 )]
-pub fn run(
+pub(crate) fn run(
     module: &Module,
     function: Option<&str>,
     kinds: &[AnalysisKind],
@@ -252,7 +252,7 @@ pub fn run(
 /// Most blocks `--svg` draws in one picture (every analysis counted): Graphviz's
 /// layout grows faster than linearly (see BENCHMARKS.md), so a larger CFG is
 /// refused with a message instead of a long wait.
-pub const SVG_MAX_BLOCKS: usize = 1_000;
+pub(crate) const SVG_MAX_BLOCKS: usize = 1_000;
 
 /// The `--svg` clusters of function number `n`: one cluster for the function
 /// holding one per analysis (thesis Fig. 7.2 colouring, [`render::dot_cluster`]),

@@ -12,14 +12,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Args, Debug)]
-pub struct FileArg {
+pub(crate) struct FileArg {
     /// A .ll file (plain LLVM IR or P-LLVM); the embedded default program if absent.
     pub file: Option<PathBuf>,
 }
 
 /// Runs `pllvm check`: the verifier's notes, the number of functions verified,
 /// and whether each CFG is reducible.
-pub fn check(f: FileArg) -> Result<ExitCode> {
+pub(crate) fn check(f: FileArg) -> Result<ExitCode> {
     let (module, spans, name, src) = load(&f.file)?;
     let report = verify_module(&module, &spans);
     for note in &report.notes {
@@ -51,14 +51,14 @@ pub fn check(f: FileArg) -> Result<ExitCode> {
 }
 
 /// Runs `pllvm print`: the program in canonical P-LLVM text.
-pub fn print(f: FileArg) -> Result<ExitCode> {
+pub(crate) fn print(f: FileArg) -> Result<ExitCode> {
     let (module, _, _, _) = load(&f.file)?;
     write!(stdout(), "{}", text::print_module(&module))?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Runs `pllvm export-llvm`: plain LLVM IR that opt accepts.
-pub fn export_llvm(f: FileArg) -> Result<ExitCode> {
+pub(crate) fn export_llvm(f: FileArg) -> Result<ExitCode> {
     let (module, _, _, _) = load(&f.file)?;
     write!(stdout(), "{}", text::export_llvm(&module))?;
     Ok(ExitCode::SUCCESS)

@@ -16,7 +16,7 @@ use pllvm_semantics::ir::Module;
 use std::io::Write;
 
 /// The opt binaries asked, the first one required.
-pub const OPTS: [&str; 2] = ["opt-22", "opt-19"];
+pub(crate) const OPTS: [&str; 2] = ["opt-22", "opt-19"];
 
 fn word(divergent: Option<bool>) -> &'static str {
     match divergent {
@@ -27,7 +27,7 @@ fn word(divergent: Option<bool>) -> &'static str {
 }
 
 /// Runs the comparison and prints the table of differences.
-pub fn run(
+pub(crate) fn run(
     module: &Module,
     src: &str,
     function: Option<&str>,

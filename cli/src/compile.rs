@@ -26,7 +26,7 @@ use std::process::ExitCode;
 /// The options that choose kernels and transform them, shared by `compile` and
 /// `diff-exec`.
 #[derive(Args, Debug, Clone)]
-pub struct PipelineArgs {
+pub(crate) struct PipelineArgs {
     /// The target: avx2, avx512, neon (under qemu-aarch64) or scalar-c.
     #[arg(long, value_name = "avx2|avx512|neon|scalar-c", value_parser = parse_target)]
     pub target: Target,
@@ -59,12 +59,12 @@ fn parse_target(text: &str) -> Result<Target, String> {
 
 impl PipelineArgs {
     /// W for the target.
-    pub fn width(&self) -> usize {
+    pub(crate) fn width(&self) -> usize {
         self.width.unwrap_or(self.target.default_width())
     }
 
     /// What the emitters take: W and what the pipeline assumed.
-    pub fn emit_options(&self) -> Result<EmitOptions> {
+    pub(crate) fn emit_options(&self) -> Result<EmitOptions> {
         Ok(EmitOptions {
             width: self.width(),
             analysis: parse_analysis(&self.analysis)?,
@@ -85,7 +85,7 @@ fn parse_analysis(text: &str) -> Result<AnalysisKind> {
 }
 
 /// One loaded file.
-pub struct LoadedFile {
+pub(crate) struct LoadedFile {
     /// Its name as given.
     pub name: String,
     /// Its text.
@@ -97,7 +97,7 @@ pub struct LoadedFile {
 }
 
 /// One kernel of a batch: a function of a file and its transformed module.
-pub struct Prepared {
+pub(crate) struct Prepared {
     /// Index of its file in the loaded files.
     pub file: usize,
     /// The function (the same id in both modules).
@@ -111,7 +111,10 @@ pub struct Prepared {
 }
 
 /// Loads `files` and transforms the chosen functions of each.
-pub fn prepare(files: &[PathBuf], args: &PipelineArgs) -> Result<(Vec<LoadedFile>, Vec<Prepared>)> {
+pub(crate) fn prepare(
+    files: &[PathBuf],
+    args: &PipelineArgs,
+) -> Result<(Vec<LoadedFile>, Vec<Prepared>)> {
     let passes = parse_passes(&args.pass).map_err(|e| Usage(format!("--pass: {e}")))?;
     let analysis = parse_analysis(&args.analysis)?;
     let options = Options {
@@ -211,7 +214,7 @@ fn kernel_name(name: &str, taken: &[Prepared]) -> String {
 }
 
 /// The kernels of a prepared batch.
-pub fn kernels(prepared: &[Prepared]) -> Vec<Kernel<'_>> {
+pub(crate) fn kernels(prepared: &[Prepared]) -> Vec<Kernel<'_>> {
     prepared
         .iter()
         .map(|p| Kernel {
@@ -225,7 +228,7 @@ pub fn kernels(prepared: &[Prepared]) -> Vec<Kernel<'_>> {
 
 /// Emits the batch for the target; an emitter's refusal is reported with the
 /// file and function of the kernel it is about.
-pub fn emit(
+pub(crate) fn emit(
     loaded: &[LoadedFile],
     prepared: &[Prepared],
     target: Target,
@@ -270,7 +273,7 @@ fn render_emit_error(e: &TransformError, file: &LoadedFile, p: &Prepared) -> Str
 
 /// What `--emit` writes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
-pub enum Emit {
+pub(crate) enum Emit {
     /// The LLVM IR or C text.
     Source,
     /// The compiled object.
@@ -281,7 +284,7 @@ pub enum Emit {
 
 /// `pllvm compile`.
 #[derive(Args, Debug)]
-pub struct CompileArgs {
+pub(crate) struct CompileArgs {
     /// A .ll file.
     file: PathBuf,
     #[command(flatten)]
@@ -296,7 +299,7 @@ pub struct CompileArgs {
 }
 
 /// Runs `pllvm compile`.
-pub fn main(a: CompileArgs) -> Result<ExitCode> {
+pub(crate) fn main(a: CompileArgs) -> Result<ExitCode> {
     let (loaded, prepared) = prepare(std::slice::from_ref(&a.file), &a.pipeline)?;
     let target = a.pipeline.target;
     let source = emit(&loaded, &prepared, target, &a.pipeline.emit_options()?)?;

@@ -14,9 +14,10 @@ use std::io::Write;
 use std::process::ExitCode;
 
 /// The file name `pllvm check` reports for the embedded program.
-pub const CHECK_NAME: &str = "<embedded>/corpus/semantics/fig3.22d-logstar-obl-transformed.ll";
+pub(crate) const CHECK_NAME: &str =
+    "<embedded>/corpus/semantics/fig3.22d-logstar-obl-transformed.ll";
 /// The embedded program `pllvm check` verifies.
-pub const CHECK_SOURCE: &str = PARTS[2].2;
+pub(crate) const CHECK_SOURCE: &str = PARTS[2].2;
 
 /// (title, file name, source, interpretation) of each part of the walk-through:
 /// each part runs the file's first `; run:` line with that interpretation.
@@ -42,7 +43,7 @@ const PARTS: [(&str, &str, &str, Interp); 3] = [
 ];
 
 /// Runs the three parts and prints their traces, outcomes and results.
-pub fn run_default(out: &mut dyn Write) -> Result<ExitCode> {
+pub(crate) fn run_default(out: &mut dyn Write) -> Result<ExitCode> {
     for (k, (title, file, src, interp)) in PARTS.iter().enumerate() {
         let (module, _) = text::parse_module(src)
             .map_err(|e| anyhow!("{file}: embedded program does not parse: {e:?}"))?;

@@ -34,7 +34,7 @@ const SCHEMA: &str = "pllvm-diff-exec/1";
 #[command(mut_arg("args", |a| a.help("An argument, NAME=V or NAME=V0,V1,... (one per thread)")))]
 #[command(mut_arg("mem", |a| a.help("Initial contents of a global, @G=V0,V1,...")))]
 #[command(mut_arg("input", |a| a.help("Run inputs as JSON (`pllvm run --input`); flags override it")))]
-pub struct DiffExecArgs {
+pub(crate) struct DiffExecArgs {
     /// .ll files (one batch).
     #[arg(required = true)]
     files: Vec<PathBuf>,
@@ -74,7 +74,7 @@ struct Run {
 }
 
 /// Runs `pllvm diff-exec`.
-pub fn main(a: DiffExecArgs) -> Result<ExitCode> {
+pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
     let (loaded, prepared) = prepare(&a.files, &a.pipeline)?;
     let width = a.pipeline.width();
     let from_flags = a.inputs.threads.is_some()

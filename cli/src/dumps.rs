@@ -13,7 +13,7 @@ use std::path::PathBuf;
 
 /// One `--dump`: a buffer or global, and where its bytes go (`None`: printed).
 #[derive(Clone, Debug)]
-pub struct DumpSpec {
+pub(crate) struct DumpSpec {
     /// The buffer's name or `@global`.
     pub name: String,
     /// `--dump NAME=FILE`: the raw bytes go to this file.
@@ -21,7 +21,7 @@ pub struct DumpSpec {
 }
 
 /// `--dump NAME` or `--dump NAME=FILE`, checked when the command line is parsed.
-pub fn parse(text: &str) -> Result<DumpSpec, String> {
+pub(crate) fn parse(text: &str) -> Result<DumpSpec, String> {
     let (name, file) = match text.split_once('=') {
         Some((n, f)) if f.trim().is_empty() => {
             return Err(format!("--dump {n}=: the file name is missing"));
@@ -83,7 +83,7 @@ fn target(module: &Module, config: &RunConfig, mem: &Memory, name: &str) -> Resu
 }
 
 /// One finished dump: its text line and its JSON value.
-pub struct Dumped {
+pub(crate) struct Dumped {
     /// `out: [1, 2, 3]` or `out: 12 bytes written to out.bin`.
     pub text: String,
     /// `{"type": "i32", "values": [1, 2, 3]}` or `{"file": ..., "bytes": 12}`.
@@ -91,7 +91,7 @@ pub struct Dumped {
 }
 
 /// Performs every dump of `specs` on the final memory `mem` (writing the files).
-pub fn dump_all(
+pub(crate) fn dump_all(
     module: &Module,
     config: &RunConfig,
     mem: &Memory,

@@ -7,7 +7,7 @@
 /// parameter, function or global the program does not have, a value that does not
 /// fit its parameter): exit code 2, like the mistakes clap finds itself.
 #[derive(Debug)]
-pub struct Usage(pub String);
+pub(crate) struct Usage(pub String);
 
 impl std::fmt::Display for Usage {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -20,7 +20,7 @@ impl std::error::Error for Usage {}
 /// Diagnostics rendered as `file:line:col: error: ...` with their source lines:
 /// `main` prints them as they are, without a second `error:` prefix.
 #[derive(Debug)]
-pub struct Rendered(pub String);
+pub(crate) struct Rendered(pub String);
 
 impl std::fmt::Display for Rendered {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -32,4 +32,4 @@ impl std::error::Error for Rendered {}
 
 /// The exit code of an exploration the bounds, `--time` or Ctrl-C cut off: its
 /// report is partial.
-pub const EXIT_TRUNCATED: u8 = 3;
+pub(crate) const EXIT_TRUNCATED: u8 = 3;

@@ -25,7 +25,7 @@ use std::process::ExitCode;
 #[command(mut_arg("input", |a| a.help(
     "Run inputs as JSON (threads, interp, args, memory); flags override it"
 )))]
-pub struct ExploreArgs {
+pub(crate) struct ExploreArgs {
     /// A .ll file.
     file: PathBuf,
     #[command(flatten)]
@@ -74,7 +74,7 @@ fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
 }
 
 /// Runs `pllvm explore`.
-pub fn main(e: ExploreArgs) -> Result<ExitCode> {
+pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
     let (module, spans, name, src) = load(&Some(e.file.clone()))?;
     let source = Source {
         name: &name,

@@ -19,7 +19,7 @@ use std::path::PathBuf;
 /// The inputs of a run: W, the arguments, the globals' initial contents, and a
 /// JSON file of them that the flags override.
 #[derive(Args, Clone, Debug, Default)]
-pub struct RunInputs {
+pub(crate) struct RunInputs {
     /// W, the number of lanes (threads) of the thread array: 1 to 4096.
     #[arg(long, short = 'w', value_name = "W", value_parser = parse_width)]
     pub threads: Option<usize>,
@@ -37,7 +37,7 @@ pub struct RunInputs {
 /// How the machine runs a program: the interpretation, how the rules run, strict
 /// mode and the memory limit.
 #[derive(Args, Clone, Debug, Default)]
-pub struct MachineFlags {
+pub(crate) struct MachineFlags {
     /// The interpretation: fr (FREEZING) or obl (OBLIVIOUS), thesis §4.5.
     #[arg(long, value_name = "fr|obl", value_parser = parse_interp)]
     pub interp: Option<Interp>,
@@ -56,19 +56,19 @@ pub struct MachineFlags {
 }
 
 /// `--arg NAME=V[,V...]`, checked for its shape when the command line is parsed.
-pub fn arg_flag(text: &str) -> Result<String, String> {
+pub(crate) fn arg_flag(text: &str) -> Result<String, String> {
     RunConfig::default().add_arg(text)?;
     Ok(text.to_string())
 }
 
 /// `--mem @G=V,...`, checked for its shape when the command line is parsed.
-pub fn mem_flag(text: &str) -> Result<String, String> {
+pub(crate) fn mem_flag(text: &str) -> Result<String, String> {
     RunConfig::default().add_memory(text)?;
     Ok(text.to_string())
 }
 
 /// `--buffer NAME=...`, checked for its shape when the command line is parsed.
-pub fn buffer_flag(text: &str) -> Result<String, String> {
+pub(crate) fn buffer_flag(text: &str) -> Result<String, String> {
     RunConfig::default().add_buffer(text)?;
     Ok(text.to_string())
 }
@@ -77,7 +77,7 @@ pub fn buffer_flag(text: &str) -> Result<String, String> {
 /// replay's file and block names are checked against the program later). The
 /// policy comes back in its canonical spelling: surrounding blanks trimmed, and
 /// the REPL's short names `low` and `high` as `lowest` and `highest`.
-pub fn sched_flag(text: &str) -> Result<String, String> {
+pub(crate) fn sched_flag(text: &str) -> Result<String, String> {
     let text = match text.trim() {
         "low" => "lowest",
         "high" => "highest",
@@ -93,7 +93,7 @@ pub fn sched_flag(text: &str) -> Result<String, String> {
 
 /// The run flags of one command line, as [`InputFlags::config_over`] reads them.
 #[derive(Clone, Copy, Debug)]
-pub struct InputFlags<'a> {
+pub(crate) struct InputFlags<'a> {
     /// `--threads`, `--arg`, `--mem`, `--input`.
     pub inputs: &'a RunInputs,
     /// `--interp`, `--exec`, `--strict`, `--memory-limit` (all unset for the
@@ -110,7 +110,7 @@ pub struct InputFlags<'a> {
 }
 
 /// The flags of a command that takes no [`MachineFlags`].
-pub static NO_MACHINE_FLAGS: MachineFlags = MachineFlags {
+pub(crate) static NO_MACHINE_FLAGS: MachineFlags = MachineFlags {
     interp: None,
     exec: None,
     strict: false,
@@ -120,14 +120,14 @@ pub static NO_MACHINE_FLAGS: MachineFlags = MachineFlags {
 impl InputFlags<'_> {
     /// The run configuration: the `--input` file's, or else [`RunConfig::default`],
     /// with the flags applied over it.
-    pub fn config(&self) -> Result<RunConfig> {
+    pub(crate) fn config(&self) -> Result<RunConfig> {
         self.config_over(RunConfig::default())
     }
 
     /// The run configuration: the `--input` file's, or else `otherwise` (the
     /// REPL: the program's first `; run:` line), with the flags applied over it.
     /// A flag given twice for the same argument or global is a usage error.
-    pub fn config_over(&self, otherwise: RunConfig) -> Result<RunConfig> {
+    pub(crate) fn config_over(&self, otherwise: RunConfig) -> Result<RunConfig> {
         let mut config = match &self.inputs.input {
             Some(p) => RunConfig::from_json(
                 &std::fs::read_to_string(p)
@@ -191,7 +191,7 @@ impl InputFlags<'_> {
 
     /// A setup error about an input given as a flag is a usage error (exit 2); one
     /// about the program or the `--input` file is not (exit 1).
-    pub fn setup_error(&self, e: SetupError) -> anyhow::Error {
+    pub(crate) fn setup_error(&self, e: SetupError) -> anyhow::Error {
         let named = |flags: &[String], name: &str, sigil: char| {
             flags.iter().any(|f| {
                 f.split_once('=')

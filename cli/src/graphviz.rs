@@ -9,14 +9,14 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 /// The command run: Graphviz's `dot` on the `PATH`.
-pub const DOT: &str = "dot";
+pub(crate) const DOT: &str = "dot";
 
 /// The SVG drawing of the graph `source` (DOT language), laid out by `dot -Tsvg`.
 ///
 /// The SVG starts at its `<svg` element: the XML declaration and DOCTYPE that
 /// `dot` prints before it are dropped, so the result can be written as a file
 /// or put inline in an HTML page as it is.
-pub fn svg(source: &str) -> Result<String, String> {
+pub(crate) fn svg(source: &str) -> Result<String, String> {
     let mut child = Command::new(DOT)
         .arg("-Tsvg")
         .stdin(Stdio::piped())

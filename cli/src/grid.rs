@@ -15,10 +15,10 @@ use std::process::ExitCode;
 
 /// The W of a launch when neither `--threads` nor the input file gives one: a
 /// warp of 32 lanes.
-pub const DEFAULT_LAUNCH_WIDTH: usize = 32;
+pub(crate) const DEFAULT_LAUNCH_WIDTH: usize = 32;
 
 /// The flags of `run` a launch reads.
-pub struct GridFlags<'a> {
+pub(crate) struct GridFlags<'a> {
     /// `--grid N`.
     pub threads: u64,
     /// `--threads W`.
@@ -42,7 +42,7 @@ pub struct GridFlags<'a> {
 }
 
 /// Runs the launch and prints its report.
-pub fn run(
+pub(crate) fn run(
     module: &Module,
     source: &Source<'_>,
     config: &RunConfig,

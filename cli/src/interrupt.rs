@@ -9,11 +9,11 @@ static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Installs the SIGINT handler (the `ctrlc` crate) once per process. `false`
 /// when it cannot be installed: Ctrl-C then ends the process as usual.
-pub fn install() -> bool {
+pub(crate) fn install() -> bool {
     ctrlc::set_handler(|| INTERRUPTED.store(true, Ordering::SeqCst)).is_ok()
 }
 
 /// Whether Ctrl-C was pressed since the last call (and forgets it).
-pub fn take() -> bool {
+pub(crate) fn take() -> bool {
     INTERRUPTED.swap(false, Ordering::SeqCst)
 }

@@ -4,12 +4,12 @@
 /// (`pllvm print big.ll | head -1`) ends the process quietly with status 0, as a
 /// Unix filter ends on SIGPIPE, instead of a panic in `print!` (the broken-pipe
 /// test, `cli/tests/broken_pipe.rs`).
-pub fn stdout() -> PipeStdout {
+pub(crate) fn stdout() -> PipeStdout {
     PipeStdout(std::io::stdout())
 }
 
 /// [`std::io::Stdout`] whose broken pipe is a quiet exit (see [`stdout`]).
-pub struct PipeStdout(std::io::Stdout);
+pub(crate) struct PipeStdout(std::io::Stdout);
 
 impl std::io::Write for PipeStdout {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {

@@ -32,7 +32,7 @@ use std::process::ExitCode;
 #[command(mut_arg("exec", |a| a.requires("file")))]
 #[command(mut_arg("strict", |a| a.requires("file")))]
 #[command(mut_arg("memory_limit", |a| a.requires("file")))]
-pub struct RunArgs {
+pub(crate) struct RunArgs {
     /// A .ll file; the embedded logstar walk-through if absent (which takes no options).
     pub file: Option<PathBuf>,
     #[command(flatten)]
@@ -110,7 +110,7 @@ pub struct RunArgs {
 }
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum)]
-pub enum TraceFormat {
+pub(crate) enum TraceFormat {
     Table,
     Json,
     /// One self-contained page (`trace_html`).
@@ -119,7 +119,7 @@ pub enum TraceFormat {
 
 impl RunArgs {
     /// `pllvm` alone: the embedded walk-through with its trace.
-    pub fn default_run() -> RunArgs {
+    pub(crate) fn default_run() -> RunArgs {
         RunArgs {
             trace: Some(TraceFormat::Table),
             ..RunArgs::default()
@@ -128,7 +128,7 @@ impl RunArgs {
 }
 
 /// Runs `pllvm run`.
-pub fn main(r: RunArgs) -> Result<ExitCode> {
+pub(crate) fn main(r: RunArgs) -> Result<ExitCode> {
     if r.file.is_none() {
         return default_program::run_default(&mut stdout());
     }

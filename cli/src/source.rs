@@ -16,11 +16,11 @@ use std::path::PathBuf;
 /// --json`'s): it changes when a field is renamed or removed or its meaning
 /// changes, not when a field is added. [`Source::ub_json`] writes its
 /// `undefined` object.
-pub const RUN_SCHEMA: &str = "pllvm-run/1";
+pub(crate) const RUN_SCHEMA: &str = "pllvm-run/1";
 
 /// Reads, parses and verifies a file (or the embedded default), rendering every
 /// diagnostic with file:line:col.
-pub fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
+pub(crate) fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
     let (name, src) = match file {
         Some(p) => {
             let (name, bytes) = if p.as_os_str() == "-" {
@@ -56,7 +56,7 @@ pub fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String
 /// The program text a run came from, for rendering its outcomes at
 /// `file:line:col` (positions from the side table [`SourceMap`]).
 #[derive(Clone, Copy, Debug)]
-pub struct Source<'a> {
+pub(crate) struct Source<'a> {
     /// The file name as the user gave it (`<stdin>` for `-`).
     pub name: &'a str,
     /// The text.
@@ -69,14 +69,14 @@ impl Source<'_> {
     /// The undefined behaviour `ub` of a run of `func`, rendered like the
     /// verifier's errors: `file:line:col: error: undefined behaviour in lane τ: ...`,
     /// the source line with a caret, and `help: [RULE], thesis §…`.
-    pub fn render_ub(&self, func: FuncId, ub: &Ub) -> String {
+    pub(crate) fn render_ub(&self, func: FuncId, ub: &Ub) -> String {
         ub.diagnostic(self.spans.function(func))
             .render(self.name, self.src)
     }
 
     /// A run error: a stuck step rendered at its scheduled block like the
     /// verifier's errors (with its rule as `help:`), anything else as it is.
-    pub fn run_error(&self, func: FuncId, e: RunError) -> anyhow::Error {
+    pub(crate) fn run_error(&self, func: FuncId, e: RunError) -> anyhow::Error {
         match e {
             RunError::Stuck(s) => Rendered(
                 s.diagnostic(self.spans.function(func))
@@ -88,7 +88,7 @@ impl Source<'_> {
     }
 
     /// [`Source::ub_json`] for undefined behaviour in a run of `func`.
-    pub fn ub_json_of(&self, module: &Module, func: FuncId, ub: &Ub) -> serde_json::Value {
+    pub(crate) fn ub_json_of(&self, module: &Module, func: FuncId, ub: &Ub) -> serde_json::Value {
         let diagnostic = ub.diagnostic(self.spans.function(func));
         let (line, col) = LineIndex::new(self.src).line_col(self.src, diagnostic.span.lo);
         let block = module.functions[func]
@@ -109,7 +109,7 @@ impl Source<'_> {
 
     /// The position and rule of undefined behaviour, as the fields of the
     /// `undefined` object of `run --trace json` (schema `pllvm-run/1`).
-    pub fn ub_json(&self, program: &Program<'_>, ub: &Ub) -> serde_json::Value {
+    pub(crate) fn ub_json(&self, program: &Program<'_>, ub: &Ub) -> serde_json::Value {
         let diagnostic = ub.diagnostic(self.spans.function(program.func));
         let (line, col) = LineIndex::new(self.src).line_col(self.src, diagnostic.span.lo);
         serde_json::json!({

@@ -30,14 +30,14 @@ use std::io::Write;
 
 /// The version of the JSON object the page embeds: it changes when a field is
 /// renamed or removed or its meaning changes, not when a field is added.
-pub const SCHEMA: &str = "pllvm-trace-html/1";
+pub(crate) const SCHEMA: &str = "pllvm-trace-html/1";
 
 /// The page template: `{{TITLE}}`, `{{SVG}}` and `{{DATA}}` are filled in.
 const TEMPLATE: &str = include_str!("trace_html/page.html");
 
 /// What the page shows: the run's program, its trace and its outcome.
 #[derive(Clone, Copy, Debug)]
-pub struct Run<'a> {
+pub(crate) struct Run<'a> {
     /// The module that ran.
     pub module: &'a Module,
     /// The function that ran.
@@ -62,7 +62,7 @@ pub struct Run<'a> {
 /// Writes the page of `run` to `out`, the trace a row at a time (the host
 /// never holds the page, only the trace and one row's text); the error says
 /// why it could not be drawn (Graphviz's `dot` missing or failing) or written.
-pub fn write_page(run: &Run<'_>, out: &mut dyn Write) -> Result<(), String> {
+pub(crate) fn write_page(run: &Run<'_>, out: &mut dyn Write) -> Result<(), String> {
     let body = run.module.functions[run.func]
         .body
         .as_ref()
@@ -82,7 +82,7 @@ pub fn write_page(run: &Run<'_>, out: &mut dyn Write) -> Result<(), String> {
 
 /// [`write_page`] into a string.
 #[cfg(test)]
-pub fn page(run: &Run<'_>) -> Result<String, String> {
+pub(crate) fn page(run: &Run<'_>) -> Result<String, String> {
     let mut out = Vec::new();
     write_page(run, &mut out)?;
     String::from_utf8(out).map_err(|e| e.to_string())

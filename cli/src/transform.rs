@@ -29,7 +29,7 @@ use std::process::ExitCode;
 #[command(mut_arg("args", |a| a.help("`--check`: an argument, NAME=V or NAME=V0,V1,...")))]
 #[command(mut_arg("mem", |a| a.help("`--check`: initial contents of a global, @G=V0,V1,...")))]
 #[command(mut_arg("input", |a| a.help("`--check`: run inputs as JSON; flags override it")))]
-pub struct TransformArgs {
+pub(crate) struct TransformArgs {
     /// A .ll file (`-` reads standard input).
     file: PathBuf,
     /// The passes, in order: nonneg-div, dlt, boscc, pl (e.g. dlt,boscc,pl), or
@@ -95,7 +95,7 @@ fn live_outs_flag(text: &str) -> Result<LiveOuts, String> {
 }
 
 /// Runs `pllvm transform`.
-pub fn main(a: TransformArgs) -> Result<ExitCode> {
+pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
     let passes = parse_passes(&a.pass).map_err(|e| Usage(format!("--pass: {e}")))?;
     let analysis = AnalysisKind::parse(&a.analysis).ok_or_else(|| {
         Usage(format!(
@@ -339,7 +339,7 @@ const ADDED_COLOUR: &str = "darkgreen";
 const REMOVED_COLOUR: &str = "gray40";
 
 /// A transform's refusal at the input's `file:line:col`.
-pub fn render_error(e: &TransformError, spans: &SourceMap, name: &str, src: &str) -> String {
+pub(crate) fn render_error(e: &TransformError, spans: &SourceMap, name: &str, src: &str) -> String {
     let span = |func: FuncId| spans.function(func);
     let at = match e.site {
         Site::Function(f) => span(f).header,

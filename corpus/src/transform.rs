@@ -12,7 +12,7 @@ use pllvm_semantics::text::print_module;
 use pllvm_semantics::verify::verify_module;
 
 /// The module after the pipeline `t` describes, or why there is none.
-pub fn run(module: &Module, t: &TransformDirective) -> Result<Module, String> {
+pub(crate) fn run(module: &Module, t: &TransformDirective) -> Result<Module, String> {
     let (passes, options, function) = pllvm_codegen::pipeline::parse_pipeline(&t.options)
         .map_err(|e| format!("transform {}: {e}", t.name))?;
     let func = match &function {
@@ -42,7 +42,7 @@ pub fn run(module: &Module, t: &TransformDirective) -> Result<Module, String> {
 }
 
 /// `None` if the first function of `module` has exactly the CFG `rows`, else a diff.
-pub fn check_cfg(module: &Module, rows: &[String]) -> Option<String> {
+pub(crate) fn check_cfg(module: &Module, rows: &[String]) -> Option<String> {
     let func = module.first_definition()?;
     let body = module.functions[func].body.as_ref()?;
     let got: Vec<String> = cfg_lines(body)

@@ -2,8 +2,7 @@
 //! every inline example (those with the P-LLVM additions of thesis Fig. 4.2 and
 //! those without), and the lowering parses back to the same module.
 
-#[path = "common/examples.rs"]
-mod examples;
+use crate::examples;
 
 use pllvm_semantics::text::{export_llvm, parse_module, print_module};
 use std::io::Write;

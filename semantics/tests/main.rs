@@ -6,6 +6,9 @@
 //! this folder, and `cargo test -p pllvm-semantics --test semantics MODULE::` runs one
 //! of them.
 
+#[path = "common/examples.rs"]
+mod examples;
+
 mod byte_store_props;
 mod clang_input;
 mod export_llvm;

@@ -10,8 +10,7 @@
 //! The default run checks 10^5 mutants; `PLLVM_FUZZ_CASES=N` sets the count for a
 //! long run by hand.
 
-#[path = "common/examples.rs"]
-mod examples;
+use crate::examples;
 
 use pllvm_semantics::diag::{Diagnostic, MAX_SHOWN_CHARS, render_all};
 use pllvm_semantics::text::{decode_source, export_llvm, parse_module, print_module};

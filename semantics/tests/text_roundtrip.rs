@@ -3,8 +3,7 @@
 //! `parse(export(m)) == m` (the export lowering lifts back), and
 //! `parse(print(m)) == normal_form(m)` for a module built in memory.
 
-#[path = "common/examples.rs"]
-mod examples;
+use crate::examples;
 
 use pllvm_semantics::ir::{
     BinOp, Block, BlockData, Body, ConstData, FunctionData, InstData, InstKind, IntFlags, Module,

@@ -13,7 +13,7 @@ use std::process::ExitCode;
 
 /// `pllvm fuzz merge`.
 #[derive(Args, Debug)]
-pub struct MergeArgs {
+pub(super) struct MergeArgs {
     /// Campaign directories (each with state.json and findings/).
     #[arg(required = true)]
     dirs: Vec<PathBuf>,
@@ -27,7 +27,7 @@ pub struct MergeArgs {
 
 /// `pllvm fuzz promote`.
 #[derive(Args, Debug)]
-pub struct PromoteArgs {
+pub(super) struct PromoteArgs {
     /// A finding file (findings/ORACLE-HASH.ll).
     finding: PathBuf,
     /// The regression directory.
@@ -39,7 +39,7 @@ pub struct PromoteArgs {
 }
 
 /// Merges campaign directories.
-pub fn merge(args: MergeArgs) -> Result<ExitCode> {
+pub(super) fn merge(args: MergeArgs) -> Result<ExitCode> {
     let mut merged: Option<State> = None;
     let mut hits = Vec::new();
     let mut sources = Vec::new();
@@ -112,7 +112,7 @@ pub fn merge(args: MergeArgs) -> Result<ExitCode> {
 }
 
 /// Promotes a fixed finding to a regression test.
-pub fn promote(args: PromoteArgs) -> Result<ExitCode> {
+pub(super) fn promote(args: PromoteArgs) -> Result<ExitCode> {
     let path = &args.finding;
     let src =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;

@@ -33,7 +33,7 @@ use summary::print_summary;
 /// `pllvm fuzz`.
 #[derive(Args, Debug)]
 #[command(args_conflicts_with_subcommands = true)]
-pub struct FuzzArgs {
+pub(crate) struct FuzzArgs {
     #[command(subcommand)]
     action: Option<FuzzAction>,
     #[command(flatten)]
@@ -122,7 +122,7 @@ fn parse_duration(text: &str) -> Result<Duration, String> {
 }
 
 /// `pllvm fuzz ...`.
-pub fn main(args: FuzzArgs) -> Result<ExitCode> {
+pub(crate) fn main(args: FuzzArgs) -> Result<ExitCode> {
     match args.action {
         Some(FuzzAction::Merge(m)) => merge::merge(m),
         Some(FuzzAction::Promote(p)) => merge::promote(p),

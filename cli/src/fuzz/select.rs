@@ -6,11 +6,11 @@ use pllvm_fuzz::oracles::{self, Host, Oracle};
 use std::sync::Arc;
 
 /// The oracles named (or every available one), and the skipped ones with why.
-pub type Selection = (Vec<Arc<dyn Oracle>>, Vec<(String, String)>);
+pub(super) type Selection = (Vec<Arc<dyn Oracle>>, Vec<(String, String)>);
 
 /// Picks the oracles: `names` (all when empty). A named oracle this machine
 /// cannot run is an error; an unnamed one is skipped with the reason.
-pub fn select(names: &[String], oracle_cmd: Option<&str>, host: &Host) -> Result<Selection> {
+pub(super) fn select(names: &[String], oracle_cmd: Option<&str>, host: &Host) -> Result<Selection> {
     let mut all: Vec<Arc<dyn Oracle>> = oracles::builtin().into_iter().map(Arc::from).collect();
     if let Some(cmd) = oracle_cmd {
         all.push(Arc::new(

@@ -19,11 +19,11 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// The schema of `report.json` and `--json`.
-pub const SCHEMA: &str = "pllvm-fuzz/1";
+pub(super) const SCHEMA: &str = "pllvm-fuzz/1";
 
 /// Writes `text` to `path` atomically: a temporary file beside it, synced,
 /// renamed over `path`.
-pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
+pub(super) fn write_atomic(path: &Path, text: &str) -> Result<()> {
     let dir = path.parent().unwrap_or(Path::new("."));
     let tmp = dir.join(format!(
         ".{}.tmp{}",
@@ -43,7 +43,7 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<()> {
 
 /// Per-oracle counts.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct Counts {
+pub(super) struct Counts {
     /// Programs checked.
     pub checked: u64,
     /// Passed.
@@ -70,7 +70,7 @@ impl Counts {
     }
 
     /// Adds `other`.
-    pub fn add(&mut self, other: &Counts) {
+    pub(super) fn add(&mut self, other: &Counts) {
         self.checked += other.checked;
         self.passed += other.passed;
         self.skipped += other.skipped;
@@ -80,7 +80,7 @@ impl Counts {
 
 /// The resumable state of one campaign directory.
 #[derive(Clone, Debug, PartialEq)]
-pub struct State {
+pub(super) struct State {
     /// The base seed: program i has seed `base + i`.
     pub base_seed: u64,
     /// K of `--shard K/N`.
@@ -99,12 +99,12 @@ pub struct State {
 
 impl State {
     /// `state.json` of `dir`.
-    pub fn path(dir: &Path) -> PathBuf {
+    pub(super) fn path(dir: &Path) -> PathBuf {
         dir.join("state.json")
     }
 
     /// The state as JSON.
-    pub fn json(&self) -> Json {
+    pub(super) fn json(&self) -> Json {
         json!({
             "schema": SCHEMA,
             "base_seed": self.base_seed.to_string(),
@@ -117,7 +117,7 @@ impl State {
     }
 
     /// Reads `dir/state.json`.
-    pub fn load(dir: &Path) -> Result<State> {
+    pub(super) fn load(dir: &Path) -> Result<State> {
         let path = State::path(dir);
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("cannot read {} (nothing to resume)", path.display()))?;
@@ -150,13 +150,13 @@ impl State {
     }
 
     /// Writes `dir/state.json` atomically.
-    pub fn save(&self, dir: &Path) -> Result<()> {
+    pub(super) fn save(&self, dir: &Path) -> Result<()> {
         write_atomic(&State::path(dir), &format!("{:#}\n", self.json()))
     }
 }
 
 /// `K/N` with K < N.
-pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
+pub(super) fn parse_shard(text: &str) -> Result<(u64, u64), String> {
     let (k, n) = text
         .split_once('/')
         .ok_or_else(|| format!("'{text}' is not K/N"))?;
@@ -176,7 +176,7 @@ pub fn parse_shard(text: &str) -> Result<(u64, u64), String> {
 
 /// One failing program, as `hits.jsonl` records it.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Hit {
+pub(super) struct Hit {
     /// The oracle.
     pub oracle: String,
     /// The failure kind.
@@ -216,12 +216,12 @@ impl Hit {
 }
 
 /// The findings directory of a campaign directory.
-pub fn findings_dir(dir: &Path) -> PathBuf {
+pub(super) fn findings_dir(dir: &Path) -> PathBuf {
     dir.join("findings")
 }
 
 /// Appends `hit` to `findings/hits.jsonl` (one line, synced).
-pub fn append_hit(dir: &Path, hit: &Hit) -> Result<()> {
+pub(super) fn append_hit(dir: &Path, hit: &Hit) -> Result<()> {
     let path = findings_dir(dir).join("hits.jsonl");
     let mut f = std::fs::OpenOptions::new()
         .create(true)
@@ -234,7 +234,7 @@ pub fn append_hit(dir: &Path, hit: &Hit) -> Result<()> {
 }
 
 /// Every hit recorded in `dir` (torn lines ignored).
-pub fn load_hits(dir: &Path) -> Vec<Hit> {
+pub(super) fn load_hits(dir: &Path) -> Vec<Hit> {
     std::fs::read_to_string(findings_dir(dir).join("hits.jsonl"))
         .unwrap_or_default()
         .lines()
@@ -245,7 +245,7 @@ pub fn load_hits(dir: &Path) -> Vec<Hit> {
 
 /// The report of a campaign directory: its state, its hits grouped by finding
 /// file and by (oracle, kind), and the oracles it skipped.
-pub fn report(
+pub(super) fn report(
     state: &State,
     hits: &[Hit],
     skipped_oracles: &[(String, String)],
@@ -308,7 +308,7 @@ pub fn report(
 }
 
 /// Distinct findings (files) per oracle, for the progress display.
-pub fn load_hits_count(dir: &Path) -> BTreeMap<String, usize> {
+pub(super) fn load_hits_count(dir: &Path) -> BTreeMap<String, usize> {
     let mut files: BTreeMap<String, std::collections::BTreeSet<String>> = BTreeMap::new();
     for h in load_hits(dir) {
         files.entry(h.oracle).or_default().insert(h.file);
@@ -317,7 +317,7 @@ pub fn load_hits_count(dir: &Path) -> BTreeMap<String, usize> {
 }
 
 /// Rewrites `findings/hits.jsonl` of `dir` with `hits` (atomically).
-pub fn save_hits(dir: &Path, hits: &[Hit]) -> Result<()> {
+pub(super) fn save_hits(dir: &Path, hits: &[Hit]) -> Result<()> {
     let text: String = hits.iter().map(|h| format!("{}\n", h.json())).collect();
     write_atomic(&findings_dir(dir).join("hits.jsonl"), &text)
 }

@@ -5,7 +5,11 @@ use std::io::Write;
 use std::path::Path;
 
 /// The human summary of a report.
-pub fn print_summary(out: &mut impl Write, report: &serde_json::Value, dir: &Path) -> Result<()> {
+pub(super) fn print_summary(
+    out: &mut impl Write,
+    report: &serde_json::Value,
+    dir: &Path,
+) -> Result<()> {
     writeln!(
         out,
         "fuzz: {} programs in {:.1} s ({:.0} programs/min over all sessions), shard {}, base seed {}",

@@ -5,7 +5,7 @@
 
 /// What the arguments of a command are, for tab completion.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ArgKind {
+pub(super) enum ArgKind {
     /// No arguments (or a number).
     Nothing,
     /// A block name.
@@ -26,7 +26,7 @@ pub enum ArgKind {
 
 /// One command of the table.
 #[derive(Debug)]
-pub struct CommandSpec {
+pub(super) struct CommandSpec {
     /// The full name.
     pub name: &'static str,
     /// Short aliases.
@@ -42,7 +42,7 @@ pub struct CommandSpec {
 }
 
 /// Every command, in the order `help` lists them.
-pub const COMMANDS: &[CommandSpec] = &[
+pub(super) const COMMANDS: &[CommandSpec] = &[
     CommandSpec {
         name: "step",
         aliases: &["s", "next", "n"],
@@ -248,7 +248,7 @@ pub const COMMANDS: &[CommandSpec] = &[
 ];
 
 /// The setting names `set` accepts (for completion and errors).
-pub const SETTINGS: &[&str] = &[
+pub(super) const SETTINGS: &[&str] = &[
     "threads",
     "interp",
     "exec",
@@ -260,7 +260,7 @@ pub const SETTINGS: &[&str] = &[
 
 /// One parsed input line.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub(super) enum Command {
     /// A blank line or a `#` comment.
     Nothing,
     /// `step N`.
@@ -315,7 +315,7 @@ pub enum Command {
 
 /// What a breakpoint is on.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Target {
+pub(super) enum Target {
     /// A block name.
     Block(String),
     /// A value name, without `%`.
@@ -333,7 +333,7 @@ impl std::fmt::Display for Target {
 
 /// A `set` command.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Setting {
+pub(super) enum Setting {
     /// `threads W`.
     Threads(usize),
     /// `interp fr|obl`.
@@ -351,14 +351,14 @@ pub enum Setting {
 }
 
 /// The command called `word` (a name or an alias).
-pub fn lookup(word: &str) -> Option<&'static CommandSpec> {
+pub(super) fn lookup(word: &str) -> Option<&'static CommandSpec> {
     COMMANDS
         .iter()
         .find(|c| c.name == word || c.aliases.contains(&word))
 }
 
 /// Parses one input line.
-pub fn parse(line: &str) -> Result<Command, String> {
+pub(super) fn parse(line: &str) -> Result<Command, String> {
     let line = line.trim();
     if line.is_empty() || line.starts_with('#') {
         return Ok(Command::Nothing);
@@ -528,7 +528,7 @@ fn target(word: &str) -> Result<Target, String> {
 }
 
 /// At most 40 characters of user input, for messages (garbage can be long).
-pub fn truncate(text: &str) -> String {
+pub(super) fn truncate(text: &str) -> String {
     let mut out: String = text.chars().take(40).collect();
     if text.chars().count() > 40 {
         out.push('…');

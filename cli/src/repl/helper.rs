@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 /// What completion offers: the names of the loaded program.
 #[derive(Default)]
-pub struct ReplHelper {
+pub(super) struct ReplHelper {
     /// Block names in layout order.
     pub blocks: Vec<String>,
     /// Named values (without `%`).
@@ -26,7 +26,7 @@ pub struct ReplHelper {
 
 impl ReplHelper {
     /// A helper for a program with these names.
-    pub fn new(color: bool) -> ReplHelper {
+    pub(super) fn new(color: bool) -> ReplHelper {
         ReplHelper {
             color,
             ..ReplHelper::default()
@@ -35,7 +35,7 @@ impl ReplHelper {
 
     /// The candidates for the word `word`, which is argument number `index` (0 is
     /// the command itself) of a line whose earlier words are `words`.
-    pub fn candidates(&self, words: &[&str], index: usize, word: &str) -> Vec<Pair> {
+    pub(super) fn candidates(&self, words: &[&str], index: usize, word: &str) -> Vec<Pair> {
         let pairs = |names: &mut dyn Iterator<Item = String>, suffix: &str| -> Vec<Pair> {
             names
                 .filter(|n| n.starts_with(word))

@@ -42,7 +42,7 @@ const PROMPT: &str = "pllvm> ";
 #[command(mut_arg("memory_limit", |a| a.help(
     "Most bytes of guest memory live at once; beyond it a run ends with a limit outcome. Suffixes K, M, G, T (powers of 1024); default 1G"
 )))]
-pub struct ReplArgs {
+pub(crate) struct ReplArgs {
     /// A .ll file; the embedded logstar program of Fig. 3.22c/d if absent. Its first
     /// `; run:` line gives the default inputs.
     file: Option<PathBuf>,
@@ -60,7 +60,7 @@ pub struct ReplArgs {
 }
 
 /// Runs the REPL until `quit` or the end of the input.
-pub fn main(args: ReplArgs) -> Result<ExitCode> {
+pub(crate) fn main(args: ReplArgs) -> Result<ExitCode> {
     let style = Style::detect();
     let options = StartOptions {
         inputs: args.inputs,

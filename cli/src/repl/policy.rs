@@ -14,7 +14,7 @@ use pllvm_semantics::rules::{Program, State};
 
 /// A scheduling policy.
 #[derive(Clone, Debug)]
-pub enum Policy {
+pub(super) enum Policy {
     /// The legal block with the lowest block index (§2.5).
     Lowest(Lowest),
     /// The legal block with the highest block index.
@@ -30,7 +30,7 @@ pub enum Policy {
 }
 
 /// The policy names `set sched` completes to.
-pub const POLICY_NAMES: &[&str] = &[
+pub(super) const POLICY_NAMES: &[&str] = &[
     "lowest",
     "highest",
     "random:",
@@ -43,7 +43,7 @@ impl Policy {
     /// Parses `lowest`, `highest`, `random:SEED`, `replay:FILE` (or, when no such
     /// file exists, `replay:A,B,C`), `ipd` or `interactive`; replayed block names
     /// are resolved in `program`.
-    pub fn parse(text: &str, program: &Program<'_>) -> Result<Policy, String> {
+    pub(super) fn parse(text: &str, program: &Program<'_>) -> Result<Policy, String> {
         let text = text.trim();
         if text == "interactive" {
             return Ok(Policy::Interactive);
@@ -76,13 +76,13 @@ impl Policy {
 
     /// The replay of a schedule given as block names (a run input's or a corpus
     /// file's); its name `replay:A,B,C` parses back to the same policy.
-    pub fn replay_names(names: &[String], program: &Program<'_>) -> Result<Policy, String> {
+    pub(super) fn replay_names(names: &[String], program: &Program<'_>) -> Result<Policy, String> {
         let list = names.join(",");
         Replay::parse(program, &list, &list).map(Policy::Replay)
     }
 
     /// The policy's name as `set sched` takes it.
-    pub fn name(&self) -> String {
+    pub(super) fn name(&self) -> String {
         match self {
             Policy::Lowest(p) => p.name(),
             Policy::Highest(p) => p.name(),
@@ -95,7 +95,7 @@ impl Policy {
 
     /// The next block, or why there is none. `legal` lists the blocks that keep
     /// the schedule greedy (Def. 12) in layout order; replay and IPD may pick others.
-    pub fn pick(
+    pub(super) fn pick(
         &mut self,
         program: &Program<'_>,
         facts: &GreedyFacts,

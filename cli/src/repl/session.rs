@@ -40,7 +40,7 @@ use std::path::Path;
 
 /// A parsed and verified program.
 #[derive(Debug)]
-pub struct Loaded {
+pub(super) struct Loaded {
     /// The file name as given (or the embedded program's name).
     pub name: String,
     /// The program text, for rendering outcomes at their source positions.
@@ -61,7 +61,7 @@ pub struct Loaded {
 
 /// What the loop does after a command.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Flow {
+pub(super) enum Flow {
     /// Prompt again.
     Continue,
     /// Leave.
@@ -70,7 +70,7 @@ pub enum Flow {
 
 /// Options from the command line.
 #[derive(Clone, Debug, Default)]
-pub struct StartOptions {
+pub(super) struct StartOptions {
     /// `--threads`, `--arg`, `--mem`, `--input`.
     pub inputs: RunInputs,
     /// `--interp`, `--exec`, `--strict`, `--memory-limit`.
@@ -83,7 +83,7 @@ pub struct StartOptions {
 
 /// One REPL session.
 #[derive(Debug)]
-pub struct Session {
+pub(super) struct Session {
     loaded: Loaded,
     config: RunConfig,
     /// The policy as set (restored by `reset`); the run holds it as it is now.
@@ -98,7 +98,7 @@ pub struct Session {
 
 /// Reads, parses and verifies `file` (the embedded default program when `None`).
 /// Errors are one line: the first diagnostic with its position, and how many more.
-pub fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
+pub(super) fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
     let (name, src) = match file {
         Some(p) => {
             let name = p.display().to_string();
@@ -198,7 +198,7 @@ impl Session {
     ///
     /// A run input the program does not have, given as a flag, is a
     /// [`crate::errors::Usage`] error (exit code 2), as for `pllvm run`.
-    pub fn new(
+    pub(super) fn new(
         file: Option<&Path>,
         options: &StartOptions,
         style: Style,
@@ -242,7 +242,7 @@ impl Session {
     }
 
     /// The lines shown when the session starts.
-    pub fn banner(&self) -> String {
+    pub(super) fn banner(&self) -> String {
         let mut out = String::new();
         push_line(&mut out, self.summary());
         if let Some(from) = &self.loaded.inputs_from
@@ -303,7 +303,7 @@ impl Session {
     }
 
     /// Block names, value names and global names, for completion.
-    pub fn names(&self) -> (Vec<String>, Vec<String>, Vec<String>) {
+    pub(super) fn names(&self) -> (Vec<String>, Vec<String>, Vec<String>) {
         let Ok(m) = self.machine() else {
             return (Vec::new(), Vec::new(), Vec::new());
         };
@@ -335,7 +335,7 @@ impl Session {
     }
 
     /// Runs one input line. `Err` is a one-line error message.
-    pub fn execute(&mut self, line: &str) -> Result<(String, Flow), String> {
+    pub(super) fn execute(&mut self, line: &str) -> Result<(String, Flow), String> {
         let cmd = command::parse(line)?;
         let mut out = String::new();
         match cmd {

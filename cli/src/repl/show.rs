@@ -14,12 +14,12 @@ use pllvm_semantics::rules::{Next, Program, Scratch, State, StepError};
 use pllvm_semantics::value::{Val, display_signed};
 
 /// The name of `block`.
-pub fn block_name(program: &Program<'_>, block: Block) -> String {
+pub(super) fn block_name(program: &Program<'_>, block: Block) -> String {
     program.block_name(block).to_string()
 }
 
 /// One lane's value: signed decimal for `iN`, ⊤ for undef.
-pub fn lane_value(v: &Val, int_width: Option<u32>) -> String {
+pub(super) fn lane_value(v: &Val, int_width: Option<u32>) -> String {
     match int_width {
         Some(w) => display_signed(v, w),
         None => v.to_string(),
@@ -27,7 +27,7 @@ pub fn lane_value(v: &Val, int_width: Option<u32>) -> String {
 }
 
 /// `[a, b, …]` with the lanes that are not in `active` shown as `(v)`.
-pub fn lanes(values: &[Val], int_width: Option<u32>, active: Option<&[bool]>) -> String {
+pub(super) fn lanes(values: &[Val], int_width: Option<u32>, active: Option<&[bool]>) -> String {
     let cells: Vec<String> = values
         .iter()
         .enumerate()
@@ -43,7 +43,7 @@ pub fn lanes(values: &[Val], int_width: Option<u32>, active: Option<&[bool]>) ->
 }
 
 /// `%name : type = [lanes]`, the line `print` shows for one value.
-pub fn value_line(
+pub(super) fn value_line(
     program: &Program<'_>,
     state: &State,
     value: Value,
@@ -64,7 +64,7 @@ pub fn value_line(
 
 /// Every named value in program order: parameters, then phis and commands block by
 /// block (layout order).
-pub fn named_values(body: &Body) -> Vec<Value> {
+pub(super) fn named_values(body: &Body) -> Vec<Value> {
     let mut out: Vec<Value> = body
         .values
         .iter()
@@ -87,12 +87,12 @@ pub fn named_values(body: &Body) -> Vec<Value> {
 }
 
 /// ℓ_in of one lane (⊥ before its first block).
-pub fn incoming_text(program: &Program<'_>, b: Option<Block>) -> String {
+pub(super) fn incoming_text(program: &Program<'_>, b: Option<Block>) -> String {
     b.map_or_else(|| "⊥".to_string(), |b| block_name(program, b))
 }
 
 /// ℓ_next of one lane: a block, ⊤, or □ with the return value.
-pub fn next_text(program: &Program<'_>, n: &Next, ret_width: Option<u32>) -> String {
+pub(super) fn next_text(program: &Program<'_>, n: &Next, ret_width: Option<u32>) -> String {
     match n {
         Next::Block(b) => block_name(program, *b),
         Next::Any => "⊤".into(),
@@ -101,7 +101,7 @@ pub fn next_text(program: &Program<'_>, n: &Next, ret_width: Option<u32>) -> Str
 }
 
 /// ℓ_next of every lane, separated by spaces (□ without the value).
-pub fn next_row(program: &Program<'_>, state: &State) -> String {
+pub(super) fn next_row(program: &Program<'_>, state: &State) -> String {
     state
         .next
         .iter()
@@ -115,7 +115,7 @@ pub fn next_row(program: &Program<'_>, state: &State) -> String {
 
 /// Pads the columns of `rows` (the first row is the header) and joins them with
 /// ` | `, as the trace table does.
-pub fn table(rows: &[Vec<String>], style: &Style) -> String {
+pub(super) fn table(rows: &[Vec<String>], style: &Style) -> String {
     let columns = rows.iter().map(Vec::len).max().unwrap_or(0);
     let mut widths = vec![0; columns];
     for r in rows {
@@ -145,7 +145,7 @@ pub fn table(rows: &[Vec<String>], style: &Style) -> String {
 }
 
 /// The `state` command: ℓ_in and ℓ_next of every lane (Def. 3).
-pub fn state_table(program: &Program<'_>, state: &State, style: &Style) -> String {
+pub(super) fn state_table(program: &Program<'_>, state: &State, style: &Style) -> String {
     let ret_ty = program.module.functions[program.func].ret_ty;
     let ret_width = program.types().int_width(ret_ty);
     let mut rows = vec![vec!["lane".into(), "in".into(), "next".into()]];
@@ -163,7 +163,7 @@ pub fn state_table(program: &Program<'_>, state: &State, style: &Style) -> Strin
 /// masks [BLS-W-STEP] computes if it is scheduled now, found by executing the
 /// block on a copy of the state (so a predicate computed by the block's phis or
 /// commands shows its real value).
-pub fn masks_table(machine: &Machine<'_>, style: &Style) -> String {
+pub(super) fn masks_table(machine: &Machine<'_>, style: &Style) -> String {
     let program = &machine.program;
     let state = &machine.state;
     let bits = |m: &[bool]| {
@@ -244,7 +244,7 @@ pub fn masks_table(machine: &Machine<'_>, style: &Style) -> String {
 }
 
 /// The `mem` command with no argument: every object of 𝕄.
-pub fn objects_table(machine: &Machine<'_>, style: &Style) -> String {
+pub(super) fn objects_table(machine: &Machine<'_>, style: &Style) -> String {
     let mut rows = vec![vec![
         "object".into(),
         "kind".into(),
@@ -277,7 +277,7 @@ pub fn objects_table(machine: &Machine<'_>, style: &Style) -> String {
 
 /// Bytes as hex, 16 a line, `..` for an uninitialized byte, each line headed by
 /// the offset of its first byte.
-pub fn hex_dump(bytes: &[Byte], first_offset: u64) -> String {
+pub(super) fn hex_dump(bytes: &[Byte], first_offset: u64) -> String {
     if bytes.is_empty() {
         return "(no bytes)".into();
     }
@@ -300,7 +300,7 @@ pub fn hex_dump(bytes: &[Byte], first_offset: u64) -> String {
 
 /// Wraps `text` to lines of at most `width` characters, every line after the
 /// first indented by `indent` spaces.
-pub fn wrap(text: &str, width: usize, indent: usize) -> String {
+pub(super) fn wrap(text: &str, width: usize, indent: usize) -> String {
     let mut lines: Vec<String> = Vec::new();
     let mut cur = String::new();
     for word in text.split_whitespace() {

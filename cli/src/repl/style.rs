@@ -6,7 +6,7 @@ use std::io::IsTerminal;
 
 /// What a piece of output is, which decides its colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Role {
+pub(super) enum Role {
     /// Headings and table headers.
     Heading,
     /// Block names.
@@ -25,7 +25,7 @@ pub enum Role {
 
 /// Whether to colour output.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Style {
+pub(super) struct Style {
     /// ANSI colours on.
     pub color: bool,
 }
@@ -33,7 +33,7 @@ pub struct Style {
 impl Style {
     /// Colour when stdout is a terminal and `NO_COLOR` is unset or empty
     /// (<https://no-color.org>).
-    pub fn detect() -> Style {
+    pub(super) fn detect() -> Style {
         let no_color = std::env::var_os("NO_COLOR").is_some_and(|v| !v.is_empty());
         Style {
             color: !no_color && std::io::stdout().is_terminal(),
@@ -41,7 +41,7 @@ impl Style {
     }
 
     /// `text` in the colour of `role` (unchanged when colours are off).
-    pub fn paint(&self, role: Role, text: &str) -> String {
+    pub(super) fn paint(&self, role: Role, text: &str) -> String {
         if !self.color || text.is_empty() {
             return text.to_string();
         }

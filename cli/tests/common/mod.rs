@@ -14,15 +14,15 @@ use std::process::{Command, Output, Stdio};
 
 /// A program whose lane 1 divides by zero in line 3 when run with `--arg x=6
 /// --arg y=3,0`: [W-INST-LLVM].
-pub const DIVISION: &str = "define i32 @f(i32 %x, i32 %y) {\n\
+pub(crate) const DIVISION: &str = "define i32 @f(i32 %x, i32 %y) {\n\
                             entry:\n  %q = sdiv i32 %x, %y\n  ret i32 %q\n}\n";
 
 /// The inputs under which [`DIVISION`]'s lane 1 divides by zero.
-pub const DIVISION_INPUTS: [&str; 6] = ["--threads", "2", "--arg", "x=6", "--arg", "y=3,0"];
+pub(crate) const DIVISION_INPUTS: [&str; 6] = ["--threads", "2", "--arg", "x=6", "--arg", "y=3,0"];
 
 /// The inputs of Fig. 4.5's run (`corpus/semantics/fig4.5-control-mechanics.ll`):
 /// W = 2, the thesis's schedule, x = 0, 1.
-pub const FIG45_INPUTS: [&str; 6] = [
+pub(crate) const FIG45_INPUTS: [&str; 6] = [
     "--threads",
     "2",
     "--schedule",
@@ -32,13 +32,13 @@ pub const FIG45_INPUTS: [&str; 6] = [
 ];
 
 /// `pllvm COMMAND FILE INPUTS... EXTRA...`.
-pub fn pllvm_on(command: &str, file: &str, inputs: &[&str], extra: &[&str]) -> Output {
+pub(crate) fn pllvm_on(command: &str, file: &str, inputs: &[&str], extra: &[&str]) -> Output {
     pllvm(&[&[command, file][..], inputs, extra].concat())
 }
 
 /// Fails (never passes silently) when `tool` is missing, naming its apt package.
 /// A tool answers `--version`, or `-V` (Graphviz's `dot`).
-pub fn require(tool: &str, package: &str) {
+pub(crate) fn require(tool: &str, package: &str) {
     let ok = ["--version", "-V"].iter().any(|flag| {
         Command::new(tool)
             .arg(flag)
@@ -52,7 +52,7 @@ pub fn require(tool: &str, package: &str) {
 }
 
 /// `pllvm ARGS` with nothing on its standard input.
-pub fn pllvm(args: &[&str]) -> Output {
+pub(crate) fn pllvm(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_pllvm"))
         .args(args)
         .stdin(Stdio::null())
@@ -61,7 +61,7 @@ pub fn pllvm(args: &[&str]) -> Output {
 }
 
 /// `pllvm ARGS` with `input` on its standard input.
-pub fn pllvm_with_stdin(args: &[&str], input: &str) -> Output {
+pub(crate) fn pllvm_with_stdin(args: &[&str], input: &str) -> Output {
     let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
         .args(args)
         .stdin(Stdio::piped())
@@ -79,22 +79,22 @@ pub fn pllvm_with_stdin(args: &[&str], input: &str) -> Output {
 }
 
 /// Standard output, lossily decoded.
-pub fn stdout(o: &Output) -> String {
+pub(crate) fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).to_string()
 }
 
 /// Standard error, lossily decoded.
-pub fn stderr(o: &Output) -> String {
+pub(crate) fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).to_string()
 }
 
 /// The exit code (a test fails if a signal killed the process).
-pub fn code(o: &Output) -> i32 {
+pub(crate) fn code(o: &Output) -> i32 {
     o.status.code().expect("exited, not killed by a signal")
 }
 
 /// The path of a file of the corpus, as `semantics/fig4.5-control-mechanics.ll`.
-pub fn corpus(path: &str) -> String {
+pub(crate) fn corpus(path: &str) -> String {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../corpus")
         .join(path)
@@ -104,7 +104,7 @@ pub fn corpus(path: &str) -> String {
 
 /// A fresh file holding `contents`, named `name` in a folder of its own: tests run
 /// in parallel threads, so no two calls share a path.
-pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> String {
+pub(crate) fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> String {
     static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("pllvm-test-{}-{n}", std::process::id()));
@@ -118,14 +118,14 @@ pub fn temp_file(name: &str, contents: impl AsRef<[u8]>) -> String {
 /// bytes (`getrusage(RUSAGE_CHILDREN)`'s `ru_maxrss`; Linux counts KiB). It bounds
 /// the peak of the child just waited for from above, so a test may assert that a
 /// child stayed below a bound, never that it reached one.
-pub fn children_peak_rss() -> u64 {
+pub(crate) fn children_peak_rss() -> u64 {
     let usage = nix::sys::resource::getrusage(nix::sys::resource::UsageWho::RUSAGE_CHILDREN)
         .expect("getrusage");
     u64::try_from(usage.max_rss()).unwrap_or(0) * 1024
 }
 
 /// clang-19's flags for an OpenCL C kernel for amdgcn, without device libraries.
-pub const AMDGCN_OPENCL: &[&str] = &[
+pub(crate) const AMDGCN_OPENCL: &[&str] = &[
     "-x",
     "cl",
     "-cl-std=CL2.0",
@@ -137,7 +137,7 @@ pub const AMDGCN_OPENCL: &[&str] = &[
 
 /// clang-19's flags for the device side of a CUDA kernel for nvptx, without the
 /// CUDA headers and libraries.
-pub const NVPTX_CUDA: &[&str] = &[
+pub(crate) const NVPTX_CUDA: &[&str] = &[
     "-x",
     "cuda",
     "--cuda-device-only",
@@ -149,7 +149,7 @@ pub const NVPTX_CUDA: &[&str] = &[
 /// `clang-19 TARGET_FLAGS -O1 -fno-vectorize -fno-slp-vectorize -S -emit-llvm SRC
 /// -o OUT`, the IR pllvm reads (docs/launch.md); fails the test when clang-19 is
 /// missing or fails.
-pub fn clang_ir(src: &Path, target_flags: &[&str], out: &Path) {
+pub(crate) fn clang_ir(src: &Path, target_flags: &[&str], out: &Path) {
     require("clang-19", "clang-19");
     let o = Command::new("clang-19")
         .args(target_flags)

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 const TIMEOUT: Duration = Duration::from_secs(60);
 
 /// A headless Chromium and one page attached to it (flat session mode).
-pub struct Chromium {
+pub(super) struct Chromium {
     /// The `sh` that became Chromium (`exec`).
     child: Child,
     /// The write end of Chromium's fd 3.
@@ -36,7 +36,7 @@ pub struct Chromium {
 impl Chromium {
     /// Starts `chromium --headless --no-sandbox --disable-gpu` with a fresh
     /// profile in `dir` and a window of 1280 × 900.
-    pub fn start(dir: &Path) -> Chromium {
+    pub(super) fn start(dir: &Path) -> Chromium {
         std::fs::create_dir_all(dir).expect("the browser's folder");
         let (fifo_in, fifo_out) = (dir.join("cdp-in"), dir.join("cdp-out"));
         for f in [&fifo_in, &fifo_out] {
@@ -105,7 +105,7 @@ impl Chromium {
 
     /// Sends `method` with `params` (to the page's session once attached) and
     /// waits for its reply's `result`; an error reply or a timeout fails the test.
-    pub fn call(&mut self, method: &str, params: Value) -> Value {
+    pub(super) fn call(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
         let mut message = json!({ "id": id, "method": method, "params": params });
@@ -136,7 +136,7 @@ impl Chromium {
     }
 
     /// Opens `url` in a new page and attaches to it: later calls go to the page.
-    pub fn open(&mut self, url: &str) {
+    pub(super) fn open(&mut self, url: &str) {
         let target = self.call("Target.createTarget", json!({ "url": url }));
         let id = target["targetId"]
             .as_str()
@@ -160,7 +160,7 @@ impl Chromium {
     }
 
     /// The value of the JavaScript `expression` in the page (`returnByValue`).
-    pub fn eval(&mut self, expression: &str) -> Value {
+    pub(super) fn eval(&mut self, expression: &str) -> Value {
         let r = self.call(
             "Runtime.evaluate",
             json!({ "expression": expression, "returnByValue": true }),
@@ -174,7 +174,7 @@ impl Chromium {
     }
 
     /// Waits until `expression` is true in the page.
-    pub fn wait_for(&mut self, expression: &str) {
+    pub(super) fn wait_for(&mut self, expression: &str) {
         let deadline = Instant::now() + TIMEOUT;
         while self.eval(expression) != json!(true) {
             assert!(
@@ -188,7 +188,7 @@ impl Chromium {
 
     /// Presses and releases a key, as a keyboard would: `key` and `code` as
     /// the DOM names them, `vk` the Windows virtual key code.
-    pub fn press(&mut self, key: &str, code: &str, vk: u32) {
+    pub(super) fn press(&mut self, key: &str, code: &str, vk: u32) {
         let text = if key.chars().count() == 1 { key } else { "" };
         for kind in ["keyDown", "keyUp"] {
             self.call(
@@ -206,7 +206,7 @@ impl Chromium {
     }
 
     /// A PNG screenshot of the page.
-    pub fn screenshot(&mut self) -> Vec<u8> {
+    pub(super) fn screenshot(&mut self) -> Vec<u8> {
         let r = self.call("Page.captureScreenshot", json!({ "format": "png" }));
         base64_decode(r["data"].as_str().expect("base64 data"))
     }

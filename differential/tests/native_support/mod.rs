@@ -18,7 +18,7 @@ use std::time::Duration;
 /// Fails (never passes silently) when a tool the target needs is missing,
 /// naming the apt package; says so more sharply when `CI` is set.
 #[allow(dead_code, reason = "not every test file builds every target")]
-pub fn require_tools(target: Target, source: &Source) {
+pub(crate) fn require_tools(target: Target, source: &Source) {
     for tool in tools_for(target, source) {
         if !tool.is_installed() {
             let ci = if std::env::var_os("CI").is_some() {
@@ -35,7 +35,7 @@ pub fn require_tools(target: Target, source: &Source) {
 }
 
 /// A parsed and verified module.
-pub fn module(src: &str) -> Module {
+pub(crate) fn module(src: &str) -> Module {
     let (m, spans) = parse_module(src).expect("the test program parses");
     let report = verify_module(&m, &spans);
     assert!(report.is_ok(), "{:?}", report.errors);
@@ -44,12 +44,16 @@ pub fn module(src: &str) -> Module {
 
 /// `func` of `m` after `dlt,boscc,pl`.
 #[allow(dead_code, reason = "not every test file transforms with the defaults")]
-pub fn transformed(m: &Module, func: FuncId) -> Result<Module, String> {
+pub(crate) fn transformed(m: &Module, func: FuncId) -> Result<Module, String> {
     transformed_for(m, func, &Options::default())
 }
 
 /// The same with `options` (e.g. the live-outs `pllvm compile` keeps for a target).
-pub fn transformed_for(m: &Module, func: FuncId, options: &Options) -> Result<Module, String> {
+pub(crate) fn transformed_for(
+    m: &Module,
+    func: FuncId,
+    options: &Options,
+) -> Result<Module, String> {
     let passes = parse_passes("dlt,boscc,pl")?;
     let stages = run_passes(m, func, &passes, options).map_err(|e| e.to_string())?;
     let out = stages.into_iter().last().ok_or("no stage")?.module;
@@ -66,7 +70,7 @@ pub fn transformed_for(m: &Module, func: FuncId, options: &Options) -> Result<Mo
 /// The FREEZING runs of a corpus file without a pinned schedule or transform:
 /// (name, configuration).
 #[allow(dead_code, reason = "not every test file reads the corpus")]
-pub fn freezing_runs(src: &str) -> Vec<(String, RunConfig)> {
+pub(crate) fn freezing_runs(src: &str) -> Vec<(String, RunConfig)> {
     directives::parse(src)
         .expect("the directives parse")
         .runs
@@ -82,13 +86,13 @@ pub fn freezing_runs(src: &str) -> Vec<(String, RunConfig)> {
 }
 
 /// Builds `source` for `target` in `dir`.
-pub fn program(target: Target, source: &Source, dir: &WorkDir) -> Program {
+pub(crate) fn program(target: Target, source: &Source, dir: &WorkDir) -> Program {
     require_tools(target, source);
     build(target, source, dir.path()).unwrap_or_else(|e| panic!("{e}\n{}", source.text()))
 }
 
 /// One differential batch: the verdicts of `cases` against `reference`.
-pub fn verdicts(
+pub(crate) fn verdicts(
     program: &Program,
     cases: &[DiffCase<'_>],
     width: usize,
@@ -106,7 +110,7 @@ pub fn verdicts(
 }
 
 /// A case of `func` in `original`, compiled from `transformed`.
-pub fn case<'m>(
+pub(crate) fn case<'m>(
     name: &'m str,
     original: &'m Module,
     transformed: &'m Module,

@@ -98,7 +98,7 @@ pub(super) struct Builder<'c> {
 
 impl<'c> Builder<'c> {
     /// Starts the module: types, buffers, parameters and the entry block.
-    pub fn new(seed: u64, cfg: &'c GenConfig) -> Self {
+    pub(super) fn new(seed: u64, cfg: &'c GenConfig) -> Self {
         let mut module = Module::default();
         let mut int_types = vec![TypeTable::I1, TypeTable::I8, TypeTable::I32, TypeTable::I64];
         let mut rng = ChaCha8Rng::seed_from_u64(seed);
@@ -164,7 +164,7 @@ impl<'c> Builder<'c> {
     }
 
     /// Generates the body and returns the finished program.
-    pub fn finish_program(mut self) -> Generated {
+    pub(super) fn finish_program(mut self) -> Generated {
         let n = self.rng.gen_range(2..=5);
         self.gen_seq(n, 0);
         self.make_return();
@@ -198,14 +198,14 @@ impl<'c> Builder<'c> {
     // ---- names, blocks, values -------------------------------------------------
 
     /// A fresh number for names (every name in the function is unique).
-    pub fn fresh(&mut self) -> u32 {
+    pub(super) fn fresh(&mut self) -> u32 {
         self.names += 1;
         self.names
     }
 
     /// A new, not yet placed block named `name` (a fresh suffix keeps names unique),
     /// ending in `unreachable` until it is terminated.
-    pub fn new_block(&mut self, stem: &str) -> Block {
+    pub(super) fn new_block(&mut self, stem: &str) -> Block {
         self.blocks_left = self.blocks_left.saturating_sub(1);
         let name = if stem == "entry" {
             stem.to_string()
@@ -222,28 +222,28 @@ impl<'c> Builder<'c> {
     }
 
     /// Appends `block` to the layout and makes it the block being filled.
-    pub fn place(&mut self, block: Block) {
+    pub(super) fn place(&mut self, block: Block) {
         self.layout.push(block);
         self.cur = block;
     }
 
     /// Ends the current block with `term`.
-    pub fn terminate(&mut self, term: Terminator) {
+    pub(super) fn terminate(&mut self, term: Terminator) {
         self.body.blocks[self.cur].term = term;
     }
 
     /// The type of `v`.
-    pub fn ty(&self, v: Value) -> Ty {
+    pub(super) fn ty(&self, v: Value) -> Ty {
         self.body.values[v].ty
     }
 
     /// The width of an integer type (1 for anything else, never reached).
-    pub fn width(&self, ty: Ty) -> u32 {
+    pub(super) fn width(&self, ty: Ty) -> u32 {
         self.module.types.int_width(ty).unwrap_or(1)
     }
 
     /// An integer constant of `ty` with the low bits of `bits`.
-    pub fn const_int(&mut self, ty: Ty, bits: u128) -> Value {
+    pub(super) fn const_int(&mut self, ty: Ty, bits: u128) -> Value {
         let w = self.width(ty);
         let v = if w >= 128 {
             bits
@@ -261,7 +261,7 @@ impl<'c> Builder<'c> {
     }
 
     /// A float constant of `ty` (`float` or `double`).
-    pub fn const_float(&mut self, ty: Ty, x: f64) -> Value {
+    pub(super) fn const_float(&mut self, ty: Ty, x: f64) -> Value {
         let bits = if matches!(self.module.types.get(ty), TypeData::F32) {
             u64::from((x as f32).to_bits())
         } else {
@@ -277,7 +277,7 @@ impl<'c> Builder<'c> {
     }
 
     /// The pointer constant `@g`.
-    pub fn const_global(&mut self, g: GlobalId) -> Value {
+    pub(super) fn const_global(&mut self, g: GlobalId) -> Value {
         let v = self.body.add_const(TypeTable::PTR, ConstData::Global(g));
         self.facts[v] = Facts {
             block: None,
@@ -288,13 +288,13 @@ impl<'c> Builder<'c> {
     }
 
     /// Whether `v` may be used by a command of the current block.
-    pub fn usable(&self, v: Value) -> bool {
+    pub(super) fn usable(&self, v: Value) -> bool {
         let f = self.facts[v];
         !f.local || f.block == Some(self.cur)
     }
 
     /// Every value a command of the current block may use, of type `ty`.
-    pub fn pool_of(&self, ty: Ty) -> Vec<Value> {
+    pub(super) fn pool_of(&self, ty: Ty) -> Vec<Value> {
         self.scopes
             .iter()
             .flatten()
@@ -305,7 +305,7 @@ impl<'c> Builder<'c> {
 
     /// Every value that may flow along an edge out of the current block: what a
     /// phi of a successor may take from it.
-    pub fn snapshot(&self) -> Vec<Value> {
+    pub(super) fn snapshot(&self) -> Vec<Value> {
         self.scopes
             .iter()
             .flatten()
@@ -315,14 +315,14 @@ impl<'c> Builder<'c> {
     }
 
     /// Makes `v` available to what the current scope dominates.
-    pub fn offer(&mut self, v: Value) {
+    pub(super) fn offer(&mut self, v: Value) {
         if let Some(scope) = self.scopes.last_mut() {
             scope.push(v);
         }
     }
 
     /// Adds a command without result (a store) to the current block.
-    pub fn emit_store(&mut self, kind: InstKind) {
+    pub(super) fn emit_store(&mut self, kind: InstKind) {
         let inst = self.body.insts.push(InstData {
             kind,
             result: None,
@@ -333,7 +333,7 @@ impl<'c> Builder<'c> {
 
     /// Adds a command with a result to the current block and returns the result.
     /// Its facts follow from the block's predicate, `total` and its operands.
-    pub fn emit(&mut self, kind: InstKind, ty: Ty, stem: &str, total: bool) -> Value {
+    pub(super) fn emit(&mut self, kind: InstKind, ty: Ty, stem: &str, total: bool) -> Value {
         let operands = kind.operands();
         let predicated = self.predicated[self.cur];
         let local = match kind {
@@ -368,7 +368,7 @@ impl<'c> Builder<'c> {
     }
 
     /// Adds a phi of type `ty` to `block` with the given incoming pairs and shadow.
-    pub fn phi(
+    pub(super) fn phi(
         &mut self,
         block: Block,
         ty: Ty,
@@ -403,14 +403,14 @@ impl<'c> Builder<'c> {
     }
 
     /// Adds the incoming pair `(value, from)` to phi `inst`.
-    pub fn add_incoming(&mut self, inst: Inst, value: Value, from: Block) {
+    pub(super) fn add_incoming(&mut self, inst: Inst, value: Value, from: Block) {
         if let InstKind::Phi { incoming, .. } = &mut self.body.insts[inst].kind {
             incoming.push((value, from));
         }
     }
 
     /// The declaration of builtin `name` (without `@`), declared on first use.
-    pub fn builtin(&mut self, name: &'static str, ret_ty: Ty, param_tys: &[Ty]) -> FuncId {
+    pub(super) fn builtin(&mut self, name: &'static str, ret_ty: Ty, param_tys: &[Ty]) -> FuncId {
         if let Some(&(_, f)) = self.builtins.iter().find(|(n, _)| *n == name) {
             return f;
         }

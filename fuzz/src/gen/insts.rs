@@ -40,13 +40,13 @@ impl Builder<'_> {
     // ---- types and constants ---------------------------------------------------
 
     /// A random integer type of the program's palette.
-    pub fn random_int_ty(&mut self) -> Ty {
+    pub(super) fn random_int_ty(&mut self) -> Ty {
         let k = self.rng.gen_range(0..self.int_types.len());
         self.int_types[k]
     }
 
     /// A random scalar type (integers more often than floats).
-    pub fn random_ty(&mut self) -> Ty {
+    pub(super) fn random_ty(&mut self) -> Ty {
         if !self.float_types.is_empty() && self.rng.gen_bool(0.2) {
             let k = self.rng.gen_range(0..self.float_types.len());
             self.float_types[k]
@@ -56,7 +56,7 @@ impl Builder<'_> {
     }
 
     /// A random constant of `ty`: mostly small, sometimes all ones or random bits.
-    pub fn random_const(&mut self, ty: Ty) -> Value {
+    pub(super) fn random_const(&mut self, ty: Ty) -> Value {
         if self.module.types.is_float(ty) {
             let x = match self.rng.gen_range(0..8) {
                 0 => 0.0,
@@ -76,7 +76,7 @@ impl Builder<'_> {
 
     /// An operand of type `ty` for a command of the current block: a pool value,
     /// another pool value converted, or a constant.
-    pub fn operand(&mut self, ty: Ty) -> Value {
+    pub(super) fn operand(&mut self, ty: Ty) -> Value {
         let same = self.pool_of(ty);
         let roll = self.rng.gen_range(0..10);
         if roll < 7 && !same.is_empty() {
@@ -99,7 +99,7 @@ impl Builder<'_> {
     }
 
     /// A value of type `ty` among `avail` (no new command), or a constant.
-    pub fn pick_existing(&mut self, ty: Ty, avail: &[Value]) -> Value {
+    pub(super) fn pick_existing(&mut self, ty: Ty, avail: &[Value]) -> Value {
         let same: Vec<Value> = avail
             .iter()
             .copied()
@@ -113,7 +113,7 @@ impl Builder<'_> {
 
     /// Converts `v` to type `to` with casts that never make ⊤ (no float-to-int
     /// conversion but `bitcast`).
-    pub fn convert(&mut self, v: Value, to: Ty) -> Value {
+    pub(super) fn convert(&mut self, v: Value, to: Ty) -> Value {
         let from = self.ty(v);
         if from == to {
             return v;
@@ -170,7 +170,7 @@ impl Builder<'_> {
     }
 
     /// `op ty a, b` without flags.
-    pub fn binary(
+    pub(super) fn binary(
         &mut self,
         op: BinOp,
         ty: Ty,
@@ -194,7 +194,7 @@ impl Builder<'_> {
     }
 
     /// `icmp pred ty a, b`.
-    pub fn icmp(&mut self, pred: ICmpPred, lhs: Value, rhs: Value, total: bool) -> Value {
+    pub(super) fn icmp(&mut self, pred: ICmpPred, lhs: Value, rhs: Value, total: bool) -> Value {
         let ty = self.ty(lhs);
         self.emit(
             InstKind::ICmp { pred, ty, lhs, rhs },
@@ -205,7 +205,7 @@ impl Builder<'_> {
     }
 
     /// `getelementptr inbounds elem, ptr base, i64 idx` (never offered to the pool).
-    pub fn gep(&mut self, elem: Ty, base: Value, idx: Value) -> Value {
+    pub(super) fn gep(&mut self, elem: Ty, base: Value, idx: Value) -> Value {
         self.emit(
             InstKind::Gep {
                 inbounds: true,
@@ -226,7 +226,7 @@ impl Builder<'_> {
     // ---- commands ----------------------------------------------------------------
 
     /// One random command in the current block, its result offered to the pool.
-    pub fn gen_inst(&mut self) {
+    pub(super) fn gen_inst(&mut self) {
         let mut menu: Vec<(u32, Kind)> = vec![
             (30, Kind::IntBinary),
             (8, Kind::ICmp),
@@ -449,7 +449,7 @@ impl Builder<'_> {
     /// of a written buffer (or, outside lane-local programs and without
     /// [`crate::GenConfig::own_slice_reads`], anywhere in it), or from one of the
     /// lane's allocas.
-    pub fn gen_load(&mut self) -> Value {
+    pub(super) fn gen_load(&mut self) -> Value {
         let n_buf = self.buffers.len();
         let n_alloca = self.allocas.len();
         let pick = self.rng.gen_range(0..n_buf + n_alloca);
@@ -578,7 +578,7 @@ impl Builder<'_> {
     // ---- control sources -------------------------------------------------------
 
     /// What the next branch decides on.
-    pub fn random_source(&mut self) -> Source {
+    pub(super) fn random_source(&mut self) -> Source {
         let mut menu = vec![
             Source::ThreadId,
             Source::Uniform,
@@ -624,7 +624,7 @@ impl Builder<'_> {
     }
 
     /// A branch condition in the current block, counted in the statistics.
-    pub fn make_cond(&mut self) -> Value {
+    pub(super) fn make_cond(&mut self) -> Value {
         let source = self.random_source();
         self.count_source(source);
         if source == Source::Other {
@@ -647,7 +647,7 @@ impl Builder<'_> {
     }
 
     /// A switch scrutinee in the current block (often masked so cases are hit).
-    pub fn make_scrutinee(&mut self) -> Value {
+    pub(super) fn make_scrutinee(&mut self) -> Value {
         let source = self.random_source();
         self.count_source(source);
         let v = self.source_value(source);
@@ -662,7 +662,7 @@ impl Builder<'_> {
     /// A loop's trip bound `%k` (an `i32` in `[0, max_trip_count]`), in the current
     /// block: a constant, or a value of the thread id, loaded data, the uniform
     /// argument, an enclosing counter or the pool reduced modulo the bound + 1.
-    pub fn trip_bound(&mut self) -> Value {
+    pub(super) fn trip_bound(&mut self) -> Value {
         let max = self.cfg.max_trip_count.max(1);
         if self.rng.gen_bool(0.3) {
             let k = self.rng.gen_range(1..=max);
@@ -678,7 +678,7 @@ impl Builder<'_> {
 
     /// A `total` compare of two pool values of the current block's dominators (for a
     /// block predicate defined in the block itself, Def. 11.1): no new operands.
-    pub fn total_compare(&mut self) -> Value {
+    pub(super) fn total_compare(&mut self) -> Value {
         let ty = self.random_int_ty();
         let avail = self.pool_of(ty);
         let lhs = if avail.is_empty() {

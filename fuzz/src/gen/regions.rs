@@ -29,7 +29,7 @@ enum Stmt {
 
 impl Builder<'_> {
     /// Up to `n` statements in the current block and the blocks they create.
-    pub fn gen_seq(&mut self, n: usize, nesting: usize) {
+    pub(super) fn gen_seq(&mut self, n: usize, nesting: usize) {
         for _ in 0..n {
             let stmt = self.pick_stmt(nesting);
             match stmt {

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 /// Runs `program` (LLVM IR with a `main` that prints a checksum) under
 /// `lli-19 -force-interpreter` `repeat` times: the best time and what it printed.
-pub fn time_lli(program: &str, repeat: usize) -> (Duration, String) {
+pub(crate) fn time_lli(program: &str, repeat: usize) -> (Duration, String) {
     let path = std::env::temp_dir().join(format!("pllvm-lli-bench-{}.ll", std::process::id()));
     std::fs::write(&path, program).expect("write lli input");
     let mut best = Duration::MAX;

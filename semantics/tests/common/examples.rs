@@ -3,7 +3,7 @@
 //! Fig. 4.2: predicate, total, shadow, mask), switch and globals.
 
 /// `(name, source, uses P-LLVM additions, valid input for opt-22)`.
-pub const EXAMPLES: &[(&str, &str, bool, bool)] = &[
+pub(super) const EXAMPLES: &[(&str, &str, bool, bool)] = &[
     ("all_instructions", ALL_INSTRUCTIONS, false, true),
     ("pllvm_additions", PLLVM_ADDITIONS, true, true),
     ("clang_numbered", CLANG_NUMBERED, false, true),
@@ -21,7 +21,7 @@ pub const EXAMPLES: &[(&str, &str, bool, bool)] = &[
 ];
 
 /// Every instruction of `InstKind`, every flag, most types and global initializers.
-pub const ALL_INSTRUCTIONS: &str = r#"; ModuleID = 'all.ll'
+pub(super) const ALL_INSTRUCTIONS: &str = r#"; ModuleID = 'all.ll'
 source_filename = "all.ll"
 target datalayout = "e-m:e-i64:64-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
@@ -142,7 +142,7 @@ attributes #3 = { nounwind }
 "#;
 
 /// The P-LLVM additions in canonical spelling.
-pub const PLLVM_ADDITIONS: &str = r#"define amdgpu_kernel void @kernel(ptr addrspace(1) inreg %out, i32 %n) {
+pub(super) const PLLVM_ADDITIONS: &str = r#"define amdgpu_kernel void @kernel(ptr addrspace(1) inreg %out, i32 %n) {
 entry:
   %tid = call i32 @pllvm.thread_id()
   %c = icmp slt i32 %tid, %n
@@ -184,7 +184,7 @@ d:
 "#;
 
 /// What clang-19 `-O1` emits: numbered values, an unlabeled entry block, metadata.
-pub const CLANG_NUMBERED: &str = r#"; ModuleID = 'a.c'
+pub(super) const CLANG_NUMBERED: &str = r#"; ModuleID = 'a.c'
 source_filename = "a.c"
 target datalayout = "e-m:e-p270:32:32-p271:32:32-p272:64:64-i64:64-i128:128-f80:128-n8:16:32:64-S128"
 target triple = "x86_64-pc-linux-gnu"
@@ -267,7 +267,7 @@ attributes #3 = { mustprogress nofree norecurse nosync nounwind willreturn memor
 "#;
 
 /// In the style of LLVM's `test/Analysis/UniformityAnalysis` files.
-pub const UNIFORMITY_STYLE: &str = r#"; RUN: opt %s -mtriple amdgcn-- -passes='print<uniformity>' -disable-output 2>&1 | FileCheck %s
+pub(super) const UNIFORMITY_STYLE: &str = r#"; RUN: opt %s -mtriple amdgcn-- -passes='print<uniformity>' -disable-output 2>&1 | FileCheck %s
 
 define amdgpu_kernel void @basic(i32 %a, i32 %b, i32 %c) {
 ; CHECK-LABEL: UniformityInfo for function 'basic':
@@ -314,7 +314,7 @@ attributes #0 = { nounwind readnone }
 
 /// Quoted names, invented names, forward references, a global after a function,
 /// implicit `@pllvm.*` declarations, a predicate read before its definition.
-pub const NAMES_AND_ORDER: &str = r#"define i32 @"odd name"(i32 %"a b", i32 %_7) {
+pub(super) const NAMES_AND_ORDER: &str = r#"define i32 @"odd name"(i32 %"a b", i32 %_7) {
 "entry block":
   %"x\22y" = add i32 %"a b", %_7
   %r = call i32 @helper(i32 %"x\22y")
@@ -342,7 +342,7 @@ next:
 "#;
 
 /// The thesis sugar `%a := ...` (Fig. 4.13b).
-pub const SUGAR: &str = r#"define i32 @f(i32 %b, i32 %c, ptr %p) {
+pub(super) const SUGAR: &str = r#"define i32 @f(i32 %b, i32 %c, ptr %p) {
 entry:
   %a := add i32 %b, %c
   %d := load i32, ptr %p, align 4
@@ -352,7 +352,7 @@ entry:
 "#;
 
 /// The export lowering as input: the parser lifts it back.
-pub const EXPORT_FORM: &str = r#"define i32 @f(i1 %p, i32 %a) {
+pub(super) const EXPORT_FORM: &str = r#"define i32 @f(i1 %p, i32 %a) {
 entry:
   br label %h
 
@@ -377,7 +377,7 @@ declare i32 @pllvm.shadow.i32(i32, i32)
 "#;
 
 /// A block predicate computed inside its own block (by a total command).
-pub const PREDICATE_DEFINED_HERE: &str = r#"define void @f(i32 %a, ptr %out) {
+pub(super) const PREDICATE_DEFINED_HERE: &str = r#"define void @f(i32 %a, ptr %out) {
 entry:
   predicate %q
   %q = icmp sgt i32 %a, 0 total
@@ -388,7 +388,7 @@ entry:
 
 /// Vector and aggregate values, their constants and instructions, and the atomics
 /// (docs/language.md), with a shadow phi of vector type and a predicate.
-pub const VECTORS_AGGREGATES_ATOMICS: &str = r#"define <2 x i32> @f(<4 x float> %v, { i32, [2 x i8] } %s, ptr %p, i1 %c) {
+pub(super) const VECTORS_AGGREGATES_ATOMICS: &str = r#"define <2 x i32> @f(<4 x float> %v, { i32, [2 x i8] } %s, ptr %p, i1 %c) {
 entry:
   %a = fadd <4 x float> %v, splat (float 1.0e0)
   %n = fneg <4 x float> %a
