@@ -81,3 +81,14 @@ k:
 ; expect pl-u1 result: [10, 11, 44, 23]
 ; expect fr-u0 result: [40, 31, 42, 43]
 ; expect pl-u0 result: [40, 31, 42, 43]
+;; Every greedy schedule: the original has one outcome under FR for each u, and
+;; the linearized program has exactly that outcome under OBL (the stage-wise
+;; correctness claim of docs/transforms.md, "How correctness is checked").
+; run fr-u1-all: --threads 4 --interp fr --explore --arg u=1 --arg tid=0,1,2,3
+; run pl-u1-all: --transform pl --threads 4 --interp obl --explore --arg u=1 --arg tid=0,1,2,3
+; run fr-u0-all: --threads 4 --interp fr --explore --arg u=0 --arg tid=0,1,2,3
+; run pl-u0-all: --transform pl --threads 4 --interp obl --explore --arg u=0 --arg tid=0,1,2,3
+; expect fr-u1-all outcomes: [10, 11, 44, 23]
+; expect pl-u1-all outcomes: [10, 11, 44, 23]
+; expect fr-u0-all outcomes: [40, 31, 42, 43]
+; expect pl-u0-all outcomes: [40, 31, 42, 43]
