@@ -414,7 +414,7 @@ fn joins_agree_on_six_block_cfgs_up_to_isomorphism() {
     };
     for_each_cfg(6, &mut |succs| {
         labellings += 1;
-        if labellings % stride != 0 {
+        if !labellings.is_multiple_of(stride) {
             return;
         }
         if !succs.iter().any(|s| s.len() >= 2)
