@@ -57,41 +57,8 @@ pub(crate) fn run(
     let ours = analyze(module, func, AnalysisKind::Llvm, &init).map_err(|e| anyhow!("{e}"))?;
     let uniform: Vec<bool> = init.params.iter().map(|s| s.is_uniform()).collect();
     let input = opt_input(module, func, &uniform);
-    let mut reports: Vec<(&str, OptReport)> = Vec::new();
-    for (k, opt) in OPTS.iter().enumerate() {
-        if !opt_available(opt) {
-            if k == 0 {
-                return Err(anyhow!(
-                    "{opt} is not installed: --compare-llvm needs LLVM 22's opt (Debian package llvm-22)"
-                ));
-            }
-            writeln!(out, "; {opt} not found: no second opinion")?;
-            continue;
-        }
-        let stderr = run_opt(opt, &input, opt_triple(module)).map_err(|e| anyhow!(e))?;
-        reports.push((
-            opt,
-            parse_report(&stderr, &data.name).map_err(|e| anyhow!(e))?,
-        ));
-    }
-    // What the interpreter saw, over every `; run:` of the file.
-    let directives = pllvm_interp::directives::parse(src).map_err(|e| anyhow!(e))?;
-    let mut observed: Vec<DivergenceRecord> = Vec::new();
-    for r in &directives.runs {
-        let mut config = r.config.clone();
-        config.function = Some(data.name.clone());
-        config.observe = true;
-        let Ok(mut machine) = Machine::new(module, &config) else {
-            continue;
-        };
-        let done = match &config.schedule {
-            Some(s) => machine.run_schedule(s),
-            None => machine.run_to_end(),
-        };
-        if done.is_ok() {
-            observed.push(machine.divergence.clone());
-        }
-    }
+    let reports = opt_reports(module, &input, &data.name, out)?;
+    let observed = observe_runs(module, src, &data.name)?;
     let seen = |f: &dyn Fn(&DivergenceRecord) -> (u64, bool)| -> &'static str {
         if observed.is_empty() {
             return "not run";
@@ -179,4 +146,52 @@ pub(crate) fn run(
         }
     }
     Ok(())
+}
+
+/// Each `opt` of [`OPTS`] on `input`, and its report on function `name`: LLVM
+/// 22's is required, a missing second one is said on `out` and left out.
+fn opt_reports(
+    module: &Module,
+    input: &str,
+    name: &str,
+    out: &mut dyn Write,
+) -> Result<Vec<(&'static str, OptReport)>> {
+    let mut reports = Vec::new();
+    for (k, opt) in OPTS.iter().enumerate() {
+        if !opt_available(opt) {
+            if k == 0 {
+                return Err(anyhow!(
+                    "{opt} is not installed: --compare-llvm needs LLVM 22's opt (Debian package llvm-22)"
+                ));
+            }
+            writeln!(out, "; {opt} not found: no second opinion")?;
+            continue;
+        }
+        let stderr = run_opt(opt, input, opt_triple(module)).map_err(|e| anyhow!(e))?;
+        reports.push((*opt, parse_report(&stderr, name).map_err(|e| anyhow!(e))?));
+    }
+    Ok(reports)
+}
+
+/// What the interpreter saw of function `name`, over every `; run:` of the file
+/// `src` (runs that cannot be set up or do not end are left out).
+fn observe_runs(module: &Module, src: &str, name: &str) -> Result<Vec<DivergenceRecord>> {
+    let directives = pllvm_interp::directives::parse(src).map_err(|e| anyhow!(e))?;
+    let mut observed = Vec::new();
+    for r in &directives.runs {
+        let mut config = r.config.clone();
+        config.function = Some(name.to_string());
+        config.observe = true;
+        let Ok(mut machine) = Machine::new(module, &config) else {
+            continue;
+        };
+        let done = match &config.schedule {
+            Some(s) => machine.run_schedule(s),
+            None => machine.run_to_end(),
+        };
+        if done.is_ok() {
+            observed.push(machine.divergence.clone());
+        }
+    }
+    Ok(observed)
 }
