@@ -22,7 +22,7 @@ use pllvm_fuzz::shrink::shrink;
 use select::select;
 use std::collections::{BTreeMap, BTreeSet, HashSet};
 use std::io::{IsTerminal, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, mpsc};
@@ -437,12 +437,11 @@ fn fnv(s: &str) -> u64 {
     })
 }
 
-/// A campaign.
-fn campaign(args: CampaignArgs) -> Result<ExitCode> {
-    let host = Host::probe();
-    let dir = args.out.clone();
-    let mut state = if args.resume {
-        let s = State::load(&dir)?;
+/// The campaign's state: the one in `dir` when resuming (the shard must be the
+/// one given), else a new one (`dir` must not hold a campaign yet).
+fn open_state(args: &CampaignArgs, dir: &Path) -> Result<State> {
+    Ok(if args.resume {
+        let s = State::load(dir)?;
         if args
             .shard
             .is_some_and(|(k, n)| (k, n) != (s.shard, s.shards))
@@ -456,7 +455,7 @@ fn campaign(args: CampaignArgs) -> Result<ExitCode> {
         }
         s
     } else {
-        if State::path(&dir).exists() {
+        if State::path(dir).exists() {
             return Err(anyhow!(crate::errors::Usage(format!(
                 "{} already holds a campaign: --resume it or choose another --out",
                 dir.display()
@@ -472,7 +471,14 @@ fn campaign(args: CampaignArgs) -> Result<ExitCode> {
             counts: BTreeMap::new(),
             seconds: 0.0,
         }
-    };
+    })
+}
+
+/// A campaign.
+fn campaign(args: CampaignArgs) -> Result<ExitCode> {
+    let host = Host::probe();
+    let dir = args.out.clone();
+    let mut state = open_state(&args, &dir)?;
     let names = if args.resume && args.oracle.is_empty() {
         state.oracles.clone()
     } else {
