@@ -2,7 +2,8 @@
 //! workspace's crates that a `Cargo.toml` declares (normal and dev-dependencies)
 //! is listed there, and every edge listed there is declared.
 //!
-//! The members are read from the root `Cargo.toml`, so a crate added later is
+//! The members are read from the root `Cargo.toml` (as the module-graph test
+//! reads them), so a crate added later is
 //! covered without changing this test; the edges are the `pllvm-*` entries of each
 //! member's `[dependencies]` and `[dev-dependencies]` (the workspace's own crates
 //! are only ever named so). ARCHITECTURE.md holds the graph between the markers
@@ -10,32 +11,11 @@
 //! `NAME → DEP, DEP [dev: DEP, DEP]`, a parenthesized list of outside crates
 //! allowed at the end.
 
+use crate::module_graph::{workspace_members, workspace_root};
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
 
 /// A crate (its folder name) to its normal and its dev edges.
 type CrateGraph = BTreeMap<String, (BTreeSet<String>, BTreeSet<String>)>;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the workspace root")
-        .to_path_buf()
-}
-
-/// The `members` of the root manifest's `[workspace]`.
-fn members(root_manifest: &str) -> Vec<String> {
-    let start = root_manifest
-        .find("members")
-        .expect("the root Cargo.toml lists its members");
-    let open = start + root_manifest[start..].find('[').expect("members = [");
-    let close = open + root_manifest[open..].find(']').expect("members = [ .. ]");
-    root_manifest[open + 1..close]
-        .split(',')
-        .map(|m| m.trim().trim_matches('"').to_string())
-        .filter(|m| !m.is_empty())
-        .collect()
-}
 
 /// The workspace crates a member's manifest depends on: (normal, dev), as folder
 /// names (`pllvm-interp` is the folder `interp`, the binary `pllvm` is `cli`).
@@ -68,8 +48,7 @@ fn declared_edges(manifest: &str) -> (BTreeSet<String>, BTreeSet<String>) {
 /// The graph the manifests declare.
 fn declared_graph() -> CrateGraph {
     let root = workspace_root();
-    let manifest = std::fs::read_to_string(root.join("Cargo.toml")).expect("Cargo.toml");
-    members(&manifest)
+    workspace_members()
         .into_iter()
         .map(|m| {
             let text = std::fs::read_to_string(root.join(&m).join("Cargo.toml"))

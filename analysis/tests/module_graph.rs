@@ -372,13 +372,13 @@ fn crate_graph(crate_dir: &str) -> Graph {
     graph_of(&files)
 }
 
-fn workspace_root() -> PathBuf {
+pub(crate) fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
 /// The members of the workspace, as the root `Cargo.toml` lists them
 /// (`members = [..]`; a `dir/*` entry stands for every crate directory in `dir`).
-fn workspace_members() -> Vec<String> {
+pub(crate) fn workspace_members() -> Vec<String> {
     let manifest = std::fs::read_to_string(workspace_root().join("Cargo.toml"))
         .expect("the workspace's Cargo.toml");
     let at = manifest
