@@ -119,20 +119,6 @@ impl Level<'_> {
             Some(l) => self.loops.header(l),
             None => self.cfg.entry(),
         };
-        // The representative of a block at this level: itself, or the header of the
-        // child loop of `region` that contains it.
-        let representative = |b: Block| -> Block {
-            let chain = self.loops.ancestors(b);
-            let child = match region {
-                None => chain.last().copied(),
-                Some(l) => chain
-                    .iter()
-                    .position(|&c| c == l)
-                    .and_then(|at| at.checked_sub(1))
-                    .map(|at| chain[at]),
-            };
-            child.map_or(b, |c| self.loops.header(c))
-        };
         // The blocks of the level: a loop's own blocks, or every block (so each
         // level costs its size, not the size of the function).
         let members: Vec<Block> = match region {
@@ -148,6 +134,27 @@ impl Level<'_> {
                 .filter(|&b| in_region(b))
                 .collect(),
         };
+        // The representative of a block at this level: itself, or the header of the
+        // child loop of `region` that contains it. Filled from the child loops'
+        // block lists, so a level costs its size (walking each block's chain of
+        // loops instead made a nest of depth d cost d^3).
+        let children: Vec<LoopId> = match region {
+            Some(l) => self.loops.children(l).to_vec(),
+            None => self
+                .loops
+                .loops()
+                .filter(|&l| self.loops.parent(l).is_none())
+                .collect(),
+        };
+        let mut header_of: std::collections::HashMap<Block, Block> =
+            std::collections::HashMap::new();
+        for &c in &children {
+            let header = self.loops.header(c);
+            for &b in self.loops.blocks(c) {
+                header_of.insert(b, header);
+            }
+        }
+        let representative = |b: Block| header_of.get(&b).copied().unwrap_or(b);
         // Level nodes in reverse postorder; local node numbers index `nodes`.
         let mut nodes: Vec<Block> = members
             .iter()

@@ -220,13 +220,15 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             }
         }
         let def_block = |v: Value| body.def_inst(v).and_then(|i| inst_block[i]);
+        // Some loop around the definition does not hold the user. Loops nest, so
+        // that is the innermost one's question alone (one O(1) test, not a walk
+        // over the nest per use).
         let leaves_loop = |v: Value, user: Block| {
             def_block(v).is_some_and(|d: Block| {
                 facts
                     .loops
-                    .ancestors(d)
-                    .into_iter()
-                    .any(|l| !facts.loops.contains(l, user))
+                    .loop_of(d)
+                    .is_some_and(|l| !facts.loops.contains(l, user))
             })
         };
         for &b in &body.layout {
@@ -507,16 +509,28 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
         // different iterations runs its later iterations with fewer lanes.
         let mut work = vec![div];
         let loops = &self.facts.loops;
-        for l in loops.ancestors(div) {
-            if loops.exits(l).iter().any(|e| self.tdep.contains(e)) {
-                work.extend(loops.blocks(l).iter().copied());
-            }
+        // The blocks of an outer such loop hold those of every inner one: only the
+        // outermost loop's blocks are added (the nest's blocks once, not once per
+        // loop of the nest).
+        let outermost = loops
+            .ancestors(div)
+            .into_iter()
+            .rev()
+            .find(|&l| loops.exits(l).iter().any(|e| self.tdep.contains(e)));
+        if let Some(l) = outermost {
+            work.extend(loops.blocks(l).iter().copied());
         }
-        for &b in &work.clone() {
+        // `cdep*` is closed under `cdep_on` (every block put in it is expanded
+        // below), so only `div` and the blocks new to it need expanding: a nest
+        // of divergent branches costs its blocks once, not once per branch.
+        let mut fresh = vec![div];
+        for &b in &work {
             if b != div && self.cdep.insert(b) {
                 self.add_adep(b);
+                fresh.push(b);
             }
         }
+        let mut work = fresh;
         while let Some(b) = work.pop() {
             for k in self.cdep_on[b].clone() {
                 if self.cdep.insert(k) {
@@ -632,6 +646,8 @@ fn iteration_cdep_on(body: &Body, facts: &CfgFacts) -> Vec<(Block, Vec<Block>)> 
     let forward = Graph::from_succs(succs);
     let pdom = DomTree::compute(&forward.reversed(), exit);
     let mut out = Vec::new();
+    // `seen[k] == a`: `k` is in `a`'s list already.
+    let mut seen = vec![u32::MAX; n];
     for &a in &body.layout {
         if !facts.dom.is_reachable(a) {
             continue;
@@ -647,10 +663,15 @@ fn iteration_cdep_on(body: &Body, facts: &CfgFacts) -> Vec<(Block, Vec<Block>)> 
                 if Some(k) == stop || k == exit {
                     break;
                 }
-                if k != a.as_u32()
-                    && facts.loops.contains(l, Block::from_u32(k))
-                    && !ks.contains(&Block::from_u32(k))
-                {
+                // Once the chain leaves `l` it stays out: the graph has no back
+                // edges, and a path from outside into `l` enters at its header,
+                // which would close a cycle through `a` (§2.4). So the walk stops
+                // there instead of climbing the post-dominators of the nest.
+                if !facts.loops.contains(l, Block::from_u32(k)) {
+                    break;
+                }
+                if k != a.as_u32() && seen[k as usize] != a.as_u32() {
+                    seen[k as usize] = a.as_u32();
                     ks.push(Block::from_u32(k));
                 }
                 runner = pdom.idom(k);

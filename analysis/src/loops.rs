@@ -73,6 +73,41 @@ struct LoopData {
     parent: Option<LoopId>,
     children: Vec<LoopId>,
     depth: u32,
+    /// The loop's interval in a preorder of the loop tree: `l` contains `m` iff
+    /// `first(l) <= first(m) <= last(l)`, so [`LoopInfo::contains`] costs O(1)
+    /// however deep the nest (a walk up the tree made the analyses cubic on
+    /// nested loops).
+    first: u32,
+    /// The largest preorder number among `l` and its descendants.
+    last: u32,
+}
+
+/// Numbers the loop tree in preorder: each loop's `first` is its own number and
+/// `last` the largest number in its subtree. Iterative, so a nest of any depth
+/// costs the number of loops and no stack.
+fn number_loop_tree(loops: &mut [LoopData]) {
+    let mut next = 0u32;
+    let mut stack: Vec<(usize, bool)> = (0..loops.len())
+        .rev()
+        .filter(|&k| loops[k].parent.is_none())
+        .map(|k| (k, false))
+        .collect();
+    while let Some((k, done)) = stack.pop() {
+        if done {
+            loops[k].last = next - 1;
+            continue;
+        }
+        loops[k].first = next;
+        next += 1;
+        stack.push((k, true));
+        stack.extend(
+            loops[k]
+                .children
+                .iter()
+                .rev()
+                .map(|c| (c.0 as usize, false)),
+        );
+    }
 }
 
 /// The natural loops of a reducible body and their tree (§2.4).
@@ -197,8 +232,11 @@ impl LoopInfo {
                 parent,
                 children: Vec::new(),
                 depth,
+                first: 0,
+                last: 0,
             });
         }
+        number_loop_tree(&mut loops);
         Ok(LoopInfo {
             loops,
             innermost,
@@ -239,22 +277,13 @@ impl LoopInfo {
 
     /// Whether `block` belongs to loop `l`.
     pub fn contains(&self, l: LoopId, block: Block) -> bool {
-        // `l` is `block`'s innermost loop or one of its ancestors (loops nest).
-        let Some(target) = self.loops.get(l.0 as usize) else {
+        // `l` is `block`'s innermost loop or one of its ancestors (loops nest):
+        // an interval test on the loop tree's preorder.
+        let (Some(target), Some(m)) = (self.loops.get(l.0 as usize), self.loop_of(block)) else {
             return false;
         };
-        let mut current = self.loop_of(block);
-        while let Some(m) = current {
-            if m == l {
-                return true;
-            }
-            let data = self.data(m);
-            if data.depth <= target.depth {
-                return false;
-            }
-            current = data.parent;
-        }
-        false
+        let first = self.data(m).first;
+        target.first <= first && first <= target.last
     }
 
     /// `lp exits L`: the blocks outside `l` with a predecessor in `l`.
