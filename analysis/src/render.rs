@@ -380,9 +380,23 @@ fn analysis_report(
     }
 }
 
-/// Quotes a name for Graphviz (`\n` inside stays a line break).
+/// Quotes `name` as a Graphviz ID that stands for exactly that text: any name
+/// LLVM allows (a quoted name holds any character, `%"a\5Cb"` a backslash),
+/// so the DOT text stays well formed and a label shows the name as written.
+/// Inside a quoted ID only `\"` is an escape, and a label reads `\\` as one
+/// backslash (Graphviz's "DOT language" and "escString"); the ID of a node
+/// keeps the doubled backslash (it is the SVG `<title>`).
 pub fn dot_id(name: &str) -> String {
-    format!("\"{}\"", name.replace('"', "\\\""))
+    format!("\"{}\"", name.replace('\\', "\\\\").replace('"', "\\\""))
+}
+
+/// `text` escaped to sit inside a quoted Graphviz label next to escapes of the
+/// caller's (`\n`, `\l`): backslashes doubled, quotes escaped, a line break
+/// written `\n`.
+pub fn dot_text(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('"', "\\\"")
+        .replace('\n', "\\n")
 }
 
 /// The fill of a sync join (`sdep*`, thesis Fig. 7.2) in the CFG drawings.
@@ -524,7 +538,8 @@ fn cfg_statements(
     for &b in &body.layout {
         let name = &body.blocks[b].name;
         let note = marks.notes.iter().find(|(n, _, _)| n == name);
-        let mut label = name.clone();
+        // The name and the values are the user's text; `\n` and `\l` are ours.
+        let mut label = dot_text(name);
         if let Some((_, text, _)) = note {
             label.push_str(&format!("\\n({text})"));
         }
@@ -540,9 +555,10 @@ fn cfg_statements(
                 .chain(&data.body)
                 .filter_map(|&i| body.insts[i].result)
                 .filter_map(|v| {
-                    r.strides
-                        .get(&v)
-                        .map(|s| format!("\\l{} : {}", text::print_value(module, body, v), s))
+                    r.strides.get(&v).map(|s| {
+                        let value = text::print_value(module, body, v);
+                        format!("\\l{} : {}", dot_text(&value), dot_text(&s.to_string()))
+                    })
                 })
                 .collect();
             label.push_str(&format!(
@@ -566,7 +582,7 @@ fn cfg_statements(
                 styles.push("dashed");
             }
         }
-        attrs.insert(0, format!("label={}", dot_id(&label)));
+        attrs.insert(0, format!("label=\"{label}\""));
         if !styles.is_empty() {
             attrs.push(format!("style={}", dot_id(&styles.join(","))));
         }

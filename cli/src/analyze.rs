@@ -123,6 +123,7 @@ pub(crate) fn main(a: AnalyzeArgs) -> Result<ExitCode> {
         },
         a.cycle_order,
         format,
+        &a.file.display().to_string(),
         &mut stdout(),
     )?;
     // The process ends here: leave the module to the OS instead of freeing
@@ -180,6 +181,7 @@ pub(crate) fn run(
     ids: ThreadIds,
     cycle_order: DfsOrder,
     format: Format,
+    file: &str,
     out: &mut dyn Write,
 ) -> Result<()> {
     let funcs: Vec<FuncId> = match function {
@@ -207,7 +209,7 @@ pub(crate) fn run(
     }
     let mut reports = Vec::new();
     let mut clusters = String::new();
-    let mut drawn = 0;
+    let mut drawn = graphviz::Size::default();
     for (n, &func) in funcs.iter().enumerate() {
         let args = if several {
             uniform_args_of(module, func, uniform_args)
@@ -244,35 +246,36 @@ pub(crate) fn run(
             "digraph \"pllvm analyze\" {{\n  node [shape=box, fontname=\"monospace\"];\n  edge [fontname=\"monospace\"];\n{clusters}{}}}\n",
             render::dot_legend(&[])
         );
-        writeln!(out, "{}", graphviz::svg(&source).map_err(|e| anyhow!(e))?)?;
+        writeln!(
+            out,
+            "{}",
+            graphviz::svg(&source, file).map_err(|e| anyhow!(e))?
+        )?;
     }
     Ok(())
 }
 
-/// Most blocks `--svg` draws in one picture (every analysis counted): Graphviz's
-/// layout grows faster than linearly (see BENCHMARKS.md), so a larger CFG is
-/// refused with a message instead of a long wait.
-pub(crate) const SVG_MAX_BLOCKS: usize = 1_000;
-
 /// The `--svg` clusters of function number `n`: one cluster for the function
 /// holding one per analysis (thesis Fig. 7.2 colouring, [`render::dot_cluster`]),
-/// node ids `@f/analysis/block`; `drawn` counts the blocks of the picture so far.
+/// node ids `@f/analysis/block`; `drawn` sums what the picture asks of the
+/// layout so far, and a picture past [`graphviz::Size::refusal`]'s bounds is
+/// refused before Graphviz runs.
 fn svg_clusters(
     module: &Module,
     func: FuncId,
     results: &[Uniformity],
     n: usize,
-    drawn: &mut usize,
+    drawn: &mut graphviz::Size,
 ) -> Result<String> {
     let name = &module.functions[func].name;
-    let blocks = module.functions[func]
-        .body
-        .as_ref()
-        .map_or(0, |b| b.layout.len());
-    *drawn += blocks * results.len();
-    if *drawn > SVG_MAX_BLOCKS {
+    if let Some(body) = module.functions[func].body.as_ref() {
+        for _ in results {
+            drawn.add(body);
+        }
+    }
+    if let Some(why) = drawn.refusal() {
         return Err(anyhow!(
-            "@{name}: {blocks} blocks under {} {} (with the functions before it) are too large to draw (at most {SVG_MAX_BLOCKS} blocks per picture: Graphviz's layout grows faster than linearly); use --dot, --analysis NAME or --function NAME",
+            "@{name} under {} {} (with the functions before it): {why}; use --dot, --analysis NAME or --function NAME",
             results.len(),
             if results.len() == 1 {
                 "analysis"

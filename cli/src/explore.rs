@@ -119,7 +119,11 @@ pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
                     graph.states.len()
                 ));
             }
-            writeln!(stdout(), "{}", graphviz::svg(&dot).map_err(|e| anyhow!(e))?)?;
+            writeln!(
+                stdout(),
+                "{}",
+                graphviz::svg(&dot, &e.file.display().to_string()).map_err(|e| anyhow!(e))?
+            )?;
         } else {
             write!(stdout(), "{dot}")?;
         }

@@ -67,12 +67,20 @@ pub(crate) fn write_page(run: &Run<'_>, out: &mut dyn Write) -> Result<(), Strin
         .body
         .as_ref()
         .ok_or_else(|| "the function has no body to draw".to_string())?;
+    let mut size = graphviz::Size::default();
+    size.add(body);
+    if let Some(why) = size.refusal() {
+        return Err(format!(
+            "{}: @{}: {why}; the trace is in `--trace json` and the CFG in `pllvm analyze FILE --dot`",
+            run.file, run.module.functions[run.func].name
+        ));
+    }
     let analysis = thesis_analysis(run.module, run.func, run.width);
     let dot = match &analysis {
         Ok(r) => render::dot(run.module, r),
         Err(_) => plain_dot(body),
     };
-    let svg = inline_svg(&graphviz::svg(&dot)?);
+    let svg = inline_svg(&graphviz::svg(&dot, run.file)?);
     fill(&title(run), &svg, out, &mut |out| {
         write_data(run, body, analysis.as_ref(), out)
     })

@@ -270,11 +270,15 @@ fn before_after_svg(
         })
     };
     let (old, new) = (names(module), names(after));
-    let blocks = old.len() + new.len();
-    if blocks > crate::analyze::SVG_MAX_BLOCKS {
+    let mut size = crate::graphviz::Size::default();
+    for m in [module, after] {
+        if let Some(body) = m.functions[func].body.as_ref() {
+            size.add(body);
+        }
+    }
+    if let Some(why) = size.refusal() {
         return Err(anyhow!(
-            "{blocks} blocks before and after is too large to draw (at most {} per picture: Graphviz's layout grows faster than linearly); use --cfg",
-            crate::analyze::SVG_MAX_BLOCKS
+            "before and after: {why}; use --cfg, or `pllvm analyze FILE --dot` on the output"
         ));
     }
     let analysis = |m: &Module| {
@@ -328,7 +332,8 @@ fn before_after_svg(
             ),
         ]),
     );
-    let mut svg = crate::graphviz::svg(&source).map_err(|e| anyhow!(e))?;
+    let mut svg =
+        crate::graphviz::svg(&source, &a.file.display().to_string()).map_err(|e| anyhow!(e))?;
     svg.push('\n');
     Ok(svg)
 }

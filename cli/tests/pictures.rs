@@ -649,3 +649,139 @@ fn explore_dot_greys_out_the_states_termination_preservation_rules_out() {
     // The ruled-out transitions, and the off-limits state's own loop.
     assert_eq!(greyed, pruned + 1, "{dot}");
 }
+
+/// `depth` ifs nested in one another on the thread id (as
+/// `scripts/nested-cfg.py ifs DEPTH` writes them): `2 depth + 3` blocks, and
+/// the edge `iK -> jK` spans `2 (depth - K)` ranks of the layout.
+fn nested_ifs(depth: usize) -> String {
+    let mut s = String::from(
+        "define i32 @nested(i32 %n) {\nentry:\n  %tid = call i32 @pllvm.thread_id()\n  br label %i0\n",
+    );
+    for k in 0..depth {
+        s += &format!(
+            "i{k}:\n  %c{k} = icmp sgt i32 %tid, {k}\n  br i1 %c{k}, label %i{}, label %j{k}\n",
+            k + 1
+        );
+    }
+    s += &format!(
+        "i{depth}:\n  %body = add i32 %n, 1\n  br label %j{}\n",
+        depth - 1
+    );
+    let mut inner = "%body".to_string();
+    for k in (0..depth).rev() {
+        let from = if k + 1 == depth {
+            format!("%i{depth}")
+        } else {
+            format!("%j{}", k + 1)
+        };
+        let next = if k == 0 {
+            "exit".to_string()
+        } else {
+            format!("j{}", k - 1)
+        };
+        s += &format!(
+            "j{k}:\n  %x{k} = phi i32 [ {inner}, {from} ], [ {k}, %i{k} ]\n  br label %{next}\n"
+        );
+        inner = format!("%x{k}");
+    }
+    s + &format!("exit:\n  ret i32 {inner}\n}}\n")
+}
+
+#[test]
+fn nested_ifs_too_deep_for_graphviz_are_refused_at_once_naming_dot() {
+    require("dot", "graphviz");
+    // Depth 100: 203 blocks, far under the block bound, but Graphviz took over
+    // five minutes on them; the refusal comes before `dot` runs.
+    let deep = temp_file("nested-ifs-100.ll", nested_ifs(100));
+    let out = pllvm(&["analyze", &deep, "--analysis", "thesis", "--svg"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("203 blocks whose edges cross 10000 ranks")
+            && stderr(&out).contains("use --dot"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(stdout(&out).is_empty());
+    let page = temp_file("nested-ifs-100.html", "");
+    let out = pllvm(&[
+        "run",
+        &deep,
+        "--threads",
+        "4",
+        "--arg",
+        "n=1",
+        "--trace",
+        "html",
+        "-o",
+        &page,
+    ]);
+    assert_ne!(code(&out), 0, "{}", stdout(&out));
+    assert!(
+        stderr(&out).contains("too deeply nested to draw")
+            && stderr(&out).contains("pllvm analyze FILE --dot"),
+        "{}",
+        stderr(&out)
+    );
+    let out = pllvm(&["transform", &deep, "--pass", "pl", "--svg"]);
+    assert_eq!(code(&out), 1, "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("too deeply nested to draw"),
+        "{}",
+        stderr(&out)
+    );
+    // `--dot` has no bound; depth 20 (400 ranks crossed) is drawn.
+    let out = pllvm(&["analyze", &deep, "--analysis", "thesis", "--dot"]);
+    assert_eq!(code(&out), 0);
+    assert_eq!(stdout(&out).matches(" -> ").count(), 3 * 100 + 2);
+    let shallow = temp_file("nested-ifs-20.ll", nested_ifs(20));
+    let out = pllvm(&["analyze", &shallow, "--analysis", "thesis", "--svg"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    // The blocks and the six samples of the legend.
+    assert_eq!(nodes(&parse_xml(&stdout(&out))).len(), 2 * 20 + 3 + 6);
+}
+
+#[test]
+fn block_names_with_backslashes_and_quotes_are_drawn_as_written() {
+    require("dot", "graphviz");
+    // `\5C` is a backslash and `\22` a quote in an LLVM quoted name.
+    let src = temp_file(
+        "backslash.ll",
+        "define i32 @f(i32 %n) {\nentry:\n  %c = icmp sgt i32 %n, 0\n  br i1 %c, label %\"a\\5Cb\", label %\"c\\5C\"\n\
+         \"a\\5Cb\":\n  br label %\"q\\22x\"\n\"c\\5C\":\n  br label %\"q\\22x\"\n\"q\\22x\":\n  ret i32 %n\n}\n",
+    );
+    let out = pllvm(&["analyze", &src, "--analysis", "thesis", "--svg"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let svg = parse_xml(&stdout(&out));
+    let all = nodes(&svg);
+    // The title is the DOT ID, whose backslashes are doubled; the label is
+    // the name as written.
+    for (title, label) in [
+        ("@f/thesis/a\\\\b", "a\\b"),
+        ("@f/thesis/c\\\\", "c\\"),
+        ("@f/thesis/q\"x", "q\"x"),
+    ] {
+        let texts = texts(node(&all, title));
+        assert_eq!(texts.first().map(String::as_str), Some(label), "{texts:?}");
+    }
+    let out = pllvm(&["transform", &src, "--pass", "pl", "--svg"]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let page = temp_file("backslash.html", "");
+    let out = pllvm(&[
+        "run",
+        &src,
+        "--threads",
+        "2",
+        "--arg",
+        "n=0,1",
+        "--trace",
+        "html",
+        "-o",
+        &page,
+    ]);
+    assert_eq!(code(&out), 0, "{}", stderr(&out));
+    let html = std::fs::read_to_string(&page).expect("the page was written");
+    assert!(
+        html.contains("<title>c\\\\</title>"),
+        "the node of c\\ is drawn"
+    );
+}
