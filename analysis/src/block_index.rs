@@ -81,7 +81,7 @@ pub fn block_index(body: &Body) -> BlockIndex {
                     loops: &loops,
                     rpo_number: &rpo_number,
                 }
-                .emit(None, &mut order);
+                .emit_all(&mut order);
             }
             order
         }
@@ -110,9 +110,48 @@ struct Level<'a> {
     rpo_number: &'a [u32],
 }
 
+/// One level being ordered: its nodes, their DAG and its dominator tree, and
+/// the nodes still to visit (a stack, next on top).
+struct Frame {
+    region: Option<LoopId>,
+    nodes: Vec<Block>,
+    graph: Graph,
+    tree: DomTree,
+    stack: Vec<u32>,
+}
+
 impl Level<'_> {
-    /// Appends the order of the level `region` (`None`: the whole function).
-    fn emit(&self, region: Option<LoopId>, order: &mut Vec<Block>) {
+    /// Appends the order of the whole function: each level's dominator tree in
+    /// preorder, a child loop's header replaced in place by its own level's
+    /// order. The levels are frames of an explicit stack, not recursive calls,
+    /// so a nest of any depth needs no call stack (10,000 nested loops
+    /// overflowed it).
+    fn emit_all(&self, order: &mut Vec<Block>) {
+        let mut frames: Vec<Frame> = self.frame(None).into_iter().collect();
+        while let Some(frame) = frames.last_mut() {
+            let Some(node) = frame.stack.pop() else {
+                frames.pop();
+                continue;
+            };
+            let block = frame.nodes[node as usize];
+            // Push the children sorted topologically, last first; a child
+            // loop's level is finished before they are visited.
+            let children = self.sorted_children(&frame.graph, &frame.tree, node, &frame.nodes);
+            frame.stack.extend(children.into_iter().rev());
+            match self.loops.loop_with_header(block) {
+                Some(inner) if Some(inner) != frame.region => {
+                    frames.extend(self.frame(Some(inner)));
+                }
+                _ => order.push(block),
+            }
+        }
+    }
+
+    /// The level `region` (`None`: the whole function) ready to visit, or
+    /// `None` if its root is not among its nodes. What only building it needs
+    /// (its members, their representatives) is dropped here, so the frames of
+    /// a deep nest hold their levels' nodes only.
+    fn frame(&self, region: Option<LoopId>) -> Option<Frame> {
         let in_region =
             |b: Block| self.cfg.reachable(b) && region.is_none_or(|l| self.loops.contains(l, b));
         let root = match region {
@@ -182,19 +221,15 @@ impl Level<'_> {
             }
         }
         let graph = Graph::from_succs(succs);
-        let Some(root_node) = local(root) else { return };
-        let tree = DomTree::compute(&graph, root_node as u32);
-        let mut stack: Vec<u32> = vec![root_node as u32];
-        while let Some(node) = stack.pop() {
-            let block = nodes[node as usize];
-            match self.loops.loop_with_header(block) {
-                Some(inner) if Some(inner) != region => self.emit(Some(inner), order),
-                _ => order.push(block),
-            }
-            // Push the children sorted topologically, last first.
-            let children = self.sorted_children(&graph, &tree, node, &nodes);
-            stack.extend(children.into_iter().rev());
-        }
+        let root_node = local(root)? as u32;
+        let tree = DomTree::compute(&graph, root_node);
+        Some(Frame {
+            region,
+            nodes,
+            graph,
+            tree,
+            stack: vec![root_node],
+        })
     }
 
     /// The dominator-tree children of `node`, sorted so that every edge from one
