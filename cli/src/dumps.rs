@@ -117,8 +117,7 @@ fn dump(module: &Module, config: &RunConfig, mem: &Memory, spec: &DumpSpec) -> R
     if let Some(file) = &spec.file {
         let bytes =
             buffers::raw_bytes(mem, start, size).map_err(|e| anyhow!("--dump {name}: {e}"))?;
-        std::fs::write(file, &bytes)
-            .map_err(|e| anyhow!("--dump {name}: cannot write {}: {e}", file.display()))?;
+        crate::output::write_bytes(file, &bytes).map_err(|e| anyhow!("--dump {name}: {e:#}"))?;
         return Ok(Dumped {
             text: format!(
                 "{name}: {} bytes written to {}",

@@ -156,8 +156,7 @@ pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
         render_stages(&stages, func, &a)
     };
     match &a.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?,
+        Some(path) => crate::output::write_bytes(path, text.as_bytes())?,
         None => write!(std::io::stdout(), "{text}")?,
     }
     Ok(ExitCode::SUCCESS)

@@ -27,6 +27,7 @@ mod json_schemas;
 mod launch;
 mod native_cli;
 mod outcome_diagnostics;
+mod output_files;
 mod parse_errors;
 mod pictures;
 mod repl_tmux;

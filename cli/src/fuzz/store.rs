@@ -21,24 +21,10 @@ use std::path::{Path, PathBuf};
 /// The schema of `report.json` and `--json`.
 pub(super) const SCHEMA: &str = "pllvm-fuzz/1";
 
-/// Writes `text` to `path` atomically: a temporary file beside it, synced,
-/// renamed over `path`.
+/// Writes `text` to `path` atomically (`crate::output`: a temporary file
+/// beside it, synced, renamed over `path`).
 pub(super) fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        path.file_name().map_or("x".into(), |n| n.to_string_lossy()),
-        std::process::id()
-    ));
-    {
-        let mut f = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
-    }
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
-    Ok(())
+    crate::output::write_bytes(path, text.as_bytes())
 }
 
 /// Per-oracle counts.
