@@ -12,6 +12,7 @@
 //! whole process (setrlimit), which other tests' children would inherit.
 
 mod broken_pipe;
+mod campaign_dirs;
 mod cli;
 mod common;
 mod compare_llvm;

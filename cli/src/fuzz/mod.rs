@@ -478,6 +478,11 @@ fn open_state(args: &CampaignArgs, dir: &Path) -> Result<State> {
 fn campaign(args: CampaignArgs) -> Result<ExitCode> {
     let host = Host::probe();
     let dir = args.out.clone();
+    if args.resume {
+        // Nothing to resume is said before anything is created.
+        State::load(&dir)?;
+    }
+    let _lock = store::lock(&dir)?;
     let mut state = open_state(&args, &dir)?;
     let names = if args.resume && args.oracle.is_empty() {
         state.oracles.clone()
