@@ -175,6 +175,7 @@ pub(crate) fn main(r: RunArgs) -> Result<ExitCode> {
         )
         .into());
     }
+    dumps::check(&module, &config, &r.dumps)?;
     let mut out = stdout();
     if let Some(threads) = r.grid {
         return grid::run(

@@ -178,6 +178,9 @@ fn check(
     };
     let mut config = pllvm_interp::equiv::EquivConfig::default();
     let run = flags.config()?;
+    for w in flags::input_warnings(module, &run) {
+        eprintln!("warning: {w}");
+    }
     config.run = pllvm_interp::RunConfig {
         observe: false,
         ..run

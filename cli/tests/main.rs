@@ -17,6 +17,7 @@ mod cli;
 mod common;
 mod compare_llvm;
 mod convergence;
+mod exit_codes;
 mod from_source;
 mod fuzz;
 mod fuzz_seeded;
