@@ -31,6 +31,22 @@ fn campaign(out: &Path, extra: &[&str]) -> Vec<String> {
 fn a_second_campaign_on_a_held_directory_is_refused() {
     let dir = fresh_dir("two");
     let out = dir.join("out");
+    // A campaign refused by its own flags creates nothing (no directory, no lock).
+    let o = pllvm(&[
+        "fuzz",
+        "--oracle",
+        "nonsense",
+        "--count",
+        "1",
+        "--out",
+        out.to_str().expect("utf-8"),
+    ]);
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        !out.exists(),
+        "a refused campaign created {}",
+        out.display()
+    );
     let mut first = Command::new(env!("CARGO_BIN_EXE_pllvm"))
         .args(campaign(&out, &["--time", "120"]))
         .stdin(Stdio::null())
