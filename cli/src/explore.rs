@@ -90,6 +90,9 @@ pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
         sched: None,
     };
     let config = flags.config()?;
+    for w in crate::flags::input_warnings(&module, &config) {
+        eprintln!("warning: {w}");
+    }
     let order = match e.order.as_str() {
         "lowest" => Order::Lowest,
         "highest" => Order::Highest,
@@ -123,6 +126,8 @@ pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
         } else {
             write!(stdout(), "{dot}")?;
         }
+        // The picture is the output asked for: only a cut-off search changes
+        // its exit code.
         return Ok(if exploration.truncated.is_some() {
             ExitCode::from(EXIT_TRUNCATED)
         } else {
@@ -138,11 +143,25 @@ pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
     {
         writeln!(stdout(), "{}", source.render_ub(exploration.func, ub))?;
     }
-    Ok(if exploration.truncated.is_some() {
-        ExitCode::from(EXIT_TRUNCATED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(&exploration))
+}
+
+/// The exit code of a finished exploration's report (docs/cli.md "Exit codes"): 3 when a
+/// bound cut it off (its report is partial); 1, said on stderr, when it found
+/// no ending or only undefined behaviour; else 0.
+fn exit_code(exploration: &pllvm_interp::explore::Exploration) -> ExitCode {
+    if exploration.truncated.is_some() {
+        return ExitCode::from(EXIT_TRUNCATED);
+    }
+    if exploration.outcomes.is_empty() {
+        eprintln!("error: the exploration found no ending");
+        return ExitCode::from(1);
+    }
+    if exploration.outcomes.iter().all(|o| o.undefined.is_some()) {
+        eprintln!("error: every ending of every greedy schedule is undefined behaviour");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 /// Explores with a deadline (`--time`), Ctrl-C as a stop (the states found so far

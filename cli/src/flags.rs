@@ -213,3 +213,17 @@ impl InputFlags<'_> {
         }
     }
 }
+
+/// The warnings a run of `config` on `module` starts with (an argument without
+/// a value, an external global without contents: they start as ⊤), as `run`
+/// prints them before its run; `explore`, `transform --check` and `diff-exec`
+/// print them too (docs/cli.md "Run inputs"). A setup error gives none here: the
+/// command reports it where it sets the run up.
+pub(crate) fn input_warnings(
+    module: &pllvm_semantics::ir::Module,
+    config: &RunConfig,
+) -> Vec<String> {
+    pllvm_interp::Machine::new(module, config)
+        .map(|m| m.warnings)
+        .unwrap_or_default()
+}

@@ -7,10 +7,10 @@ use crate::dumps;
 use crate::errors::Usage;
 use crate::flags::{self, InputFlags, MachineFlags, RunInputs};
 use crate::grid;
-use crate::output::stdout;
+use crate::output::{self, stdout};
 use crate::source::{RUN_SCHEMA, Source, load};
 use crate::trace_html;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_interp::greedy::{self, GreedyFacts};
 use pllvm_interp::run::ScheduledRun;
@@ -175,6 +175,7 @@ pub(crate) fn main(r: RunArgs) -> Result<ExitCode> {
         )
         .into());
     }
+    dumps::check(&module, &config, &r.dumps)?;
     let mut out = stdout();
     if let Some(threads) = r.grid {
         return grid::run(
@@ -521,14 +522,11 @@ fn write_html(
     };
     match output {
         Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            let written = trace_html::write_page(&page, &mut std::io::BufWriter::new(file));
-            if let Err(e) = written {
-                // No half page is left behind.
-                let _ = std::fs::remove_file(path);
-                return Err(anyhow!("--trace html: {}: {e}", path.display()));
-            }
+            // Atomically: a page that cannot be made leaves FILE as it was.
+            output::write_file(path, |w| {
+                trace_html::write_page(&page, w).map_err(|e| anyhow!(e))
+            })
+            .map_err(|e| anyhow!("--trace html: {e:#}"))?;
             Ok(false)
         }
         None => {
