@@ -170,21 +170,24 @@ impl InputFlags<'_> {
             );
             config.add_buffer(b).map_err(Usage)?;
         }
-        // A buffer's file is read here (the interpreter does no IO); a relative
-        // name is relative to the working directory.
-        for (name, spec) in config.buffers.iter_mut() {
-            if let Some(file) = spec.file().map(str::to_string) {
-                let bytes = std::fs::read(&file)
-                    .with_context(|| format!("--buffer {name}: cannot read {file}"))?;
-                spec.resolve_file(bytes);
-            }
-        }
         config.strict |= self.machine.strict;
         if self.function.is_some() {
             config.function.clone_from(self.function);
         }
         if let Some(n) = self.machine.memory_limit {
             config.memory_limit = n;
+        }
+        // A buffer's file is read here (the interpreter does no IO); a relative
+        // name is relative to the working directory. The buffers become guest
+        // memory, so together they must fit the memory limit, which is checked
+        // before a byte is read (docs/launch.md "Buffers").
+        let mut room = config.memory_limit;
+        for (name, spec) in config.buffers.iter_mut() {
+            if let Some(file) = spec.file().map(str::to_string) {
+                let bytes = read_buffer_file(name, &file, room, config.memory_limit)?;
+                room -= bytes.len() as u64;
+                spec.resolve_file(bytes);
+            }
         }
         Ok(config)
     }
@@ -211,5 +214,53 @@ impl InputFlags<'_> {
         } else {
             anyhow!(e)
         }
+    }
+}
+
+/// The bytes of `--buffer NAME=TYPE:FILE`'s file, when they fit in `room` bytes
+/// (what the memory limit `limit` leaves after the buffers read before it). A
+/// regular file's size is checked before it is read and a device (`/dev/zero`,
+/// `/dev/urandom`: no size, no end) is refused unread, so neither costs the host
+/// more than the limit; a pipe is read up to the limit.
+fn read_buffer_file(name: &str, file: &str, room: u64, limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read as _;
+    let cannot = || format!("--buffer {name}: cannot read {file}");
+    let too_big = |size: String| {
+        anyhow!(
+            "--buffer {name}: {file} holds {size} the {room} bytes of guest memory left for it under the memory limit of {limit} bytes (--memory-limit sets it)"
+        )
+    };
+    let kind = std::fs::metadata(file).with_context(cannot)?;
+    if is_device(&kind.file_type()) {
+        return Err(anyhow!(
+            "--buffer {name}: {file} is a device, not a file: a buffer is read whole, and a device has no size to check against the memory limit"
+        ));
+    }
+    if kind.is_file() && kind.len() > room {
+        return Err(too_big(format!("{} bytes, more than", kind.len())));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .with_context(cannot)?
+        .take(room.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .with_context(cannot)?;
+    if bytes.len() as u64 > room {
+        return Err(too_big("more than".to_string()));
+    }
+    Ok(bytes)
+}
+
+/// Whether a file is a character or block device (never on hosts without them).
+fn is_device(kind: &std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        kind.is_char_device() || kind.is_block_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
     }
 }
