@@ -22,6 +22,7 @@ mod flags;
 mod fuzz;
 mod graphviz;
 mod grid;
+mod host;
 mod interrupt;
 mod output;
 mod repl;

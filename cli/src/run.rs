@@ -7,6 +7,7 @@ use crate::dumps;
 use crate::errors::Usage;
 use crate::flags::{self, InputFlags, MachineFlags, RunInputs};
 use crate::grid;
+use crate::host;
 use crate::output::stdout;
 use crate::source::{RUN_SCHEMA, Source, load};
 use crate::trace_html;
@@ -323,8 +324,9 @@ fn execute(
         eprintln!("warning: {w}");
     }
     machine.record_trace = format.is_some() || reports.convergence;
-    machine.trace_limit = Some(trace_output.limit);
     machine.record_writes = values || matches!(format, Some(TraceFormat::Json | TraceFormat::Html));
+    let trace_limit = trace_rows(&machine, trace_output.limit);
+    machine.trace_limit = Some(trace_limit);
     let checked = run_machine(&mut machine, source, config, flags)?;
     let func = machine.program.func;
     let outcome = match &checked {
@@ -342,7 +344,7 @@ fn execute(
         &machine,
         checked.as_ref(),
         reports,
-        trace_output.limit,
+        trace_limit,
     )?;
     let run = Ran {
         module,
@@ -367,6 +369,39 @@ fn execute(
         )?;
     }
     Ok(outcome)
+}
+
+/// The trace rows `machine` keeps: `requested` (`--trace-limit` or
+/// [`trace::default_limit`]), capped by the host memory this process may still
+/// use ([`host::cap_trace_rows`]) with a warning on stderr, so that no trace
+/// limit grows a run until the allocator aborts it (docs/cli.md "Traces and
+/// reports").
+fn trace_rows(machine: &Machine<'_>, requested: usize) -> usize {
+    if !machine.record_trace {
+        return requested;
+    }
+    let body = machine.program.body;
+    // Each row records at most the values of the largest block.
+    let written = if machine.record_writes {
+        body.layout
+            .iter()
+            .map(|&b| body.blocks[b].phis.len() + body.blocks[b].body.len())
+            .max()
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let width = machine.state.width();
+    let (kept, warning) = host::cap_trace_rows(
+        requested,
+        trace::row_bytes(width, written),
+        host::available_memory(),
+        width,
+    );
+    if let Some(w) = warning {
+        eprintln!("warning: {w}");
+    }
+    kept
 }
 
 /// Runs `machine` under the runtime schedule of `config` (checked step by step

@@ -30,5 +30,6 @@ mod outcome_diagnostics;
 mod parse_errors;
 mod pictures;
 mod repl_tmux;
+mod resource_bounds;
 mod trace_html;
 mod tutorial;
