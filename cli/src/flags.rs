@@ -6,7 +6,8 @@
 //! command whose help words a flag its own way says so with `mut_arg` where it
 //! flattens them; the values are checked here, by the value parsers below, when
 //! the command line is parsed, and turned into a [`RunConfig`] by one function,
-//! [`InputFlags::config_over`].
+//! [`InputFlags::config_over`]. [`TimeLimit`] is the `--time` of every long
+//! command.
 
 use crate::errors::Usage;
 use anyhow::{Context, Result, anyhow};
@@ -53,6 +54,27 @@ pub(crate) struct MachineFlags {
     /// 1024); default 1G.
     #[arg(long, value_name = "BYTES", value_parser = parse_byte_size)]
     pub memory_limit: Option<u64>,
+}
+
+/// `--time SECONDS`: how long a long command may run, for every command that
+/// takes it (`run`, a launch included, and `explore`); when it is over the
+/// command ends with what it has, as an outcome, never a kill (docs/cli.md
+/// "Conventions").
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub(crate) struct TimeLimit {
+    /// Stop after this many seconds (fractions allowed) and report what was done.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub time: Option<std::time::Duration>,
+}
+
+/// `--time SECONDS`: a positive number of seconds (fractions allowed).
+pub(crate) fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
 }
 
 /// `--arg NAME=V[,V...]`, checked for its shape when the command line is parsed.

@@ -25,6 +25,7 @@ mod grid;
 mod host;
 mod interrupt;
 mod output;
+mod progress;
 mod repl;
 mod run;
 mod source;
