@@ -157,6 +157,8 @@ fn run_documents_meet_pllvm_run_1() {
             "tid",
             "--dump",
             "cell",
+            "--time",
+            "600",
             "--json",
         ],
         1,
@@ -169,7 +171,7 @@ fn run_documents_meet_pllvm_run_1() {
         ("--sched --divergence --convergence", &sched),
         ("--schedule", &given),
         ("--dump @pts", &global),
-        ("a launch with a race", &launch),
+        ("a launch with a race and a time limit", &launch),
     ] {
         assert_valid(&v, what, doc);
     }

@@ -33,5 +33,6 @@ mod output_files;
 mod parse_errors;
 mod pictures;
 mod repl_tmux;
+mod resource_bounds;
 mod trace_html;
 mod tutorial;
