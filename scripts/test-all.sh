@@ -31,4 +31,13 @@ if [ ${#need[@]} -gt 0 ]; then
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${need[@]}" >/dev/null
 fi
 
-cargo test --workspace --locked
+# cargo-nextest (on the CI machine) runs the tests of every binary side by side,
+# each in its own process (.config/nextest.toml); doc-tests it does not run, so
+# cargo runs those. Without nextest, cargo test runs the same tests.
+if cargo nextest --version >/dev/null 2>&1; then
+  cargo nextest run --workspace --locked
+  cargo test --workspace --doc --locked
+else
+  echo "test-all: cargo-nextest not found, running cargo test (same tests, slower)"
+  cargo test --workspace --locked
+fi

@@ -7,6 +7,7 @@
 //! `diff-exec` prepares its kernels with the same [`prepare`].
 
 use crate::errors::{Rendered, Usage};
+use crate::output;
 use crate::source::load;
 use crate::transform::render_error;
 use anyhow::{Result, anyhow};
@@ -292,51 +293,120 @@ pub(crate) struct CompileArgs {
     /// What to write: source (LLVM IR or C), object, or exe (linked with the runner).
     #[arg(long, value_enum, default_value = "source")]
     emit: Emit,
-    /// Where to write it (default: standard output for source, FILE's stem with
-    /// .o or no extension otherwise).
+    /// Where to write it (default: standard output for source; otherwise FILE's
+    /// name without .ll, with .o or .exe, which replaces no file pllvm compile
+    /// did not write).
     #[arg(long, short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
 }
 
 /// Runs `pllvm compile`.
 pub(crate) fn main(a: CompileArgs) -> Result<ExitCode> {
+    // Where the output goes is settled before the work: a refusal costs nothing.
+    let out = match (&a.output, a.emit) {
+        (Some(path), _) => Some(path.clone()),
+        (None, Emit::Source) => None,
+        (None, emit) => Some(default_output(&a.file, emit)?),
+    };
     let (loaded, prepared) = prepare(std::slice::from_ref(&a.file), &a.pipeline)?;
     let target = a.pipeline.target;
     let source = emit(&loaded, &prepared, target, &a.pipeline.emit_options()?)?;
-    let stem = a
-        .file
-        .file_stem()
-        .map_or_else(|| "kernels".into(), |s| s.to_string_lossy().into_owned());
-    match a.emit {
-        Emit::Source => match &a.output {
-            Some(path) => std::fs::write(path, source.text())
-                .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?,
-            None => write!(std::io::stdout(), "{}", source.text())?,
-        },
-        Emit::Object => {
-            let out = a
-                .output
-                .clone()
-                .unwrap_or_else(|| PathBuf::from(format!("{stem}.o")));
+    match (a.emit, out) {
+        (Emit::Source, Some(path)) => output::write_bytes(&path, source.text().as_bytes())?,
+        (Emit::Source, None) => write!(output::stdout(), "{}", source.text())?,
+        (Emit::Object, Some(out)) => {
             // Built in a private directory (the source text is written next to
             // the object), then copied.
             let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
             let object = dir.path().join("kernels.o");
             native::compile_object(target, &source, &object).map_err(|e| anyhow!(e))?;
-            copy(&object, &out)?;
+            output::copy_file(&object, &out)?;
         }
-        Emit::Exe => {
-            let out = a.output.clone().unwrap_or_else(|| PathBuf::from(&stem));
+        (Emit::Exe, Some(out)) => {
             let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
             let program = native::build(target, &source, dir.path()).map_err(|e| anyhow!(e))?;
-            copy(&program.path, &out)?;
+            output::copy_file(&program.path, &out)?;
+        }
+        (Emit::Object | Emit::Exe, None) => {
+            return Err(anyhow!(
+                "internal error: no output file for --emit object or exe"
+            ));
         }
     }
     Ok(ExitCode::SUCCESS)
 }
 
-fn copy(from: &Path, to: &Path) -> Result<()> {
-    std::fs::copy(from, to)
-        .map(|_| ())
-        .map_err(|e| anyhow!("cannot write {}: {e}", to.display()))
+/// The file `--emit object|exe` writes without `-o` (docs/cli.md "compile"):
+/// FILE's name without its `.ll`, with `.o` or `.exe`, in the working directory
+/// (`kernels.o` for standard input). The name always differs from FILE's; a file
+/// already there is replaced only when it is an earlier output of `compile` (an
+/// ELF file holding the `pllvm_kernels` table, docs/native.md) and is not FILE
+/// under another name; anything else is a usage error that asks for `-o`.
+fn default_output(file: &Path, emit: Emit) -> Result<PathBuf> {
+    let name = file
+        .file_name()
+        .filter(|_| file != Path::new("-"))
+        .map_or_else(|| "kernels".into(), |n| n.to_string_lossy().into_owned());
+    let base = match name.strip_suffix(".ll") {
+        Some(b) if !b.is_empty() => b.to_string(),
+        _ => name,
+    };
+    let suffix = if emit == Emit::Object { "o" } else { "exe" };
+    let out = PathBuf::from(format!("{base}.{suffix}"));
+    let Ok(there) = std::fs::symlink_metadata(&out) else {
+        return Ok(out);
+    };
+    let same_file = |a: &Path, b: &Path| match (std::fs::metadata(a), std::fs::metadata(b)) {
+        (Ok(a), Ok(b)) => {
+            use std::os::unix::fs::MetadataExt;
+            (a.dev(), a.ino()) == (b.dev(), b.ino())
+        }
+        _ => false,
+    };
+    if same_file(&out, file) {
+        return Err(Usage(format!(
+            "--emit {}: {} is the input {}: give -o OUT",
+            suffix_kind(emit),
+            out.display(),
+            file.display()
+        ))
+        .into());
+    }
+    if !(there.is_file() && earlier_output(&out)) {
+        return Err(Usage(format!(
+            "--emit {}: {} exists and is not an earlier output of pllvm compile: give -o {} to replace it, or -o another name",
+            suffix_kind(emit),
+            out.display(),
+            out.display()
+        ))
+        .into());
+    }
+    Ok(out)
+}
+
+/// `object` or `exe`.
+fn suffix_kind(emit: Emit) -> &'static str {
+    if emit == Emit::Object {
+        "object"
+    } else {
+        "exe"
+    }
+}
+
+/// Whether `path` is an object or program `compile` wrote: an ELF file (at
+/// most 256 MiB) that holds the symbol `pllvm_kernels`, the table of kernels
+/// both emitters define (docs/native.md).
+fn earlier_output(path: &Path) -> bool {
+    const MOST: u64 = 256 << 20;
+    let Ok(meta) = std::fs::metadata(path) else {
+        return false;
+    };
+    if meta.len() > MOST {
+        return false;
+    }
+    let Ok(bytes) = std::fs::read(path) else {
+        return false;
+    };
+    let symbol = b"pllvm_kernels";
+    bytes.starts_with(b"\x7fELF") && bytes.windows(symbol.len()).any(|w| w == symbol)
 }

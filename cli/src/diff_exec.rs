@@ -5,7 +5,8 @@
 //! `--mem`, `--input`) for every kernel, or, when none is given, each file's own
 //! FREEZING `; run:` lines. Prints one line per run (agreement, or the first
 //! difference at its `file:line:col`), or with `--json` one document of schema
-//! `pllvm-diff-exec/1`. Exit 0 when everything compared agrees, 1 otherwise.
+//! `pllvm-diff-exec/1`. Exit 0 when everything compared agrees and something
+//! was compared, 1 otherwise (docs/cli.md "Exit codes").
 
 use crate::compile::{LoadedFile, PipelineArgs, Prepared, emit, kernels, prepare};
 use crate::errors::Usage;
@@ -128,6 +129,16 @@ pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
             });
         }
     }
+    let mut warned = false;
+    for r in &runs {
+        let p = &prepared[r.kernel];
+        let file = &loaded[p.file];
+        for w in flags::input_warnings(&file.module, &r.config) {
+            let fname = &file.module.functions[p.func].name;
+            eprintln!("warning: {} @{fname} [{}]: {w}", file.name, r.name);
+            warned = true;
+        }
+    }
     if runs.is_empty() {
         return Err(Usage(
             "no run: give inputs (--threads, --arg, --mem, --input) or files with FREEZING `; run:` lines".into(),
@@ -169,6 +180,17 @@ pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
     let verdicts = diff_batch(&program, &cases, width, a.reference, a.timeout, wall)
         .map_err(|e| anyhow!(e))?;
     let ok = verdicts.iter().all(Verdict::is_ok);
+    // Honest exit codes (docs/cli.md "Exit codes"): agreement on nothing is no
+    // agreement. A run compared nothing when every lane's return value was ⊤
+    // (an argument without a value, say) and no global byte was defined, or
+    // when the interpreter's run did not return.
+    let compared_nothing = |v: &Verdict| {
+        matches!(
+            v,
+            Verdict::Agree { lanes: 0, bytes: 0 } | Verdict::Skipped(_)
+        )
+    };
+    let nothing = verdicts.iter().all(compared_nothing);
     let mut out = std::io::stdout().lock();
     if a.json {
         let items: Vec<serde_json::Value> = runs
@@ -193,6 +215,9 @@ pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
             let n = r.config.threads;
             let head = format!("{} @{fname} [{}, {n} threads]", file.name, r.name);
             let line = match v {
+                Verdict::Agree { lanes: 0, bytes: 0 } => format!(
+                    "{head}: nothing compared: every lane's return value is ⊤ and no global byte is defined"
+                ),
                 Verdict::Agree { lanes, bytes } => {
                     format!("{head}: agrees ({lanes} lanes, {bytes} global bytes compared)")
                 }
@@ -209,7 +234,17 @@ pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
             writeln!(out, "{line}")?;
         }
     }
-    Ok(if ok {
+    if ok && nothing {
+        eprintln!(
+            "error: nothing was compared: no run left a defined lane or global byte to compare{}",
+            if warned {
+                " (the warnings above name inputs without values)"
+            } else {
+                ""
+            }
+        );
+    }
+    Ok(if ok && !nothing {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)

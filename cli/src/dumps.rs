@@ -2,6 +2,7 @@
 //! buffer (`--buffer NAME=...`) or a global (`@G`), as text, as JSON (`--json`),
 //! or as raw little-endian bytes in a file (⊤ bytes written as 0).
 
+use crate::errors::Usage;
 use anyhow::{Result, anyhow};
 use pllvm_interp::RunConfig;
 use pllvm_interp::buffers::{self, ElemType};
@@ -41,6 +42,36 @@ pub(crate) fn parse(text: &str) -> Result<DumpSpec, String> {
     })
 }
 
+/// Checks, before the run, that every `--dump` names a global of `module` or a
+/// buffer of `config`: a name the program lacks is a usage error (exit 2,
+/// docs/cli.md "Exit codes") found before the run, not after it.
+pub(crate) fn check(module: &Module, config: &RunConfig, specs: &[DumpSpec]) -> Result<()> {
+    for spec in specs {
+        missing(module, config, &spec.name).map_or(Ok(()), |m| Err(Usage(m)))?;
+    }
+    Ok(())
+}
+
+/// Why `name` names nothing to dump (`None`: it names a global or a buffer).
+fn missing(module: &Module, config: &RunConfig, name: &str) -> Option<String> {
+    if let Some(global) = name.strip_prefix('@') {
+        return (!module.globals.iter().any(|(_, d)| d.name == global))
+            .then(|| format!("--dump @{global}: the module has no global @{global}"));
+    }
+    if config.buffers.contains_key(name) {
+        return None;
+    }
+    let known: Vec<&str> = config.buffers.keys().map(String::as_str).collect();
+    Some(format!(
+        "--dump {name}: no buffer {name} (buffers: {}; a global is written @{name})",
+        if known.is_empty() {
+            "none".to_string()
+        } else {
+            known.join(", ")
+        }
+    ))
+}
+
 /// What a dump reads.
 enum Target {
     /// A buffer: its object, element type and length in elements.
@@ -65,17 +96,10 @@ fn target(module: &Module, config: &RunConfig, mem: &Memory, name: &str) -> Resu
             .ok_or_else(|| anyhow!("--dump @{global}: the global has no object"))?;
         return Ok(Target::Global(g, id));
     }
-    let spec = config.buffers.get(name).ok_or_else(|| {
-        let known: Vec<&str> = config.buffers.keys().map(String::as_str).collect();
-        anyhow!(
-            "--dump {name}: no buffer {name} (buffers: {}; a global is written @{name})",
-            if known.is_empty() {
-                "none".to_string()
-            } else {
-                known.join(", ")
-            }
-        )
-    })?;
+    let spec = config
+        .buffers
+        .get(name)
+        .ok_or_else(|| anyhow!("--dump {name}: no buffer {name} (checked before the run)"))?;
     let len = spec.elements().map_err(|e| anyhow!("--dump {name}: {e}"))?;
     let id = find(&|k| matches!(k, ObjectKind::Input { name: n } if n == name))
         .ok_or_else(|| anyhow!("--dump {name}: the buffer has no object"))?;
@@ -117,8 +141,7 @@ fn dump(module: &Module, config: &RunConfig, mem: &Memory, spec: &DumpSpec) -> R
     if let Some(file) = &spec.file {
         let bytes =
             buffers::raw_bytes(mem, start, size).map_err(|e| anyhow!("--dump {name}: {e}"))?;
-        std::fs::write(file, &bytes)
-            .map_err(|e| anyhow!("--dump {name}: cannot write {}: {e}", file.display()))?;
+        crate::output::write_bytes(file, &bytes).map_err(|e| anyhow!("--dump {name}: {e:#}"))?;
         return Ok(Dumped {
             text: format!(
                 "{name}: {} bytes written to {}",

@@ -3,7 +3,7 @@
 //! and Theorem 1; as a report or as the graph of explored states.
 
 use crate::errors::{EXIT_TRUNCATED, Usage};
-use crate::flags::{InputFlags, MachineFlags, RunInputs};
+use crate::flags::{InputFlags, MachineFlags, RunInputs, TimeLimit};
 use crate::graphviz;
 use crate::interrupt;
 use crate::output::stdout;
@@ -25,6 +25,9 @@ use std::process::ExitCode;
 #[command(mut_arg("input", |a| a.help(
     "Run inputs as JSON (threads, interp, args, memory); flags override it"
 )))]
+#[command(mut_arg("time", |a| a.help(
+    "Stop exploring after this many seconds (the report then says truncated and the exit code is 3, as for --max-states, --max-steps and Ctrl-C)"
+)))]
 pub(crate) struct ExploreArgs {
     /// A .ll file.
     file: PathBuf,
@@ -44,10 +47,8 @@ pub(crate) struct ExploreArgs {
     /// Successor order: lowest, highest or random:SEED (changes witnesses, not outcomes).
     #[arg(long, value_name = "ORDER", default_value = "lowest")]
     order: String,
-    /// Stop exploring after this many seconds (the report then says truncated and
-    /// the exit code is 3, as for --max-states, --max-steps and Ctrl-C).
-    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
-    time: Option<std::time::Duration>,
+    #[command(flatten)]
+    time: TimeLimit,
     /// Print the graph of explored states and outcomes as Graphviz instead of the
     /// report: transitions labelled with the scheduled block, outcome nodes, and
     /// where a bound cut the search.
@@ -62,16 +63,6 @@ pub(crate) struct ExploreArgs {
 /// Most states `pllvm explore --svg` lays out: Graphviz's layout grows faster
 /// than linearly (BENCHMARKS.md); `--dot` prints any number.
 const EXPLORE_SVG_MAX_STATES: usize = 2_000;
-
-/// `--time SECONDS`: a positive number of seconds (fractions allowed).
-fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
-    text.trim()
-        .parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
-        .map(std::time::Duration::from_secs_f64)
-        .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
-}
 
 /// Runs `pllvm explore`.
 pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
@@ -90,6 +81,9 @@ pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
         sched: None,
     };
     let config = flags.config()?;
+    for w in crate::flags::input_warnings(&module, &config) {
+        eprintln!("warning: {w}");
+    }
     let order = match e.order.as_str() {
         "lowest" => Order::Lowest,
         "highest" => Order::Highest,
@@ -108,8 +102,14 @@ pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
         max_steps: e.max_steps,
         order,
     };
-    let (exploration, graph) =
-        explore_watching(&module, &config, &bounds, e.time, &flags, e.dot || e.svg)?;
+    let (exploration, graph) = explore_watching(
+        &module,
+        &config,
+        &bounds,
+        e.time.time,
+        &flags,
+        e.dot || e.svg,
+    )?;
     if let Some(graph) = graph {
         let dot = exploration.dot(&graph);
         if e.svg {
@@ -127,6 +127,8 @@ pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
         } else {
             write!(stdout(), "{dot}")?;
         }
+        // The picture is the output asked for: only a cut-off search changes
+        // its exit code.
         return Ok(if exploration.truncated.is_some() {
             ExitCode::from(EXIT_TRUNCATED)
         } else {
@@ -142,11 +144,25 @@ pub(crate) fn main(e: ExploreArgs) -> Result<ExitCode> {
     {
         writeln!(stdout(), "{}", source.render_ub(exploration.func, ub))?;
     }
-    Ok(if exploration.truncated.is_some() {
-        ExitCode::from(EXIT_TRUNCATED)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(exit_code(&exploration))
+}
+
+/// The exit code of a finished exploration's report (docs/cli.md "Exit codes"): 3 when a
+/// bound cut it off (its report is partial); 1, said on stderr, when it found
+/// no ending or only undefined behaviour; else 0.
+fn exit_code(exploration: &pllvm_interp::explore::Exploration) -> ExitCode {
+    if exploration.truncated.is_some() {
+        return ExitCode::from(EXIT_TRUNCATED);
+    }
+    if exploration.outcomes.is_empty() {
+        eprintln!("error: the exploration found no ending");
+        return ExitCode::from(1);
+    }
+    if exploration.outcomes.iter().all(|o| o.undefined.is_some()) {
+        eprintln!("error: every ending of every greedy schedule is undefined behaviour");
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
 }
 
 /// Explores with a deadline (`--time`), Ctrl-C as a stop (the states found so far

@@ -6,7 +6,8 @@
 //! command whose help words a flag its own way says so with `mut_arg` where it
 //! flattens them; the values are checked here, by the value parsers below, when
 //! the command line is parsed, and turned into a [`RunConfig`] by one function,
-//! [`InputFlags::config_over`].
+//! [`InputFlags::config_over`]. [`TimeLimit`] is the `--time` of every long
+//! command.
 
 use crate::errors::Usage;
 use anyhow::{Context, Result, anyhow};
@@ -53,6 +54,27 @@ pub(crate) struct MachineFlags {
     /// 1024); default 1G.
     #[arg(long, value_name = "BYTES", value_parser = parse_byte_size)]
     pub memory_limit: Option<u64>,
+}
+
+/// `--time SECONDS`: how long a long command may run, for every command that
+/// takes it (`run`, a launch included, and `explore`); when it is over the
+/// command ends with what it has, as an outcome, never a kill (docs/cli.md
+/// "Conventions").
+#[derive(Args, Clone, Copy, Debug, Default)]
+pub(crate) struct TimeLimit {
+    /// Stop after this many seconds (fractions allowed) and report what was done.
+    #[arg(long, value_name = "SECONDS", value_parser = parse_seconds)]
+    pub time: Option<std::time::Duration>,
+}
+
+/// `--time SECONDS`: a positive number of seconds (fractions allowed).
+pub(crate) fn parse_seconds(text: &str) -> Result<std::time::Duration, String> {
+    text.trim()
+        .parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+        .map(std::time::Duration::from_secs_f64)
+        .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
 }
 
 /// `--arg NAME=V[,V...]`, checked for its shape when the command line is parsed.
@@ -170,21 +192,24 @@ impl InputFlags<'_> {
             );
             config.add_buffer(b).map_err(Usage)?;
         }
-        // A buffer's file is read here (the interpreter does no IO); a relative
-        // name is relative to the working directory.
-        for (name, spec) in config.buffers.iter_mut() {
-            if let Some(file) = spec.file().map(str::to_string) {
-                let bytes = std::fs::read(&file)
-                    .with_context(|| format!("--buffer {name}: cannot read {file}"))?;
-                spec.resolve_file(bytes);
-            }
-        }
         config.strict |= self.machine.strict;
         if self.function.is_some() {
             config.function.clone_from(self.function);
         }
         if let Some(n) = self.machine.memory_limit {
             config.memory_limit = n;
+        }
+        // A buffer's file is read here (the interpreter does no IO); a relative
+        // name is relative to the working directory. The buffers become guest
+        // memory, so together they must fit the memory limit, which is checked
+        // before a byte is read (docs/launch.md "Buffers").
+        let mut room = config.memory_limit;
+        for (name, spec) in config.buffers.iter_mut() {
+            if let Some(file) = spec.file().map(str::to_string) {
+                let bytes = read_buffer_file(name, &file, room, config.memory_limit)?;
+                room -= bytes.len() as u64;
+                spec.resolve_file(bytes);
+            }
         }
         Ok(config)
     }
@@ -211,5 +236,67 @@ impl InputFlags<'_> {
         } else {
             anyhow!(e)
         }
+    }
+}
+
+/// The warnings a run of `config` on `module` starts with (an argument without
+/// a value, an external global without contents: they start as ⊤), as `run`
+/// prints them before its run; `explore`, `transform --check` and `diff-exec`
+/// print them too (docs/cli.md "Run inputs"). A setup error gives none here: the
+/// command reports it where it sets the run up.
+pub(crate) fn input_warnings(
+    module: &pllvm_semantics::ir::Module,
+    config: &RunConfig,
+) -> Vec<String> {
+    pllvm_interp::Machine::new(module, config)
+        .map(|m| m.warnings)
+        .unwrap_or_default()
+}
+
+/// The bytes of `--buffer NAME=TYPE:FILE`'s file, when they fit in `room` bytes
+/// (what the memory limit `limit` leaves after the buffers read before it). A
+/// regular file's size is checked before it is read and a device (`/dev/zero`,
+/// `/dev/urandom`: no size, no end) is refused unread, so neither costs the host
+/// more than the limit; a pipe is read up to the limit.
+fn read_buffer_file(name: &str, file: &str, room: u64, limit: u64) -> Result<Vec<u8>> {
+    use std::io::Read as _;
+    let cannot = || format!("--buffer {name}: cannot read {file}");
+    let too_big = |size: String| {
+        anyhow!(
+            "--buffer {name}: {file} holds {size} the {room} bytes of guest memory left for it under the memory limit of {limit} bytes (--memory-limit sets it)"
+        )
+    };
+    let kind = std::fs::metadata(file).with_context(cannot)?;
+    if is_device(&kind.file_type()) {
+        return Err(anyhow!(
+            "--buffer {name}: {file} is a device, not a file: a buffer is read whole, and a device has no size to check against the memory limit"
+        ));
+    }
+    if kind.is_file() && kind.len() > room {
+        return Err(too_big(format!("{} bytes, more than", kind.len())));
+    }
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)
+        .with_context(cannot)?
+        .take(room.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .with_context(cannot)?;
+    if bytes.len() as u64 > room {
+        return Err(too_big("more than".to_string()));
+    }
+    Ok(bytes)
+}
+
+/// Whether a file is a character or block device (never on hosts without them).
+fn is_device(kind: &std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        kind.is_char_device() || kind.is_block_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
     }
 }

@@ -6,9 +6,11 @@
 use crate::dumps::{self, DumpSpec};
 use crate::errors::Usage;
 use crate::flags::InputFlags;
+use crate::progress;
 use crate::source::{RUN_SCHEMA, Source};
 use anyhow::{Result, anyhow};
-use pllvm_interp::launch::{ArrayRun, Grid, Launch, LaunchError, launch};
+use pllvm_interp::launch::{ArrayRun, Grid, Launch, LaunchError, launch_watched};
+use pllvm_interp::machine::TIME_LIMIT;
 use pllvm_interp::{Outcome, RunConfig, RunError};
 use pllvm_semantics::ir::Module;
 use std::process::ExitCode;
@@ -33,6 +35,8 @@ pub(crate) struct GridFlags<'a> {
     pub sched: Option<String>,
     /// `--divergence`.
     pub divergence: bool,
+    /// `--time`.
+    pub time: Option<std::time::Duration>,
     /// `--dump`.
     pub dumps: &'a [DumpSpec],
     /// `--json`.
@@ -52,7 +56,15 @@ pub(crate) fn run(
 ) -> Result<ExitCode> {
     let grid = grid_of(module, config, flags, grid_flags)?;
     grid.check().map_err(Usage)?;
-    let launched = launch(module, config, &grid).map_err(|e| match e {
+    // Per-array progress on a terminal (stderr only: stdout is the report).
+    let bar = progress::bar(grid.arrays() as u64, "thread arrays");
+    let launched = launch_watched(module, config, &grid, &|done| {
+        if let Some(bar) = &bar {
+            bar.set_position(done as u64);
+        }
+    });
+    progress::finish(bar);
+    let launched = launched.map_err(|e| match e {
         LaunchError::Setup(e) => flags.setup_error(e),
         LaunchError::Run {
             array,
@@ -150,6 +162,7 @@ fn grid_of(
             .map(|l| l.trim_start_matches('%').to_string()),
         scheduler: grid_flags.sched.clone(),
         divergence: grid_flags.divergence,
+        time_limit: grid_flags.time,
     };
     if let Some(spec) = &grid.scheduler
         && (spec.starts_with("replay:") || spec == "interactive")
@@ -245,7 +258,7 @@ fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
     let unfinished: Vec<serde_json::Value> = launched
         .arrays
         .iter()
-        .filter(|a| !matches!(a.outcome, Outcome::Returned))
+        .filter(|a| a.started && !matches!(a.outcome, Outcome::Returned))
         .map(|a| {
             serde_json::json!({
                 "array": a.index,
@@ -256,6 +269,19 @@ fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
         })
         .collect();
     doc.insert("arrays_not_returned".into(), unfinished.into());
+    if let Some(limit) = grid.time_limit {
+        let spans = |part: Part| -> Vec<[usize; 2]> { spans(launched, part) };
+        doc.insert(
+            "time_limit".into(),
+            serde_json::json!({
+                "seconds": limit.as_secs_f64(),
+                "reached": launched.arrays.iter().any(|a| part_of(a) != Part::Finished),
+                "finished": spans(Part::Finished),
+                "stopped": spans(Part::Stopped),
+                "not_started": spans(Part::NotStarted),
+            }),
+        );
+    }
     if launched.returns_value {
         doc.insert("result".into(), serde_json::json!(launched.results()));
     }
@@ -318,7 +344,7 @@ fn write_text(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
     for a in launched
         .arrays
         .iter()
-        .filter(|a| !matches!(a.outcome, Outcome::Returned))
+        .filter(|a| a.started && !matches!(a.outcome, Outcome::Returned))
     {
         writeln!(
             out,
@@ -328,6 +354,9 @@ fn write_text(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
             a.first_thread + a.lanes as u64,
             a.outcome
         )?;
+    }
+    if let Some(limit) = grid.time_limit {
+        write_time_limit(limit, launched, out)?;
     }
     if launched.returns_value {
         let lanes: Vec<String> = launched
@@ -349,6 +378,112 @@ fn write_text(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
     }
     for (_, d) in &r.dumped {
         writeln!(out, "{}", d.text)?;
+    }
+    Ok(())
+}
+
+/// What became of a thread array under a time limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Part {
+    /// It ran to its own end (returned, or another outcome of its run).
+    Finished,
+    /// The time limit ended it while it ran.
+    Stopped,
+    /// The time limit came before it started.
+    NotStarted,
+}
+
+/// Which [`Part`] array `a` is in.
+fn part_of(a: &ArrayRun) -> Part {
+    match (&a.outcome, a.started) {
+        (_, false) => Part::NotStarted,
+        (Outcome::Limit(why), true) if why == TIME_LIMIT => Part::Stopped,
+        _ => Part::Finished,
+    }
+}
+
+/// The arrays of `part` as maximal spans `[first, end)` of array indices.
+fn spans(launched: &Launch, part: Part) -> Vec<[usize; 2]> {
+    let mut spans: Vec<[usize; 2]> = Vec::new();
+    for a in launched.arrays.iter().filter(|a| part_of(a) == part) {
+        match spans.last_mut() {
+            Some(last) if last[1] == a.index => last[1] += 1,
+            _ => spans.push([a.index, a.index + 1]),
+        }
+    }
+    spans
+}
+
+/// Most spans of arrays a text line lists (the count is always given).
+const SPANS_LISTED: usize = 20;
+
+/// `0..4, 6, 9..12`: spans of array indices (`a..b` excludes b, as thread
+/// ranges do), at most [`SPANS_LISTED`] of them.
+fn spans_text(spans: &[[usize; 2]]) -> String {
+    let mut parts: Vec<String> = spans
+        .iter()
+        .take(SPANS_LISTED)
+        .map(|&[a, b]| {
+            if b == a + 1 {
+                a.to_string()
+            } else {
+                format!("{a}..{b}")
+            }
+        })
+        .collect();
+    if spans.len() > SPANS_LISTED {
+        parts.push("…".into());
+    }
+    parts.join(", ")
+}
+
+/// The time limit's line of the text report: how many arrays finished and
+/// which, then the arrays it stopped and those it came before.
+fn write_time_limit(
+    limit: std::time::Duration,
+    launched: &Launch,
+    out: &mut dyn std::io::Write,
+) -> Result<()> {
+    let count = |part: Part| {
+        launched
+            .arrays
+            .iter()
+            .filter(|a| part_of(a) == part)
+            .count()
+    };
+    let finished = spans(launched, Part::Finished);
+    if count(Part::Finished) == launched.arrays.len() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "time limit of {} s reached: {} of {} thread arrays finished{}",
+        limit.as_secs_f64(),
+        count(Part::Finished),
+        launched.arrays.len(),
+        if finished.is_empty() {
+            String::new()
+        } else {
+            format!(": {}", spans_text(&finished))
+        }
+    )?;
+    let stopped = spans(launched, Part::Stopped);
+    if !stopped.is_empty() {
+        writeln!(
+            out,
+            "  stopped while running: {} ({})",
+            spans_text(&stopped),
+            count(Part::Stopped)
+        )?;
+    }
+    let not_started = spans(launched, Part::NotStarted);
+    if !not_started.is_empty() {
+        writeln!(
+            out,
+            "  not started: {} ({})",
+            spans_text(&not_started),
+            count(Part::NotStarted)
+        )?;
     }
     Ok(())
 }

@@ -4,10 +4,13 @@
 //! flags (`flags`), loading a program with its source positions (`source`),
 //! standard output (`output`) and the errors `main` renders (`errors`).
 //!
-//! Exit codes: 0 success, 1 the program or the input is wrong (parse, verify, setup
-//! or run errors, undefined behaviour), 2 the command line is wrong (clap's usage
-//! errors), 3 `explore` was cut off (`--max-states`, `--max-steps`, `--time` or
-//! Ctrl-C) and its report is partial.
+//! Exit codes (docs/cli.md "Conventions"): 0 success, 1 the program or the input
+//! is wrong (parse, verify, setup or run errors, undefined behaviour) or the
+//! command found nothing to stand on (`diff-exec` compared nothing, every ending
+//! `explore` found is undefined), 2 the command line is wrong (clap's usage
+//! errors, and `errors::Usage`: a flag naming what the program lacks), 3
+//! `explore` was cut off (`--max-states`, `--max-steps`, `--time` or Ctrl-C) and
+//! its report is partial.
 
 mod analyze;
 mod check;
@@ -22,8 +25,10 @@ mod flags;
 mod fuzz;
 mod graphviz;
 mod grid;
+mod host;
 mod interrupt;
 mod output;
+mod progress;
 mod repl;
 mod run;
 mod source;

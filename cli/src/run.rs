@@ -5,12 +5,14 @@
 use crate::default_program;
 use crate::dumps;
 use crate::errors::Usage;
-use crate::flags::{self, InputFlags, MachineFlags, RunInputs};
+use crate::flags::{self, InputFlags, MachineFlags, RunInputs, TimeLimit};
 use crate::grid;
-use crate::output::stdout;
+use crate::host;
+use crate::output::{self, stdout};
+use crate::progress;
 use crate::source::{RUN_SCHEMA, Source, load};
 use crate::trace_html;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_interp::greedy::{self, GreedyFacts};
 use pllvm_interp::run::ScheduledRun;
@@ -32,6 +34,9 @@ use std::process::ExitCode;
 #[command(mut_arg("exec", |a| a.requires("file")))]
 #[command(mut_arg("strict", |a| a.requires("file")))]
 #[command(mut_arg("memory_limit", |a| a.requires("file")))]
+#[command(mut_arg("time", |a| a.requires("file").help(
+    "Stop after this many seconds (fractions allowed): the run, or every thread array of a launch still running, ends with a limit outcome (exit 1); a launch reports the arrays that finished"
+)))]
 pub(crate) struct RunArgs {
     /// A .ll file; the embedded logstar walk-through if absent (which takes no options).
     pub file: Option<PathBuf>,
@@ -39,6 +44,8 @@ pub(crate) struct RunArgs {
     pub inputs: RunInputs,
     #[command(flatten)]
     pub machine: MachineFlags,
+    #[command(flatten)]
+    pub time: TimeLimit,
     /// A runtime schedule (Def. 5): block names separated by commas. The run executes it
     /// and reports the first step that is not greedy (Def. 12-18).
     #[arg(
@@ -175,6 +182,7 @@ pub(crate) fn main(r: RunArgs) -> Result<ExitCode> {
         )
         .into());
     }
+    dumps::check(&module, &config, &r.dumps)?;
     let mut out = stdout();
     if let Some(threads) = r.grid {
         return grid::run(
@@ -190,6 +198,7 @@ pub(crate) fn main(r: RunArgs) -> Result<ExitCode> {
                 lane_id: r.lane_id.clone(),
                 sched: r.sched.clone(),
                 divergence: r.divergence,
+                time: r.time.time,
                 dumps: &r.dumps,
                 json: r.json,
                 refused: [
@@ -215,6 +224,7 @@ pub(crate) fn main(r: RunArgs) -> Result<ExitCode> {
                 .unwrap_or_else(|| trace::default_limit(config.threads)),
         },
         r.values,
+        r.time.time,
         Reports {
             divergence: r.divergence,
             convergence: r.convergence,
@@ -314,6 +324,7 @@ fn execute(
     flags: &InputFlags<'_>,
     trace_output: TraceOutput<'_>,
     values: bool,
+    time: Option<std::time::Duration>,
     reports: Reports<'_>,
     out: &mut dyn std::io::Write,
 ) -> Result<Outcome> {
@@ -323,16 +334,30 @@ fn execute(
         eprintln!("warning: {w}");
     }
     machine.record_trace = format.is_some() || reports.convergence;
-    machine.trace_limit = Some(trace_output.limit);
     machine.record_writes = values || matches!(format, Some(TraceFormat::Json | TraceFormat::Html));
-    let checked = run_machine(&mut machine, source, config, flags)?;
-    let func = machine.program.func;
-    let outcome = match &checked {
-        Some((_, run)) => run.outcome.clone(),
-        None => machine
-            .run_to_end()
-            .map_err(|e| source.run_error(func, e))?,
+    let trace_limit = trace_rows(&machine, trace_output.limit);
+    machine.trace_limit = Some(trace_limit);
+    // `--time`: the clock starts with the run; a limit the clock cannot reach
+    // is no limit.
+    machine.deadline = time.and_then(|t| std::time::Instant::now().checked_add(t));
+    // No spinner under the interactive scheduler: it asks for blocks on stderr.
+    let spinner = if flags.sched == Some("interactive") {
+        None
+    } else {
+        progress::spinner("run")
     };
+    let func = machine.program.func;
+    let ran = run_machine(&mut machine, source, config, flags).and_then(|checked| {
+        let outcome = match &checked {
+            Some((_, run)) => run.outcome.clone(),
+            None => machine
+                .run_to_end()
+                .map_err(|e| source.run_error(func, e))?,
+        };
+        Ok((checked, outcome))
+    });
+    progress::finish(spinner);
+    let (checked, outcome) = ran?;
     if let Outcome::Undefined(ub) = &outcome {
         eprintln!("{}", source.render_ub(func, ub));
     }
@@ -342,7 +367,7 @@ fn execute(
         &machine,
         checked.as_ref(),
         reports,
-        trace_output.limit,
+        trace_limit,
     )?;
     let run = Ran {
         module,
@@ -367,6 +392,39 @@ fn execute(
         )?;
     }
     Ok(outcome)
+}
+
+/// The trace rows `machine` keeps: `requested` (`--trace-limit` or
+/// [`trace::default_limit`]), capped by the host memory this process may still
+/// use ([`host::cap_trace_rows`]) with a warning on stderr, so that no trace
+/// limit grows a run until the allocator aborts it (docs/cli.md "Traces and
+/// reports").
+fn trace_rows(machine: &Machine<'_>, requested: usize) -> usize {
+    if !machine.record_trace {
+        return requested;
+    }
+    let body = machine.program.body;
+    // Each row records at most the values of the largest block.
+    let written = if machine.record_writes {
+        body.layout
+            .iter()
+            .map(|&b| body.blocks[b].phis.len() + body.blocks[b].body.len())
+            .max()
+            .unwrap_or(0)
+    } else {
+        0
+    };
+    let width = machine.state.width();
+    let (kept, warning) = host::cap_trace_rows(
+        requested,
+        trace::row_bytes(width, written),
+        host::available_memory(),
+        width,
+    );
+    if let Some(w) = warning {
+        eprintln!("warning: {w}");
+    }
+    kept
 }
 
 /// Runs `machine` under the runtime schedule of `config` (checked step by step
@@ -521,14 +579,11 @@ fn write_html(
     };
     match output {
         Some(path) => {
-            let file = std::fs::File::create(path)
-                .with_context(|| format!("cannot write {}", path.display()))?;
-            let written = trace_html::write_page(&page, &mut std::io::BufWriter::new(file));
-            if let Err(e) = written {
-                // No half page is left behind.
-                let _ = std::fs::remove_file(path);
-                return Err(anyhow!("--trace html: {}: {e}", path.display()));
-            }
+            // Atomically: a page that cannot be made leaves FILE as it was.
+            output::write_file(path, |w| {
+                trace_html::write_page(&page, w).map_err(|e| anyhow!(e))
+            })
+            .map_err(|e| anyhow!("--trace html: {e:#}"))?;
             Ok(false)
         }
         None => {

@@ -156,8 +156,7 @@ pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
         render_stages(&stages, func, &a)
     };
     match &a.output {
-        Some(path) => std::fs::write(path, text)
-            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?,
+        Some(path) => crate::output::write_bytes(path, text.as_bytes())?,
         None => write!(std::io::stdout(), "{text}")?,
     }
     Ok(ExitCode::SUCCESS)
@@ -179,6 +178,9 @@ fn check(
     };
     let mut config = pllvm_interp::equiv::EquivConfig::default();
     let run = flags.config()?;
+    for w in flags::input_warnings(module, &run) {
+        eprintln!("warning: {w}");
+    }
     config.run = pllvm_interp::RunConfig {
         observe: false,
         ..run

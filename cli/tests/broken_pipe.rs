@@ -79,3 +79,45 @@ fn a_closed_stdout_pipe_ends_every_printing_subcommand_quietly() {
         assert!(err.is_empty(), "{args:?}: wrote to stderr: {err}");
     }
 }
+
+/// `pllvm repl` reading a script whose output goes to a reader that leaves after
+/// the first line (`pllvm repl loop.ll < script | head -1`) ends as `print` does:
+/// quietly, status 0, nothing on stderr. Before, it panicked (status 101) in the
+/// echo of the next command.
+#[test]
+fn a_closed_stdout_pipe_ends_a_repl_script_quietly() {
+    let looping = temp_file("repl-loop.ll", LONG_LOOP);
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(["repl", &looping])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pllvm");
+    // Far more output than a pipe holds: every `help` prints the command list.
+    let script = "step 3\ntrace\nhelp\n".repeat(2_000);
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        use std::io::Write;
+        // The REPL stops reading when it ends: a failed write here is expected.
+        let _ = stdin.write_all(script.as_bytes());
+    });
+    let mut first = String::new();
+    {
+        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
+        out.read_line(&mut first).expect("read a line");
+    }
+    let mut err = String::new();
+    child
+        .stderr
+        .take()
+        .expect("stderr")
+        .read_to_string(&mut err)
+        .expect("read stderr");
+    let status = child.wait().expect("wait for pllvm");
+    writer.join().expect("the script writer");
+    assert!(!first.is_empty(), "printed nothing");
+    assert!(!err.contains("panicked"), "the REPL panicked: {err}");
+    assert_eq!(status.code(), Some(0), "exit status, stderr: {err}");
+    assert!(err.is_empty(), "wrote to stderr: {err}");
+}

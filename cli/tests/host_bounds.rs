@@ -216,3 +216,50 @@ fn explore_cut_off_by_time_or_states_exits_3() {
     assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
     assert!(stdout(&o).contains("(exhaustive)"), "{}", stdout(&o));
 }
+
+/// A buffer read from a device (`--buffer x=f32:/dev/zero`: no size, no end) is
+/// refused before a byte is read, and a file larger than the memory limit is
+/// refused by its size, before it is read: both are errors naming the buffer
+/// (exit 1) within a small peak RSS. Before, `/dev/zero` was read for 2.1 GB
+/// before the memory limit was consulted.
+#[test]
+fn buffer_files_are_checked_against_the_memory_limit_before_reading() {
+    let file = temp_file(
+        "buffer-device.ll",
+        "define void @k(ptr %x) {\na:\n  ret void\n}\n",
+    );
+    let (o, kib) = with_peak_rss(&["run", &file, "--buffer", "x=f32:/dev/zero"]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--buffer x: /dev/zero is a device, not a file"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(kib < 200 * 1024, "peak RSS {kib} KiB");
+    let data = temp_file("buffer-100.bin", [0u8; 100]);
+    let o = pllvm(&[
+        "run",
+        &file,
+        "--buffer",
+        &format!("x=f32:{data}"),
+        "--memory-limit",
+        "64",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("holds 100 bytes, more than the 64 bytes of guest memory left for it under the memory limit of 64 bytes"),
+        "{}",
+        stderr(&o)
+    );
+    // Within the limit the same file is read.
+    let o = pllvm(&[
+        "run",
+        &file,
+        "--buffer",
+        &format!("x=f32:{data}"),
+        "--dump",
+        "x",
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(stdout(&o).contains("x: [0.0, 0.0"), "{}", stdout(&o));
+}

@@ -12,10 +12,12 @@
 //! whole process (setrlimit), which other tests' children would inherit.
 
 mod broken_pipe;
+mod campaign_dirs;
 mod cli;
 mod common;
 mod compare_llvm;
 mod convergence;
+mod exit_codes;
 mod from_source;
 mod fuzz;
 mod fuzz_seeded;
@@ -27,8 +29,10 @@ mod json_schemas;
 mod launch;
 mod native_cli;
 mod outcome_diagnostics;
+mod output_files;
 mod parse_errors;
 mod pictures;
 mod repl_tmux;
+mod resource_bounds;
 mod trace_html;
 mod tutorial;

@@ -54,6 +54,7 @@ fn main() {
             lane_id: Some("tid".into()),
             scheduler: None,
             divergence: false,
+            time_limit: None,
         };
         let mut best = Duration::MAX;
         let mut sum = 0;

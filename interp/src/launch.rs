@@ -35,10 +35,16 @@
 //!   so atomics of different arrays act on one memory.
 //! - **Results** are gathered in thread order, whatever order the arrays finish
 //!   in, so a launch's output does not depend on `jobs`.
+//! - **Time limit.** With [`Grid::time_limit`], the arrays running when it is
+//!   over end with a `limit:` outcome ([`TIME_LIMIT`], as a single run's
+//!   [`Machine::deadline`]) and the arrays not yet started are not started;
+//!   the arrays that finished keep their results and their memory.
 
 use crate::config::{ArgValue, RunConfig, Scalar};
 use crate::greedy::GreedyFacts;
-use crate::machine::{InitialMemory, Machine, Outcome, RunError, SetupError, SetupInput};
+use crate::machine::{
+    InitialMemory, Machine, Outcome, RunError, SetupError, SetupInput, TIME_LIMIT,
+};
 use crate::observe::DivergenceRecord;
 use crate::run::run_with;
 use crate::sched;
@@ -49,6 +55,7 @@ use pllvm_semantics::value::{ObjectId, Pointer};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Instant;
 
 /// The most threads one launch runs: 2^24 (a GPU grid of 16M threads).
 pub const MAX_THREADS: u64 = 1 << 24;
@@ -76,6 +83,10 @@ pub struct Grid {
     pub scheduler: Option<String>,
     /// Whether to keep the dynamic divergence record (costs time).
     pub divergence: bool,
+    /// How long the launch may run (`--time`): an array running when it is
+    /// over ends with the [`TIME_LIMIT`] outcome, and arrays not yet started
+    /// are not started ([`ArrayRun::started`]); `None`: no time limit.
+    pub time_limit: Option<std::time::Duration>,
 }
 
 impl Grid {
@@ -151,6 +162,9 @@ pub struct ArrayRun {
     pub results: Vec<Option<String>>,
     /// Blocks it scheduled.
     pub steps: u64,
+    /// Whether it ran: `false` for an array the time limit came before
+    /// ([`Grid::time_limit`]), whose outcome is the [`TIME_LIMIT`] one.
+    pub started: bool,
 }
 
 /// A byte written by two thread arrays of one launch (a data race between
@@ -264,6 +278,21 @@ impl std::error::Error for LaunchError {}
 /// Runs `config`'s function as the launch `grid` describes (see the module
 /// documentation). `config.threads` is ignored: W is `grid.width`.
 pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch, LaunchError> {
+    launch_watched(module, config, grid, &|_| {})
+}
+
+/// [`launch`], calling `finished` with the number of thread arrays done so far
+/// each time an array ends (from the worker that ran it): a front end's
+/// progress (`pllvm run --grid` on a terminal, docs/launch.md).
+pub fn launch_watched(
+    module: &Module,
+    config: &RunConfig,
+    grid: &Grid,
+    finished: &(dyn Fn(usize) + Sync),
+) -> Result<Launch, LaunchError> {
+    // The time limit counts from here; a limit beyond what the clock can
+    // represent is no limit.
+    let deadline = grid.time_limit.and_then(|t| Instant::now().checked_add(t));
     grid.check()
         .map_err(|e| LaunchError::Setup(SetupError::about(SetupInput::Threads, e)))?;
     let n = grid.threads as usize;
@@ -340,22 +369,32 @@ pub fn launch(module: &Module, config: &RunConfig, grid: &Grid) -> Result<Launch
     if uses_atomics(module, func) {
         return launch_in_order(
             module,
-            grid,
+            (grid, deadline, finished),
             &array_config,
             initial,
             &facts,
             (func, returns_value, warnings),
         );
     }
-    let slots = run_arrays(module, grid, &array_config, &initial, &facts);
+    let slots = run_arrays(
+        module,
+        (grid, deadline, finished),
+        &array_config,
+        &initial,
+        &facts,
+    );
     let mut runs = Vec::with_capacity(arrays);
     let mut merge = Merge::new(module, &initial);
     let mut divergence: Option<DivergenceRecord> = None;
-    for slot in slots {
-        // A missing slot follows a failed array (workers stop handing out
-        // arrays then); the failure comes first in array order or later, and
-        // is returned below.
-        let Some(result) = slot else { continue };
+    for (a, slot) in slots.into_iter().enumerate() {
+        // A missing slot is an array no worker started: the time limit came
+        // first, or it follows a failed array (workers stop handing out
+        // arrays then; the failure comes later in array order, and is
+        // returned below).
+        let Some(result) = slot else {
+            runs.push(not_started(grid, a));
+            continue;
+        };
         let (run, mem, record) = result?;
         merge.add(run.index, &mem);
         if let Some(r) = record {
@@ -408,32 +447,64 @@ fn arg_plans(config: &RunConfig, n: usize) -> Result<BTreeMap<String, ArgPlan>, 
 /// What one thread array's run gives: the run, its memory, its divergence.
 type Finished = (ArrayRun, Memory, Option<DivergenceRecord>);
 
+/// A thread array the time limit came before: no run, its lanes without
+/// results.
+fn not_started(grid: &Grid, a: usize) -> ArrayRun {
+    let (first_thread, lanes) = grid.array_threads(a);
+    ArrayRun {
+        index: a,
+        first_thread,
+        lanes,
+        outcome: Outcome::Limit(TIME_LIMIT.to_string()),
+        results: vec![None; lanes],
+        steps: 0,
+        started: false,
+    }
+}
+
+/// What the runs of a launch share: the grid, the deadline of its time limit,
+/// and the progress callback of [`launch_watched`].
+type Watch<'a> = (&'a Grid, Option<Instant>, &'a (dyn Fn(usize) + Sync));
+
 /// Runs every thread array of `grid` apart, on `grid.jobs` workers, each from
 /// `initial`; the result of each array by index (`None` for arrays not run
-/// once one failed).
+/// once one failed or the deadline passed).
 fn run_arrays(
     module: &Module,
-    grid: &Grid,
+    (grid, deadline, finished): Watch<'_>,
     array_config: &(dyn Fn(usize) -> RunConfig + Sync),
     initial: &InitialMemory,
     facts: &GreedyFacts,
 ) -> Vec<Option<Result<Finished, LaunchError>>> {
     let arrays = grid.arrays();
     let next = AtomicUsize::new(0);
+    let ended = AtomicUsize::new(0);
     let done: Mutex<Vec<Option<Result<Finished, LaunchError>>>> =
         Mutex::new((0..arrays).map(|_| None).collect());
     // The facts keep a cache that is not shared between threads: one copy each.
     let worker = |facts: GreedyFacts| {
         loop {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                // No array starts after the time limit.
+                next.store(arrays, Ordering::Relaxed);
+            }
             let a = next.fetch_add(1, Ordering::Relaxed);
             if a >= arrays {
                 return;
             }
-            let result = run_array(module, &array_config(a), grid, a, initial, &facts);
+            let result = run_array(
+                module,
+                &array_config(a),
+                (grid, deadline),
+                a,
+                initial,
+                &facts,
+            );
             let failed = result.is_err();
             if let Ok(mut slots) = done.lock() {
                 slots[a] = Some(result);
             }
+            finished(ended.fetch_add(1, Ordering::Relaxed) + 1);
             if failed {
                 // Stop handing out arrays: the launch fails anyway.
                 next.store(arrays, Ordering::Relaxed);
@@ -474,7 +545,7 @@ pub fn uses_atomics(module: &Module, func: FuncId) -> bool {
 /// `jobs` is not used (the order is the definition).
 fn launch_in_order(
     module: &Module,
-    grid: &Grid,
+    (grid, deadline, finished): Watch<'_>,
     array_config: &dyn Fn(usize) -> RunConfig,
     initial: InitialMemory,
     facts: &GreedyFacts,
@@ -484,7 +555,19 @@ fn launch_in_order(
     let mut runs = Vec::with_capacity(grid.arrays());
     let mut divergence: Option<DivergenceRecord> = None;
     for a in 0..grid.arrays() {
-        let (run, mem, record) = run_array(module, &array_config(a), grid, a, &current, facts)?;
+        if deadline.is_some_and(|d| Instant::now() >= d) {
+            runs.push(not_started(grid, a));
+            continue;
+        }
+        let (run, mem, record) = run_array(
+            module,
+            &array_config(a),
+            (grid, deadline),
+            a,
+            &current,
+            facts,
+        )?;
+        finished(a + 1);
         current.mem = mem;
         if let Some(r) = record {
             match &mut divergence {
@@ -533,7 +616,7 @@ impl RunConfig {
 fn run_array(
     module: &Module,
     config: &RunConfig,
-    grid: &Grid,
+    (grid, deadline): (&Grid, Option<Instant>),
     a: usize,
     initial: &InitialMemory,
     facts: &GreedyFacts,
@@ -541,6 +624,7 @@ fn run_array(
     let mut machine = Machine::with_memory(module, config, initial).map_err(LaunchError::Setup)?;
     machine.program.launch = grid.position(a);
     machine.record_trace = false;
+    machine.deadline = deadline;
     let outcome = match &grid.scheduler {
         Some(spec) => {
             let mut policy = sched::builtin(spec)
@@ -569,6 +653,7 @@ fn run_array(
             outcome,
             results,
             steps,
+            started: true,
         },
         machine.state.mem,
         record,

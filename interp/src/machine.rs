@@ -56,6 +56,10 @@ impl std::fmt::Display for Outcome {
     }
 }
 
+/// The reason of the [`Outcome::Limit`] that [`Machine::deadline`] ends a run
+/// with.
+pub const TIME_LIMIT: &str = "time limit reached (--time sets it)";
+
 /// Why a run could not start.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct SetupError {
@@ -148,6 +152,10 @@ pub struct Machine<'m> {
     pub rules_fired: RuleSet,
     /// The step limit.
     pub max_steps: u64,
+    /// When the run must end (`--time`, docs/cli.md "run"): a step at or after
+    /// it ends the run with [`Outcome::Limit`] ([`TIME_LIMIT`]) instead of
+    /// running, as the memory limit does; `None`: no time limit.
+    pub deadline: Option<std::time::Instant>,
     globals: SecondaryMap<GlobalId, Option<Pointer>>,
     /// Inputs the run lacks (an argument without a value, an external global
     /// without contents): they start as ⊤, which the user should hear about
@@ -499,6 +507,7 @@ impl<'m> Machine<'m> {
             steps: 0,
             rules_fired: RuleSet::EMPTY,
             max_steps: config.max_steps,
+            deadline: None,
             globals,
             warnings,
             barriers,
@@ -661,6 +670,14 @@ impl<'m> Machine<'m> {
     pub fn checked_step(&mut self, b: Block) -> Result<Option<Outcome>, RunError> {
         if self.steps >= self.max_steps {
             return Ok(Some(Outcome::OutOfFuel));
+        }
+        // The clock is read at every step, and only when there is a deadline:
+        // reading it costs tens of nanoseconds, and a step checked against
+        // the greedy constraints of Ch. 5 can take much longer than that.
+        if let Some(deadline) = self.deadline
+            && std::time::Instant::now() >= deadline
+        {
+            return Ok(Some(Outcome::Limit(TIME_LIMIT.to_string())));
         }
         match self.step(b) {
             Ok(_) => Ok(None),

@@ -135,6 +135,25 @@ pub fn default_limit(width: usize) -> usize {
 /// Most lane-rows (rows × W) of a trace kept by default: 2^20.
 pub const TRACE_LANE_ROWS: usize = 1 << 20;
 
+/// The host bytes one trace row of `width` lanes holds when each row records
+/// `written` values ([`TraceRow::written`]): per lane ℓ_in, ℓ_next, the three
+/// masks and i, and per value its lanes. An estimate from below: a lane whose
+/// value is a vector or an aggregate also holds its elements on the heap. A
+/// front end divides the host memory it may use by it to cap a trace limit
+/// (`pllvm run --trace-limit`, docs/cli.md "Traces and reports").
+pub fn row_bytes(width: usize, written: usize) -> usize {
+    use std::mem::size_of;
+    let lane = size_of::<Option<Block>>()
+        + size_of::<Next>()
+        + 2 * size_of::<bool>()
+        + size_of::<Option<bool>>()
+        + size_of::<Succ>();
+    let value = size_of::<(Value, Vec<Val>)>() + width.saturating_mul(size_of::<Val>());
+    size_of::<TraceRow>()
+        .saturating_add(width.saturating_mul(lane))
+        .saturating_add(written.saturating_mul(value))
+}
+
 /// The note in place of the rows a bounded trace did not keep.
 pub fn omitted_note(omitted: u64) -> String {
     format!(

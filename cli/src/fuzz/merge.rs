@@ -43,6 +43,8 @@ pub(super) fn merge(args: MergeArgs) -> Result<ExitCode> {
     let mut merged: Option<State> = None;
     let mut hits = Vec::new();
     let mut sources = Vec::new();
+    check_merge_dirs(&args)?;
+    let _lock = store::lock(&args.out)?;
     std::fs::create_dir_all(store::findings_dir(&args.out))
         .with_context(|| format!("cannot create {}", args.out.display()))?;
     for dir in &args.dirs {
@@ -109,6 +111,39 @@ pub(super) fn merge(args: MergeArgs) -> Result<ExitCode> {
         super::summary::print_summary(&mut out, &report, &args.out)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The directories of `fuzz merge` (docs/fuzzing.md "Campaign directories"): each
+/// input once (a shard given twice would count its programs and hits twice), and
+/// `--out` none of them (the merge would rewrite a shard's hits with the merged
+/// ones). Directories are compared as files (the same directory under two names
+/// is the same).
+fn check_merge_dirs(args: &MergeArgs) -> Result<()> {
+    let usage = |m: String| anyhow!(crate::errors::Usage(m));
+    let mut seen: Vec<(std::path::PathBuf, &std::path::Path)> = Vec::new();
+    for dir in &args.dirs {
+        let real =
+            std::fs::canonicalize(dir).with_context(|| format!("cannot read {}", dir.display()))?;
+        if let Some((_, first)) = seen.iter().find(|(r, _)| *r == real) {
+            return Err(usage(format!(
+                "fuzz merge: {} is given twice ({} and {}): each shard counts once",
+                real.display(),
+                first.display(),
+                dir.display()
+            )));
+        }
+        seen.push((real, dir.as_path()));
+    }
+    if let Ok(out) = std::fs::canonicalize(&args.out)
+        && let Some((_, dir)) = seen.iter().find(|(r, _)| *r == out)
+    {
+        return Err(usage(format!(
+            "fuzz merge: --out {} is the input {}: merge into a directory of its own",
+            args.out.display(),
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 /// Promotes a fixed finding to a regression test.

@@ -478,6 +478,8 @@ fn open_state(args: &CampaignArgs, dir: &Path) -> Result<State> {
 fn campaign(args: CampaignArgs) -> Result<ExitCode> {
     let host = Host::probe();
     let dir = args.out.clone();
+    // Everything that can refuse the campaign is checked before the directory
+    // (and its lock) is created: nothing to resume, an unknown oracle.
     let mut state = open_state(&args, &dir)?;
     let names = if args.resume && args.oracle.is_empty() {
         state.oracles.clone()
@@ -488,6 +490,10 @@ fn campaign(args: CampaignArgs) -> Result<ExitCode> {
     if chosen.is_empty() {
         return Err(anyhow!("no oracle can run on this machine"));
     }
+    let _lock = store::lock(&dir)?;
+    // Read again under the lock: another campaign may have started or moved on
+    // in the directory since.
+    state = open_state(&args, &dir)?;
     state.oracles = chosen.iter().map(|o| o.name().to_string()).collect();
     std::fs::create_dir_all(store::findings_dir(&dir))
         .with_context(|| format!("cannot create {}", dir.display()))?;

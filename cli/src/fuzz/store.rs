@@ -11,6 +11,9 @@
 //!   failure kind, the seed, the finding's file): duplicates of one finding are
 //!   its repeated lines. A torn last line (a kill mid-write) is ignored.
 //! - `report.json`: the report (`--json` prints the same document).
+//! - `lock`: held (an advisory exclusive lock, [`lock`]) by the one `pllvm fuzz`
+//!   or `pllvm fuzz merge` writing the directory, and holding its process id;
+//!   the kernel releases the lock when that process ends, however it ends.
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::{Value as Json, json};
@@ -21,24 +24,70 @@ use std::path::{Path, PathBuf};
 /// The schema of `report.json` and `--json`.
 pub(super) const SCHEMA: &str = "pllvm-fuzz/1";
 
-/// Writes `text` to `path` atomically: a temporary file beside it, synced,
-/// renamed over `path`.
+/// Writes `text` to `path` atomically (`crate::output`: a temporary file
+/// beside it, synced, renamed over `path`).
 pub(super) fn write_atomic(path: &Path, text: &str) -> Result<()> {
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(
-        ".{}.tmp{}",
-        path.file_name().map_or("x".into(), |n| n.to_string_lossy()),
-        std::process::id()
-    ));
-    {
-        let mut f = std::fs::File::create(&tmp)
-            .with_context(|| format!("cannot create {}", tmp.display()))?;
-        f.write_all(text.as_bytes())?;
-        f.sync_all()?;
+    crate::output::write_bytes(path, text.as_bytes())
+}
+
+/// The hold of one process on a campaign directory ([`lock`]); the lock goes
+/// with the value (or with the process).
+#[derive(Debug)]
+pub(super) struct DirLock {
+    /// The open `lock` file that holds the lock.
+    _file: std::fs::File,
+}
+
+/// Takes the campaign directory `dir` (created if missing) for this process
+/// (docs/fuzzing.md "Campaign directories"): an exclusive advisory lock on
+/// `dir/lock`, which then holds this process's id. A directory another process
+/// holds is a usage error naming that process, so two campaigns never
+/// interleave their state and findings.
+pub(super) fn lock(dir: &Path) -> Result<DirLock> {
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let path = dir.join("lock");
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(&path)
+        .with_context(|| format!("cannot open {}", path.display()))?;
+    match file.try_lock() {
+        Ok(()) => {
+            // Only the holder writes the file; a stale id from a killed holder
+            // is overwritten here.
+            file.set_len(0)
+                .and_then(|()| file.write_all(format!("{}\n", std::process::id()).as_bytes()))
+                .with_context(|| format!("cannot write {}", path.display()))?;
+            Ok(DirLock { _file: file })
+        }
+        Err(std::fs::TryLockError::WouldBlock) => {
+            let holder = std::fs::read_to_string(&path)
+                .ok()
+                .and_then(|t| t.trim().parse::<u32>().ok())
+                .map_or_else(
+                    || "another process".to_string(),
+                    |pid| format!("process {pid}"),
+                );
+            Err(anyhow!(crate::errors::Usage(format!(
+                "{} is in use by {holder} (pllvm fuzz or fuzz merge, which locks {}): wait for it to end, or choose another --out",
+                dir.display(),
+                path.display()
+            ))))
+        }
+        Err(std::fs::TryLockError::Error(e)) => {
+            // A file system without locks (some network mounts) keeps the
+            // campaign going, said once.
+            eprintln!(
+                "warning: cannot lock {}: {}: nothing keeps a second campaign out of {}",
+                path.display(),
+                crate::output::io_message(&e),
+                dir.display()
+            );
+            Ok(DirLock { _file: file })
+        }
     }
-    std::fs::rename(&tmp, path)
-        .with_context(|| format!("cannot rename {} to {}", tmp.display(), path.display()))?;
-    Ok(())
 }
 
 /// Per-oracle counts.

@@ -10,7 +10,9 @@
 //! history in `$XDG_STATE_HOME/pllvm/history` or `~/.local/state/pllvm/history`).
 //! Otherwise lines are read from stdin and echoed after the prompt, so a script's
 //! output reads as a session transcript, and the exit code is 1 when a command
-//! of the script failed (0 otherwise). Colour only when stdout is a terminal
+//! of the script failed (0 otherwise); a reader of stdout that goes away ends
+//! the session quietly with status 0, as it ends `pllvm print`
+//! (`crate::output::stdout`, docs/cli.md "repl"). Colour only when stdout is a terminal
 //! and `NO_COLOR` is unset.
 
 mod command;
@@ -21,6 +23,7 @@ mod show;
 mod style;
 
 use crate::flags::{self, MachineFlags, RunInputs};
+use crate::output::stdout;
 use anyhow::{Result, anyhow};
 use clap::Args;
 use rustyline::Editor;
@@ -69,7 +72,9 @@ pub(crate) fn main(args: ReplArgs) -> Result<ExitCode> {
         function: args.function,
     };
     let mut session = Session::new(args.file.as_deref(), &options, style)?;
-    let mut stdout = std::io::stdout();
+    // A reader that goes away ends the session quietly, as it ends `print`
+    // (`crate::output::stdout`).
+    let mut stdout = stdout();
     write!(stdout, "{}", session.banner())?;
     stdout.flush()?;
     if std::io::stdin().is_terminal() {
@@ -90,7 +95,7 @@ enum Done {
 
 /// Runs one line and prints what it says.
 fn one(session: &mut Session, line: &str, style: Style) -> Result<Done> {
-    let mut stdout = std::io::stdout();
+    let mut stdout = stdout();
     match session.execute(line) {
         Ok((text, flow)) => {
             write!(stdout, "{text}")?;
@@ -135,7 +140,7 @@ fn scripted(session: &mut Session, style: Style) -> Result<ExitCode> {
         // Bytes that are not UTF-8 are garbage like any other: replaced, not fatal.
         let line = String::from_utf8_lossy(&buf);
         let line = line.trim_end_matches(['\n', '\r']);
-        println!("{}{line}", style.paint(Role::Prompt, PROMPT));
+        writeln!(stdout(), "{}{line}", style.paint(Role::Prompt, PROMPT))?;
         match one(session, line, style)? {
             Done::Ran(Flow::Quit) => return Ok(script_exit(failed)),
             Done::Ran(Flow::Continue) => {}
@@ -192,7 +197,8 @@ fn interactive(session: &mut Session, style: Style) -> Result<ExitCode> {
                 let _ = std::fs::create_dir_all(dir);
             }
             if let Err(e) = editor.save_history(p) {
-                println!(
+                let _ = writeln!(
+                    stdout(),
                     "{}",
                     style.paint(
                         Role::Note,
@@ -214,7 +220,9 @@ fn interactive(session: &mut Session, style: Style) -> Result<ExitCode> {
                     return Ok(ExitCode::SUCCESS);
                 }
             }
-            Err(ReadlineError::Interrupted) => println!("(Ctrl-C: type quit or Ctrl-D to leave)"),
+            Err(ReadlineError::Interrupted) => {
+                writeln!(stdout(), "(Ctrl-C: type quit or Ctrl-D to leave)")?;
+            }
             Err(ReadlineError::Eof) => {
                 save(&mut editor);
                 return Ok(ExitCode::SUCCESS);

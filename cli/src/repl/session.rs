@@ -154,18 +154,7 @@ pub(super) fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
 }
 
 /// An IO error as a lowercase message without the OS error number.
-fn io_message(e: &std::io::Error) -> String {
-    let text = e.to_string();
-    let text = match text.find(" (os error") {
-        Some(k) => text[..k].to_string(),
-        None => text,
-    };
-    let mut chars = text.chars();
-    match chars.next() {
-        Some(c) => c.to_lowercase().chain(chars).collect(),
-        None => text,
-    }
-}
+use crate::output::io_message;
 
 /// `file:line:col: message`, plus how many more errors there are.
 fn one_line(diags: &[Diagnostic], name: &str, src: &str) -> String {
@@ -1137,8 +1126,8 @@ impl Session {
                 true,
             )
         };
-        std::fs::write(file, format!("{text}\n"))
-            .map_err(|e| format!("cannot write {file}: {}", io_message(&e)))?;
+        crate::output::write_bytes(std::path::Path::new(file), format!("{text}\n").as_bytes())
+            .map_err(|e| format!("{e:#}"))?;
         push_line(
             out,
             format!(

@@ -1,0 +1,134 @@
+//! The host memory this process may still use, for the bounds a user can set
+//! beyond it: a trace limit is capped by it with a warning instead of growing
+//! until the allocator aborts the process (docs/cli.md "Traces and reports").
+//!
+//! Read from what Linux publishes, without `unsafe`: the memory the kernel can
+//! give (`MemAvailable` of `/proc/meminfo`), the address space left under the
+//! process's limit (`ulimit -v`: `/proc/self/limits` less `VmSize` of
+//! `/proc/self/status`), and what the process's cgroup (v2) has left
+//! (`memory.max` less `memory.current`). The least of those is the answer; on
+//! a host that publishes none of them there is no answer, and nothing is capped.
+
+use std::path::PathBuf;
+
+/// Bytes this process may still allocate, the least of the bounds above, or
+/// `None` when the host tells none of them.
+pub(crate) fn available_memory() -> Option<u64> {
+    [meminfo_available(), address_space_left(), cgroup_left()]
+        .into_iter()
+        .flatten()
+        .min()
+}
+
+/// A field `NAME:   N kB` of a `/proc` status file, in bytes.
+fn kib_field(text: &str, name: &str) -> Option<u64> {
+    text.lines()
+        .find_map(|l| l.strip_prefix(name)?.trim().strip_prefix(':'))
+        .and_then(|rest| rest.trim().strip_suffix("kB"))
+        .and_then(|n| n.trim().parse::<u64>().ok())
+        .map(|kib| kib.saturating_mul(1024))
+}
+
+/// `MemAvailable` of `/proc/meminfo`.
+fn meminfo_available() -> Option<u64> {
+    kib_field(
+        &std::fs::read_to_string("/proc/meminfo").ok()?,
+        "MemAvailable",
+    )
+}
+
+/// The soft address-space limit (`ulimit -v`) less the address space in use.
+fn address_space_left() -> Option<u64> {
+    let limits = std::fs::read_to_string("/proc/self/limits").ok()?;
+    // `Max address space   SOFT   HARD   bytes`, each `unlimited` or a number.
+    let soft = limits
+        .lines()
+        .find_map(|l| l.strip_prefix("Max address space"))?
+        .split_whitespace()
+        .next()?
+        .parse::<u64>()
+        .ok()?;
+    let used = kib_field(
+        &std::fs::read_to_string("/proc/self/status").ok()?,
+        "VmSize",
+    )?;
+    Some(soft.saturating_sub(used))
+}
+
+/// What the process's cgroup (v2) may still charge: `memory.max` less
+/// `memory.current` (`max` is no limit).
+fn cgroup_left() -> Option<u64> {
+    let membership = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    let path = membership.lines().find_map(|l| l.strip_prefix("0::"))?;
+    let dir = PathBuf::from("/sys/fs/cgroup").join(path.trim().trim_start_matches('/'));
+    let read = |name: &str| -> Option<u64> {
+        std::fs::read_to_string(dir.join(name))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some(read("memory.max")?.saturating_sub(read("memory.current")?))
+}
+
+/// The share of [`available_memory`] a trace may take: a quarter, as the
+/// output built from it (a text table, a page) costs about as much again, and
+/// the run itself needs the rest.
+pub(crate) const TRACE_SHARE: u64 = 4;
+
+/// `requested` trace rows (of `row_bytes` each), capped so that they fit in
+/// the trace's share of `available` bytes: the rows kept, and when they are
+/// fewer, the warning that says why.
+pub(crate) fn cap_trace_rows(
+    requested: usize,
+    row_bytes: usize,
+    available: Option<u64>,
+    width: usize,
+) -> (usize, Option<String>) {
+    let Some(available) = available else {
+        return (requested, None);
+    };
+    let share = available / TRACE_SHARE;
+    let fit = usize::try_from(share / row_bytes.max(1) as u64).unwrap_or(usize::MAX);
+    if requested <= fit {
+        return (requested, None);
+    }
+    let kept = fit.max(1);
+    let mib = |b: u64| b / (1 << 20);
+    let needed = (requested as u128).saturating_mul(row_bytes as u128);
+    (
+        kept,
+        Some(format!(
+            "a trace of {requested} rows (--trace-limit) of {width} lanes would take about {} MiB of host memory, more than a quarter of the {} MiB this process may still use; the trace keeps {kept} rows (the first and the latest)",
+            needed / (1 << 20),
+            mib(available)
+        )),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A trace limit within the share is kept; one beyond it is cut to the
+    /// share, with a warning naming both; without a known bound nothing is cut.
+    fn check(requested: usize, available: Option<u64>, expect: (usize, bool)) {
+        let (kept, warning) = cap_trace_rows(requested, 1000, available, 8);
+        assert_eq!((kept, warning.is_some()), expect, "{warning:?}");
+    }
+
+    #[test]
+    fn trace_rows_are_capped_by_a_quarter_of_the_available_memory() {
+        check(1000, Some(4_000_000), (1000, false));
+        check(1001, Some(4_000_000), (1000, true));
+        check(1_000_000_000, None, (1_000_000_000, false));
+        check(10, Some(0), (1, true));
+    }
+
+    #[test]
+    fn proc_fields_are_read_in_bytes() {
+        let text = "MemTotal:       24000000 kB\nMemAvailable:    1000 kB\n";
+        assert_eq!(kib_field(text, "MemAvailable"), Some(1_024_000));
+        assert_eq!(kib_field(text, "VmSize"), None);
+    }
+}

@@ -1,0 +1,162 @@
+//! Bounds a user sets that reach past the host (docs/cli.md "Traces and
+//! reports", docs/launch.md "Time limit and progress"): an explicit trace limit
+//! larger than the host memory allows is capped with a warning, and a launch
+//! that does not end is stopped by `--time` as a `limit:` outcome.
+//!
+//! The trace test lowers the address space of its own child only (`ulimit -v`
+//! in the shell that starts it), never this process's: no other test's child
+//! inherits it, and no test of this binary measures its children's RSS (those
+//! are `host_bounds` and `memory_limit`, whose bounds this child's few hundred
+//! MiB would spoil).
+
+use crate::common::{stderr, stdout, temp_file};
+use std::process::Command;
+
+/// A loop no lane leaves: every run of it ends at the step limit.
+const INFINITE: &str = "define void @f() {\na:\n  br label %b\nb:\n  br label %b\n}\n";
+
+/// `pllvm ARGS` under an address-space limit of `kib` KiB (`ulimit -v`).
+fn pllvm_within(kib: u64, args: &[&str]) -> std::process::Output {
+    Command::new("sh")
+        .arg("-c")
+        .arg(format!("ulimit -v {kib} && exec \"$0\" \"$@\""))
+        .arg(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .output()
+        .expect("run pllvm under sh")
+}
+
+/// `--trace-limit 1000000` at W = 1024 asks for about 70 GiB of trace rows.
+/// Under a 300 MB address space the run keeps the rows that fit a quarter of
+/// what is left, says so in a warning, and ends with its outcome (out of fuel,
+/// exit 1) and one JSON document; before, it grew until the allocator aborted
+/// the process (signal 6) after about 3,700 rows.
+#[test]
+fn an_explicit_trace_limit_is_capped_by_host_memory_with_a_warning() {
+    let file = temp_file("inf-trace-host.ll", INFINITE);
+    let o = pllvm_within(
+        300_000,
+        &[
+            "run",
+            &file,
+            "--threads",
+            "1024",
+            "--max-steps",
+            "5000",
+            "--trace",
+            "json",
+            "--trace-limit",
+            "1000000",
+        ],
+    );
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(
+        err.contains(
+            "warning: a trace of 1000000 rows (--trace-limit) of 1024 lanes would take about"
+        ) && err.contains("the trace keeps"),
+        "{err}"
+    );
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(doc["outcome"], "out of fuel: step limit reached");
+    let rows = doc["trace"].as_array().expect("the trace");
+    assert!(
+        rows.iter().any(|r| r.get("omitted").is_some()),
+        "the rows beyond the cap are omitted"
+    );
+}
+
+/// A kernel whose thread 37 never leaves its loop: the other threads return
+/// their id.
+const ONE_SPINS: &str = "define i32 @k(i32 %t) {
+a:
+  %c = icmp eq i32 %t, 37
+  br i1 %c, label %b, label %x
+b:
+  br label %b
+x:
+  ret i32 %t
+}
+";
+
+/// A launch with an infinite loop and `--time 1` ends as a `limit:` outcome
+/// (exit 1), not a kill and not a hang: with one job, arrays 0-3 finish, array
+/// 4 (threads 32..40, thread 37 spinning) is stopped while running, and
+/// arrays 5-31 are not started; the report names each part, the finished
+/// arrays keep their results, and `--json` says the same in `time_limit`.
+/// Before, a launch had no time limit: only `--max-steps` in each array ended
+/// it.
+#[test]
+fn a_launch_stopped_by_time_is_a_limit_outcome_naming_the_finished_arrays() {
+    let file = temp_file("one-spins.ll", ONE_SPINS);
+    let args = [
+        "run",
+        &file,
+        "--grid",
+        "256",
+        "--threads",
+        "8",
+        "--lane-id",
+        "t",
+        "--jobs",
+        "1",
+        "--max-steps",
+        "1000000000000",
+        "--time",
+        "1",
+    ];
+    let o = crate::common::pllvm(&args);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(1), "{out}{}", stderr(&o));
+    assert!(
+        out.contains("outcome: limit: time limit reached (--time sets it)\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "time limit of 1 s reached: 4 of 32 thread arrays finished: 0..4\n  stopped while running: 4 (1)\n  not started: 5..32 (27)\n"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("  thread array 4 (threads 32..40): limit: time limit reached"),
+        "{out}"
+    );
+    assert!(out.contains("result: [0, 1, 2, 3, 4, 5,"), "{out}");
+    let mut json = args.to_vec();
+    json.push("--json");
+    let o = crate::common::pllvm(&json);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(doc["outcome"], "limit: time limit reached (--time sets it)");
+    assert_eq!(
+        doc["time_limit"],
+        serde_json::json!({
+            "seconds": 1.0, "reached": true,
+            "finished": [[0, 4]], "stopped": [[4, 5]], "not_started": [[5, 32]],
+        })
+    );
+    assert_eq!(doc["arrays_not_returned"][0]["array"], 4);
+}
+
+/// A single run of a loop no lane leaves ends at `--time` with the same
+/// outcome (exit 1), long before its step limit.
+#[test]
+fn a_run_stopped_by_time_is_a_limit_outcome() {
+    let file = temp_file("inf-time.ll", INFINITE);
+    let o = crate::common::pllvm(&[
+        "run",
+        &file,
+        "--max-steps",
+        "1000000000000",
+        "--time",
+        "0.5",
+    ]);
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "outcome: limit: time limit reached (--time sets it)\n"
+    );
+    let o = crate::common::pllvm(&["run", &file, "--time", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
