@@ -1,7 +1,10 @@
 //! Bounds a user sets that reach past the host (docs/cli.md "Traces and
-//! reports", docs/launch.md "Time limit and progress"): an explicit trace limit
-//! larger than the host memory allows is capped with a warning, and a launch
-//! that does not end is stopped by `--time` as a `limit:` outcome.
+//! reports", docs/launch.md "Time limit and progress", docs/cli.md "Time and
+//! progress"): an explicit trace limit larger than the host memory allows is
+//! capped with a warning, a launch that does not end is stopped by `--time` as
+//! a `limit:` outcome, and `transform --check`, `diff-exec` and `analyze
+//! --compare-llvm` stopped by `--time` report what they decided and claim
+//! nothing more.
 //!
 //! The trace test lowers the address space of its own child only (`ulimit -v`
 //! in the shell that starts it), never this process's: no other test's child
@@ -158,5 +161,64 @@ fn a_run_stopped_by_time_is_a_limit_outcome() {
         "outcome: limit: time limit reached (--time sets it)\n"
     );
     let o = crate::common::pllvm(&["run", &file, "--time", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// A loop that counts up from 1 until it meets `%n`: with `n = 0` it runs
+/// for 2^64 steps, and every state differs (no exploration or state hashing
+/// ends it).
+const COUNTING: &str = "define i64 @f(i64 %n) {
+a:
+  br label %b
+b:
+  %i = phi i64 [0, %a], [%j, %b]
+  %j = add i64 %i, 1
+  %c = icmp ne i64 %j, %n
+  br i1 %c, label %b, label %e
+e:
+  ret i64 %j
+}
+";
+
+/// Run inputs that take the step limit out of the way, so that only `--time`
+/// stops a run of [`COUNTING`].
+const NO_STEP_LIMIT: &str = r#"{"max_steps": 1000000000000}"#;
+
+/// `transform --check --time 1` on a loop that does not end: every stage is
+/// "not decided" (never "ok"), stderr says the check is partial, and the exit
+/// code is 3, as for an exploration cut off. Before, `transform` took no
+/// `--time` (exit 2) and the check ran until its step limit.
+#[test]
+fn transform_check_stopped_by_time_decides_nothing() {
+    let file = temp_file("count.ll", COUNTING);
+    let input = temp_file("no-step-limit.json", NO_STEP_LIMIT);
+    let o = crate::common::pllvm(&[
+        "transform",
+        &file,
+        "--pass",
+        "dlt,pl",
+        "--check",
+        "--arg",
+        "n=0",
+        "--input",
+        &input,
+        "--time",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let not_decided = "not decided: time limit reached (--time sets it) while finding the original program's outcomes";
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "naive (the program as written, under OBL): {not_decided}\ndlt: {not_decided}\npl: {not_decided}\n"
+        )
+    );
+    assert!(
+        stderr(&o).contains("the check is partial"),
+        "{}",
+        stderr(&o)
+    );
+    // `--time` belongs to the check.
+    let o = crate::common::pllvm(&["transform", &file, "--pass", "dlt", "--time", "1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
