@@ -57,9 +57,10 @@ pub(crate) struct MachineFlags {
 }
 
 /// `--time SECONDS`: how long a long command may run, for every command that
-/// takes it (`run`, a launch included, and `explore`); when it is over the
-/// command ends with what it has, as an outcome, never a kill (docs/cli.md
-/// "Conventions").
+/// takes it (`run`, a launch included, `explore`, `transform --check`,
+/// `diff-exec`, `analyze --compare-llvm`); when it is over the command ends with
+/// what it has, as an outcome or a partial report, never a kill (docs/cli.md
+/// "Time and progress").
 #[derive(Args, Clone, Copy, Debug, Default)]
 pub(crate) struct TimeLimit {
     /// Stop after this many seconds (fractions allowed) and report what was done.

@@ -222,3 +222,70 @@ fn transform_check_stopped_by_time_decides_nothing() {
     let o = crate::common::pllvm(&["transform", &file, "--pass", "dlt", "--time", "1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }
+
+/// `diff-exec --time 1` on the same loop: the interpreter's run ends at the
+/// deadline and the run is reported as cut off (never "agrees"), in text and
+/// in the `--json` document, with exit code 3. Before, `diff-exec` took no
+/// `--time` (exit 2).
+#[test]
+fn diff_exec_stopped_by_time_compares_nothing_and_says_so() {
+    crate::common::require("gcc", "gcc");
+    let file = temp_file("count.ll", COUNTING);
+    let input = temp_file(
+        "no-step-limit.json",
+        r#"{"threads": 4, "max_steps": 1000000000000, "args": {"n": 0}}"#,
+    );
+    let args = [
+        "diff-exec",
+        &file,
+        "--target",
+        "scalar-c",
+        "--input",
+        &input,
+        "--time",
+        "1",
+    ];
+    let o = crate::common::pllvm(&args);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{file} @f [flags, 4 threads]: not compared, cut off by --time: the interpreter's run ended: limit: time limit reached (--time sets it)\n"
+        )
+    );
+    assert!(
+        stderr(&o).contains("the comparison is partial"),
+        "{}",
+        stderr(&o)
+    );
+    let o = crate::common::pllvm(&[&args[..], &["--json"]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(doc["runs"][0]["verdict"], "cut-off");
+    assert_eq!(doc["agree"], false);
+}
+
+/// `analyze --compare-llvm --time 1` on the loop with a `; run:` line whose
+/// step limit is out of the way: the run is left out of `observed`, a line
+/// says so, and the exit code is 3. Before, `analyze` took no `--time` (exit 2)
+/// and the comparison ran the loop to its step limit.
+#[test]
+fn compare_llvm_stopped_by_time_leaves_the_run_out_and_says_so() {
+    crate::common::require("opt-22", "llvm-22");
+    let file = temp_file(
+        "count-run.ll",
+        format!("; run: --threads 2 --arg n=0 --max-steps 1000000000000\n{COUNTING}"),
+    );
+    let o = crate::common::pllvm(&["analyze", &file, "--compare-llvm", "--time", "1"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stdout(&o).ends_with(
+            "; observed is partial: time limit reached (--time sets it) before 1 `; run:` line ended, left out\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // `--time` belongs to the comparison.
+    let o = crate::common::pllvm(&["analyze", &file, "--time", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
