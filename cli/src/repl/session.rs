@@ -103,7 +103,14 @@ pub(super) fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
         Some(p) => {
             let name = p.display().to_string();
             // Read with a bound, a device refused (docs/cli.md "Conventions").
-            let bytes = crate::host::read_whole(p, "the program")?;
+            // The REPL reads its commands from standard input, so `-` here is a
+            // file of that name, as it was before the bound.
+            let path = if p.as_os_str() == "-" {
+                Path::new("./-")
+            } else {
+                p
+            };
+            let bytes = crate::host::read_whole(path, "the program")?;
             // A byte that is not UTF-8 is an error at its position, as in `pllvm check`.
             let src = text::decode_source(bytes)
                 .map_err(|e| one_line(&[e.error.to_diagnostic()], &name, &e.text))?;
