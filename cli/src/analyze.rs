@@ -6,7 +6,8 @@
 //! reconverging-CFG check (poster, Definition 1) under each analysis.
 
 use crate::compare_llvm;
-use crate::errors::Usage;
+use crate::errors::{EXIT_TRUNCATED, Usage};
+use crate::flags::TimeLimit;
 use crate::graphviz;
 use crate::output::stdout;
 use crate::source::load;
@@ -27,6 +28,9 @@ use std::process::ExitCode;
 
 /// `pllvm analyze`'s flags.
 #[derive(Args, Debug)]
+#[command(mut_arg("time", |a| a.requires("compare_llvm").help(
+    "`--compare-llvm`: stop the interpreter's runs of the `; run:` lines after this many seconds (opt is not interrupted); runs cut off are left out of `observed`, said on stdout, and the exit code is 3"
+)))]
 pub(crate) struct AnalyzeArgs {
     /// A .ll file.
     file: PathBuf,
@@ -76,6 +80,8 @@ pub(crate) struct AnalyzeArgs {
     /// order), or `index`, the documented DFS (successors in order).
     #[arg(long, value_name = "llvm|index", default_value = "llvm", value_parser = cycle_order_flag)]
     cycle_order: DfsOrder,
+    #[command(flatten)]
+    time: TimeLimit,
 }
 
 fn cycle_order_flag(text: &str) -> Result<DfsOrder, String> {
@@ -92,14 +98,29 @@ pub(crate) fn main(a: AnalyzeArgs) -> Result<ExitCode> {
     let kinds = parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
     let (module, _, _, src) = load(&Some(a.file.clone()))?;
     if a.compare_llvm {
-        compare_llvm::run(
+        // `--time`: the clock starts with the comparison; a limit the clock
+        // cannot reach is no limit.
+        let deadline = a
+            .time
+            .time
+            .and_then(|t| std::time::Instant::now().checked_add(t));
+        let spinner = crate::progress::spinner("analyze --compare-llvm");
+        let complete = compare_llvm::run(
             &module,
             &src,
             a.function.as_deref(),
             &a.uniform_args,
+            deadline,
             &mut stdout(),
-        )?;
-        return Ok(ExitCode::SUCCESS);
+        );
+        crate::progress::finish(spinner);
+        // Runs the time limit cut off make the report partial (exit 3, as an
+        // exploration cut off; docs/cli.md "Time and progress").
+        return Ok(if complete? {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(EXIT_TRUNCATED)
+        });
     }
     let format = if a.summary {
         Format::Summary

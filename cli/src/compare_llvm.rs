@@ -10,10 +10,12 @@ use pllvm_analysis::opt_uniformity::{
 };
 use pllvm_analysis::result::{AnalysisKind, InitShapes};
 use pllvm_analysis::uniformity::analyze;
-use pllvm_interp::Machine;
+use pllvm_interp::machine::TIME_LIMIT;
 use pllvm_interp::observe::DivergenceRecord;
+use pllvm_interp::{Machine, Outcome};
 use pllvm_semantics::ir::Module;
 use std::io::Write;
+use std::time::Instant;
 
 /// The opt binaries asked, the first one required.
 pub(crate) const OPTS: [&str; 2] = ["opt-22", "opt-19"];
@@ -26,14 +28,17 @@ fn word(divergent: Option<bool>) -> &'static str {
     }
 }
 
-/// Runs the comparison and prints the table of differences.
+/// Runs the comparison and prints the table of differences; `false` when
+/// `deadline` (`--time`) cut interpreter runs off, which the table then leaves
+/// out of `observed` and says so.
 pub(crate) fn run(
     module: &Module,
     src: &str,
     function: Option<&str>,
     uniform_args: &[String],
+    deadline: Option<Instant>,
     out: &mut dyn Write,
-) -> Result<()> {
+) -> Result<bool> {
     let func = match function {
         Some(name) => module
             .function_by_name(name.trim_start_matches('@'))
@@ -58,7 +63,7 @@ pub(crate) fn run(
     let uniform: Vec<bool> = init.params.iter().map(|s| s.is_uniform()).collect();
     let input = opt_input(module, func, &uniform);
     let reports = opt_reports(module, &input, &data.name, out)?;
-    let observed = observe_runs(module, src, &data.name)?;
+    let (observed, cut_off) = observe_runs(module, src, &data.name, deadline)?;
     let seen = |f: &dyn Fn(&DivergenceRecord) -> (u64, bool)| -> &'static str {
         if observed.is_empty() {
             return "not run";
@@ -145,7 +150,14 @@ pub(crate) fn run(
             writeln!(out, "{r}")?;
         }
     }
-    Ok(())
+    if cut_off > 0 {
+        writeln!(
+            out,
+            "; observed is partial: {TIME_LIMIT} before {cut_off} `; run:` line{} ended, left out",
+            if cut_off == 1 { "" } else { "s" }
+        )?;
+    }
+    Ok(cut_off == 0)
 }
 
 /// Each `opt` of [`OPTS`] on `input`, and its report on function `name`: LLVM
@@ -174,10 +186,17 @@ fn opt_reports(
 }
 
 /// What the interpreter saw of function `name`, over every `; run:` of the file
-/// `src` (runs that cannot be set up or do not end are left out).
-fn observe_runs(module: &Module, src: &str, name: &str) -> Result<Vec<DivergenceRecord>> {
+/// `src` (runs that cannot be set up or do not end are left out), and how many
+/// runs `deadline` cut off (left out too: a run cut short saw only part).
+fn observe_runs(
+    module: &Module,
+    src: &str,
+    name: &str,
+    deadline: Option<Instant>,
+) -> Result<(Vec<DivergenceRecord>, usize)> {
     let directives = pllvm_interp::directives::parse(src).map_err(|e| anyhow!(e))?;
     let mut observed = Vec::new();
+    let mut cut_off = 0;
     for r in &directives.runs {
         let mut config = r.config.clone();
         config.function = Some(name.to_string());
@@ -185,13 +204,16 @@ fn observe_runs(module: &Module, src: &str, name: &str) -> Result<Vec<Divergence
         let Ok(mut machine) = Machine::new(module, &config) else {
             continue;
         };
+        machine.deadline = deadline;
         let done = match &config.schedule {
             Some(s) => machine.run_schedule(s),
             None => machine.run_to_end(),
         };
-        if done.is_ok() {
-            observed.push(machine.divergence.clone());
+        match done {
+            Ok(Outcome::Limit(why)) if deadline.is_some() && why == TIME_LIMIT => cut_off += 1,
+            Ok(_) => observed.push(machine.divergence.clone()),
+            Err(_) => {}
         }
     }
-    Ok(observed)
+    Ok((observed, cut_off))
 }

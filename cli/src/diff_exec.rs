@@ -6,17 +6,18 @@
 //! FREEZING `; run:` lines. Prints one line per run (agreement, or the first
 //! difference at its `file:line:col`), or with `--json` one document of schema
 //! `pllvm-diff-exec/1`. Exit 0 when everything compared agrees and something
-//! was compared, 1 otherwise (docs/cli.md "Exit codes").
+//! was compared, 3 when nothing differs but `--time` cut runs off before they
+//! were compared, 1 otherwise (docs/cli.md "Exit codes").
 
 use crate::compile::{LoadedFile, PipelineArgs, Prepared, emit, kernels, prepare};
-use crate::errors::Usage;
-use crate::flags::{self, InputFlags, RunInputs};
+use crate::errors::{EXIT_TRUNCATED, Usage};
+use crate::flags::{self, InputFlags, RunInputs, TimeLimit};
 use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_codegen::Site;
 use pllvm_codegen::native::protocol::Status;
 use pllvm_codegen::native::{self, WorkDir};
-use pllvm_differential::diff::{DiffCase, Difference, Reference, Verdict, diff_batch};
+use pllvm_differential::diff::{DiffCase, Difference, Reference, Verdict, diff_batch_until};
 use pllvm_interp::RunConfig;
 use pllvm_interp::directives::{self, RunMode};
 use pllvm_semantics::diag::Diagnostic;
@@ -35,6 +36,9 @@ const SCHEMA: &str = "pllvm-diff-exec/1";
 #[command(mut_arg("args", |a| a.help("An argument, NAME=V or NAME=V0,V1,... (one per thread)")))]
 #[command(mut_arg("mem", |a| a.help("Initial contents of a global, @G=V0,V1,...")))]
 #[command(mut_arg("input", |a| a.help("Run inputs as JSON (`pllvm run --input`); flags override it")))]
+#[command(mut_arg("time", |a| a.help(
+    "Stop after this many seconds (fractions allowed; the build by llc-19 or gcc is not interrupted): runs not compared by then are reported as cut off, and the exit code is 3 unless a compared run differs (1)"
+)))]
 pub(crate) struct DiffExecArgs {
     /// .ll files (one batch).
     #[arg(required = true)]
@@ -53,6 +57,8 @@ pub(crate) struct DiffExecArgs {
     /// Print one JSON document (schema pllvm-diff-exec/1).
     #[arg(long)]
     json: bool,
+    #[command(flatten)]
+    time: TimeLimit,
 }
 
 fn parse_reference(text: &str) -> Result<Reference, String> {
@@ -76,6 +82,13 @@ struct Run {
 
 /// Runs `pllvm diff-exec`.
 pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
+    // `--time`: the clock starts with the command; a limit the clock cannot
+    // reach is no limit.
+    let deadline = a
+        .time
+        .time
+        .and_then(|t| std::time::Instant::now().checked_add(t));
+    let spinner = crate::progress::spinner("diff-exec");
     let (loaded, prepared) = prepare(&a.files, &a.pipeline)?;
     let width = a.pipeline.width();
     let from_flags = a.inputs.threads.is_some()
@@ -177,9 +190,27 @@ pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
         })
         .collect();
     let wall = Duration::from_secs(u64::from(a.timeout) * (cases.len() as u64 + 1) + 60);
-    let verdicts = diff_batch(&program, &cases, width, a.reference, a.timeout, wall)
-        .map_err(|e| anyhow!(e))?;
-    let ok = verdicts.iter().all(Verdict::is_ok);
+    let verdicts = diff_batch_until(
+        &program,
+        &cases,
+        width,
+        a.reference,
+        a.timeout,
+        wall,
+        deadline,
+    )
+    .map_err(|e| anyhow!(e))?;
+    crate::progress::finish(spinner);
+    // A run `--time` cut off is neither agreement nor a difference: the report
+    // is partial (exit 3) unless a run compared differs (docs/cli.md "Time and
+    // progress").
+    let cut_off = verdicts
+        .iter()
+        .filter(|v| matches!(v, Verdict::CutOff(_)))
+        .count();
+    let ok = verdicts
+        .iter()
+        .all(|v| v.is_ok() || matches!(v, Verdict::CutOff(_)));
     // Honest exit codes (docs/cli.md "Exit codes"): agreement on nothing is no
     // agreement. A run compared nothing when every lane's return value was ⊤
     // (an argument without a value, say) and no global byte was defined, or
@@ -204,7 +235,8 @@ pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
             "target": target.name(),
             "width": width,
             "reference": a.reference.name(),
-            "agree": ok,
+            // Runs cut off agree on nothing.
+            "agree": ok && cut_off == 0,
             "runs": items,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&doc)?)?;
@@ -230,9 +262,17 @@ pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
                     format!("{head}: not compared: the interpreter's run ended {why}")
                 }
                 Verdict::Refused(why) => format!("{head}: REFUSED: {why}"),
+                Verdict::CutOff(why) => format!("{head}: not compared, cut off by --time: {why}"),
             };
             writeln!(out, "{line}")?;
         }
+    }
+    if ok && cut_off > 0 {
+        eprintln!(
+            "the comparison is partial: the time limit came before {cut_off} of {} runs were compared",
+            verdicts.len()
+        );
+        return Ok(ExitCode::from(EXIT_TRUNCATED));
     }
     if ok && nothing {
         eprintln!(
@@ -315,6 +355,7 @@ fn json_case(file: &LoadedFile, p: &Prepared, r: &Run, v: &Verdict) -> serde_jso
         }
         Verdict::Skipped(why) => serde_json::json!({"verdict": "skipped", "why": why}),
         Verdict::Refused(why) => serde_json::json!({"verdict": "refused", "why": why}),
+        Verdict::CutOff(why) => serde_json::json!({"verdict": "cut-off", "why": why}),
     };
     if let (Some(item), Some(fields)) = (item.as_object_mut(), fields.as_object()) {
         item.extend(fields.clone());

@@ -57,9 +57,10 @@ pub(crate) struct MachineFlags {
 }
 
 /// `--time SECONDS`: how long a long command may run, for every command that
-/// takes it (`run`, a launch included, and `explore`); when it is over the
-/// command ends with what it has, as an outcome, never a kill (docs/cli.md
-/// "Conventions").
+/// takes it (`run`, a launch included, `explore`, `transform --check`,
+/// `diff-exec`, `analyze --compare-llvm`); when it is over the command ends with
+/// what it has, as an outcome or a partial report, never a kill (docs/cli.md
+/// "Time and progress").
 #[derive(Args, Clone, Copy, Debug, Default)]
 pub(crate) struct TimeLimit {
     /// Stop after this many seconds (fractions allowed) and report what was done.
@@ -151,11 +152,13 @@ impl InputFlags<'_> {
     /// A flag given twice for the same argument or global is a usage error.
     pub(crate) fn config_over(&self, otherwise: RunConfig) -> Result<RunConfig> {
         let mut config = match &self.inputs.input {
-            Some(p) => RunConfig::from_json(
-                &std::fs::read_to_string(p)
-                    .with_context(|| format!("cannot read {}", p.display()))?,
-            )
-            .map_err(|e| anyhow!("{}: {e}", p.display()))?,
+            Some(p) => {
+                // Read with a bound, a device refused (docs/cli.md "Conventions").
+                let bytes = crate::host::read_whole(p, "--input").map_err(|e| anyhow!(e))?;
+                let text = String::from_utf8(bytes)
+                    .map_err(|_| anyhow!("{}: the --input file is not UTF-8 text", p.display()))?;
+                RunConfig::from_json(&text).map_err(|e| anyhow!("{}: {e}", p.display()))?
+            }
             None => otherwise,
         };
         if let Some(w) = self.inputs.threads {
@@ -267,7 +270,7 @@ fn read_buffer_file(name: &str, file: &str, room: u64, limit: u64) -> Result<Vec
         )
     };
     let kind = std::fs::metadata(file).with_context(cannot)?;
-    if is_device(&kind.file_type()) {
+    if crate::host::is_device(&kind.file_type()) {
         return Err(anyhow!(
             "--buffer {name}: {file} is a device, not a file: a buffer is read whole, and a device has no size to check against the memory limit"
         ));
@@ -285,18 +288,4 @@ fn read_buffer_file(name: &str, file: &str, room: u64, limit: u64) -> Result<Vec
         return Err(too_big("more than".to_string()));
     }
     Ok(bytes)
-}
-
-/// Whether a file is a character or block device (never on hosts without them).
-fn is_device(kind: &std::fs::FileType) -> bool {
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::FileTypeExt as _;
-        kind.is_char_device() || kind.is_block_device()
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = kind;
-        false
-    }
 }

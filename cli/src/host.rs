@@ -8,8 +8,78 @@
 //! `/proc/self/status`), and what the process's cgroup (v2) has left
 //! (`memory.max` less `memory.current`). The least of those is the answer; on
 //! a host that publishes none of them there is no answer, and nothing is capped.
+//!
+//! The files a command reads whole (a program's text, standard input `-`, an
+//! `--input` file) are read with a bound instead ([`read_whole`]): a device
+//! (`/dev/zero`, `/dev/urandom`: no size, no end) is refused unread, and no more
+//! than [`MAX_INPUT_FILE_BYTES`] is read of anything else (docs/cli.md
+//! "Conventions", "Files").
 
-use std::path::PathBuf;
+use crate::output::io_message;
+use std::io::Read as _;
+use std::path::{Path, PathBuf};
+
+/// The most bytes of a program text or an `--input` file (64 MiB): far more
+/// than any program the parser's 32-bit positions and the host's memory
+/// serve well, and never enough to exhaust the host.
+pub(crate) const MAX_INPUT_FILE_BYTES: u64 = 64 << 20;
+
+/// The bytes of `path` (`-`: standard input), `what` it holds naming it in an
+/// error (`the program`, `--input`): a device is refused unread, a regular
+/// file's size is checked before it is read, and a pipe is read up to the
+/// bound.
+pub(crate) fn read_whole(path: &Path, what: &str) -> Result<Vec<u8>, String> {
+    let stdin = path.as_os_str() == "-";
+    let name = if stdin {
+        "standard input".to_string()
+    } else {
+        path.display().to_string()
+    };
+    let too_big = |size: String| {
+        format!(
+            "{what}: {name} holds {size} {MAX_INPUT_FILE_BYTES} bytes, the most pllvm reads of it"
+        )
+    };
+    let mut bytes = Vec::new();
+    let read = if stdin {
+        std::io::stdin()
+            .lock()
+            .take(MAX_INPUT_FILE_BYTES + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        let kind = std::fs::metadata(path)
+            .map_err(|e| format!("cannot read {name}: {}", io_message(&e)))?;
+        if is_device(&kind.file_type()) {
+            return Err(format!(
+                "{what}: {name} is a device, not a file: it is read whole, and a device has no size to check"
+            ));
+        }
+        if kind.is_file() && kind.len() > MAX_INPUT_FILE_BYTES {
+            return Err(too_big(format!("{} bytes, more than", kind.len())));
+        }
+        std::fs::File::open(path)
+            .and_then(|f| f.take(MAX_INPUT_FILE_BYTES + 1).read_to_end(&mut bytes))
+    };
+    read.map_err(|e| format!("cannot read {name}: {}", io_message(&e)))?;
+    if bytes.len() as u64 > MAX_INPUT_FILE_BYTES {
+        return Err(too_big("more than".to_string()));
+    }
+    Ok(bytes)
+}
+
+/// Whether a file is a character or block device (never on hosts without them).
+pub(crate) fn is_device(kind: &std::fs::FileType) -> bool {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt as _;
+        kind.is_char_device() || kind.is_block_device()
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = kind;
+        false
+    }
+}
 
 /// Bytes this process may still allocate, the least of the bounds above, or
 /// `None` when the host tells none of them.

@@ -9,7 +9,8 @@
 //! command found nothing to stand on (`diff-exec` compared nothing, every ending
 //! `explore` found is undefined), 2 the command line is wrong (clap's usage
 //! errors, and `errors::Usage`: a flag naming what the program lacks), 3
-//! `explore` was cut off (`--max-states`, `--max-steps`, `--time` or Ctrl-C) and
+//! `explore` was cut off (`--max-states`, `--max-steps`, `--time` or Ctrl-C), or
+//! `transform --check`, `diff-exec` or `analyze --compare-llvm` by `--time`, and
 //! its report is partial.
 
 mod analyze;

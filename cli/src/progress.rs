@@ -1,7 +1,8 @@
 //! Progress of a long command on stderr, and only when stderr is a terminal:
 //! standard output carries the report alone (a `--json` document stays one
 //! document) and a log or a pipe gets no progress lines (docs/cli.md
-//! "Conventions"). `pllvm run` shows the time a run has taken, a launch the
+//! "Conventions"). `pllvm run`, `transform --check`, `diff-exec` and `analyze
+//! --compare-llvm` show the time they have taken, a launch the
 //! thread arrays done (docs/launch.md "Time limit and progress"); `explore`
 //! and `fuzz` draw their own.
 

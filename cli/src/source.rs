@@ -3,7 +3,7 @@
 
 use crate::default_program;
 use crate::errors::Rendered;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use pllvm_interp::RunError;
 use pllvm_semantics::diag::{Diagnostic, LineIndex, SourceMap, render_all};
 use pllvm_semantics::ir::{FuncId, Module};
@@ -23,16 +23,13 @@ pub(crate) const RUN_SCHEMA: &str = "pllvm-run/1";
 pub(crate) fn load(file: &Option<PathBuf>) -> Result<(Module, SourceMap, String, String)> {
     let (name, src) = match file {
         Some(p) => {
-            let (name, bytes) = if p.as_os_str() == "-" {
-                let mut bytes = Vec::new();
-                std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-                    .context("cannot read the program from standard input")?;
-                ("<stdin>".to_string(), bytes)
+            // Read with a bound, a device refused (docs/cli.md "Conventions").
+            let name = if p.as_os_str() == "-" {
+                "<stdin>".to_string()
             } else {
-                let name = p.display().to_string();
-                let bytes = std::fs::read(p).with_context(|| format!("cannot read {name}"))?;
-                (name, bytes)
+                p.display().to_string()
             };
+            let bytes = crate::host::read_whole(p, "the program").map_err(|e| anyhow!(e))?;
             let src = text::decode_source(bytes)
                 .map_err(|e| Rendered(e.error.to_diagnostic().render(&name, &e.text)))?;
             (name, src)

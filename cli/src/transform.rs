@@ -4,8 +4,8 @@
 //! an input a pass refuses is reported at its `file:line:col` like a verifier
 //! error, and an output that does not verify is reported as the bug it is.
 
-use crate::errors::{Rendered, Usage};
-use crate::flags::{self, InputFlags, RunInputs};
+use crate::errors::{EXIT_TRUNCATED, Rendered, Usage};
+use crate::flags::{self, InputFlags, RunInputs, TimeLimit};
 use crate::source::load;
 use anyhow::{Result, anyhow};
 use clap::Args;
@@ -29,6 +29,9 @@ use std::process::ExitCode;
 #[command(mut_arg("args", |a| a.help("`--check`: an argument, NAME=V or NAME=V0,V1,...")))]
 #[command(mut_arg("mem", |a| a.help("`--check`: initial contents of a global, @G=V0,V1,...")))]
 #[command(mut_arg("input", |a| a.help("`--check`: run inputs as JSON; flags override it")))]
+#[command(mut_arg("time", |a| a.requires("check").help(
+    "`--check`: stop after this many seconds; a stage not decided by then is reported as not decided and the exit code is 3 (1 if a stage decided before differs)"
+)))]
 pub(crate) struct TransformArgs {
     /// A .ll file (`-` reads standard input).
     file: PathBuf,
@@ -88,6 +91,8 @@ pub(crate) struct TransformArgs {
     /// falls back to scheduler runs.
     #[arg(long, value_name = "N", default_value_t = 20_000)]
     max_states: usize,
+    #[command(flatten)]
+    time: TimeLimit,
 }
 
 fn live_outs_flag(text: &str) -> Result<LiveOuts, String> {
@@ -186,6 +191,13 @@ fn check(
         ..run
     };
     config.bounds.max_states = a.max_states;
+    // `--time`: the clock starts with the check; a limit the clock cannot reach
+    // is no limit.
+    config.deadline = a
+        .time
+        .time
+        .and_then(|t| std::time::Instant::now().checked_add(t));
+    let spinner = crate::progress::spinner("transform --check");
     // The untransformed program under OBLIVIOUS first, for comparison: where a
     // divergent loop lets a lane's values be overwritten (thesis Fig. 3.21b) it
     // differs, and that is what the transforms repair; it does not decide the
@@ -195,9 +207,25 @@ fn check(
         std::iter::once(("naive", module)).chain(stages.iter().map(|s| (s.pass.name(), &s.module))),
         &config,
     );
+    crate::progress::finish(spinner);
     let mut out = std::io::stdout().lock();
     let mut ok = true;
+    let mut cut_off = 0;
     for (n, c) in checks.iter().enumerate() {
+        // A stage `--time` cut off is neither ok nor different (docs/cli.md
+        // "Time and progress").
+        if let Err(d) = &c.result
+            && d.kind.is_cut_off()
+        {
+            cut_off += 1;
+            let stage = if n == 0 {
+                "naive (the program as written, under OBL)"
+            } else {
+                &c.stage
+            };
+            writeln!(out, "{stage}: {d}")?;
+            continue;
+        }
         if n == 0 {
             match &c.result {
                 Ok(report) => writeln!(
@@ -220,10 +248,21 @@ fn check(
             }
         }
     }
-    Ok(if ok {
-        ExitCode::SUCCESS
-    } else {
+    drop(out);
+    if cut_off > 0 {
+        eprintln!(
+            "the check is partial: the time limit came before {cut_off} of {} checks were decided",
+            checks.len()
+        );
+    }
+    // A difference found is an answer whatever else was cut off (exit 1); a
+    // check cut off is partial (exit 3, as for `explore`).
+    Ok(if !ok {
         ExitCode::from(1)
+    } else if cut_off > 0 {
+        ExitCode::from(EXIT_TRUNCATED)
+    } else {
+        ExitCode::SUCCESS
     })
 }
 

@@ -331,3 +331,69 @@ fn analyze_covers_every_function_unless_one_is_picked() {
     assert_eq!(code(&o), 2, "{}", stderr(&o));
     assert!(stderr(&o).contains("no analysed function has a parameter zz"));
 }
+
+/// A device as the program or as the `--input` file is refused unread (exit 1,
+/// a bad input file), by every command that loads a program and by the REPL;
+/// before, `pllvm run /dev/zero` read until the host's memory ran out.
+#[test]
+fn a_device_is_refused_as_the_program_and_as_the_input_file() {
+    let f = args_file();
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "/dev/zero"], "the program: /dev/zero is a device"),
+        (
+            &["check", "/dev/zero"],
+            "the program: /dev/zero is a device",
+        ),
+        (&["repl", "/dev/zero"], "the program: /dev/zero is a device"),
+        (
+            &["run", &f, "--input", "/dev/zero"],
+            "--input: /dev/zero is a device",
+        ),
+        (
+            &["explore", &f, "--input", "/dev/urandom"],
+            "--input: /dev/urandom is a device",
+        ),
+    ];
+    for (args, message) in cases {
+        let o = pllvm(args);
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+    }
+}
+
+/// A program or `--input` file beyond 64 MiB is refused: a regular file by
+/// its size, before a byte is read (a sparse file costs no disk), standard
+/// input once 64 MiB have come without an end (exit 1).
+#[test]
+fn a_program_or_input_file_beyond_64_mib_is_refused() {
+    let big = temp_file("big.ll", "");
+    std::fs::File::options()
+        .write(true)
+        .open(&big)
+        .and_then(|f| f.set_len((64 << 20) + 1))
+        .expect("a sparse file");
+    for args in [
+        vec!["check", big.as_str()],
+        vec!["run", &args_file(), "--input", big.as_str()],
+    ] {
+        let o = pllvm(&args);
+        assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("holds 67108865 bytes, more than 67108864 bytes"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    let o = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("head -c 70000000 /dev/zero | \"$0\" check -")
+        .arg(env!("CARGO_BIN_EXE_pllvm"))
+        .output()
+        .expect("run pllvm under sh");
+    assert_eq!(code(&o), 1, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("the program: standard input holds more than 67108864 bytes"),
+        "{}",
+        stderr(&o)
+    );
+}

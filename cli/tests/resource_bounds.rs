@@ -1,7 +1,10 @@
 //! Bounds a user sets that reach past the host (docs/cli.md "Traces and
-//! reports", docs/launch.md "Time limit and progress"): an explicit trace limit
-//! larger than the host memory allows is capped with a warning, and a launch
-//! that does not end is stopped by `--time` as a `limit:` outcome.
+//! reports", docs/launch.md "Time limit and progress", docs/cli.md "Time and
+//! progress"): an explicit trace limit larger than the host memory allows is
+//! capped with a warning, a launch that does not end is stopped by `--time` as
+//! a `limit:` outcome, and `transform --check`, `diff-exec` and `analyze
+//! --compare-llvm` stopped by `--time` report what they decided and claim
+//! nothing more.
 //!
 //! The trace test lowers the address space of its own child only (`ulimit -v`
 //! in the shell that starts it), never this process's: no other test's child
@@ -158,5 +161,131 @@ fn a_run_stopped_by_time_is_a_limit_outcome() {
         "outcome: limit: time limit reached (--time sets it)\n"
     );
     let o = crate::common::pllvm(&["run", &file, "--time", "0"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// A loop that counts up from 1 until it meets `%n`: with `n = 0` it runs
+/// for 2^64 steps, and every state differs (no exploration or state hashing
+/// ends it).
+const COUNTING: &str = "define i64 @f(i64 %n) {
+a:
+  br label %b
+b:
+  %i = phi i64 [0, %a], [%j, %b]
+  %j = add i64 %i, 1
+  %c = icmp ne i64 %j, %n
+  br i1 %c, label %b, label %e
+e:
+  ret i64 %j
+}
+";
+
+/// Run inputs that take the step limit out of the way, so that only `--time`
+/// stops a run of [`COUNTING`].
+const NO_STEP_LIMIT: &str = r#"{"max_steps": 1000000000000}"#;
+
+/// `transform --check --time 1` on a loop that does not end: every stage is
+/// "not decided" (never "ok"), stderr says the check is partial, and the exit
+/// code is 3, as for an exploration cut off. Before, `transform` took no
+/// `--time` (exit 2) and the check ran until its step limit.
+#[test]
+fn transform_check_stopped_by_time_decides_nothing() {
+    let file = temp_file("count.ll", COUNTING);
+    let input = temp_file("no-step-limit.json", NO_STEP_LIMIT);
+    let o = crate::common::pllvm(&[
+        "transform",
+        &file,
+        "--pass",
+        "dlt,pl",
+        "--check",
+        "--arg",
+        "n=0",
+        "--input",
+        &input,
+        "--time",
+        "1",
+    ]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let not_decided = "not decided: time limit reached (--time sets it) while finding the original program's outcomes";
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "naive (the program as written, under OBL): {not_decided}\ndlt: {not_decided}\npl: {not_decided}\n"
+        )
+    );
+    assert!(
+        stderr(&o).contains("the check is partial"),
+        "{}",
+        stderr(&o)
+    );
+    // `--time` belongs to the check.
+    let o = crate::common::pllvm(&["transform", &file, "--pass", "dlt", "--time", "1"]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// `diff-exec --time 1` on the same loop: the interpreter's run ends at the
+/// deadline and the run is reported as cut off (never "agrees"), in text and
+/// in the `--json` document, with exit code 3. Before, `diff-exec` took no
+/// `--time` (exit 2).
+#[test]
+fn diff_exec_stopped_by_time_compares_nothing_and_says_so() {
+    crate::common::require("gcc", "gcc");
+    let file = temp_file("count.ll", COUNTING);
+    let input = temp_file(
+        "no-step-limit.json",
+        r#"{"threads": 4, "max_steps": 1000000000000, "args": {"n": 0}}"#,
+    );
+    let args = [
+        "diff-exec",
+        &file,
+        "--target",
+        "scalar-c",
+        "--input",
+        &input,
+        "--time",
+        "1",
+    ];
+    let o = crate::common::pllvm(&args);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{file} @f [flags, 4 threads]: not compared, cut off by --time: the interpreter's run ended: limit: time limit reached (--time sets it)\n"
+        )
+    );
+    assert!(
+        stderr(&o).contains("the comparison is partial"),
+        "{}",
+        stderr(&o)
+    );
+    let o = crate::common::pllvm(&[&args[..], &["--json"]].concat());
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_str(&stdout(&o)).expect("one JSON document");
+    assert_eq!(doc["runs"][0]["verdict"], "cut-off");
+    assert_eq!(doc["agree"], false);
+}
+
+/// `analyze --compare-llvm --time 1` on the loop with a `; run:` line whose
+/// step limit is out of the way: the run is left out of `observed`, a line
+/// says so, and the exit code is 3. Before, `analyze` took no `--time` (exit 2)
+/// and the comparison ran the loop to its step limit.
+#[test]
+fn compare_llvm_stopped_by_time_leaves_the_run_out_and_says_so() {
+    crate::common::require("opt-22", "llvm-22");
+    let file = temp_file(
+        "count-run.ll",
+        format!("; run: --threads 2 --arg n=0 --max-steps 1000000000000\n{COUNTING}"),
+    );
+    let o = crate::common::pllvm(&["analyze", &file, "--compare-llvm", "--time", "1"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert!(
+        stdout(&o).ends_with(
+            "; observed is partial: time limit reached (--time sets it) before 1 `; run:` line ended, left out\n"
+        ),
+        "{}",
+        stdout(&o)
+    );
+    // `--time` belongs to the comparison.
+    let o = crate::common::pllvm(&["analyze", &file, "--time", "1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
 }

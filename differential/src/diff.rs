@@ -20,7 +20,7 @@ use pllvm_semantics::rules::Interp;
 use pllvm_semantics::theta::{self, Builtin};
 use pllvm_semantics::types::TypeData;
 use pllvm_semantics::value::{Pointer, Val};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// Which interpreter run the native code is compared with.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -150,6 +150,9 @@ pub enum Verdict {
     /// The case cannot run: its inputs do not fit the program, or its thread
     /// count needs chunks the program's horizontal builtins forbid.
     Refused(String),
+    /// Not compared: the deadline of [`diff_batch_until`] passed first, while
+    /// the interpreter ran the case or before the native runs ended (which).
+    CutOff(String),
 }
 
 impl Verdict {
@@ -223,6 +226,7 @@ fn interpret(
     func: FuncId,
     config: &RunConfig,
     interp: Interp,
+    deadline: Option<Instant>,
 ) -> Result<Result<Observed, String>, String> {
     let mut config = config.clone();
     config.interp = interp;
@@ -230,6 +234,7 @@ fn interpret(
     config.observe = false;
     let mut machine = Machine::new(module, &config).map_err(|e| e.to_string())?;
     machine.record_trace = false;
+    machine.deadline = deadline;
     let outcome = machine.run_to_end().map_err(|e| e.to_string())?;
     if outcome != Outcome::Returned {
         return Ok(Err(outcome.to_string()));
@@ -426,6 +431,23 @@ pub fn diff_batch(
     kernel_timeout: u32,
     wall: Duration,
 ) -> Result<Vec<Verdict>, NativeError> {
+    diff_batch_until(program, cases, width, reference, kernel_timeout, wall, None)
+}
+
+/// [`diff_batch`] that ends at `deadline` (`pllvm diff-exec --time`, docs/cli.md
+/// "Time and progress") with what it compared: an interpreter run still going
+/// then ends, and its case, and every case when the native runs have not ended
+/// by then, is [`Verdict::CutOff`] (the native runner is stopped as at `wall`).
+pub fn diff_batch_until(
+    program: &Program,
+    cases: &[DiffCase<'_>],
+    width: usize,
+    reference: Reference,
+    kernel_timeout: u32,
+    wall: Duration,
+    deadline: Option<Instant>,
+) -> Result<Vec<Verdict>, NativeError> {
+    let time_limit = Outcome::Limit(pllvm_interp::machine::TIME_LIMIT.to_string()).to_string();
     let mut verdicts: Vec<Option<Verdict>> = vec![None; cases.len()];
     let mut references = Vec::new();
     let mut inputs: Vec<RunInput> = Vec::new();
@@ -445,23 +467,29 @@ pub fn diff_batch(
                 (case.kernel.module, case.kernel.function, Interp::Oblivious)
             }
         };
-        let prepared = interpret(module, func, &case.config, interp).and_then(|run| match run {
-            Err(outcome) => Ok(Err(outcome)),
-            Ok(r) => {
-                let mut config = case.config.clone();
-                config.function = Some(
-                    case.kernel.module.functions[case.kernel.function]
-                        .name
-                        .clone(),
-                );
-                config.observe = false;
-                let machine =
-                    Machine::new(case.kernel.module, &config).map_err(|e| e.to_string())?;
-                Ok(Ok((r, run_input(k, &machine)?)))
-            }
-        });
+        let prepared =
+            interpret(module, func, &case.config, interp, deadline).and_then(|run| match run {
+                Err(outcome) => Ok(Err(outcome)),
+                Ok(r) => {
+                    let mut config = case.config.clone();
+                    config.function = Some(
+                        case.kernel.module.functions[case.kernel.function]
+                            .name
+                            .clone(),
+                    );
+                    config.observe = false;
+                    let machine =
+                        Machine::new(case.kernel.module, &config).map_err(|e| e.to_string())?;
+                    Ok(Ok((r, run_input(k, &machine)?)))
+                }
+            });
         match prepared {
             Err(why) => verdicts[k] = Some(Verdict::Refused(why)),
+            Ok(Err(outcome)) if deadline.is_some() && outcome == time_limit => {
+                verdicts[k] = Some(Verdict::CutOff(format!(
+                    "the interpreter's run ended: {outcome}"
+                )));
+            }
             Ok(Err(outcome)) => verdicts[k] = Some(Verdict::Skipped(outcome)),
             Ok(Ok((r, input))) => {
                 inputs.push(input);
@@ -469,10 +497,27 @@ pub fn diff_batch(
             }
         }
     }
+    // The native runs end by the deadline too: what is left of it bounds them.
+    let left = deadline.map(|d| d.saturating_duration_since(Instant::now()));
+    let wall = left.map_or(wall, |left| wall.min(left));
     let results = if inputs.is_empty() {
         Vec::new()
     } else {
-        program.run(&inputs, kernel_timeout, wall)?
+        match program.run(&inputs, kernel_timeout, wall) {
+            Err(NativeError::Timeout(_)) if left.is_some_and(|left| left <= wall) => {
+                for (k, ..) in &references {
+                    verdicts[*k] = Some(Verdict::CutOff(format!(
+                        "the native runs had not ended: {}",
+                        pllvm_interp::machine::TIME_LIMIT
+                    )));
+                }
+                return Ok(verdicts
+                    .into_iter()
+                    .map(|v| v.unwrap_or_else(|| Verdict::Skipped("not run".into())))
+                    .collect());
+            }
+            other => other?,
+        }
     };
     for ((k, r, module, func), result) in references.into_iter().zip(results) {
         let case = &cases[k];

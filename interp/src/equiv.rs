@@ -46,12 +46,16 @@
 //! which lane or which element of which global, with the value on each side:
 //! `lane 1: original returns 1, transformed returns ⊤ (schedule A,B,B,B,C)`.
 //!
+//! A check given a deadline ([`EquivConfig::deadline`]) that passes before both
+//! programs' outcomes are found ends with [`DifferenceKind::CutOff`]: a check
+//! cut off is neither refinement nor a difference.
+//!
 //! [`check_stages`] checks every stage of a transform pipeline against the
 //! original (verifier first), for a front end such as `pllvm transform --check`.
 
 use crate::config::RunConfig;
-use crate::explore::{Bounds, Exploration, explore};
-use crate::machine::{GlobalValues, Machine, Outcome};
+use crate::explore::{Bounds, Exploration, explore_watched};
+use crate::machine::{GlobalValues, Machine, Outcome, TIME_LIMIT};
 use crate::sched::{Highest, Lowest, Random, Scheduler};
 use pllvm_semantics::diag::SourceMap;
 use pllvm_semantics::ir::Module;
@@ -59,6 +63,8 @@ use pllvm_semantics::rules::Interp;
 use pllvm_semantics::value::{Val, display_signed};
 use pllvm_semantics::verify::verify_module;
 use std::fmt;
+use std::ops::ControlFlow;
+use std::time::Instant;
 
 /// How the outcomes of the two programs are found.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +91,11 @@ pub struct EquivConfig {
     pub bounds: Bounds,
     /// Seeded `random` scheduler runs made besides `lowest` and `highest`.
     pub random_runs: u64,
+    /// When the check must end (`pllvm transform --check --time`, docs/cli.md
+    /// "Time and progress"): an exploration or a scheduler run still going then
+    /// stops, and the check ends with [`DifferenceKind::CutOff`], never with a
+    /// report that claims refinement. `None`: no time limit.
+    pub deadline: Option<Instant>,
 }
 
 impl Default for EquivConfig {
@@ -101,6 +112,7 @@ impl Default for EquivConfig {
                 ..Bounds::default()
             },
             random_runs: 6,
+            deadline: None,
         }
     }
 }
@@ -270,6 +282,20 @@ pub enum DifferenceKind {
         /// Why.
         message: String,
     },
+    /// The check ran out of time ([`EquivConfig::deadline`]) while finding this
+    /// program's outcomes: nothing was decided, neither refinement nor a
+    /// difference.
+    CutOff {
+        /// The program whose exploration or run was stopped.
+        side: Side,
+    },
+}
+
+impl DifferenceKind {
+    /// Whether this is no difference found but a check the deadline cut off.
+    pub fn is_cut_off(&self) -> bool {
+        matches!(self, DifferenceKind::CutOff { .. })
+    }
 }
 
 /// Where the transformed program does not refine the original.
@@ -294,6 +320,16 @@ impl Difference {
                 side,
                 message: message.into(),
             }),
+            schedule: Vec::new(),
+            original_schedule: Vec::new(),
+            found_by: String::new(),
+        }
+    }
+
+    /// No difference but a check the deadline stopped on `side`.
+    fn cut_off(side: Side) -> Difference {
+        Difference {
+            kind: Box::new(DifferenceKind::CutOff { side }),
             schedule: Vec::new(),
             original_schedule: Vec::new(),
             found_by: String::new(),
@@ -355,6 +391,11 @@ impl fmt::Display for DifferenceKind {
                     side.name()
                 )
             }
+            DifferenceKind::CutOff { side } => write!(
+                f,
+                "not decided: {TIME_LIMIT} while finding the {} program's outcomes",
+                side.name()
+            ),
         }
     }
 }
@@ -524,14 +565,34 @@ fn side_config(config: &EquivConfig, side: Side) -> RunConfig {
     }
 }
 
-/// Every greedy schedule of one side (Def. 12), within the bounds.
+/// Every greedy schedule of one side (Def. 12), within the bounds; a
+/// [`DifferenceKind::CutOff`] when the deadline stops the search (the deadline
+/// is read where the search counts its states, once per state it expands).
 fn explore_side(
     module: &Module,
     side: Side,
     config: &EquivConfig,
 ) -> Result<Exploration, Difference> {
-    explore(module, &side_config(config, side), &config.bounds)
-        .map_err(|e| Difference::unrunnable(side, e.to_string()))
+    let mut out_of_time = false;
+    let mut watch = |_: &crate::explore::Progress| match config.deadline {
+        Some(deadline) if Instant::now() >= deadline => {
+            out_of_time = true;
+            ControlFlow::Break(TIME_LIMIT.to_string())
+        }
+        _ => ControlFlow::Continue(()),
+    };
+    let explored = explore_watched(
+        module,
+        &side_config(config, side),
+        &config.bounds,
+        &mut |_| {},
+        &mut watch,
+    )
+    .map_err(|e| Difference::unrunnable(side, e.to_string()))?;
+    if out_of_time {
+        return Err(Difference::cut_off(side));
+    }
+    Ok(explored)
 }
 
 /// The outcomes of an exploration; an exhaustive exploration without any means
@@ -594,25 +655,39 @@ fn sample_side(
     let mut out = Vec::new();
     let runs = schedulers.len();
     for mut scheduler in schedulers {
-        let observed = scheduled_run(module, side, &run_config, scheduler.as_mut())?;
+        let observed = scheduled_run(
+            module,
+            side,
+            &run_config,
+            scheduler.as_mut(),
+            config.deadline,
+        )?;
         add_distinct(&mut out, vec![observed]);
     }
     Ok((out, runs))
 }
 
-/// One greedy run of one side with `scheduler`.
+/// One greedy run of one side with `scheduler`, stopped by `deadline` as a
+/// [`DifferenceKind::CutOff`].
 fn scheduled_run(
     module: &Module,
     side: Side,
     run_config: &RunConfig,
     scheduler: &mut dyn Scheduler,
+    deadline: Option<Instant>,
 ) -> Result<Observed, Difference> {
     let mut machine = Machine::new(module, run_config)
         .map_err(|e| Difference::unrunnable(side, e.to_string()))?;
     machine.record_trace = false;
+    machine.deadline = deadline;
     let run = machine
         .run_with(scheduler)
         .map_err(|e| Difference::unrunnable(side, e.to_string()))?;
+    // A run the deadline stopped says nothing about the program (it is not
+    // one of its outcomes, as a step limit's is for the check's inputs).
+    if deadline.is_some() && run.outcome == Outcome::Limit(TIME_LIMIT.to_string()) {
+        return Err(Difference::cut_off(side));
+    }
     let (kind, ending) = match &run.outcome {
         Outcome::Returned => (EndKind::Returned, run.outcome.to_string()),
         Outcome::Undefined(_) => (EndKind::Undefined, run.outcome.to_string()),
@@ -1061,5 +1136,23 @@ D:
             summary,
             Ok("refines: 1 transformed outcome against 1 original (every greedy schedule explored)".to_string())
         );
+    }
+
+    /// A check whose deadline has passed decides nothing: the exploration and
+    /// the scheduler runs (`Coverage::Sampled`) both end it as cut off, never as
+    /// a refinement, also for a pair that does refine.
+    #[test]
+    fn a_check_past_its_deadline_is_cut_off() {
+        let (original, transformed) = (parse(LOGSTAR), parse(OBL_TRANSFORMED));
+        for coverage in [Coverage::Auto, Coverage::Sampled] {
+            let mut config = config(2, &["n=88.38,1.5"], coverage);
+            config.deadline = Some(Instant::now());
+            let got = check_refines(&original, &transformed, &config).map_err(|d| d.to_string());
+            assert_eq!(
+                got,
+                Err("not decided: time limit reached (--time sets it) while finding the original program's outcomes".to_string()),
+                "{coverage:?}"
+            );
+        }
     }
 }

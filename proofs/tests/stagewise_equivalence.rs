@@ -99,6 +99,7 @@ fn equiv_config(g: &Generated, width: usize, input_seed: u64) -> EquivConfig {
             ..Bounds::default()
         },
         random_runs: 4,
+        deadline: None,
     }
 }
 

@@ -102,8 +102,15 @@ pub(super) fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
     let (name, src) = match file {
         Some(p) => {
             let name = p.display().to_string();
-            let bytes =
-                std::fs::read(p).map_err(|e| format!("cannot read {name}: {}", io_message(&e)))?;
+            // Read with a bound, a device refused (docs/cli.md "Conventions").
+            // The REPL reads its commands from standard input, so `-` here is a
+            // file of that name, as it was before the bound.
+            let path = if p.as_os_str() == "-" {
+                Path::new("./-")
+            } else {
+                p
+            };
+            let bytes = crate::host::read_whole(path, "the program")?;
             // A byte that is not UTF-8 is an error at its position, as in `pllvm check`.
             let src = text::decode_source(bytes)
                 .map_err(|e| one_line(&[e.error.to_diagnostic()], &name, &e.text))?;
@@ -152,9 +159,6 @@ pub(super) fn load_program(file: Option<&Path>) -> Result<Loaded, String> {
         file_schedule,
     })
 }
-
-/// An IO error as a lowercase message without the OS error number.
-use crate::output::io_message;
 
 /// `file:line:col: message`, plus how many more errors there are.
 fn one_line(diags: &[Diagnostic], name: &str, src: &str) -> String {

@@ -136,6 +136,7 @@ impl Oracle for Transforms {
                 ..Bounds::default()
             },
             random_runs: 4,
+            deadline: None,
         };
         let checks = check_stages(
             case.module(),
