@@ -737,6 +737,36 @@ fn table_of(graph: &Graph) -> String {
     out
 }
 
+/// Replaces the text between `krate`'s module-graph markers in ARCHITECTURE.md
+/// by `table`. The tests of every crate rewrite the one file, in threads of one
+/// process or (under nextest) in processes of their own: an exclusive lock on the
+/// file makes each read-modify-write whole, so no table overwrites another.
+fn rewrite_table(krate: &str, table: &str) {
+    use std::io::{Read as _, Seek as _, Write as _};
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
+    let mut file = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .open(&path)
+        .expect("open ARCHITECTURE.md");
+    file.lock().expect("lock ARCHITECTURE.md");
+    let mut text = String::new();
+    file.read_to_string(&mut text)
+        .expect("read ARCHITECTURE.md");
+    let start = format!("<!-- module-graph: {krate} -->\n");
+    let from = text.find(&start).expect("the start marker") + start.len();
+    let to = from
+        + text[from..]
+            .find("<!-- /module-graph -->")
+            .expect("the end marker");
+    let updated = format!("{}{}{}", &text[..from], table, &text[to..]);
+    file.set_len(0).expect("truncate ARCHITECTURE.md");
+    file.rewind().expect("rewind ARCHITECTURE.md");
+    file.write_all(updated.as_bytes())
+        .expect("write ARCHITECTURE.md");
+    // The lock ends with the file handle.
+}
+
 /// ARCHITECTURE.md's table of `krate`'s modules equals the graph of its sources.
 /// With `UPDATE_ARCHITECTURE_MD=1` the table is rewritten from the sources
 /// instead (the prose around it is the reader's to keep true).
@@ -747,16 +777,7 @@ fn assert_documented(krate: &str) {
         .filter(|(m, _)| !m.ends_with("tests"))
         .collect();
     if std::env::var_os("UPDATE_ARCHITECTURE_MD").is_some() {
-        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ARCHITECTURE.md");
-        let text = std::fs::read_to_string(&path).expect("ARCHITECTURE.md");
-        let start = format!("<!-- module-graph: {krate} -->\n");
-        let from = text.find(&start).expect("the start marker") + start.len();
-        let to = from
-            + text[from..]
-                .find("<!-- /module-graph -->")
-                .expect("the end marker");
-        let updated = format!("{}{}{}", &text[..from], table_of(&real), &text[to..]);
-        std::fs::write(&path, updated).expect("write ARCHITECTURE.md");
+        rewrite_table(krate, &table_of(&real));
     }
     let documented = documented_graph(krate);
     let show = |g: &Graph| {
