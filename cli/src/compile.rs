@@ -393,15 +393,15 @@ fn suffix_kind(emit: Emit) -> &'static str {
     }
 }
 
-/// Whether `path` is an object or program `compile` wrote: an ELF file (at
-/// most 256 MiB) that holds the symbol `pllvm_kernels`, the table of kernels
-/// both emitters define (docs/native.md).
+/// Whether `path` is an object or program `compile` wrote: a regular ELF file
+/// (at most 256 MiB; a device or FIFO is never read) that holds the symbol
+/// `pllvm_kernels`, the table of kernels both emitters define (docs/native.md).
 fn earlier_output(path: &Path) -> bool {
     const MOST: u64 = 256 << 20;
     let Ok(meta) = std::fs::metadata(path) else {
         return false;
     };
-    if meta.len() > MOST {
+    if !meta.is_file() || meta.len() > MOST {
         return false;
     }
     let Ok(bytes) = std::fs::read(path) else {

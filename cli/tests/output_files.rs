@@ -196,3 +196,50 @@ fn compile_without_o_replaces_only_its_own_earlier_output() {
     );
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn compile_without_o_refuses_a_fifo_in_its_way_without_reading_it() {
+    require("gcc", "gcc");
+    let dir = fresh_dir("compile-fifo");
+    let ir = std::fs::read_to_string(corpus("kernels/logstar.ll")).expect("logstar");
+    std::fs::write(dir.join("k.ll"), &ir).expect("write");
+    let made = Command::new("mkfifo")
+        .arg(dir.join("k.o"))
+        .status()
+        .expect("mkfifo");
+    assert!(made.success());
+    // Reading a FIFO with no writer blocks: a `compile` that read it to see
+    // whether it was its own earlier output would never end.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args([
+            "compile", "k.ll", "--target", "scalar-c", "--emit", "object",
+        ])
+        .current_dir(&dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run pllvm");
+    let mut waited = 0;
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("wait for pllvm") {
+            break status;
+        }
+        if waited >= 600 {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("compile is still reading the FIFO k.o after 60 s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        waited += 1;
+    };
+    let o = child.wait_with_output().expect("pllvm's output");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(err.contains("k.o") && err.contains("-o"), "{err}");
+    assert!(
+        std::fs::symlink_metadata(dir.join("k.o")).is_ok_and(|m| !m.is_file()),
+        "the FIFO stays as it was"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}
