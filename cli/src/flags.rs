@@ -10,7 +10,7 @@
 //! command.
 
 use crate::errors::Usage;
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_interp::config::{parse_byte_size, parse_exec, parse_interp, parse_width};
 use pllvm_interp::{RunConfig, SetupError, SetupInput, sched};
@@ -262,30 +262,15 @@ pub(crate) fn input_warnings(
 /// `/dev/urandom`: no size, no end) is refused unread, so neither costs the host
 /// more than the limit; a pipe is read up to the limit.
 fn read_buffer_file(name: &str, file: &str, room: u64, limit: u64) -> Result<Vec<u8>> {
-    use std::io::Read as _;
-    let cannot = || format!("--buffer {name}: cannot read {file}");
-    let too_big = |size: String| {
-        anyhow!(
-            "--buffer {name}: {file} holds {size} the {room} bytes of guest memory left for it under the memory limit of {limit} bytes (--memory-limit sets it)"
-        )
-    };
-    let kind = std::fs::metadata(file).with_context(cannot)?;
-    if crate::host::is_device(&kind.file_type()) {
-        return Err(anyhow!(
+    use crate::host::{Refusal, read_bounded};
+    read_bounded(std::path::Path::new(file), room).map_err(|refusal| match refusal {
+        Refusal::Device => anyhow!(
             "--buffer {name}: {file} is a device, not a file: a buffer is read whole, and a device has no size to check against the memory limit"
-        ));
-    }
-    if kind.is_file() && kind.len() > room {
-        return Err(too_big(format!("{} bytes, more than", kind.len())));
-    }
-    let mut bytes = Vec::new();
-    std::fs::File::open(file)
-        .with_context(cannot)?
-        .take(room.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .with_context(cannot)?;
-    if bytes.len() as u64 > room {
-        return Err(too_big("more than".to_string()));
-    }
-    Ok(bytes)
+        ),
+        Refusal::TooBig(size) => anyhow!(
+            "--buffer {name}: {file} holds {} the {room} bytes of guest memory left for it under the memory limit of {limit} bytes (--memory-limit sets it)",
+            size.more_than()
+        ),
+        Refusal::Io(e) => anyhow::Error::new(e).context(format!("--buffer {name}: cannot read {file}")),
+    })
 }

@@ -25,9 +25,8 @@ use std::path::{Path, PathBuf};
 pub(crate) const MAX_INPUT_FILE_BYTES: u64 = 64 << 20;
 
 /// The bytes of `path` (`-`: standard input), `what` it holds naming it in an
-/// error (`the program`, `--input`): a device is refused unread, a regular
-/// file's size is checked before it is read, and a pipe is read up to the
-/// bound.
+/// error (`the program`, `--input`), read by [`read_bounded`] with the bound
+/// [`MAX_INPUT_FILE_BYTES`].
 pub(crate) fn read_whole(path: &Path, what: &str) -> Result<Vec<u8>, String> {
     let stdin = path.as_os_str() == "-";
     let name = if stdin {
@@ -35,40 +34,80 @@ pub(crate) fn read_whole(path: &Path, what: &str) -> Result<Vec<u8>, String> {
     } else {
         path.display().to_string()
     };
-    let too_big = |size: String| {
-        format!(
-            "{what}: {name} holds {size} {MAX_INPUT_FILE_BYTES} bytes, the most pllvm reads of it"
-        )
-    };
-    let mut bytes = Vec::new();
     let read = if stdin {
-        std::io::stdin()
-            .lock()
-            .take(MAX_INPUT_FILE_BYTES + 1)
-            .read_to_end(&mut bytes)
+        take_bounded(std::io::stdin().lock(), MAX_INPUT_FILE_BYTES)
     } else {
-        let kind = std::fs::metadata(path)
-            .map_err(|e| format!("cannot read {name}: {}", io_message(&e)))?;
-        if is_device(&kind.file_type()) {
-            return Err(format!(
-                "{what}: {name} is a device, not a file: it is read whole, and a device has no size to check"
-            ));
-        }
-        if kind.is_file() && kind.len() > MAX_INPUT_FILE_BYTES {
-            return Err(too_big(format!("{} bytes, more than", kind.len())));
-        }
-        std::fs::File::open(path)
-            .and_then(|f| f.take(MAX_INPUT_FILE_BYTES + 1).read_to_end(&mut bytes))
+        read_bounded(path, MAX_INPUT_FILE_BYTES)
     };
-    read.map_err(|e| format!("cannot read {name}: {}", io_message(&e)))?;
-    if bytes.len() as u64 > MAX_INPUT_FILE_BYTES {
-        return Err(too_big("more than".to_string()));
+    read.map_err(|refusal| match refusal {
+        Refusal::Device => format!(
+            "{what}: {name} is a device, not a file: it is read whole, and a device has no size to check"
+        ),
+        Refusal::TooBig(size) => format!(
+            "{what}: {name} holds {} {MAX_INPUT_FILE_BYTES} bytes, the most pllvm reads of it",
+            size.more_than()
+        ),
+        Refusal::Io(e) => format!("cannot read {name}: {}", io_message(&e)),
+    })
+}
+
+/// Why [`read_bounded`] gave no bytes.
+pub(crate) enum Refusal {
+    /// The path names a character or block device: refused unread.
+    Device,
+    /// The file holds more than the bound.
+    TooBig(Size),
+    /// The file could not be read.
+    Io(std::io::Error),
+}
+
+/// How much more than its bound a refused file holds, as far as is known.
+pub(crate) enum Size {
+    /// A regular file's size, known before reading.
+    Known(u64),
+    /// A pipe's: it gave more than the bound, and was read no further.
+    Unknown,
+}
+
+impl Size {
+    /// `N bytes, more than` or `more than`, as the refusals' messages say it.
+    pub(crate) fn more_than(&self) -> String {
+        match self {
+            Size::Known(n) => format!("{n} bytes, more than"),
+            Size::Unknown => "more than".to_string(),
+        }
+    }
+}
+
+/// The bytes of the file `path`, at most `bound` of them: a device is refused
+/// unread, a regular file's size is checked before it is read, and anything else
+/// (a pipe) is read up to the bound.
+pub(crate) fn read_bounded(path: &Path, bound: u64) -> Result<Vec<u8>, Refusal> {
+    let kind = std::fs::metadata(path).map_err(Refusal::Io)?;
+    if is_device(&kind.file_type()) {
+        return Err(Refusal::Device);
+    }
+    if kind.is_file() && kind.len() > bound {
+        return Err(Refusal::TooBig(Size::Known(kind.len())));
+    }
+    take_bounded(std::fs::File::open(path).map_err(Refusal::Io)?, bound)
+}
+
+/// At most `bound` bytes of `reader`; more is [`Refusal::TooBig`].
+fn take_bounded(reader: impl std::io::Read, bound: u64) -> Result<Vec<u8>, Refusal> {
+    let mut bytes = Vec::new();
+    reader
+        .take(bound.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(Refusal::Io)?;
+    if bytes.len() as u64 > bound {
+        return Err(Refusal::TooBig(Size::Unknown));
     }
     Ok(bytes)
 }
 
 /// Whether a file is a character or block device (never on hosts without them).
-pub(crate) fn is_device(kind: &std::fs::FileType) -> bool {
+fn is_device(kind: &std::fs::FileType) -> bool {
     #[cfg(unix)]
     {
         use std::os::unix::fs::FileTypeExt as _;

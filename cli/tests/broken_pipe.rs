@@ -6,7 +6,7 @@ use crate::common;
 use common::temp_file;
 
 use std::io::{BufRead, BufReader, Read};
-use std::process::{Command, Stdio};
+use std::process::{Child, Command, Stdio};
 
 /// A straight-line function of `n` named adds: its printed form is far larger
 /// than a pipe's buffer, so `pllvm` is still writing when the reader leaves.
@@ -38,12 +38,18 @@ x:
 /// Runs `pllvm args`, reads one line of its standard output and closes the pipe;
 /// returns the first line, the exit status and what it printed on stderr.
 fn read_one_line_then_close(args: &[&str]) -> (String, Option<i32>, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+    let child = Command::new(env!("CARGO_BIN_EXE_pllvm"))
         .args(args)
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .expect("spawn pllvm");
+    first_line_then_close(child)
+}
+
+/// Reads one line of `child`'s standard output and closes the pipe, as `head -1`
+/// does; returns the line, the exit status and what it printed on stderr.
+fn first_line_then_close(mut child: Child) -> (String, Option<i32>, String) {
     let mut first = String::new();
     {
         let mut out = BufReader::new(child.stdout.take().expect("stdout"));
@@ -102,22 +108,10 @@ fn a_closed_stdout_pipe_ends_a_repl_script_quietly() {
         // The REPL stops reading when it ends: a failed write here is expected.
         let _ = stdin.write_all(script.as_bytes());
     });
-    let mut first = String::new();
-    {
-        let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-        out.read_line(&mut first).expect("read a line");
-    }
-    let mut err = String::new();
-    child
-        .stderr
-        .take()
-        .expect("stderr")
-        .read_to_string(&mut err)
-        .expect("read stderr");
-    let status = child.wait().expect("wait for pllvm");
+    let (first, code, err) = first_line_then_close(child);
     writer.join().expect("the script writer");
     assert!(!first.is_empty(), "printed nothing");
     assert!(!err.contains("panicked"), "the REPL panicked: {err}");
-    assert_eq!(status.code(), Some(0), "exit status, stderr: {err}");
+    assert_eq!(code, Some(0), "exit status, stderr: {err}");
     assert!(err.is_empty(), "wrote to stderr: {err}");
 }
