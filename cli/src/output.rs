@@ -5,7 +5,7 @@
 //! A file is written to a temporary file beside its target (same directory, so
 //! the same file system), synced, and renamed over the target only once it is
 //! complete: a run that fails part way, or is killed, leaves an existing target
-//! as it was (a killed run may leave its `.NAME.pllvm-PID-N.tmp` beside it), and
+//! as it was (a killed run may leave its `.NAME.pllvm-XXXXXX.tmp` beside it), and
 //! nothing removes a file this process did not create. A target that is not a
 //! regular file (`/dev/null`, a FIFO, a terminal, `/dev/stdout`) is written in
 //! place: renaming over it would replace a device node or a pipe by a regular
@@ -173,80 +173,43 @@ fn write_with(
                 Some(p) => Some(p),
                 None => std::fs::metadata(&p).ok().map(|m| m.permissions()),
             };
-            let mut temp = Temporary::beside(&p).map_err(io)?;
+            let mut temp = temporary_beside(&p).map_err(io)?;
             {
-                let mut buffered = std::io::BufWriter::new(&mut temp.file);
+                let mut buffered = std::io::BufWriter::new(temp.as_file_mut());
                 write(&mut buffered)
                     .and_then(|()| Ok(buffered.flush()?))
                     .map_err(|e| cannot(&format!("{e:#}")))?;
             }
-            temp.file.sync_all().map_err(io)?;
+            temp.as_file().sync_all().map_err(io)?;
             if let Some(permissions) = permissions {
-                temp.file.set_permissions(permissions).map_err(io)?;
+                temp.as_file().set_permissions(permissions).map_err(io)?;
             }
-            temp.persist(&p).map_err(io)
+            // On an error the temporary goes with the value: removed.
+            temp.persist(&p).map(drop).map_err(|e| io(e.error))
         }
     }
 }
 
-/// A temporary file beside a target, removed when dropped unless renamed over
-/// the target ([`Temporary::persist`]).
-struct Temporary {
-    /// Its name.
-    path: PathBuf,
-    /// The open file.
-    file: std::fs::File,
-    /// Whether it became the target (and so is not removed).
-    persisted: bool,
-}
-
-impl Temporary {
-    /// A new file `.NAME.pllvm-PID-N.tmp` in `target`'s directory, created
-    /// exclusively (an existing file of that name is never opened).
-    fn beside(target: &Path) -> std::io::Result<Temporary> {
-        let dir = match target.parent() {
-            Some(d) if !d.as_os_str().is_empty() => d,
-            _ => Path::new("."),
-        };
-        let name = target
-            .file_name()
-            .map_or_else(|| "output".into(), |n| n.to_string_lossy());
-        let mut n = 0u32;
-        loop {
-            let path = dir.join(format!(".{name}.pllvm-{}-{n}.tmp", std::process::id()));
-            match std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .open(&path)
-            {
-                Ok(file) => {
-                    return Ok(Temporary {
-                        path,
-                        file,
-                        persisted: false,
-                    });
-                }
-                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && n < 1000 => n += 1,
-                Err(e) => return Err(e),
-            }
-        }
+/// A new temporary file `.NAME.pllvm-XXXXXX.tmp` in `target`'s directory,
+/// created exclusively with a plain create's permissions (0666 less the umask),
+/// removed when dropped unless persisted over the target.
+fn temporary_beside(target: &Path) -> std::io::Result<tempfile::NamedTempFile> {
+    let dir = match target.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    let name = target
+        .file_name()
+        .map_or_else(|| "output".into(), |n| n.to_string_lossy());
+    let prefix = format!(".{name}.pllvm-");
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).suffix(".tmp");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-
-    /// Renames the file over `target`.
-    fn persist(mut self, target: &Path) -> std::io::Result<()> {
-        std::fs::rename(&self.path, target)?;
-        self.persisted = true;
-        Ok(())
-    }
-}
-
-impl Drop for Temporary {
-    fn drop(&mut self) {
-        if !self.persisted {
-            // This process created it: removing it removes nothing else.
-            let _ = std::fs::remove_file(&self.path);
-        }
-    }
+    builder.tempfile_in(dir)
 }
 
 #[cfg(test)]
