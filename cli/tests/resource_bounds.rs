@@ -4,7 +4,8 @@
 //! capped with a warning, a launch that does not end is stopped by `--time` as
 //! a `limit:` outcome, and `transform --check`, `diff-exec` and `analyze
 //! --compare-llvm` stopped by `--time` report what they decided and claim
-//! nothing more.
+//! nothing more; `diff-exec`'s native batch is cut off by it too, and leaves
+//! no process it started running.
 //!
 //! The trace test lowers the address space of its own child only (`ulimit -v`
 //! in the shell that starts it), never this process's: no other test's child
@@ -288,4 +289,125 @@ fn compare_llvm_stopped_by_time_leaves_the_run_out_and_says_so() {
     // `--time` belongs to the comparison.
     let o = crate::common::pllvm(&["analyze", &file, "--time", "1"]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+}
+
+/// The processes whose id a fake tool wrote to `pids` (one per line) have all
+/// ended (gone, or a zombie nobody reaps), within a few seconds.
+fn assert_ended(pids: &std::path::Path) {
+    let text = std::fs::read_to_string(pids).expect("the fake tool ran and wrote its pids");
+    let ids: Vec<&str> = text.split_whitespace().collect();
+    assert!(!ids.is_empty(), "no pid in {}", pids.display());
+    let running = |id: &str| {
+        std::fs::read_to_string(format!("/proc/{id}/stat"))
+            .ok()
+            .and_then(|stat| {
+                let state = stat.rsplit_once(") ")?.1.chars().next()?;
+                Some(state != 'Z' && state != 'X')
+            })
+            .unwrap_or(false)
+    };
+    let start = std::time::Instant::now();
+    while ids.iter().any(|id| running(id)) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(10),
+            "left running: {:?}",
+            ids.iter().filter(|id| running(id)).collect::<Vec<_>>()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A folder holding an executable `name` that answers `--version` and
+/// otherwise starts a `sleep` of ten minutes in the background, writes its own
+/// pid and the sleep's to `pids` in the same folder, and waits: a stand-in for
+/// a tool that does not end, and that started a process of its own (as gcc
+/// starts cc1, as and ld).
+fn fake_tool(name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let script = temp_file(
+        name,
+        "#!/bin/sh\n\
+         case \"$1\" in --version|-V) echo \"a stand-in that never ends\"; exit 0;; esac\n\
+         sleep 600 &\n\
+         dir=$(dirname \"$0\")\n\
+         echo $$ >> \"$dir/pids\"\n\
+         echo $! >> \"$dir/pids\"\n\
+         wait\n",
+    );
+    let script = std::path::PathBuf::from(script);
+    {
+        use std::os::unix::fs::PermissionsExt as _;
+        std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+            .expect("make the fake tool executable");
+    }
+    let dir = script.parent().expect("a folder").to_path_buf();
+    let pids = dir.join("pids");
+    (dir, pids)
+}
+
+/// `PATH` with `dir` first.
+fn path_with(dir: &std::path::Path) -> std::ffi::OsString {
+    let mut paths = vec![dir.to_path_buf()];
+    paths.extend(std::env::split_paths(
+        &std::env::var_os("PATH").unwrap_or_default(),
+    ));
+    std::env::join_paths(paths).expect("PATH")
+}
+
+/// `diff-exec --target neon --time 3` whose native batch does not end (a
+/// stand-in for `qemu-aarch64` first on the `PATH`, which the batch runs
+/// under): the interpreter's run returns at once, the native runs are cut off
+/// at the deadline and reported so (never "agrees"), in text and in `--json`,
+/// with exit code 3, and the stand-in is killed.
+#[test]
+fn diff_exec_native_batch_stopped_by_time_is_reported_cut_off() {
+    crate::common::require("llc-19", "llvm-19");
+    crate::common::require("aarch64-linux-gnu-gcc", "gcc-aarch64-linux-gnu");
+    let file = temp_file(
+        "inc.ll",
+        "define i32 @f(i32 %x) {\nentry:\n  ret i32 %x\n}\n",
+    );
+    let (dir, pids) = fake_tool("qemu-aarch64");
+    let args = [
+        "diff-exec",
+        &file,
+        "--target",
+        "neon",
+        "--threads",
+        "4",
+        "--arg",
+        "x=0..4",
+        "--time",
+        "3",
+    ];
+    let run = |extra: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_pllvm"))
+            .args(args)
+            .args(extra)
+            .env("PATH", path_with(&dir))
+            .stdin(std::process::Stdio::null())
+            .output()
+            .expect("run pllvm")
+    };
+    let start = std::time::Instant::now();
+    let o = run(&[]);
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        format!(
+            "{file} @f [flags, 4 threads]: not compared, cut off by --time: the native runs had not ended: time limit reached (--time sets it)\n"
+        )
+    );
+    assert!(
+        stderr(&o).contains("the comparison is partial"),
+        "{}",
+        stderr(&o)
+    );
+    assert_ended(&pids);
+    let o = run(&["--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(doc["runs"][0]["verdict"], "cut-off");
+    assert_eq!(doc["agree"], false);
+    assert_ended(&pids);
 }

@@ -8,7 +8,9 @@
 //! widening, or C from [`crate::scalar_c`]), [`Toolchain`] (the tools, each
 //! missing one named with its apt package), [`build`] (object, cached runner,
 //! link), [`Program::run`] (the protocol's IN and OUT files, a wall-clock limit
-//! on the Rust side too) and [`protocol`] (the text of IN and OUT). Inputs taken
+//! on the Rust side too), [`run_tool`] (an external tool that a deadline stops,
+//! with every process it started: [`kill_tree`]) and [`protocol`] (the text of
+//! IN and OUT). Inputs taken
 //! from the interpreter's run configuration and the lane by lane comparison with
 //! the interpreter live in the `pllvm-differential` crate, so that this compiler
 //! does not depend on the interpreter.
@@ -19,7 +21,7 @@ use protocol::{RunInput, RunResult};
 use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 /// The runner's C source (compiled once per target and cached).
@@ -155,6 +157,12 @@ pub enum NativeError {
     Io(String),
     /// The runner's output does not follow the protocol.
     Protocol(String),
+    /// A build step was stopped before it ended (its deadline came), and
+    /// killed with every process it started.
+    Stopped {
+        /// The command line.
+        command: String,
+    },
 }
 
 impl fmt::Display for NativeError {
@@ -175,6 +183,10 @@ impl fmt::Display for NativeError {
             ),
             NativeError::Io(why) => write!(f, "{why}"),
             NativeError::Protocol(why) => write!(f, "bad runner output: {why}"),
+            NativeError::Stopped { command } => write!(
+                f,
+                "stopped at the time limit before it ended, and killed: {command}"
+            ),
         }
     }
 }
@@ -298,12 +310,167 @@ pub struct Program {
     pub target: Target,
 }
 
-/// Runs a command, turning a failure into [`NativeError::Build`].
-fn run_build(mut command: Command) -> Result<(), NativeError> {
+/// How often [`run_tool`] looks at its deadline while a tool runs.
+const DEADLINE_POLL: Duration = Duration::from_millis(5);
+
+/// Why [`run_tool`] gave no output.
+#[derive(Debug)]
+pub enum ToolError {
+    /// The tool could not be started (or waited for).
+    Start(std::io::Error),
+    /// Writing its standard input failed while it ended successfully.
+    Input(std::io::Error),
+    /// The deadline came first: the tool and every process it started were
+    /// killed ([`kill_tree`]).
+    Stopped,
+}
+
+/// Runs `command` to its end with `input` (if any) on its standard input,
+/// collecting its standard output and error, as [`Command::output`] does;
+/// unless `deadline` comes first: the tool is then killed with every process it
+/// started ([`kill_tree`]: gcc's `cc1`, `as` and `ld` with the driver, never
+/// left running), waited for, and the answer is [`ToolError::Stopped`]. No tool
+/// is started once the deadline has passed.
+pub fn run_tool(
+    command: &mut Command,
+    input: Option<&[u8]>,
+    deadline: Option<Instant>,
+) -> Result<Output, ToolError> {
+    use std::io::{Read, Write};
+    let passed = || deadline.is_some_and(|d| Instant::now() >= d);
+    if passed() {
+        return Err(ToolError::Stopped);
+    }
+    command
+        .stdin(if input.is_some() {
+            Stdio::piped()
+        } else {
+            Stdio::null()
+        })
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    let mut child = command.spawn().map_err(ToolError::Start)?;
+    // Standard input is written, and the outputs read, by threads of their
+    // own: a tool that reads all its input before it writes (Graphviz's `dot`),
+    // or writes much before it reads, cannot deadlock on a full pipe.
+    let writer = match (child.stdin.take(), input) {
+        (Some(mut pipe), Some(bytes)) => {
+            let bytes = bytes.to_vec();
+            Some(std::thread::spawn(move || pipe.write_all(&bytes)))
+        }
+        _ => None,
+    };
+    fn drain(pipe: Option<impl Read + Send + 'static>) -> Option<std::thread::JoinHandle<Vec<u8>>> {
+        pipe.map(|mut p| {
+            std::thread::spawn(move || {
+                let mut bytes = Vec::new();
+                let _ = p.read_to_end(&mut bytes);
+                bytes
+            })
+        })
+    }
+    let stdout = drain(child.stdout.take());
+    let stderr = drain(child.stderr.take());
+    let status = if deadline.is_some() {
+        loop {
+            match child.try_wait() {
+                Ok(Some(status)) => break status,
+                // The threads end when the pipes close with the processes.
+                Ok(None) if passed() => {
+                    kill_tree(&mut child);
+                    return Err(ToolError::Stopped);
+                }
+                Ok(None) => std::thread::sleep(DEADLINE_POLL),
+                Err(e) => return Err(ToolError::Start(e)),
+            }
+        }
+    } else {
+        child.wait().map_err(ToolError::Start)?
+    };
+    let joined = |t: Option<std::thread::JoinHandle<Vec<u8>>>| {
+        t.map(|t| t.join().unwrap_or_default()).unwrap_or_default()
+    };
+    let output = Output {
+        status,
+        stdout: joined(stdout),
+        stderr: joined(stderr),
+    };
+    if let Some(writer) = writer
+        && let Ok(Err(e)) = writer.join()
+        && output.status.success()
+    {
+        return Err(ToolError::Input(e));
+    }
+    Ok(output)
+}
+
+/// Kills `child` and every process it started, their children included (gcc's
+/// `cc1`, `as` and `ld`; the runner's forked kernel run, which would otherwise
+/// run on until its alarm), and waits for `child`. Each process is stopped
+/// (SIGSTOP) as it is found, so that none starts another behind the search
+/// and none that ends can be reaped (and its id reused) before the kill; then
+/// all are killed (SIGKILL). Descendants are found by the parent ids in
+/// `/proc/PID/stat`. The processes stay in pllvm's process group, so Ctrl-C
+/// at a terminal still reaches them as it always did.
+pub fn kill_tree(child: &mut std::process::Child) {
+    use nix::sys::signal::{Signal, kill};
+    use nix::unistd::Pid;
+    let Ok(root) = i32::try_from(child.id()) else {
+        let _ = child.kill();
+        let _ = child.wait();
+        return;
+    };
+    let mut found = vec![root];
+    let _ = kill(Pid::from_raw(root), Signal::SIGSTOP);
+    loop {
+        let new: Vec<i32> = parent_ids()
+            .into_iter()
+            .filter(|(pid, parent)| found.contains(parent) && !found.contains(pid))
+            .map(|(pid, _)| pid)
+            .collect();
+        if new.is_empty() {
+            break;
+        }
+        for pid in new {
+            let _ = kill(Pid::from_raw(pid), Signal::SIGSTOP);
+            found.push(pid);
+        }
+    }
+    for &pid in found.iter().rev() {
+        let _ = kill(Pid::from_raw(pid), Signal::SIGKILL);
+    }
+    let _ = child.wait();
+}
+
+/// Every process's id and its parent's, from `/proc/PID/stat` (`PID (NAME) S
+/// PPID ...`, where NAME may hold spaces and parentheses: the fields after its
+/// last `)` are read).
+fn parent_ids() -> Vec<(i32, i32)> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok())
+        .filter_map(|e| e.file_name().to_str()?.parse::<i32>().ok())
+        .filter_map(|pid| {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            let parent = stat.rsplit_once(')')?.1.split_whitespace().nth(1)?;
+            Some((pid, parent.parse().ok()?))
+        })
+        .collect()
+}
+
+/// Runs a build command until it ends or `deadline` comes, turning a failure
+/// into [`NativeError::Build`] and the deadline into [`NativeError::Stopped`].
+fn run_build(mut command: Command, deadline: Option<Instant>) -> Result<(), NativeError> {
     let line = format!("{command:?}").replace('"', "");
-    let output = command
-        .output()
-        .map_err(|e| NativeError::Io(format!("cannot start {line}: {e}")))?;
+    let output = match run_tool(&mut command, None, deadline) {
+        Ok(output) => output,
+        Err(ToolError::Stopped) => return Err(NativeError::Stopped { command: line }),
+        Err(ToolError::Start(e) | ToolError::Input(e)) => {
+            return Err(NativeError::Io(format!("cannot start {line}: {e}")));
+        }
+    };
     if output.status.success() {
         Ok(())
     } else {
@@ -318,6 +485,17 @@ fn run_build(mut command: Command) -> Result<(), NativeError> {
 /// `llc-19 -O2 -filetype=obj` with the target's CPU for LLVM IR, the target's
 /// gcc with [`C_FLAGS`] for C. The source text is written next to the object.
 pub fn compile_object(target: Target, source: &Source, object: &Path) -> Result<(), NativeError> {
+    compile_object_until(target, source, object, None)
+}
+
+/// [`compile_object`] that `deadline` ends: the tool is killed when it comes
+/// ([`run_tool`]), and the answer is [`NativeError::Stopped`].
+pub fn compile_object_until(
+    target: Target,
+    source: &Source,
+    object: &Path,
+    deadline: Option<Instant>,
+) -> Result<(), NativeError> {
     let tools = Toolchain::for_target(target, source)?;
     let text_path = object.with_extension(source.extension());
     std::fs::write(&text_path, source.text())
@@ -339,17 +517,29 @@ pub fn compile_object(target: Target, source: &Source, object: &Path) -> Result<
         }
     };
     command.arg("-o").arg(object).arg(&text_path);
-    run_build(command)
+    run_build(command, deadline)
 }
 
 /// Builds `source` for `target` in `dir`: the kernels' object, the runner's
 /// (from the cache, compiled on first use), linked into `dir/prog`.
 pub fn build(target: Target, source: &Source, dir: &Path) -> Result<Program, NativeError> {
+    build_until(target, source, dir, None)
+}
+
+/// [`build`] that `deadline` ends: the tool running when it comes is killed
+/// with every process it started ([`run_tool`]), no tool starts after it, and
+/// the answer is [`NativeError::Stopped`].
+pub fn build_until(
+    target: Target,
+    source: &Source,
+    dir: &Path,
+    deadline: Option<Instant>,
+) -> Result<Program, NativeError> {
     let tools = Toolchain::for_target(target, source)?;
     std::fs::create_dir_all(dir).map_err(|e| io_error("cannot create", dir, e))?;
     let object = dir.join("kernels.o");
-    compile_object(target, source, &object)?;
-    let runner = runner_object(tools.cc)?;
+    compile_object_until(target, source, &object, deadline)?;
+    let runner = runner_object_until(tools.cc, deadline)?;
     let path = dir.join("prog");
     let mut link = Command::new(tools.cc.command);
     if target.is_aarch64() {
@@ -360,7 +550,7 @@ pub fn build(target: Target, source: &Source, dir: &Path) -> Result<Program, Nat
         .arg(&object)
         .arg(&runner)
         .arg("-lm");
-    run_build(link)?;
+    run_build(link, deadline)?;
     Ok(Program { path, target })
 }
 
@@ -384,6 +574,11 @@ pub fn cache_dir() -> PathBuf {
 /// is written to a private name and renamed into place, so concurrent builds
 /// never see half a file.
 pub fn runner_object(cc: Tool) -> Result<PathBuf, NativeError> {
+    runner_object_until(cc, None)
+}
+
+/// [`runner_object`] whose compile `deadline` ends ([`run_tool`]).
+fn runner_object_until(cc: Tool, deadline: Option<Instant>) -> Result<PathBuf, NativeError> {
     let mut hasher = std::collections::hash_map::DefaultHasher::new();
     RUNNER_C.hash(&mut hasher);
     cc.command.hash(&mut hasher);
@@ -399,8 +594,12 @@ pub fn runner_object(cc: Tool) -> Result<PathBuf, NativeError> {
     std::fs::write(&source, RUNNER_C).map_err(|e| io_error("cannot write", &source, e))?;
     let mut command = Command::new(cc.command);
     command.args(["-O1", "-c", "-o"]).arg(&private).arg(&source);
-    let built = run_build(command);
+    let built = run_build(command, deadline);
     let _ = std::fs::remove_file(&source);
+    if built.is_err() {
+        // A compile stopped part way may have left half an object.
+        let _ = std::fs::remove_file(&private);
+    }
     built?;
     std::fs::rename(&private, &object).map_err(|e| io_error("cannot write", &object, e))?;
     Ok(object)
@@ -480,8 +679,8 @@ impl Program {
             match child.try_wait() {
                 Ok(Some(status)) => break status,
                 Ok(None) if started.elapsed() > wall => {
-                    let _ = child.kill();
-                    let _ = child.wait();
+                    // The runner and the kernel run it forked (under qemu too).
+                    kill_tree(&mut child);
                     return Err(NativeError::Timeout(wall));
                 }
                 Ok(None) => std::thread::sleep(Duration::from_millis(2)),
