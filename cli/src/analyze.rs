@@ -11,6 +11,7 @@ use crate::flags::TimeLimit;
 use crate::graphviz;
 use crate::output::stdout;
 use crate::source::load;
+use crate::watchdog::{self, Ending, Watch};
 use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_analysis::PostDomTree;
@@ -22,14 +23,14 @@ use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity
 use pllvm_analysis::stride::ThreadIds;
 use pllvm_analysis::uniformity::{analyze_best, analyze_for_width, analyze_sa};
 use pllvm_semantics::ir::{FuncId, Module};
-use std::io::Write;
+use std::io::{IsTerminal as _, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// `pllvm analyze`'s flags.
 #[derive(Args, Debug)]
-#[command(mut_arg("time", |a| a.requires("compare_llvm").help(
-    "`--compare-llvm`: stop the interpreter's runs of the `; run:` lines after this many seconds (opt is not interrupted); runs cut off are left out of `observed`, said on stdout, and the exit code is 3"
+#[command(mut_arg("time", |a| a.help(
+    "Stop after this many seconds (fractions allowed): the analyses (and `dot` for --svg) are stopped, nothing is printed but a line on stderr naming the stage (with --json one document whose `time_limit` says so), and the exit code is 3. With --compare-llvm: stop the interpreter's runs of the `; run:` lines (opt is not interrupted); runs cut off are left out of `observed`, said on stdout, and the exit code is 3"
 )))]
 pub(crate) struct AnalyzeArgs {
     /// A .ll file.
@@ -96,8 +97,8 @@ fn analysis_flag(text: &str) -> Result<String, String> {
 /// Runs `pllvm analyze`.
 pub(crate) fn main(a: AnalyzeArgs) -> Result<ExitCode> {
     let kinds = parse_analysis(&a.analysis).map_err(|e| anyhow!(e))?;
-    let (module, _, _, src) = load(&Some(a.file.clone()))?;
     if a.compare_llvm {
+        let (module, _, _, src) = load(&Some(a.file.clone()))?;
         // `--time`: the clock starts with the comparison; a limit the clock
         // cannot reach is no limit.
         let deadline = a
@@ -133,24 +134,56 @@ pub(crate) fn main(a: AnalyzeArgs) -> Result<ExitCode> {
     } else {
         Format::Text
     };
-    run(
-        &module,
-        a.function.as_deref(),
-        &kinds,
-        &a.uniform_args,
-        match (a.chunk, a.width) {
-            (true, Some(w)) => ThreadIds::Chunk(w),
-            _ => ThreadIds::Array(a.width),
-        },
-        a.cycle_order,
-        format,
-        &a.file.display().to_string(),
-        &mut stdout(),
-    )?;
-    // The process ends here: leave the module to the OS instead of freeing
-    // it piece by piece (as clang's default -disable-free does).
-    std::mem::forget(module);
-    Ok(ExitCode::SUCCESS)
+    let limit = a.time.time;
+    // The report goes straight to stdout only when nothing can cut it off and
+    // no progress line shares the terminal; else it is printed once complete
+    // (docs/cli.md "Time and progress").
+    let direct = limit.is_none() && !std::io::stderr().is_terminal();
+    let file = a.file.clone();
+    let reading = format!("parsing and verifying {}", file.display());
+    let ending = watchdog::within(limit, "analyze", &reading, move |watch| {
+        let (module, _, _, _) = load(&Some(file.clone()))?;
+        let mut report = Vec::new();
+        let out: &mut dyn Write = if direct { &mut stdout() } else { &mut report };
+        run(
+            &module,
+            a.function.as_deref(),
+            &kinds,
+            &a.uniform_args,
+            match (a.chunk, a.width) {
+                (true, Some(w)) => ThreadIds::Chunk(w),
+                _ => ThreadIds::Array(a.width),
+            },
+            a.cycle_order,
+            format,
+            &file.display().to_string(),
+            watch,
+            out,
+        )?;
+        // The process ends soon: leave the module to the OS instead of
+        // freeing it piece by piece (as clang's default -disable-free does).
+        std::mem::forget(module);
+        Ok(report)
+    })?;
+    match ending {
+        Ending::Done(report) => {
+            stdout().write_all(&report)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Ending::Cut(cut) => {
+            if format == Format::Json {
+                // One document still: no function reported, and why.
+                let doc = serde_json::json!({
+                    "schema": render::REPORT_SCHEMA,
+                    "functions": [],
+                    "time_limit": cut.json(),
+                });
+                writeln!(stdout(), "{}", serde_json::to_string_pretty(&doc)?)?;
+            }
+            eprintln!("{}", cut.message("analyze"));
+            Ok(cut.exit_code())
+        }
+    }
 }
 
 /// Which analyses `--analysis` selects.
@@ -189,7 +222,8 @@ pub(crate) enum Format {
 /// Runs `kinds` on `function`, or on every function the module defines, and
 /// prints the results (text and `--dot`: one function after the other; `--json`:
 /// one document, [`render::ModuleReport`]); `ids` gives `sa` the thread array's
-/// width (thesis Fig. 10.12) and whether it is one chunk of a larger one.
+/// width (thesis Fig. 10.12) and whether it is one chunk of a larger one. Each
+/// function's analyses, and `dot` for `--svg`, are a stage of `watch`.
 #[allow(
     clippy::too_many_arguments,
     reason = "the flags of `pllvm analyze`, passed through"
@@ -203,6 +237,7 @@ pub(crate) fn run(
     cycle_order: DfsOrder,
     format: Format,
     file: &str,
+    watch: &Watch,
     out: &mut dyn Write,
 ) -> Result<()> {
     let funcs: Vec<FuncId> = match function {
@@ -237,6 +272,12 @@ pub(crate) fn run(
         } else {
             uniform_args.to_vec()
         };
+        let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+        watch.stage(format!(
+            "analysing @{} ({})",
+            module.functions[func].name,
+            names.join(", ")
+        ));
         let (results, skipped) = analyze_function(module, func, kinds, &args, ids, cycle_order)?;
         if format == Format::Json {
             let refs: Vec<&Uniformity> = results.iter().collect();
@@ -267,10 +308,11 @@ pub(crate) fn run(
             "digraph \"pllvm analyze\" {{\n  node [shape=box, fontname=\"monospace\"];\n  edge [fontname=\"monospace\"];\n{clusters}{}}}\n",
             render::dot_legend(&[])
         );
+        watch.tool("drawing the picture with Graphviz's dot");
         writeln!(
             out,
             "{}",
-            graphviz::svg(&source, file).map_err(|e| anyhow!(e))?
+            graphviz::svg_until(&source, file, watch.deadline()).map_err(|e| anyhow!(e))?
         )?;
     }
     Ok(())

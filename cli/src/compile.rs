@@ -7,9 +7,11 @@
 //! `diff-exec` prepares its kernels with the same [`prepare`].
 
 use crate::errors::{Rendered, Usage};
+use crate::flags::TimeLimit;
 use crate::output;
 use crate::source::load;
 use crate::transform::render_error;
+use crate::watchdog::{self, Ending, Watch};
 use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_analysis::result::AnalysisKind;
@@ -111,10 +113,12 @@ pub(crate) struct Prepared {
     pub uniform_args: Vec<String>,
 }
 
-/// Loads `files` and transforms the chosen functions of each.
+/// Loads `files` and transforms the chosen functions of each, each file and
+/// each function a stage of `watch`.
 pub(crate) fn prepare(
     files: &[PathBuf],
     args: &PipelineArgs,
+    watch: &Watch,
 ) -> Result<(Vec<LoadedFile>, Vec<Prepared>)> {
     let passes = parse_passes(&args.pass).map_err(|e| Usage(format!("--pass: {e}")))?;
     let analysis = parse_analysis(&args.analysis)?;
@@ -127,6 +131,7 @@ pub(crate) fn prepare(
     let mut loaded = Vec::new();
     let mut prepared: Vec<Prepared> = Vec::new();
     for path in files {
+        watch.stage(format!("parsing and verifying {}", path.display()));
         let (module, spans, name, src) = load(&Some(path.clone()))?;
         let funcs: Vec<FuncId> = if args.all_functions {
             module
@@ -151,6 +156,10 @@ pub(crate) fn prepare(
             ]
         };
         for func in funcs {
+            watch.stage(format!(
+                "transforming @{} ({})",
+                module.functions[func].name, args.pass
+            ));
             let transformed = transform(&module, func, &passes, &options)
                 .map_err(|e| Rendered(render_error(&e, &spans, &name, &src)))?;
             let report = verify_module(&transformed, &SourceMap::default());
@@ -285,6 +294,9 @@ pub(crate) enum Emit {
 
 /// `pllvm compile`.
 #[derive(Args, Debug)]
+#[command(mut_arg("time", |a| a.help(
+    "Stop after this many seconds (fractions allowed): llc-19 or gcc, if running, is killed with the processes it started, nothing is printed or written but a line on stderr naming the stage, and the exit code is 3"
+)))]
 pub(crate) struct CompileArgs {
     /// A .ll file.
     file: PathBuf,
@@ -298,9 +310,22 @@ pub(crate) struct CompileArgs {
     /// did not write).
     #[arg(long, short = 'o', value_name = "OUT")]
     output: Option<PathBuf>,
+    #[command(flatten)]
+    time: TimeLimit,
 }
 
-/// Runs `pllvm compile`.
+/// What `compile` built, for the main thread to write.
+enum Built {
+    /// `--emit source`: the text.
+    Source(String),
+    /// `--emit object|exe`: the file built in a private directory, removed
+    /// when this is dropped.
+    File(WorkDir, PathBuf),
+}
+
+/// Runs `pllvm compile`. With `--time` the work is watched
+/// (cli/src/watchdog.rs): cut off, its tools are killed and nothing is
+/// written.
 pub(crate) fn main(a: CompileArgs) -> Result<ExitCode> {
     // Where the output goes is settled before the work: a refusal costs nothing.
     let out = match (&a.output, a.emit) {
@@ -308,26 +333,57 @@ pub(crate) fn main(a: CompileArgs) -> Result<ExitCode> {
         (None, Emit::Source) => None,
         (None, emit) => Some(default_output(&a.file, emit)?),
     };
-    let (loaded, prepared) = prepare(std::slice::from_ref(&a.file), &a.pipeline)?;
-    let target = a.pipeline.target;
-    let source = emit(&loaded, &prepared, target, &a.pipeline.emit_options()?)?;
-    match (a.emit, out) {
-        (Emit::Source, Some(path)) => output::write_bytes(&path, source.text().as_bytes())?,
-        (Emit::Source, None) => write!(output::stdout(), "{}", source.text())?,
-        (Emit::Object, Some(out)) => {
-            // Built in a private directory (the source text is written next to
-            // the object), then copied.
-            let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
+    let first = format!("parsing and verifying {}", a.file.display());
+    let (file, pipeline, emit_kind) = (a.file, a.pipeline, a.emit);
+    let ending = watchdog::within(a.time.time, "compile", &first, move |watch| {
+        let (loaded, prepared) = prepare(std::slice::from_ref(&file), &pipeline, watch)?;
+        let target = pipeline.target;
+        watch.stage(match target {
+            Target::ScalarC => "emitting scalar-lane C".to_string(),
+            t => format!("widening to vector LLVM IR for {t}"),
+        });
+        let source = emit(&loaded, &prepared, target, &pipeline.emit_options()?)?;
+        if emit_kind == Emit::Source {
+            return Ok(Built::Source(source.text().to_string()));
+        }
+        // The tools this build runs: the compiler (llc-19 or gcc), and for a
+        // program the linker (gcc) too; qemu runs nothing here.
+        let mut tools: Vec<&str> = native::tools_for(target, &source)
+            .iter()
+            .filter(|t| t.command != native::QEMU.command)
+            .map(|t| t.command)
+            .collect();
+        if emit_kind == Emit::Object {
+            tools.truncate(1);
+        }
+        watch.tool(format!("building with {}", tools.join(" and ")));
+        // Built in a private directory (the source text is written next to
+        // the object), then copied by the main thread.
+        let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
+        let built = if emit_kind == Emit::Object {
             let object = dir.path().join("kernels.o");
-            native::compile_object(target, &source, &object).map_err(|e| anyhow!(e))?;
-            output::copy_file(&object, &out)?;
+            native::compile_object_until(target, &source, &object, watch.deadline())
+                .map_err(|e| anyhow!(e))?;
+            object
+        } else {
+            native::build_until(target, &source, dir.path(), watch.deadline())
+                .map_err(|e| anyhow!(e))?
+                .path
+        };
+        Ok(Built::File(dir, built))
+    })?;
+    let built = match ending {
+        Ending::Done(built) => built,
+        Ending::Cut(cut) => {
+            eprintln!("{}", cut.message("compile"));
+            return Ok(cut.exit_code());
         }
-        (Emit::Exe, Some(out)) => {
-            let dir = WorkDir::new().map_err(|e| anyhow!(e))?;
-            let program = native::build(target, &source, dir.path()).map_err(|e| anyhow!(e))?;
-            output::copy_file(&program.path, &out)?;
-        }
-        (Emit::Object | Emit::Exe, None) => {
+    };
+    match (built, out) {
+        (Built::Source(text), Some(path)) => output::write_bytes(&path, text.as_bytes())?,
+        (Built::Source(text), None) => write!(output::stdout(), "{text}")?,
+        (Built::File(_dir, built), Some(out)) => output::copy_file(&built, &out)?,
+        (Built::File(..), None) => {
             return Err(anyhow!(
                 "internal error: no output file for --emit object or exe"
             ));

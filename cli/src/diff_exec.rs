@@ -89,7 +89,7 @@ pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
         .time
         .and_then(|t| std::time::Instant::now().checked_add(t));
     let spinner = crate::progress::spinner("diff-exec");
-    let (loaded, prepared) = prepare(&a.files, &a.pipeline)?;
+    let (loaded, prepared) = prepare(&a.files, &a.pipeline, &crate::watchdog::Watch::unwatched())?;
     let width = a.pipeline.width();
     let from_flags = a.inputs.threads.is_some()
         || !a.inputs.args.is_empty()

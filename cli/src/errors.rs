@@ -30,6 +30,7 @@ impl std::fmt::Display for Rendered {
 
 impl std::error::Error for Rendered {}
 
-/// The exit code of an exploration the bounds, `--time` or Ctrl-C cut off: its
-/// report is partial.
+/// The exit code of an exploration the bounds, `--time` or Ctrl-C cut off, and
+/// of every other command `--time` cut off: its report is partial, or none
+/// (`analyze`, `transform`, `compile`: docs/cli.md "Time and progress").
 pub(crate) const EXIT_TRUNCATED: u8 = 3;

@@ -57,10 +57,12 @@ pub(crate) struct MachineFlags {
 }
 
 /// `--time SECONDS`: how long a long command may run, for every command that
-/// takes it (`run`, a launch included, `explore`, `transform --check`,
-/// `diff-exec`, `analyze --compare-llvm`); when it is over the command ends with
-/// what it has, as an outcome or a partial report, never a kill (docs/cli.md
-/// "Time and progress").
+/// takes it (`run`, a launch included, `explore`, `analyze`, `transform`,
+/// `compile`, `diff-exec`); when it is over the command ends with what it has,
+/// as an outcome or a partial report (`run`, `explore`, `transform --check`,
+/// `diff-exec`, `analyze --compare-llvm`), or with nothing printed or written
+/// (`analyze`, `transform`, `compile`: `crate::watchdog`); docs/cli.md "Time
+/// and progress".
 #[derive(Args, Clone, Copy, Debug, Default)]
 pub(crate) struct TimeLimit {
     /// Stop after this many seconds (fractions allowed) and report what was done.

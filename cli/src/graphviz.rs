@@ -13,10 +13,10 @@
 //! numbers from the CFG and refuses a picture above either bound, before `dot`
 //! runs.
 
+use pllvm_codegen::native::{ToolError, run_tool};
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::Body;
-use std::io::Write;
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 /// Most blocks one picture draws (every cluster counted): at 1,000 blocks in a
 /// chain `dot` takes about half a second (BENCHMARKS.md, "Pictures").
@@ -108,26 +108,35 @@ pub(crate) const DOT: &str = "dot";
 /// `dot` prints before it are dropped, so the result can be written as a file
 /// or put inline in an HTML page as it is.
 pub(crate) fn svg(source: &str, file: &str) -> Result<String, String> {
-    let mut child = Command::new(DOT)
-        .arg("-Tsvg")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| {
-            format!(
+    svg_until(source, file, None)
+}
+
+/// [`svg`] that `deadline` ends (`analyze --svg --time`, `transform --svg
+/// --time`): `dot` is killed when it comes (`run_tool`), and the answer is an
+/// error saying so.
+pub(crate) fn svg_until(
+    source: &str,
+    file: &str,
+    deadline: Option<std::time::Instant>,
+) -> Result<String, String> {
+    let mut command = Command::new(DOT);
+    command.arg("-Tsvg");
+    // `dot` reads all its input before it writes: `run_tool` writes it from a
+    // thread, so a large graph cannot deadlock on a full pipe either way.
+    let out = match run_tool(&mut command, Some(source.as_bytes()), deadline) {
+        Ok(out) => out,
+        Err(ToolError::Start(e)) => {
+            return Err(format!(
                 "cannot run Graphviz's `{DOT}` ({e}): install it (Debian: apt-get install graphviz)"
-            )
-        })?;
-    // `dot` reads all its input before it writes: write it from a thread so a
-    // large graph cannot deadlock on a full pipe either way.
-    let mut stdin = child.stdin.take().expect("stdin is piped");
-    let input = source.to_owned();
-    let writer = std::thread::spawn(move || stdin.write_all(input.as_bytes()));
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("`{DOT} -Tsvg` failed: {e}"))?;
-    let written = writer.join().map_err(|_| format!("writing to `{DOT}`"))?;
+            ));
+        }
+        Err(ToolError::Input(e)) => return Err(format!("writing to `{DOT}`: {e}")),
+        Err(ToolError::Stopped) => {
+            return Err(format!(
+                "Graphviz's `{DOT} -Tsvg` was stopped at the time limit before it ended"
+            ));
+        }
+    };
     if !out.status.success() {
         return Err(dot_error(
             source,
@@ -136,7 +145,6 @@ pub(crate) fn svg(source: &str, file: &str) -> Result<String, String> {
             &String::from_utf8_lossy(&out.stderr),
         ));
     }
-    written.map_err(|e| format!("writing to `{DOT}`: {e}"))?;
     let text = String::from_utf8(out.stdout).map_err(|_| format!("`{DOT}` wrote non-UTF-8"))?;
     match text.find("<svg") {
         Some(start) => Ok(text[start..].to_owned()),

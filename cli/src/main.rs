@@ -11,7 +11,8 @@
 //! errors, and `errors::Usage`: a flag naming what the program lacks), 3
 //! `explore` was cut off (`--max-states`, `--max-steps`, `--time` or Ctrl-C), or
 //! `transform --check`, `diff-exec` or `analyze --compare-llvm` by `--time`, and
-//! its report is partial.
+//! its report is partial, or `analyze`, `transform` or `compile` by `--time`,
+//! and it printed and wrote nothing (`watchdog`).
 
 mod analyze;
 mod check;
@@ -35,6 +36,7 @@ mod run;
 mod source;
 mod trace_html;
 mod transform;
+mod watchdog;
 
 /// The allocator of the `pllvm` process: jemalloc instead of the system malloc.
 /// Parsing, normalizing and analyzing a large module allocate many small vectors

@@ -3,7 +3,8 @@
 //! document) and a log or a pipe gets no progress lines (docs/cli.md
 //! "Conventions"). `pllvm run`, `transform --check`, `diff-exec` and `analyze
 //! --compare-llvm` show the time they have taken, a launch the
-//! thread arrays done (docs/launch.md "Time limit and progress"); `explore`
+//! thread arrays done (docs/launch.md "Time limit and progress"), `analyze`,
+//! `transform` and `compile` their stage too (`crate::watchdog`); `explore`
 //! and `fuzz` draw their own.
 
 use indicatif::{ProgressBar, ProgressStyle};

@@ -7,6 +7,7 @@
 use crate::errors::{EXIT_TRUNCATED, Rendered, Usage};
 use crate::flags::{self, InputFlags, RunInputs, TimeLimit};
 use crate::source::load;
+use crate::watchdog::{self, Ending, Watch};
 use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_analysis::render::{self, ClusterMarks};
@@ -29,8 +30,8 @@ use std::process::ExitCode;
 #[command(mut_arg("args", |a| a.help("`--check`: an argument, NAME=V or NAME=V0,V1,...")))]
 #[command(mut_arg("mem", |a| a.help("`--check`: initial contents of a global, @G=V0,V1,...")))]
 #[command(mut_arg("input", |a| a.help("`--check`: run inputs as JSON; flags override it")))]
-#[command(mut_arg("time", |a| a.requires("check").help(
-    "`--check`: stop after this many seconds; a stage not decided by then is reported as not decided and the exit code is 3 (1 if a stage decided before differs)"
+#[command(mut_arg("time", |a| a.help(
+    "Stop after this many seconds (fractions allowed): the transforms (and `dot` for --svg) are stopped, nothing is printed or written but a line on stderr naming the stage, and the exit code is 3. With --check: a stage not decided by then is reported as not decided and the exit code is 3 (1 if a stage decided before differs)"
 )))]
 pub(crate) struct TransformArgs {
     /// A .ll file (`-` reads standard input).
@@ -110,8 +111,72 @@ pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
     })?;
     let boscc = pllvm_codegen::boscc::Policy::parse(&a.boscc)
         .map_err(|e| Usage(format!("--boscc: {e}")))?;
-    let (module, spans, name, src) = load(&Some(a.file.clone()))?;
-    let func = match &a.function {
+    let options = Options {
+        analysis,
+        uniform_args: a.uniform_args.clone(),
+        boscc,
+        live_outs: a.live_outs,
+        ..Options::default()
+    };
+    if a.check {
+        // `--check` has a deadline of its own, and its partial report.
+        let (module, spans, name, src) = load(&Some(a.file.clone()))?;
+        let func = function(&module, &a, &name)?;
+        let stages = transformed(&module, func, &passes, &options, &spans, &name, &src)?;
+        return check(&module, &stages, &a);
+    }
+    // `--time`: the work is watched (cli/src/watchdog.rs): cut off, it prints
+    // and writes nothing.
+    let reading = format!("parsing and verifying {}", a.file.display());
+    let ending = watchdog::within(a.time.time, "transform", &reading, move |watch| {
+        let (module, spans, name, src) = load(&Some(a.file.clone()))?;
+        let func = function(&module, &a, &name)?;
+        watch.stage(format!(
+            "transforming @{} ({})",
+            module.functions[func].name, a.pass
+        ));
+        let stages = transformed(&module, func, &passes, &options, &spans, &name, &src)?;
+        let notes: Vec<String> = stages
+            .iter()
+            .flat_map(|stage| {
+                stage
+                    .notes
+                    .iter()
+                    .map(|note| format!("{}: {note}", stage.pass.name()))
+            })
+            .collect();
+        let text = if a.svg {
+            watch.stage("colouring the picture");
+            before_after_svg(&module, &stages, func, &a, &options, watch)?
+        } else {
+            watch.stage("printing the program");
+            render_stages(&stages, func, &a)
+        };
+        Ok((notes, text, a.notes, a.output))
+    })?;
+    let (notes, text, show_notes, output) = match ending {
+        Ending::Done(done) => done,
+        Ending::Cut(cut) => {
+            eprintln!("{}", cut.message("transform"));
+            return Ok(cut.exit_code());
+        }
+    };
+    if show_notes {
+        let mut err = std::io::stderr().lock();
+        for note in &notes {
+            writeln!(err, "{note}")?;
+        }
+    }
+    match &output {
+        Some(path) => crate::output::write_bytes(path, text.as_bytes())?,
+        None => write!(crate::output::stdout(), "{text}")?,
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The function `--function` names (default: the first definition).
+fn function(module: &Module, a: &TransformArgs, name: &str) -> Result<FuncId> {
+    Ok(match &a.function {
         Some(f) => {
             let f = f.trim_start_matches('@');
             module
@@ -122,16 +187,22 @@ pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
         None => module
             .first_definition()
             .ok_or_else(|| anyhow!("{name}: the file defines no function"))?,
-    };
-    let options = Options {
-        analysis,
-        uniform_args: a.uniform_args.clone(),
-        boscc,
-        live_outs: a.live_outs,
-        ..Options::default()
-    };
-    let stages = pllvm_codegen::run_passes(&module, func, &passes, &options)
-        .map_err(|e| Rendered(render_error(&e, &spans, &name, &src)))?;
+    })
+}
+
+/// The stages of the passes on `func`, each verified: a refusal is rendered at
+/// its `file:line:col`, a stage that does not verify is the bug it is.
+fn transformed(
+    module: &Module,
+    func: FuncId,
+    passes: &[pllvm_codegen::pipeline::Pass],
+    options: &Options,
+    spans: &SourceMap,
+    name: &str,
+    src: &str,
+) -> Result<Vec<Stage>> {
+    let stages = pllvm_codegen::run_passes(module, func, passes, options)
+        .map_err(|e| Rendered(render_error(&e, spans, name, src)))?;
     for stage in &stages {
         let report = verify_module(&stage.module, &SourceMap::default());
         if !report.is_ok() {
@@ -144,27 +215,7 @@ pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
             .into());
         }
     }
-    if a.check {
-        return check(&module, &stages, &a);
-    }
-    if a.notes {
-        let mut err = std::io::stderr().lock();
-        for stage in &stages {
-            for note in &stage.notes {
-                writeln!(err, "{}: {note}", stage.pass.name())?;
-            }
-        }
-    }
-    let text = if a.svg {
-        before_after_svg(&module, &stages, func, &a, &options)?
-    } else {
-        render_stages(&stages, func, &a)
-    };
-    match &a.output {
-        Some(path) => crate::output::write_bytes(path, text.as_bytes())?,
-        None => write!(std::io::stdout(), "{text}")?,
-    }
-    Ok(ExitCode::SUCCESS)
+    Ok(stages)
 }
 
 /// `--check`: every stage against the original (`pllvm_interp::equiv`).
@@ -303,6 +354,7 @@ fn before_after_svg(
     func: FuncId,
     a: &TransformArgs,
     options: &Options,
+    watch: &Watch,
 ) -> Result<String> {
     let after = stages.last().map_or(module, |s| &s.module);
     let names = |m: &Module| -> Vec<String> {
@@ -373,8 +425,10 @@ fn before_after_svg(
             ),
         ]),
     );
+    watch.tool("drawing the picture with Graphviz's dot");
     let mut svg =
-        crate::graphviz::svg(&source, &a.file.display().to_string()).map_err(|e| anyhow!(e))?;
+        crate::graphviz::svg_until(&source, &a.file.display().to_string(), watch.deadline())
+            .map_err(|e| anyhow!(e))?;
     svg.push('\n');
     Ok(svg)
 }

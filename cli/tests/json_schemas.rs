@@ -309,6 +309,18 @@ fn analysis_reports_meet_pllvm_analyze_2() {
     assert_rejects(&v, "reconverging as text", &all, |d| {
         d["functions"][0]["analyses"][0]["reconverging"] = json!("yes")
     });
+    // Cut off by `--time` (40,000 diamonds take the analyses seconds): one
+    // document still, with `time_limit` and no function.
+    let big = temp_file("diamonds.ll", common::diamonds(40_000));
+    let cut = json_of(&["analyze", &big, "--time", "0.5", "--json"], 3);
+    assert_valid(&v, "analyze --json cut off by --time", &cut);
+    assert_eq!(cut["functions"], json!([]));
+    assert_rejects(&v, "a time limit not reached", &cut, |d| {
+        d["time_limit"]["reached"] = json!(false)
+    });
+    assert_rejects(&v, "a time limit without its stage", &cut, |d| {
+        d["time_limit"].as_object_mut().map(|o| o.remove("stage"));
+    });
 }
 
 /// `pllvm diff-exec --json` meets `pllvm-diff-exec/1`: an agreeing run and a run

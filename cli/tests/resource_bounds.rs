@@ -4,8 +4,9 @@
 //! capped with a warning, a launch that does not end is stopped by `--time` as
 //! a `limit:` outcome, and `transform --check`, `diff-exec` and `analyze
 //! --compare-llvm` stopped by `--time` report what they decided and claim
-//! nothing more; `diff-exec`'s native batch is cut off by it too, and leaves
-//! no process it started running.
+//! nothing more; `diff-exec`'s native batch is cut off by it too; a plain
+//! `analyze`, `transform` and `compile` stopped by it print and write nothing,
+//! say where they were, and leave no tool they started running.
 //!
 //! The trace test lowers the address space of its own child only (`ulimit -v`
 //! in the shell that starts it), never this process's: no other test's child
@@ -219,9 +220,9 @@ fn transform_check_stopped_by_time_decides_nothing() {
         "{}",
         stderr(&o)
     );
-    // `--time` belongs to the check.
-    let o = crate::common::pllvm(&["transform", &file, "--pass", "dlt", "--time", "1"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Without `--check`, `--time` bounds the transform, which ends in time.
+    let o = crate::common::pllvm(&["transform", &file, "--pass", "dlt", "--time", "600"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
 }
 
 /// `diff-exec --time 1` on the same loop: the interpreter's run ends at the
@@ -286,9 +287,28 @@ fn compare_llvm_stopped_by_time_leaves_the_run_out_and_says_so() {
         "{}",
         stdout(&o)
     );
-    // `--time` belongs to the comparison.
-    let o = crate::common::pllvm(&["analyze", &file, "--time", "1"]);
-    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    // Without `--compare-llvm`, `--time` bounds the analyses, which end in time.
+    let o = crate::common::pllvm(&["analyze", &file, "--time", "600"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+}
+
+/// Asserts that `o` is a command `--time` cut off: exit 3, nothing on
+/// stdout, and one line on stderr naming the limit, a stage that starts with
+/// one of `stages`, and that nothing was written.
+fn assert_cut_off(o: &std::process::Output, command: &str, seconds: &str, stages: &[&str]) {
+    let err = stderr(o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(stdout(o), "", "{err}");
+    let head =
+        format!("pllvm {command}: time limit of {seconds} s reached (--time sets it) while ");
+    let stage = err
+        .strip_prefix(&head)
+        .and_then(|rest| rest.strip_suffix("; nothing written\n"))
+        .unwrap_or_else(|| panic!("not a cut-off line: {err}"));
+    assert!(
+        stages.iter().any(|s| stage.starts_with(s)),
+        "stage {stage:?} is none of {stages:?}"
+    );
 }
 
 /// The processes whose id a fake tool wrote to `pids` (one per line) have all
@@ -351,6 +371,131 @@ fn path_with(dir: &std::path::Path) -> std::ffi::OsString {
         &std::env::var_os("PATH").unwrap_or_default(),
     ));
     std::env::join_paths(paths).expect("PATH")
+}
+
+/// `pllvm analyze --time 1` on 40,000 diamonds, which its analyses take
+/// about ten seconds on: it ends at the limit with exit 3, nothing on stdout, a line
+/// on stderr naming the limit and the stage (parsing or analysing), and with
+/// `--json` one document of schema `pllvm-analyze/2` that reports no function
+/// and says why in `time_limit`. Before, `analyze` took `--time` only with
+/// `--compare-llvm` (exit 2).
+#[test]
+fn analyze_stopped_by_time_prints_nothing_and_names_the_stage() {
+    let file = temp_file("diamonds.ll", crate::common::diamonds(40_000));
+    let start = std::time::Instant::now();
+    let o = crate::common::pllvm(&["analyze", &file, "--time", "1"]);
+    assert_cut_off(
+        &o,
+        "analyze",
+        "1",
+        &[
+            "parsing and verifying",
+            "analysing @f (thesis, popl, llvm, sa)",
+        ],
+    );
+    assert!(start.elapsed() < std::time::Duration::from_secs(60));
+    let o = crate::common::pllvm(&["analyze", &file, "--time", "1", "--json"]);
+    assert_eq!(o.status.code(), Some(3), "{}", stderr(&o));
+    let doc: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON document");
+    assert_eq!(doc["schema"], "pllvm-analyze/2");
+    assert_eq!(doc["functions"], serde_json::json!([]));
+    assert_eq!(doc["time_limit"]["reached"], true);
+    assert_eq!(doc["time_limit"]["seconds"], 1.0);
+    assert!(doc["time_limit"]["stage"].is_string(), "{doc}");
+    assert!(stderr(&o).contains("nothing written"), "{}", stderr(&o));
+}
+
+/// `analyze --svg --time 1` while Graphviz's `dot` (a stand-in that does not
+/// end, first on the `PATH`) draws: `dot` and the process it started are
+/// killed, the stage names it, and nothing is printed.
+#[test]
+fn analyze_svg_stopped_by_time_kills_dot() {
+    let file = temp_file(
+        "inc.ll",
+        "define i32 @f(i32 %x) {\nentry:\n  ret i32 %x\n}\n",
+    );
+    let (dir, pids) = fake_tool("dot");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(["analyze", &file, "--svg", "--time", "1"])
+        .env("PATH", path_with(&dir))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run pllvm");
+    assert_cut_off(
+        &o,
+        "analyze",
+        "1",
+        &["drawing the picture with Graphviz's dot"],
+    );
+    assert_ended(&pids);
+}
+
+/// `transform --pass dlt,boscc,pl --time 1 -o OUT` on 10,000 diamonds (about
+/// ten seconds of work): it
+/// ends at the limit with exit 3, names the stage, leaves OUT as it was (and
+/// no temporary beside it), and prints nothing. Before, `transform` took
+/// `--time` only with `--check` (exit 2).
+#[test]
+fn transform_stopped_by_time_writes_nothing() {
+    let file = temp_file("diamonds.ll", crate::common::diamonds(10_000));
+    let out = temp_file("out.ll", "old\n");
+    let o = crate::common::pllvm(&[
+        "transform",
+        &file,
+        "--pass",
+        "dlt,boscc,pl",
+        "-o",
+        &out,
+        "--time",
+        "1",
+    ]);
+    assert_cut_off(
+        &o,
+        "transform",
+        "1",
+        &["parsing and verifying", "transforming @f (dlt,boscc,pl)"],
+    );
+    assert_eq!(std::fs::read_to_string(&out).expect("OUT"), "old\n");
+    let dir = std::path::Path::new(&out).parent().expect("a folder");
+    let names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the folder")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["out.ll"]);
+}
+
+/// `compile --emit object --time 1` while llc-19 (a stand-in that does not
+/// end, first on the `PATH`) builds: llc-19 and the process it started are
+/// killed, the stage names llc-19, the output file keeps its contents, and the
+/// exit code is 3. The same compile with the real tools and a generous limit
+/// writes the object. Before, `compile` took no `--time` (exit 2).
+#[test]
+fn compile_stopped_by_time_kills_its_tools_and_writes_nothing() {
+    crate::common::require("gcc", "gcc");
+    crate::common::require("llc-19", "llvm-19");
+    let file = temp_file(
+        "inc.ll",
+        "define i32 @f(i32 %x) {\nentry:\n  ret i32 %x\n}\n",
+    );
+    let out = temp_file("k.o", "old\n");
+    let (dir, pids) = fake_tool("llc-19");
+    let args = [
+        "compile", &file, "--target", "avx2", "--emit", "object", "-o", &out,
+    ];
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(args)
+        .args(["--time", "1"])
+        .env("PATH", path_with(&dir))
+        .stdin(std::process::Stdio::null())
+        .output()
+        .expect("run pllvm");
+    assert_cut_off(&o, "compile", "1", &["building with llc-19"]);
+    assert_ended(&pids);
+    assert_eq!(std::fs::read_to_string(&out).expect("OUT"), "old\n");
+    let o = crate::common::pllvm(&[&args[..], &["--time", "600"]].concat());
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    assert!(std::fs::read(&out).expect("OUT").starts_with(b"\x7fELF"));
 }
 
 /// `diff-exec --target neon --time 3` whose native batch does not end (a

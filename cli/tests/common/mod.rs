@@ -31,6 +31,25 @@ pub(crate) const FIG45_INPUTS: [&str; 6] = [
     "x=0,1",
 ];
 
+/// A function of `n` diamonds in a row, each branching on a varying condition
+/// and joining with a phi: 3n + 2 blocks, which the analyses and the
+/// transforms take seconds on in a test build.
+pub(crate) fn diamonds(n: usize) -> String {
+    use std::fmt::Write as _;
+    let mut s = String::from(
+        "define i32 @f(i32 %x) {\nentry:\n  %c = icmp slt i32 %x, 5\n  br label %b0\n",
+    );
+    for k in 0..n {
+        let _ = write!(
+            s,
+            "b{k}:\n  br i1 %c, label %t{k}, label %e{k}\nt{k}:\n  br label %e{k}\ne{k}:\n  %v{k} = phi i32 [1, %b{k}], [2, %t{k}]\n  br label %b{}\n",
+            k + 1
+        );
+    }
+    let _ = write!(s, "b{n}:\n  ret i32 0\n}}\n");
+    s
+}
+
 /// `pllvm COMMAND FILE INPUTS... EXTRA...`.
 pub(crate) fn pllvm_on(command: &str, file: &str, inputs: &[&str], extra: &[&str]) -> Output {
     pllvm(&[&[command, file][..], inputs, extra].concat())
