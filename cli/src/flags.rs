@@ -116,6 +116,48 @@ pub(crate) fn sched_flag(text: &str) -> Result<String, String> {
     }
 }
 
+/// The replay `replay:SPEC` names, the same in `run --sched`, `repl --sched`
+/// and the REPL's `set sched`: SPEC is a file when one of that name exists,
+/// else a list of block names `A,B,C` ([`Replay::parse`] reads both). The
+/// file is read as a program's text is ([`crate::host::read_bounded`]): a
+/// device (`/dev/zero`, no size, no end) is refused unread, a regular file
+/// larger than [`crate::host::MAX_INPUT_FILE_BYTES`] is refused by its size,
+/// and a pipe is read no further than that (docs/cli.md "Schedules"). The
+/// callers make an error of `--sched` a usage error (exit 2).
+pub(crate) fn replay(
+    program: &pllvm_semantics::rules::Program<'_>,
+    spec: &str,
+) -> Result<sched::Replay, String> {
+    use crate::host::{MAX_INPUT_FILE_BYTES, Refusal, read_bounded};
+    let spec = spec.trim();
+    if spec.is_empty() {
+        return Err("replay: needs a file or a block list, as in replay:A,B,C".into());
+    }
+    let path = std::path::Path::new(spec);
+    if std::fs::metadata(path).is_ok() {
+        let bytes = read_bounded(path, MAX_INPUT_FILE_BYTES).map_err(|refusal| match refusal {
+            Refusal::Device => format!(
+                "{spec} is a device, not a schedule file: a schedule is read whole, and a device has no size to check"
+            ),
+            Refusal::TooBig(size) => format!(
+                "{spec} holds {} {MAX_INPUT_FILE_BYTES} bytes, the most pllvm reads of a schedule",
+                size.more_than()
+            ),
+            Refusal::Io(e) => format!("cannot read {spec}: {}", crate::output::io_message(&e)),
+        })?;
+        let text = String::from_utf8(bytes)
+            .map_err(|_| format!("{spec} is not UTF-8 text, not a schedule"))?;
+        return sched::Replay::parse(program, &text, spec);
+    }
+    sched::Replay::parse(program, spec, spec).map_err(|e| {
+        if spec.contains('/') || spec.contains('.') {
+            format!("{e} (and no file {spec} exists)")
+        } else {
+            e
+        }
+    })
+}
+
 /// The run flags of one command line, as [`InputFlags::config_over`] reads them.
 #[derive(Clone, Copy, Debug)]
 pub(crate) struct InputFlags<'a> {

@@ -16,7 +16,7 @@ use anyhow::{Result, anyhow};
 use clap::Args;
 use pllvm_interp::greedy::{self, GreedyFacts};
 use pllvm_interp::run::ScheduledRun;
-use pllvm_interp::sched::{self, Interactive, Replay, Scheduler};
+use pllvm_interp::sched::{self, Interactive, Scheduler};
 use pllvm_interp::{Machine, Outcome, RunConfig, RunError, trace};
 use pllvm_semantics::ir::{Block, Module};
 use pllvm_semantics::rules::{Program, State};
@@ -244,7 +244,7 @@ pub(crate) fn main(r: RunArgs) -> Result<ExitCode> {
 fn scheduler(spec: &str, program: &Program<'_>) -> Result<Box<dyn Scheduler>> {
     if let Some(source) = spec.strip_prefix("replay:") {
         return Ok(Box::new(
-            Replay::from_spec(program, source).map_err(|e| anyhow!(e))?,
+            flags::replay(program, source).map_err(|e| anyhow!(e))?,
         ));
     }
     if spec == "interactive" {

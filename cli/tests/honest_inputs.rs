@@ -261,6 +261,42 @@ fn replay_reads_lists_tables_and_json_traces_alike() {
     );
 }
 
+/// `replay:FILE` reads FILE with the bound of a program's text: a device is
+/// refused unread and a file over 64 MiB by its size, each a usage error (exit
+/// 2) naming the file, in `run --sched`, `repl --sched` and the REPL's `set
+/// sched`. Before, `/dev/zero` was taken for a block list (exit 2, "no block
+/// named /dev/zero") and a large file was read whole.
+#[test]
+fn replay_files_are_read_with_a_bound() {
+    let f = corpus(DIAMOND.trim_start_matches("corpus/"));
+    let big = temp_file("big-schedule.txt", "");
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&big)
+        .and_then(|file| file.set_len((64 << 20) + 1))
+        .expect("a sparse file of 64 MiB and a byte");
+    for (spec, says) in [
+        (
+            "replay:/dev/zero".to_string(),
+            "/dev/zero is a device, not a schedule file".to_string(),
+        ),
+        (
+            format!("replay:{big}"),
+            format!("{big} holds 67108865 bytes, more than 67108864 bytes"),
+        ),
+    ] {
+        let o = pllvm(&["run", &f, "--sched", &spec]);
+        assert_eq!(code(&o), 2, "{spec}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&says), "{spec}: {}", stderr(&o));
+        let o = pllvm_with_stdin(&["repl", &f, "--sched", &spec], "quit\n");
+        assert_eq!(code(&o), 2, "repl --sched {spec}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&says), "{spec}: {}", stderr(&o));
+        let o = pllvm_with_stdin(&["repl", &f], &format!("set sched {spec}\nquit\n"));
+        let both = format!("{}{}", stdout(&o), stderr(&o));
+        assert!(both.contains(&says), "set sched {spec}: {both}");
+    }
+}
+
 #[test]
 fn a_dash_reads_the_program_from_standard_input() {
     for command in [

@@ -229,6 +229,9 @@ impl Replay {
     ///   the `sc` column of each row; indented value lines and the `outcome:` /
     ///   `result:` lines after the table are skipped;
     /// - a JSON trace (`--trace json`, `save-trace FILE.json`): the `sc` of each row.
+    ///
+    /// The interpreter reads no file: `pllvm`'s `replay:FILE` reads the file
+    /// (with a bound) and hands its text here.
     pub fn parse(program: &Program<'_>, text: &str, source: &str) -> Result<Replay, String> {
         let names = recorded_block_names(text).map_err(|e| format!("{source}: {e}"))?;
         let mut blocks = Vec::with_capacity(names.len());
@@ -240,29 +243,6 @@ impl Replay {
             blocks.push(b);
         }
         Ok(Replay::new(blocks, source))
-    }
-
-    /// The replay `replay:SPEC` names, the same in `pllvm run --sched` and in the
-    /// REPL's `sched`: SPEC is a file when one of that name exists (read with
-    /// [`Replay::parse`]), otherwise a list of block names `A,B,C`.
-    pub fn from_spec(program: &Program<'_>, spec: &str) -> Result<Replay, String> {
-        let spec = spec.trim();
-        if spec.is_empty() {
-            return Err("replay: needs a file or a block list, as in replay:A,B,C".into());
-        }
-        let path = std::path::Path::new(spec);
-        if path.is_file() {
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("cannot read {spec}: {e}"))?;
-            return Replay::parse(program, &text, spec);
-        }
-        Replay::parse(program, spec, spec).map_err(|e| {
-            if spec.contains('/') || spec.contains('.') {
-                format!("{e} (and no file {spec} exists)")
-            } else {
-                e
-            }
-        })
     }
 }
 

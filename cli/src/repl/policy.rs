@@ -49,7 +49,7 @@ impl Policy {
             return Ok(Policy::Interactive);
         }
         if let Some(source) = text.strip_prefix("replay:") {
-            return Replay::from_spec(program, source).map(Policy::Replay);
+            return crate::flags::replay(program, source).map(Policy::Replay);
         }
         if let Some(seed) = text.strip_prefix("random:") {
             return seed
@@ -72,6 +72,14 @@ impl Policy {
                 super::command::truncate(other)
             )),
         }
+    }
+
+    /// The policy `--sched` names, as [`Policy::parse`] reads it; what it
+    /// cannot read (a `replay:FILE` refused, a block the program lacks) is a
+    /// usage error (exit 2), as for `run --sched`.
+    pub(super) fn from_flag(text: &str, program: &Program<'_>) -> anyhow::Result<Policy> {
+        Policy::parse(text, program)
+            .map_err(|e| crate::errors::Usage(format!("--sched {}: {e}", text.trim())).into())
     }
 
     /// The replay of a schedule given as block names (a run input's or a corpus

@@ -213,7 +213,7 @@ impl Session {
         let (policy, facts) = {
             let m = Machine::new(&loaded.module, &config).map_err(|e| flags.setup_error(e))?;
             let policy = match (&options.sched, schedule) {
-                (Some(p), _) => Policy::parse(p, &m.program).map_err(anyhow::Error::msg)?,
+                (Some(p), _) => Policy::from_flag(p, &m.program)?,
                 (None, Some(list)) => {
                     Policy::replay_names(&list, &m.program).map_err(anyhow::Error::msg)?
                 }
