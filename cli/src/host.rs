@@ -185,6 +185,20 @@ fn cgroup_left() -> Option<u64> {
 /// the run itself needs the rest.
 pub(crate) const TRACE_SHARE: u64 = 4;
 
+/// The rows of `row_bytes` each that fit in the trace's share of `available`
+/// bytes, when fewer than `requested` (at least 1); `None` when all fit or the
+/// host tells no bound.
+fn rows_that_fit(requested: usize, row_bytes: usize, available: Option<u64>) -> Option<usize> {
+    let share = available? / TRACE_SHARE;
+    let fit = usize::try_from(share / row_bytes.max(1) as u64).unwrap_or(usize::MAX);
+    (requested > fit).then_some(fit.max(1))
+}
+
+/// `rows × row_bytes` in MiB, for the warnings.
+fn mib_of(rows: usize, row_bytes: usize) -> u128 {
+    (rows as u128).saturating_mul(row_bytes as u128) / (1 << 20)
+}
+
 /// `requested` trace rows (of `row_bytes` each), capped so that they fit in
 /// the trace's share of `available` bytes: the rows kept, and when they are
 /// fewer, the warning that says why.
@@ -194,23 +208,42 @@ pub(crate) fn cap_trace_rows(
     available: Option<u64>,
     width: usize,
 ) -> (usize, Option<String>) {
-    let Some(available) = available else {
+    let Some(kept) = rows_that_fit(requested, row_bytes, available) else {
         return (requested, None);
     };
-    let share = available / TRACE_SHARE;
-    let fit = usize::try_from(share / row_bytes.max(1) as u64).unwrap_or(usize::MAX);
-    if requested <= fit {
-        return (requested, None);
-    }
-    let kept = fit.max(1);
-    let mib = |b: u64| b / (1 << 20);
-    let needed = (requested as u128).saturating_mul(row_bytes as u128);
     (
         kept,
         Some(format!(
             "a trace of {requested} rows (--trace-limit) of {width} lanes would take about {} MiB of host memory, more than a quarter of the {} MiB this process may still use; the trace keeps {kept} rows (the first and the latest)",
-            needed / (1 << 20),
-            mib(available)
+            mib_of(requested, row_bytes),
+            available.unwrap_or(0) / (1 << 20)
+        )),
+    )
+}
+
+/// The REPL's trace window (`pllvm_interp::stepper::Stepper::trace_window`):
+/// `requested` rows of `row_bytes` each, capped so that the trace fits in the
+/// trace's share of `available` bytes, as [`cap_trace_rows`] caps `run`'s. The
+/// stepper holds up to twice its window before it drops the oldest rows, so
+/// twice the window must fit. The window kept, and when it is smaller, the
+/// warning that says why.
+pub(crate) fn cap_repl_trace_window(
+    requested: usize,
+    row_bytes: usize,
+    available: Option<u64>,
+    width: usize,
+) -> (usize, Option<String>) {
+    let held = requested.saturating_mul(2);
+    let Some(fit) = rows_that_fit(held, row_bytes, available) else {
+        return (requested, None);
+    };
+    let kept = (fit / 2).max(1);
+    (
+        kept,
+        Some(format!(
+            "the session would keep up to {held} trace rows of {width} lanes, about {} MiB of host memory, more than a quarter of the {} MiB this process may still use; it keeps the last {kept} rows instead of {requested}",
+            mib_of(held, row_bytes),
+            available.unwrap_or(0) / (1 << 20)
         )),
     )
 }
@@ -232,6 +265,18 @@ mod tests {
         check(1001, Some(4_000_000), (1000, true));
         check(1_000_000_000, None, (1_000_000_000, false));
         check(10, Some(0), (1, true));
+    }
+
+    #[test]
+    fn the_repl_window_is_halved_to_hold_twice_its_rows() {
+        let cap = |requested, available| {
+            let (kept, warning) = cap_repl_trace_window(requested, 1000, available, 8);
+            (kept, warning.is_some())
+        };
+        assert_eq!(cap(500, Some(4_000_000)), (500, false));
+        assert_eq!(cap(501, Some(4_000_000)), (500, true));
+        assert_eq!(cap(10_000, Some(0)), (1, true));
+        assert_eq!(cap(10_000, None), (10_000, false));
     }
 
     #[test]

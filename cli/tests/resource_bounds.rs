@@ -71,6 +71,44 @@ fn an_explicit_trace_limit_is_capped_by_host_memory_with_a_warning() {
     );
 }
 
+/// A loop whose block writes 24 values: at W = 4096 each trace row of the
+/// REPL (which records the values written) holds about 24 × 4096 lanes.
+fn wide_rows() -> String {
+    let mut s = String::from("define i32 @f(i32 %x) {\na:\n  br label %b\nb:\n");
+    s += "  %v0 = add i32 %x, 1\n";
+    for k in 1..24 {
+        s += &format!("  %v{k} = add i32 %v{}, 1\n", k - 1);
+    }
+    s + "  br label %b\n}\n"
+}
+
+/// The REPL at W = 4096 under a 600 MB address space: its usual trace
+/// window (256 rows, up to 512 held) of rows of 24 values would take over a
+/// GiB, so the window is cut to what fits a quarter of the memory left, with
+/// a warning in the banner naming the rows kept, as `run --trace-limit` is
+/// capped; the session then steps as usual. Before, the REPL kept its window
+/// whatever the host had, and a long `continue` grew until the allocator
+/// aborted it.
+#[test]
+fn the_repl_trace_window_is_capped_by_host_memory_with_a_warning() {
+    let file = temp_file("wide-rows.ll", wide_rows());
+    let o = Command::new("sh")
+        .arg("-c")
+        .arg("ulimit -v 600000 && printf 'step 3\\nstate\\n' | exec \"$0\" \"$@\"")
+        .arg(env!("CARGO_BIN_EXE_pllvm"))
+        .args(["repl", &file, "--threads", "4096", "--arg", "x=1"])
+        .output()
+        .expect("run pllvm under sh");
+    let out = format!("{}{}", stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(0), "{out}");
+    assert!(
+        out.contains("warning: the session would keep up to 512 trace rows of 4096 lanes, about")
+            && out.contains("it keeps the last"),
+        "{out}"
+    );
+    assert!(out.contains("step 3: running"), "{out}");
+}
+
 /// A kernel whose thread 37 never leaves its loop: the other threads return
 /// their id.
 const ONE_SPINS: &str = "define i32 @k(i32 %t) {

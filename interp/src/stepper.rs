@@ -14,8 +14,9 @@
 //! What a stepper keeps is bounded, so that running a loop that never ends (up to
 //! the step limit, a million blocks by default) does not exhaust the host: the
 //! last [`BACK_DEPTH`] snapshots (fewer when the states are large: they stay
-//! within [`SNAPSHOT_BUDGET`] bytes) and the last [`trace::default_limit`] trace
-//! rows (10,000 up to W = 104).
+//! within [`SNAPSHOT_BUDGET`] bytes) and the last [`Stepper::trace_window`]
+//! trace rows ([`trace::default_limit`], 10,000 up to W = 104, unless the front
+//! end lowers it to fit the host).
 
 use crate::config::RunConfig;
 use crate::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, legality};
@@ -125,6 +126,11 @@ pub struct Stepper<P> {
     pub trace: Vec<TraceRow>,
     /// Rows dropped from the front of the trace.
     pub trace_first: u64,
+    /// The rows the trace keeps: the last `trace_window` at least, and at most
+    /// twice as many (rows are dropped in batches). [`Stepper::new`] sets
+    /// [`trace::default_limit`]; a front end may lower it to what the host's
+    /// memory allows (the REPL does, `cli/src/repl/session.rs`).
+    pub trace_window: usize,
     /// What the divergence observer has seen so far.
     pub divergence: DivergenceRecord,
     /// Why the run cannot go on: every lane returned, or the last attempted block
@@ -147,6 +153,7 @@ impl<P: StepPolicy> Stepper<P> {
             steps: 0,
             trace: Vec::new(),
             trace_first: 0,
+            trace_window: trace::default_limit(config.threads),
             divergence: m.divergence,
             ended: None,
             policy,
@@ -203,7 +210,7 @@ impl<P: StepPolicy> Stepper<P> {
         }
         let mut m = self.machine(module, config).map_err(|e| e.to_string())?;
         m.trace = std::mem::take(&mut self.trace);
-        let window = trace::default_limit(config.threads);
+        let window = self.trace_window.max(1);
         let mut report = Advance {
             start: self.steps,
             ..Advance::default()

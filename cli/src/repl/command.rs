@@ -160,7 +160,8 @@ pub(super) const COMMANDS: &[CommandSpec] = &[
         summary: "the trace so far, laid out like thesis Fig. 4.5b; -v adds the values",
         details: "Columns: sc | in | next | cmask | pmask | amask | i, lanes in lane order.\n\
                   The session keeps the last 10,000 rows (fewer above W = 104: rows × W\n\
-                  ≤ 2^20); a note says how many earlier rows are not kept.",
+                  ≤ 2^20, and fewer when they would not fit a quarter of the host memory\n\
+                  left, with a warning); a note says how many earlier rows are not kept.",
         args: ArgKind::Nothing,
     },
     CommandSpec {

@@ -9,7 +9,9 @@
 //! What a session keeps is bounded (see `pllvm_interp::stepper`): the last
 //! [`BACK_DEPTH`] snapshots (fewer when the states are large: they stay within
 //! `SNAPSHOT_BUDGET` bytes) and the last [`pllvm_interp::trace::default_limit`]
-//! trace rows (10,000 up to W = 104).
+//! trace rows (10,000 up to W = 104), fewer when that many rows would not fit a
+//! quarter of the host memory this process may still use (`initial_run`, with
+//! a warning, as `run --trace-limit` is capped).
 //!
 //! The machine is `pllvm_interp::Machine`, the same one `pllvm run` and the corpus
 //! use: every command rebuilds it for the loaded module and the session's
@@ -93,6 +95,9 @@ pub(super) struct Session {
     breaks: Vec<Target>,
     /// The run so far, with its snapshots for `back`.
     run: Stepper<Policy>,
+    /// Why the run's trace window is smaller than usual (host memory), shown
+    /// with the banner and whenever the run starts over.
+    trace_warning: Option<String>,
     style: Style,
 }
 
@@ -221,7 +226,7 @@ impl Session {
             };
             (policy, facts_of(&m, &config))
         };
-        let run =
+        let (run, trace_warning) =
             initial_run(&loaded.module, &config, policy.clone()).map_err(anyhow::Error::msg)?;
         Ok(Session {
             loaded,
@@ -230,6 +235,7 @@ impl Session {
             facts,
             breaks: Vec::new(),
             run,
+            trace_warning,
             style,
         })
     }
@@ -271,6 +277,7 @@ impl Session {
                 );
             }
         }
+        self.push_trace_warning(&mut out);
         push_line(&mut out, "type help for the commands, quit to leave");
         out
     }
@@ -380,6 +387,7 @@ impl Session {
                     &mut out,
                     "the run starts over from the initial state (Def. 4)",
                 );
+                self.push_trace_warning(&mut out);
             }
             Command::Load(file) => self.load(&file, &mut out)?,
             Command::List => out.push_str(&text::print_module(&self.loaded.module)),
@@ -389,9 +397,17 @@ impl Session {
         Ok((out, Flow::Continue))
     }
 
+    /// The warning of a trace window the host's memory made smaller, if any.
+    fn push_trace_warning(&self, out: &mut String) {
+        if let Some(w) = &self.trace_warning {
+            push_line(out, self.style.paint(Role::Note, &format!("warning: {w}")));
+        }
+    }
+
     /// Back to the initial state (Def. 4), forgetting the snapshots.
     fn reset(&mut self) -> Result<(), String> {
-        self.run = initial_run(&self.loaded.module, &self.config, self.policy_start.clone())?;
+        (self.run, self.trace_warning) =
+            initial_run(&self.loaded.module, &self.config, self.policy_start.clone())?;
         Ok(())
     }
 
@@ -418,7 +434,7 @@ impl Session {
             &format!(
                 "(the first {first} row{} are not kept: the session keeps the last {} rows of the trace)",
                 if first == 1 { "" } else { "s" },
-                trace::default_limit(self.config.threads)
+                self.run.trace_window
             ),
         )
     }
@@ -1068,15 +1084,18 @@ impl Session {
             Setting::Mem(spec) => config.add_memory(&spec).map_err(|e| reword(&e))?,
             Setting::Strict(on) => config.strict = on,
         }
-        let run = initial_run(&self.loaded.module, &config, self.policy_start.clone())
-            .map_err(|e| reword(&e))?;
+        let (run, trace_warning) =
+            initial_run(&self.loaded.module, &config, self.policy_start.clone())
+                .map_err(|e| reword(&e))?;
         let facts = Machine::new(&self.loaded.module, &config)
             .map(|m| facts_of(&m, &config))
             .map_err(|e| e.to_string())?;
         self.config = config;
         self.facts = facts;
         self.run = run;
+        self.trace_warning = trace_warning;
         push_line(out, format!("{} (the run starts over)", self.summary()));
+        self.push_trace_warning(out);
         for n in notes {
             push_line(out, self.style.paint(Role::Note, &n));
         }
@@ -1102,10 +1121,11 @@ impl Session {
             });
             (policy, facts_of(&m, &config))
         };
-        let run = initial_run(&loaded.module, &config, policy.clone())?;
+        let (run, trace_warning) = initial_run(&loaded.module, &config, policy.clone())?;
         self.loaded = loaded;
         self.config = config;
         self.run = run;
+        self.trace_warning = trace_warning;
         self.facts = facts;
         self.policy_start = policy;
         self.breaks.clear();
@@ -1193,13 +1213,35 @@ impl Session {
     }
 }
 
-/// The initial run of `module` under `config` (Def. 4), scheduled by `policy`.
+/// The initial run of `module` under `config` (Def. 4), scheduled by `policy`,
+/// with its trace window capped by the host memory this process may still use
+/// (`crate::host::cap_repl_trace_window`, as `run --trace-limit` is capped),
+/// and the warning that says so when it is.
 fn initial_run(
     module: &Module,
     config: &RunConfig,
     policy: Policy,
-) -> Result<Stepper<Policy>, String> {
-    Stepper::new(module, config, policy).map_err(|e| e.to_string())
+) -> Result<(Stepper<Policy>, Option<String>), String> {
+    let mut run = Stepper::new(module, config, policy).map_err(|e| e.to_string())?;
+    let machine = run.machine(module, config).map_err(|e| e.to_string())?;
+    // Each row records at most the values of the largest block (the REPL's
+    // machine records the values written).
+    let body = machine.program.body;
+    let written = body
+        .layout
+        .iter()
+        .map(|&b| body.blocks[b].phis.len() + body.blocks[b].body.len())
+        .max()
+        .unwrap_or(0);
+    let width = config.threads;
+    let (window, warning) = crate::host::cap_repl_trace_window(
+        run.trace_window,
+        trace::row_bytes(width, written),
+        crate::host::available_memory(),
+        width,
+    );
+    run.trace_window = window;
+    Ok((run, warning))
 }
 
 /// The breakpoints and Ctrl-C, as [`Stepper::advance`] checks them.
