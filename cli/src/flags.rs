@@ -118,7 +118,7 @@ pub(crate) fn sched_flag(text: &str) -> Result<String, String> {
 
 /// The replay `replay:SPEC` names, the same in `run --sched`, `repl --sched`
 /// and the REPL's `set sched`: SPEC is a file when one of that name exists,
-/// else a list of block names `A,B,C` ([`Replay::parse`] reads both). The
+/// else a list of block names `A,B,C` ([`sched::Replay::parse`] reads both). The
 /// file is read as a program's text is ([`crate::host::read_bounded`]): a
 /// device (`/dev/zero`, no size, no end) is refused unread, a regular file
 /// larger than [`crate::host::MAX_INPUT_FILE_BYTES`] is refused by its size,
