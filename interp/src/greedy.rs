@@ -63,6 +63,9 @@ use pllvm_semantics::rules::masks::cmask;
 use pllvm_semantics::rules::step::lss_w_step;
 use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError};
 use std::cell::Cell;
+
+mod lowest_path;
+pub use lowest_path::LowestPath;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -736,6 +739,16 @@ pub fn can_terminate(
     CanTerminate::No
 }
 
+/// A hash of the whole state (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) with a fixed seed, the
+/// same in every run: the key of the §5.3 search's seen states, of the spin guard
+/// and of [`LowestPath`]. Equal states have equal hashes; states with different
+/// hashes differ, which is the only direction the checks rely on without
+/// comparing whole states.
+pub fn state_hash(state: &State) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(state)
+}
+
 /// The states a search has seen, by hash (each state hashed once per visit).
 #[derive(Default)]
 struct SeenStates {
@@ -745,10 +758,7 @@ struct SeenStates {
 
 impl SeenStates {
     fn hash(state: &State) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        state.hash(&mut h);
-        h.finish()
+        state_hash(state)
     }
 
     fn contains(&self, hash: u64, state: &State) -> bool {
@@ -865,7 +875,7 @@ pub fn termination_preserving(
 /// more distinct states on it than the budget (distinct hashes are distinct
 /// states), rules "no" out. `false` (a hash met again, or a state where nothing
 /// can be scheduled) decides nothing: then the search runs.
-fn lowest_path_escapes(
+pub fn lowest_path_escapes(
     program: &Program<'_>,
     facts: &GreedyFacts,
     state: &State,
