@@ -474,12 +474,25 @@ fn launches_are_checked_by_default_and_the_unchecked_order_says_so() {
         "{}",
         stderr(&unchecked)
     );
-    let doc = json(&pllvm(&[&base[..], &["--sched", "earliest", "--json"]].concat()));
+    let doc = json(&pllvm(
+        &[&base[..], &["--sched", "earliest", "--json"]].concat(),
+    ));
     assert_eq!(doc["grid"]["scheduler"], "earliest");
     assert_eq!(doc["grid"]["checked"], false);
 
     // A single run is always checked: earliest is for launches only.
-    let single = pllvm(&["run", file.as_str(), "--threads", "4", "--sched", "earliest"]);
+    let single = pllvm(&[
+        "run",
+        file.as_str(),
+        "--threads",
+        "4",
+        "--sched",
+        "earliest",
+    ]);
     assert_eq!(code(&single), 2, "{}", stderr(&single));
-    assert!(stderr(&single).contains("launches (--grid) only"), "{}", stderr(&single));
+    assert!(
+        stderr(&single).contains("launches (--grid) only"),
+        "{}",
+        stderr(&single)
+    );
 }

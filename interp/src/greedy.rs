@@ -63,9 +63,6 @@ use pllvm_semantics::rules::masks::cmask;
 use pllvm_semantics::rules::step::lss_w_step;
 use pllvm_semantics::rules::{Exec, Interp, Next, Program, Scratch, State, StepError};
 use std::cell::Cell;
-
-mod lowest_path;
-pub use lowest_path::LowestPath;
 use std::collections::HashSet;
 use std::fmt;
 
@@ -136,7 +133,7 @@ pub struct GreedyWork {
 }
 
 impl GreedyWork {
-    fn add(counter: &Cell<u64>, n: u64) {
+    pub(crate) fn add(counter: &Cell<u64>, n: u64) {
         counter.set(counter.get().saturating_add(n));
     }
 }
@@ -741,7 +738,7 @@ pub fn can_terminate(
 
 /// A hash of the whole state (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) with a fixed seed, the
 /// same in every run: the key of the §5.3 search's seen states, of the spin guard
-/// and of [`LowestPath`]. Equal states have equal hashes; states with different
+/// and of [`crate::lowest_path::LowestPath`]. Equal states have equal hashes; states with different
 /// hashes differ, which is the only direction the checks rely on without
 /// comparing whole states.
 pub fn state_hash(state: &State) -> u64 {

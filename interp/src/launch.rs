@@ -76,7 +76,7 @@ pub struct Grid {
     /// The scheduler each array runs with: a built-in policy of
     /// [`sched::builtin`], every step checked against the greedy constraints of
     /// Ch. 5 ([`run_with`]); `None`: `lowest`, checked the same way (along its
-    /// own lowest path, `crate::greedy::LowestPath`, so the §5.3 checks cost
+    /// own lowest path, `crate::lowest_path::LowestPath`, so the §5.3 checks cost
     /// about a step per step). [`sched::EARLIEST`] opts out of the checks: the
     /// earliest pending block in layout order ([`Machine::run_earliest_pending`]),
     /// an order that is not always greedy, so its undefined outcomes may be the

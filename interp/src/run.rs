@@ -9,9 +9,10 @@
 //! it back.
 
 use crate::greedy::{
-    GreedyFacts, Legality, LowestPath, Verdict, legal_blocks, pending_blocks, pending_legality,
-    state_hash, termination_preserving, verdict_of,
+    GreedyFacts, Legality, Verdict, legal_blocks, pending_blocks, pending_legality, state_hash,
+    termination_preserving, verdict_of,
 };
+use crate::lowest_path::LowestPath;
 use crate::machine::{Machine, Outcome, RunError};
 use crate::sched::{Lowest, Scheduler, earliest_pending};
 use pllvm_semantics::ir::Block;

@@ -122,7 +122,7 @@ pub trait Scheduler {
     /// Whether `pick` always answers the offered block of lowest block index
     /// (§2.5). Such a policy follows the lowest path of the §5.3 check itself, so
     /// the scheduler loop checks termination preservation for it along the way
-    /// (`crate::greedy::LowestPath`) and offers it only the block it checked;
+    /// (`crate::lowest_path::LowestPath`) and offers it only the block it checked;
     /// every other policy is offered every legal block, each checked in full.
     fn lowest_first(&self) -> bool {
         false

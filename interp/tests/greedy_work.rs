@@ -152,7 +152,7 @@ fn o0_loop_search_per_step_is_bounded_by_the_budget() {
 #[test]
 fn lowest_checks_termination_along_its_own_path_at_a_state_per_step() {
     // `lowest` follows the lowest path that §5.3's check looks along, so the
-    // check keeps that path from step to step (`greedy::LowestPath`): the states
+    // check keeps that path from step to step (`lowest_path::LowestPath`): the states
     // it steps are about one per step of the run plus one window (the budget),
     // whatever the run's length, where a fresh check at every choice followed up
     // to 257 states per candidate (about 130,000 at n = 500).

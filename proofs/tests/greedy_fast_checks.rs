@@ -12,7 +12,7 @@
 //! - the legality of the pending blocks (`greedy::pending_legality`) is the
 //!   legality of every block (`greedy::legality`) restricted to them, and every
 //!   other block is illegal by Def. 14;
-//! - the lowest path kept from step to step (`greedy::LowestPath`) answers every
+//! - the lowest path kept from step to step (`lowest_path::LowestPath`) answers every
 //!   question as `greedy::lowest_path_escapes` does afresh, with budgets small
 //!   enough for its window to fill and slide;
 //! - a run with the `lowest` policy, checked along that path (`run::run_with`),
@@ -23,9 +23,10 @@
 use pllvm_analysis::{BlockSet, ForwardReach};
 use pllvm_fuzz::{GenConfig, Generated, generate};
 use pllvm_interp::greedy::{
-    self, GreedyFacts, LowestPath, candidates, legality, lowest_path_escapes, pending_legality,
+    self, GreedyFacts, candidates, legality, lowest_path_escapes, pending_legality,
     termination_preserving, termination_preserving_reference,
 };
+use pllvm_interp::lowest_path::LowestPath;
 use pllvm_interp::run::{run_with, run_with_reference};
 use pllvm_interp::sched::Lowest;
 use pllvm_interp::{Machine, RunConfig};

@@ -1,4 +1,4 @@
-//! The lowest path of §5.3's fast check ([`super::lowest_path_escapes`]) kept
+//! The lowest path of §5.3's fast check ([`crate::greedy::lowest_path_escapes`]) kept
 //! from one step of a run to the next, so that a run whose scheduler follows the
 //! lowest path itself (the `lowest` policy) checks termination preservation at
 //! the cost of about one extra step per step, instead of following up to
@@ -23,11 +23,11 @@
 //!
 //! The run must tell the path every block it schedules ([`LowestPath::advance`]);
 //! a block other than the path's next one drops the path, and the next question
-//! starts a fresh one. `interp/tests` checks the answers against
-//! [`super::lowest_path_escapes`] on generated programs and whole runs against
-//! the eager checks.
+//! starts a fresh one. `proofs/tests/greedy_fast_checks.rs` checks the answers
+//! against [`crate::greedy::lowest_path_escapes`] on generated programs, and
+//! whole runs against the checks of every block at every step.
 
-use super::{GreedyFacts, GreedyWork, candidates, state_hash};
+use crate::greedy::{GreedyFacts, GreedyWork, candidates, state_hash};
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::step::lss_w_step;
 use pllvm_semantics::rules::{Program, Scratch, State};
@@ -198,7 +198,7 @@ impl LowestPath {
             self.far_end = None;
             return;
         }
-        GreedyWork::add(&facts.work.search_states, 1);
+        GreedyWork::add(&facts.work().search_states, 1);
         self.steps.push_back((at, Some(state_hash(state))));
     }
 }
