@@ -111,7 +111,7 @@ pub(crate) fn sched_flag(text: &str) -> Result<String, String> {
     match text.strip_prefix("replay:") {
         Some("") => Err("replay: needs a file or a block list, as in replay:A,B,C".into()),
         Some(_) => Ok(text.to_string()),
-        None if text == "interactive" => Ok(text.to_string()),
+        None if text == "interactive" || text == sched::EARLIEST => Ok(text.to_string()),
         None => sched::builtin(text).map(|_| text.to_string()),
     }
 }

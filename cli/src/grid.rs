@@ -11,6 +11,7 @@ use crate::source::{RUN_SCHEMA, Source};
 use anyhow::{Result, anyhow};
 use pllvm_interp::launch::{ArrayRun, Grid, Launch, LaunchError, launch_watched};
 use pllvm_interp::machine::TIME_LIMIT;
+use pllvm_interp::sched;
 use pllvm_interp::{Outcome, RunConfig, RunError};
 use pllvm_semantics::ir::Module;
 use std::process::ExitCode;
@@ -79,7 +80,7 @@ pub(crate) fn run(
         },
         other => anyhow!(other),
     })?;
-    report_on_stderr(source, &launched);
+    report_on_stderr(source, &grid, &launched);
     let report = Report {
         module,
         source,
@@ -168,7 +169,7 @@ fn grid_of(
         && (spec.starts_with("replay:") || spec == "interactive")
     {
         return Err(Usage(format!(
-            "--sched {spec}: a launch runs lowest, highest, random:SEED or ipd in every thread array"
+            "--sched {spec}: a launch runs lowest (the default), highest, random:SEED, ipd or the unchecked earliest in every thread array"
         ))
         .into());
     }
@@ -186,7 +187,7 @@ fn first_failed(launched: &Launch) -> Option<&ArrayRun> {
 /// What goes to stderr whatever the format: the launch's warnings, undefined
 /// behaviour at its source position (once, for the first array it ended, as a
 /// single run shows it), and the races.
-fn report_on_stderr(source: &Source<'_>, launched: &Launch) {
+fn report_on_stderr(source: &Source<'_>, grid: &Grid, launched: &Launch) {
     for w in &launched.warnings {
         eprintln!("warning: {w}");
     }
@@ -200,6 +201,11 @@ fn report_on_stderr(source: &Source<'_>, launched: &Launch) {
             a.first_thread + a.lanes as u64,
             source.render_ub(launched.func, ub)
         );
+        if grid.scheduler.as_deref() == Some(sched::EARLIEST) {
+            eprintln!(
+                "note: --sched earliest checks no greedy constraint (thesis Ch. 5): this undefined behaviour may come from the order alone; run without --sched (or with --sched lowest) for a checked greedy schedule"
+            );
+        }
     }
     for race in &launched.races {
         eprintln!("race: {race}");
@@ -241,6 +247,8 @@ fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
             "group": grid.group_size(),
             "arrays": grid.arrays(),
             "jobs": grid.jobs,
+            "scheduler": grid.scheduler.as_deref().unwrap_or("lowest"),
+            "checked": grid.scheduler.as_deref() != Some(sched::EARLIEST),
         }),
     );
     doc.insert("outcome".into(), r.outcome.to_string().into());

@@ -55,7 +55,7 @@ pub(crate) struct RunArgs {
         requires = "file"
     )]
     pub schedule: Option<String>,
-    /// A scheduler (thesis Ch. 5): lowest, highest, random:SEED, replay:FILE, interactive, ipd.
+    /// A scheduler (thesis Ch. 5): lowest (the default), highest, random:SEED, replay:FILE, interactive, ipd; with --grid also earliest, the unchecked layout order.
     #[arg(long, value_name = "POLICY", requires = "file", value_parser = flags::sched_flag)]
     pub sched: Option<String>,
     /// Print the trace as a table (thesis Fig. 4.5b layout), as JSON, or as an HTML

@@ -429,3 +429,70 @@ fn run_json_is_one_document() {
         "{doc}"
     );
 }
+
+/// A barrier after a divergent loop, laid out before the loop: the default
+/// launch schedules greedily (every step checked) and the kernel ends with every
+/// thread's count; the unchecked layout order (`--sched earliest`) runs the
+/// barrier while lanes still loop, and its undefined outcome says that the order
+/// was not checked and names the checked default; `--json` tells which ran.
+#[test]
+fn launches_are_checked_by_default_and_the_unchecked_order_says_so() {
+    let file = kernel("barrier-after-loop.ll");
+    let base = [
+        "run",
+        file.as_str(),
+        "--grid",
+        "64",
+        "--threads",
+        "32",
+        "--group",
+        "32",
+        "--buffer",
+        "out=i32[64]",
+        "--lane-id",
+        "tid",
+    ];
+    let checked = pllvm(&[&base[..], &["--dump", "out"]].concat());
+    assert_eq!(code(&checked), 0, "{}", stderr(&checked));
+    let counts: Vec<String> = (0..64).map(|t| (t % 5).to_string()).collect();
+    assert!(
+        stdout(&checked).contains(&format!("out: [{}]", counts.join(", "))),
+        "{}",
+        stdout(&checked)
+    );
+    let doc = json(&pllvm(&[&base[..], &["--json"]].concat()));
+    assert_eq!(doc["outcome"], "returned");
+    assert_eq!(doc["grid"]["scheduler"], "lowest");
+    assert_eq!(doc["grid"]["checked"], true);
+
+    let unchecked = pllvm(&[&base[..], &["--sched", "earliest"]].concat());
+    assert_eq!(code(&unchecked), 1, "{}", stderr(&unchecked));
+    assert!(stdout(&unchecked).contains("outcome: undefined: [W-CMD-CALL]"));
+    assert!(
+        stderr(&unchecked).contains("note: --sched earliest checks no greedy constraint")
+            && stderr(&unchecked).contains("--sched lowest"),
+        "{}",
+        stderr(&unchecked)
+    );
+    let doc = json(&pllvm(
+        &[&base[..], &["--sched", "earliest", "--json"]].concat(),
+    ));
+    assert_eq!(doc["grid"]["scheduler"], "earliest");
+    assert_eq!(doc["grid"]["checked"], false);
+
+    // A single run is always checked: earliest is for launches only.
+    let single = pllvm(&[
+        "run",
+        file.as_str(),
+        "--threads",
+        "4",
+        "--sched",
+        "earliest",
+    ]);
+    assert_eq!(code(&single), 2, "{}", stderr(&single));
+    assert!(
+        stderr(&single).contains("launches (--grid) only"),
+        "{}",
+        stderr(&single)
+    );
+}

@@ -133,7 +133,7 @@ pub struct GreedyWork {
 }
 
 impl GreedyWork {
-    fn add(counter: &Cell<u64>, n: u64) {
+    pub(crate) fn add(counter: &Cell<u64>, n: u64) {
         counter.set(counter.get().saturating_add(n));
     }
 }
@@ -736,6 +736,16 @@ pub fn can_terminate(
     CanTerminate::No
 }
 
+/// A hash of the whole state (𝕄, Δ^W, ℓ_in^W, ℓ_next^W) with a fixed seed, the
+/// same in every run: the key of the §5.3 search's seen states, of the spin guard
+/// and of [`crate::lowest_path::LowestPath`]. Equal states have equal hashes; states with different
+/// hashes differ, which is the only direction the checks rely on without
+/// comparing whole states.
+pub fn state_hash(state: &State) -> u64 {
+    use std::hash::BuildHasher;
+    foldhash::fast::FixedState::with_seed(0).hash_one(state)
+}
+
 /// The states a search has seen, by hash (each state hashed once per visit).
 #[derive(Default)]
 struct SeenStates {
@@ -745,10 +755,7 @@ struct SeenStates {
 
 impl SeenStates {
     fn hash(state: &State) -> u64 {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        state.hash(&mut h);
-        h.finish()
+        state_hash(state)
     }
 
     fn contains(&self, hash: u64, state: &State) -> bool {
@@ -865,7 +872,7 @@ pub fn termination_preserving(
 /// more distinct states on it than the budget (distinct hashes are distinct
 /// states), rules "no" out. `false` (a hash met again, or a state where nothing
 /// can be scheduled) decides nothing: then the search runs.
-fn lowest_path_escapes(
+pub fn lowest_path_escapes(
     program: &Program<'_>,
     facts: &GreedyFacts,
     state: &State,

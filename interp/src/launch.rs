@@ -7,9 +7,9 @@
 //!   thread array of fewer lanes, not a masked one: its horizontal builtins range
 //!   over W' lanes). Each array is one run of the thesis's machine (Def. 3-5) with
 //!   the scheduler of the run (lowest block index by default); a horizontal
-//!   builtin (Fig. 4.15) ranges over one array, as on a GPU. Without a
-//!   scheduler named, an array schedules the earliest pending block in layout
-//!   order (unchecked, see [`Grid::scheduler`]).
+//!   builtin (Fig. 4.15) ranges over one array, as on a GPU. Every step is
+//!   checked against the greedy constraints of Ch. 5 unless the launch asks for
+//!   the unchecked order [`sched::EARLIEST`] (see [`Grid::scheduler`]).
 //! - **Work-groups.** Threads are grouped into work-groups of G threads (G a
 //!   multiple of W; default: the whole grid is one group). `thread_id` and the
 //!   GPU's `workitem.id.x` / `tid.x` give a thread's id within its group,
@@ -75,11 +75,13 @@ pub struct Grid {
     pub lane_id: Option<String>,
     /// The scheduler each array runs with: a built-in policy of
     /// [`sched::builtin`], every step checked against the greedy constraints of
-    /// Ch. 5 ([`run_with`]); `None`: the earliest pending block in layout order
-    /// ([`Machine::run_earliest_pending`]), unchecked. The checks search states
-    /// (§5.3) at every step a divergent loop offers a choice, which costs
-    /// seconds per thread array of a divergent kernel; a launch of hundreds of
-    /// arrays runs unchecked unless asked.
+    /// Ch. 5 ([`run_with`]); `None`: `lowest`, checked the same way (along its
+    /// own lowest path, `crate::lowest_path::LowestPath`, so the §5.3 checks cost
+    /// about a step per step). [`sched::EARLIEST`] opts out of the checks: the
+    /// earliest pending block in layout order ([`Machine::run_earliest_pending`]),
+    /// an order that is not always greedy, so its undefined outcomes may be the
+    /// order's, not the program's (a barrier after a loop that some lanes left
+    /// is reached by those lanes first).
     pub scheduler: Option<String>,
     /// Whether to keep the dynamic divergence record (costs time).
     pub divergence: bool,
@@ -110,7 +112,7 @@ impl Grid {
         if self.jobs == 0 {
             return Err("--jobs 0: at least one host thread runs the arrays".into());
         }
-        if let Some(spec) = &self.scheduler {
+        if let Some(spec) = self.scheduler.as_deref().filter(|&s| s != sched::EARLIEST) {
             sched::builtin(spec).map(drop)?;
         }
         Ok(())
@@ -625,17 +627,21 @@ fn run_array(
     machine.program.launch = grid.position(a);
     machine.record_trace = false;
     machine.deadline = deadline;
-    let outcome = match &grid.scheduler {
-        Some(spec) => {
-            let mut policy = sched::builtin(spec)
-                .map_err(|e| LaunchError::Setup(SetupError::new(format!("--sched {spec}: {e}"))))?;
+    let outcome = match grid.scheduler.as_deref() {
+        Some(sched::EARLIEST) => machine
+            .run_earliest_pending()
+            .map_err(|error| LaunchError::Run { array: a, error })?,
+        spec => {
+            let mut policy: Box<dyn sched::Scheduler> = match spec {
+                Some(spec) => sched::builtin(spec).map_err(|e| {
+                    LaunchError::Setup(SetupError::new(format!("--sched {spec}: {e}")))
+                })?,
+                None => Box::new(sched::Lowest),
+            };
             run_with(&mut machine, facts, policy.as_mut())
                 .map_err(|error| LaunchError::Run { array: a, error })?
                 .outcome
         }
-        None => machine
-            .run_earliest_pending()
-            .map_err(|error| LaunchError::Run { array: a, error })?,
     };
     let (first_thread, lanes) = grid.array_threads(a);
     let results = if machine.returns_value() {

@@ -46,6 +46,7 @@ pub mod equiv;
 pub mod explore;
 pub mod greedy;
 pub mod launch;
+pub mod lowest_path;
 pub mod machine;
 pub mod observe;
 pub mod run;

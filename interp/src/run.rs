@@ -8,13 +8,16 @@
 //! [`Machine::checked_step`]) and [`crate::sched`] (the policies): neither imports
 //! it back.
 
-use crate::greedy::{GreedyFacts, Legality, Verdict, legal_blocks, pending_legality, verdict_of};
+use crate::greedy::{
+    GreedyFacts, Legality, Verdict, legal_blocks, pending_blocks, pending_legality, state_hash,
+    termination_preserving, verdict_of,
+};
+use crate::lowest_path::LowestPath;
 use crate::machine::{Machine, Outcome, RunError};
 use crate::sched::{Lowest, Scheduler, earliest_pending};
 use pllvm_semantics::ir::Block;
 use pllvm_semantics::rules::{Program, State};
 use std::collections::HashMap;
-use std::hash::{Hash, Hasher};
 
 impl Machine<'_> {
     /// Runs until every lane terminates with the greedy `lowest` policy (lowest
@@ -111,9 +114,7 @@ struct SpinGuard {
 
 impl SpinGuard {
     fn key(state: &State) -> u64 {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        state.hash(&mut h);
-        h.finish()
+        state_hash(state)
     }
 
     /// The legal blocks the scheduler is offered in `state`.
@@ -146,10 +147,137 @@ impl SpinGuard {
 /// Whatever it picks is executed; a pick outside the offer is recorded as a
 /// violation. Ends when every lane terminated, when the scheduler answers `None`
 /// (outcome incomplete), or with the run's outcome.
+///
+/// A policy that picks the lowest block index ([`Scheduler::lowest_first`]) is
+/// offered only the block it would pick, checked along the lowest path the run
+/// itself follows ([`LowestPath`]); the schedule, the outcome and the violations
+/// are those of [`run_with_reference`], which checks every pending block in full
+/// at every step (`interp/tests` compares the two on generated programs).
 pub fn run_with(
     machine: &mut Machine<'_>,
     facts: &GreedyFacts,
     scheduler: &mut dyn Scheduler,
+) -> Result<ScheduledRun, RunError> {
+    let along_lowest = scheduler.lowest_first();
+    drive(machine, facts, scheduler, along_lowest)
+}
+
+/// [`run_with`] with every pending block checked in full (Def. 14, 17, §5.3) at
+/// every step, whatever the policy: the definition the fast path of `run_with`
+/// is checked against.
+pub fn run_with_reference(
+    machine: &mut Machine<'_>,
+    facts: &GreedyFacts,
+    scheduler: &mut dyn Scheduler,
+) -> Result<ScheduledRun, RunError> {
+    drive(machine, facts, scheduler, false)
+}
+
+/// What the scheduler is offered in one state, and the verdicts behind it.
+struct Offer {
+    /// The verdicts of the pending blocks (§5.3 included unless the offer was
+    /// checked along the lowest path).
+    verdicts: Vec<Legality>,
+    /// The spin guard's key of the state, when it keeps one.
+    key: Option<u64>,
+    /// The blocks offered.
+    blocks: Vec<Block>,
+}
+
+/// Every legal block of `state` (Def. 14, 17 and §5.3), less those the spin
+/// guard holds back.
+fn full_offer(machine: &Machine<'_>, facts: &GreedyFacts, spin: &SpinGuard) -> Offer {
+    // The pending blocks' verdicts; every other block stalls (Def. 14).
+    let verdicts = pending_legality(&machine.program, facts, &machine.state);
+    let legal = legal_blocks(&verdicts);
+    // Only a state from which a lane can still reach a back edge or a
+    // predicated block can come round again (see
+    // `crate::greedy::termination_preserving`): elsewhere no key is kept,
+    // which spares hashing the whole state at every choice.
+    let key = (legal.len() >= 2 && facts.may_spin(&machine.state))
+        .then(|| SpinGuard::key(&machine.state));
+    let blocks = spin.offer(key, &legal);
+    Offer {
+        verdicts,
+        key,
+        blocks,
+    }
+}
+
+/// The block a lowest-first policy picks among the legal blocks the spin guard
+/// offers, found without deciding §5.3 for every candidate: the candidates
+/// (Def. 14, 17) the guard offers, lowest block index first; the first whose
+/// lowest path escapes (`lowest_path_escapes`, answered by `path`) cannot break
+/// §5.3, and is offered alone. Equal to the lowest block of [`full_offer`]:
+/// with L the legal blocks and C ⊇ L the candidates, the guard offers from C
+/// the blocks of least count; if the lowest of them, b, escapes, b ∈ L, so its
+/// count is also least in L and b is offered from L; every block offered from L
+/// has that least count, so it is offered from C too and its index is not below
+/// b's. When b does not escape, the full offer is made (the key is then also
+/// kept where only one candidate proves legal, which changes no choice: in such
+/// a state the guard offers that one block).
+fn lowest_offer(
+    machine: &Machine<'_>,
+    facts: &GreedyFacts,
+    spin: &SpinGuard,
+    path: &mut LowestPath,
+) -> Offer {
+    let state = &machine.state;
+    let program = &machine.program;
+    let verdicts: Vec<Legality> = pending_blocks(program, state)
+        .into_iter()
+        .map(|b| verdict_of(program, facts, state, b))
+        .collect();
+    let candidates = legal_blocks(&verdicts);
+    if candidates.len() < 2 || facts.termination_budget == 0 || !facts.may_spin(state) {
+        // `termination_preserving` rules nothing out here: the candidates are
+        // the legal blocks.
+        return Offer {
+            verdicts,
+            key: None,
+            blocks: candidates,
+        };
+    }
+    let key = Some(path.hash_here().unwrap_or_else(|| SpinGuard::key(state)));
+    let offered = spin.offer(key, &candidates);
+    let lowest = offered.iter().copied().min_by_key(|&b| facts.index_of(b));
+    match lowest {
+        Some(b) if path.escapes(program, facts, state, b) => Offer {
+            verdicts,
+            key,
+            blocks: vec![b],
+        },
+        _ => {
+            let mut verdicts = verdicts;
+            for (block, violation) in termination_preserving(program, facts, state, &candidates) {
+                if let Some(l) = verdicts.iter_mut().find(|l| l.block == block) {
+                    *l = Legality {
+                        block,
+                        verdict: Verdict::Illegal {
+                            definition: violation.definition,
+                            lane: violation.lane,
+                            why: violation.why,
+                        },
+                    };
+                }
+            }
+            let legal = legal_blocks(&verdicts);
+            let blocks = spin.offer(key, &legal);
+            Offer {
+                verdicts,
+                key,
+                blocks,
+            }
+        }
+    }
+}
+
+/// The scheduler loop of [`run_with`] and [`run_with_reference`].
+fn drive(
+    machine: &mut Machine<'_>,
+    facts: &GreedyFacts,
+    scheduler: &mut dyn Scheduler,
+    along_lowest: bool,
 ) -> Result<ScheduledRun, RunError> {
     let mut run = ScheduledRun {
         outcome: Outcome::Incomplete,
@@ -157,21 +285,21 @@ pub fn run_with(
         violations: Vec::new(),
     };
     let mut spin = SpinGuard::default();
+    let mut path = LowestPath::new();
     loop {
         if machine.state.all_done() {
             run.outcome = Outcome::Returned;
             return Ok(run);
         }
-        // The pending blocks' verdicts; every other block stalls (Def. 14).
-        let verdicts = pending_legality(&machine.program, facts, &machine.state);
-        let legal = legal_blocks(&verdicts);
-        // Only a state from which a lane can still reach a back edge or a
-        // predicated block can come round again (see
-        // `crate::greedy::termination_preserving`): elsewhere no key is kept,
-        // which spares hashing the whole state at every choice.
-        let key = (legal.len() >= 2 && facts.may_spin(&machine.state))
-            .then(|| SpinGuard::key(&machine.state));
-        let offered = spin.offer(key, &legal);
+        let Offer {
+            verdicts,
+            key,
+            blocks: offered,
+        } = if along_lowest {
+            lowest_offer(machine, facts, &spin, &mut path)
+        } else {
+            full_offer(machine, facts, &spin)
+        };
         let Some(b) = scheduler.pick(&machine.program, facts, &machine.state, &offered) else {
             run.outcome = Outcome::Incomplete;
             return Ok(run);
@@ -191,6 +319,7 @@ pub fn run_with(
             run.violations.push(StepViolation { step, legality });
         }
         spin.record(key, b);
+        path.advance(b);
         run.schedule.push(b);
         if let Some(outcome) = machine.checked_step(b)? {
             run.outcome = outcome;

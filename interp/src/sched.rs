@@ -118,6 +118,15 @@ pub trait Scheduler {
 
     /// The policy's name as `--sched` spells it.
     fn name(&self) -> String;
+
+    /// Whether `pick` always answers the offered block of lowest block index
+    /// (§2.5). Such a policy follows the lowest path of the §5.3 check itself, so
+    /// the scheduler loop checks termination preservation for it along the way
+    /// (`crate::lowest_path::LowestPath`) and offers it only the block it checked;
+    /// every other policy is offered every legal block, each checked in full.
+    fn lowest_first(&self) -> bool {
+        false
+    }
 }
 
 /// The legal block with the lowest block index (§2.5): the order in which
@@ -137,6 +146,9 @@ impl Scheduler for Lowest {
     }
     fn name(&self) -> String {
         "lowest".into()
+    }
+    fn lowest_first(&self) -> bool {
+        true
     }
 }
 
@@ -525,6 +537,16 @@ impl Scheduler for Ipd {
     }
 }
 
+/// `--sched earliest`: the pending block earliest in layout order
+/// ([`earliest_pending`]), with no greedy constraint checked. Not a
+/// [`Scheduler`] (the scheduler loop checks every step): a launch's opt-in
+/// (`crate::launch::Grid::scheduler`), the order launches had before their
+/// arrays were checked. It is not always greedy: where the layout is not a
+/// block index, or lanes that left a loop wait at a barrier after it, it runs
+/// the block that is earliest in the file, not a legal one, and may end a
+/// correct kernel in undefined behaviour.
+pub const EARLIEST: &str = "earliest";
+
 /// A built-in policy by its `--sched` name: `lowest`, `highest`, `random:SEED`,
 /// `ipd`. (`replay:FILE` and `interactive` need IO or a callback: see [`Replay`]
 /// and [`Interactive`].)
@@ -533,6 +555,10 @@ pub fn builtin(spec: &str) -> Result<Box<dyn Scheduler>, String> {
         "lowest" => Ok(Box::new(Lowest)),
         "highest" => Ok(Box::new(Highest)),
         "ipd" => Ok(Box::new(Ipd::new())),
+        EARLIEST => Err(
+            "earliest is the unchecked order of launches (--grid) only: it checks no greedy constraint, and a single run is always checked (lowest is the default)"
+                .into(),
+        ),
         other => match other.strip_prefix("random:") {
             Some(seed) => seed
                 .trim()

@@ -149,6 +149,23 @@ fn o0_loop_search_per_step_is_bounded_by_the_budget() {
     assert_eq!(searched_1, 0);
 }
 
+#[test]
+fn lowest_checks_termination_along_its_own_path_at_a_state_per_step() {
+    // `lowest` follows the lowest path that §5.3's check looks along, so the
+    // check keeps that path from step to step (`lowest_path::LowestPath`): the states
+    // it steps are about one per step of the run plus one window (the budget),
+    // whatever the run's length, where a fresh check at every choice followed up
+    // to 257 states per candidate (about 130,000 at n = 500).
+    let m = module(O0_LOOP);
+    for n in [100, 500, 5_000] {
+        let (steps, _, searched) = work(&m, vec![1, 2, 3, n]);
+        assert!(
+            searched <= steps as u64 + 3 * 257,
+            "n = {n}: {searched} states searched for {steps} steps"
+        );
+    }
+}
+
 /// The peak resident memory of this process, in KiB (`VmHWM`).
 fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;

@@ -10,6 +10,7 @@ mod greedy_constraints;
 mod greedy_explore;
 mod greedy_schedulers;
 mod greedy_work;
+mod launch_barriers;
 mod native_clang;
 mod stepper;
 mod widths_and_limits;

@@ -94,14 +94,25 @@ impl PartialEq for BitColumn {
 impl Eq for BitColumn {}
 
 impl std::hash::Hash for BitColumn {
+    /// The kind, the width and one word folded from the lanes (a ⊤ lane folds a
+    /// constant, any other lane its pattern), so that hashing a state of W lanes
+    /// costs one hasher write per column, not one per lane: equal columns fold
+    /// to equal words, and the greedy checks hash whole states at every choice.
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         self.kind.hash(state);
-        self.undef.hash(state);
-        for (&bits, &undef) in self.bits.iter().zip(&self.undef) {
-            if !undef {
-                bits.hash(state);
-            }
-        }
+        state.write_usize(self.bits.len());
+        // A sum of independent per-lane mixes (the lane's number mixed in), so
+        // the lanes need not wait for one another.
+        let fold = self.bits.iter().zip(&self.undef).zip(0u64..).fold(
+            0u64,
+            |acc, ((&bits, &undef), lane)| {
+                let word = if undef { 0x9e37_79b9_7f4a_7c15 } else { bits };
+                let mixed = (word ^ lane.wrapping_mul(0x243f_6a88_85a3_08d3))
+                    .wrapping_mul(0x5851_f42d_4c95_7f2d);
+                acc.wrapping_add(mixed ^ (mixed >> 29))
+            },
+        );
+        state.write_u64(fold);
     }
 }
 
