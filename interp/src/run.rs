@@ -272,6 +272,72 @@ fn lowest_offer(
     }
 }
 
+/// The scheduler loop between two steps: the spin guard (§5.3) and the lowest
+/// path kept for a lowest-first policy. [`run_with`] drives a whole run with
+/// it; a caller that steps a machine itself (the soundness checker, which feeds
+/// an observer at every step) asks it for each block and reports each step.
+pub struct Chooser<'f> {
+    facts: &'f GreedyFacts,
+    spin: SpinGuard,
+    path: LowestPath,
+    along_lowest: bool,
+}
+
+impl<'f> Chooser<'f> {
+    /// A chooser for runs checked with `facts`; `along_lowest`: the policy
+    /// picks the lowest block index ([`Scheduler::lowest_first`]), so §5.3 is
+    /// checked along its own path.
+    pub fn new(facts: &'f GreedyFacts, along_lowest: bool) -> Chooser<'f> {
+        Chooser {
+            facts,
+            spin: SpinGuard::default(),
+            path: LowestPath::new(),
+            along_lowest,
+        }
+    }
+
+    /// The block `scheduler` picks in the machine's state, with the verdict
+    /// that makes it a violation when it is not greedy; `None` when the
+    /// scheduler answers `None`. The caller steps the block and then calls
+    /// [`Chooser::stepped`].
+    pub fn choose(
+        &mut self,
+        machine: &Machine<'_>,
+        scheduler: &mut dyn Scheduler,
+    ) -> Option<(Block, Option<Legality>)> {
+        let facts = self.facts;
+        let Offer {
+            verdicts,
+            key,
+            blocks: offered,
+        } = if self.along_lowest {
+            lowest_offer(machine, facts, &self.spin, &mut self.path)
+        } else {
+            full_offer(machine, facts, &self.spin)
+        };
+        let b = scheduler.pick(&machine.program, facts, &machine.state, &offered)?;
+        let violation = (!offered.contains(&b)).then(|| {
+            verdicts
+                .iter()
+                .find(|l| l.block == b)
+                .cloned()
+                .or_else(|| {
+                    let l = verdict_of(&machine.program, facts, &machine.state, b);
+                    (machine.program.layout_pos[b].is_some()).then_some(l)
+                })
+                .filter(|l| !l.is_legal())
+                .unwrap_or_else(|| spin_violation(&machine.program, b, &offered))
+        });
+        self.spin.record(key, b);
+        Some((b, violation))
+    }
+
+    /// The caller scheduled `b`, the block [`Chooser::choose`] answered.
+    pub fn stepped(&mut self, b: Block) {
+        self.path.advance(b);
+    }
+}
+
 /// The scheduler loop of [`run_with`] and [`run_with_reference`].
 fn drive(
     machine: &mut Machine<'_>,
@@ -284,42 +350,21 @@ fn drive(
         schedule: Vec::new(),
         violations: Vec::new(),
     };
-    let mut spin = SpinGuard::default();
-    let mut path = LowestPath::new();
+    let mut chooser = Chooser::new(facts, along_lowest);
     loop {
         if machine.state.all_done() {
             run.outcome = Outcome::Returned;
             return Ok(run);
         }
-        let Offer {
-            verdicts,
-            key,
-            blocks: offered,
-        } = if along_lowest {
-            lowest_offer(machine, facts, &spin, &mut path)
-        } else {
-            full_offer(machine, facts, &spin)
-        };
-        let Some(b) = scheduler.pick(&machine.program, facts, &machine.state, &offered) else {
+        let Some((b, violation)) = chooser.choose(machine, scheduler) else {
             run.outcome = Outcome::Incomplete;
             return Ok(run);
         };
-        let step = run.schedule.len() + 1;
-        if !offered.contains(&b) {
-            let legality = verdicts
-                .iter()
-                .find(|l| l.block == b)
-                .cloned()
-                .or_else(|| {
-                    let l = verdict_of(&machine.program, facts, &machine.state, b);
-                    (machine.program.layout_pos[b].is_some()).then_some(l)
-                })
-                .filter(|l| !l.is_legal())
-                .unwrap_or_else(|| spin_violation(&machine.program, b, &offered));
+        if let Some(legality) = violation {
+            let step = run.schedule.len() + 1;
             run.violations.push(StepViolation { step, legality });
         }
-        spin.record(key, b);
-        path.advance(b);
+        chooser.stepped(b);
         run.schedule.push(b);
         if let Some(outcome) = machine.checked_step(b)? {
             run.outcome = outcome;

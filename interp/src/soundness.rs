@@ -1,8 +1,8 @@
 //! The soundness checker of the divergence analyses: what the lanes of one run
 //! were seen to do, and the uniformity and stride-alignment claims that run refutes.
 //!
-//! [`observe_run`] executes a run block by block (its schedule, or the earliest
-//! pending block) and watches each dynamic instance with the machine's own
+//! [`observe_run`] executes a run block by block (its schedule, or the checked
+//! greedy `lowest` policy) and watches each dynamic instance with the machine's own
 //! observer ([`crate::observe`], stack-object tracking on): the lanes that execute
 //! an instruction (the control mask for a phi, every lane for `total` and
 //! `mask()`, the activation otherwise, and of those only lanes whose definition
@@ -18,7 +18,10 @@
 //! The golden corpus runner, the soundness property tests and the fuzzing oracles
 //! all check the analyses through this one module.
 
+use crate::greedy::GreedyFacts;
 use crate::observe::{CopyGroups, DivergenceRecord, Observed};
+use crate::run::Chooser;
+use crate::sched::Lowest;
 use crate::{Machine, Outcome, RunConfig};
 use pllvm_analysis::result::Uniformity;
 use pllvm_analysis::sa_shape::SaShape;
@@ -90,8 +93,8 @@ pub struct Observation {
 /// One static instruction's observation (the interpreter's observer's).
 pub type ObservedInst = Observed;
 
-/// Runs `config` on `module` block by block (its schedule, or the earliest
-/// pending block) and records what the lanes did: the interpreter's own observer
+/// Runs `config` on `module` block by block (its schedule, or the checked
+/// greedy `lowest` policy) and records what the lanes did: the interpreter's own observer
 /// ([`DivergenceRecord`], `crate::observe`) with stack-object tracking on.
 pub fn observe_run(module: &Module, config: &RunConfig) -> Result<Observation, String> {
     observe_run_with(module, config, &mut |_, _| {})
@@ -256,6 +259,11 @@ pub fn observe_run_from(
         ),
         None => None,
     };
+    // Without a schedule, the checked greedy default of `run` (`lowest`, Ch. 5).
+    let facts = GreedyFacts::compute(&m.program)
+        .with_interp(m.interp)
+        .with_exec(m.exec);
+    let mut chooser = Chooser::new(&facts, true);
     let mut step_no: usize = 0;
     loop {
         let next = match &schedule {
@@ -275,8 +283,11 @@ pub fn observe_run_from(
                     outcome = Outcome::Returned;
                     break;
                 }
-                match crate::sched::earliest_pending(&m.program, &m.state) {
-                    Some(b) => b,
+                match chooser.choose(&m, &mut Lowest) {
+                    Some((b, _)) => {
+                        chooser.stepped(b);
+                        b
+                    }
                     None => {
                         outcome = Outcome::Incomplete;
                         break;

@@ -1,9 +1,9 @@
 //! Soundness of the divergence analyses against the interpreter (thesis Ch. 6-7,
 //! POPL'21 Theorem 4.8 / 6.7): over generated reducible programs
 //! (`GenConfig::reducible()` and `small()` without irreducible cycles), widths
-//! W = 2..4 and random argument values, run under FREEZING by the machine's
-//! built-in policy (the earliest pending block in layout order, which for the
-//! generator's layouts is the lowest-block-index greedy schedule, §2.5):
+//! W = 2..4 and random argument values, run under FREEZING by the checked greedy
+//! `lowest` policy (the lowest block index among the legal blocks, §2.5, Ch. 5),
+//! which `observe_run` takes when a run has no schedule of its own:
 //! - whatever `thesis` or `popl` calls uniform, the lanes executing one dynamic
 //!   instance of it never disagree (`pllvm_interp::observe::DivergenceRecord`,
 //!   refined for stack addresses in `pllvm_corpus::analysis_expect`);

@@ -24,12 +24,8 @@ fn run(case: &Case) -> Result<Leftovers, String> {
     let mut config = case.run_config(Interp::Freezing);
     config.observe = false;
     let mut m = Machine::new(case.module(), &config).map_err(|e| format!("setup: {e}"))?;
-    // The earliest pending block (fast); greedily only if that does not return.
-    let mut outcome = m.run_earliest_pending().map_err(|e| format!("run: {e}"))?;
-    if outcome != Outcome::Returned {
-        m = Machine::new(case.module(), &config).map_err(|e| format!("setup: {e}"))?;
-        outcome = m.run_to_end().map_err(|e| format!("run: {e}"))?;
-    }
+    // The checked greedy default of `run` (`lowest`, Ch. 5).
+    let outcome = m.run_to_end().map_err(|e| format!("run: {e}"))?;
     if outcome != Outcome::Returned {
         return Err(format!("outcome: {outcome}"));
     }
