@@ -575,6 +575,67 @@ mod tests {
         );
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// On random reducible CFGs every loop is its natural loop as §2.4 defines
+        /// it (the header and the blocks reaching a latch without passing the
+        /// header, walked per loop), with the exits and exiting blocks of that
+        /// set in reverse postorder, the innermost enclosing loop as parent, the
+        /// header first and the own blocks (those of no inner loop) next.
+        #[test]
+        fn loops_are_the_natural_loops_of_generated_cfgs(succs in crate::test_util::arb_cfg()) {
+            let body = graph_body(&crate::test_util::spec_of(&succs));
+            let Ok(info) = LoopInfo::compute(&body) else {
+                return Ok(());
+            };
+            let cfg = Cfg::new(&body);
+            let rpo = |list: &mut Vec<Block>| {
+                list.sort_unstable_by_key(|&b| info.rpo_number(b));
+                list.dedup();
+            };
+            for l in info.loops() {
+                let header = info.header(l);
+                let mut natural = vec![header];
+                let mut work: Vec<Block> = info.latches(l).to_vec();
+                while let Some(b) = work.pop() {
+                    if natural.contains(&b) || !cfg.reachable(b) {
+                        continue;
+                    }
+                    natural.push(b);
+                    work.extend(cfg.preds(b).iter().copied());
+                }
+                rpo(&mut natural);
+                proptest::prop_assert_eq!(info.blocks_in_rpo(l), natural.clone());
+                proptest::prop_assert_eq!(info.blocks(l)[0], header);
+                let mut exits = Vec::new();
+                let mut exiting = Vec::new();
+                for &b in &natural {
+                    for &s in cfg.succs(b) {
+                        if !natural.contains(&s) {
+                            exits.push(s);
+                            exiting.push(b);
+                        }
+                    }
+                }
+                rpo(&mut exits);
+                rpo(&mut exiting);
+                proptest::prop_assert_eq!(info.exits(l), exits.as_slice());
+                proptest::prop_assert_eq!(info.exiting(l), exiting.as_slice());
+                let own: Vec<Block> =
+                    natural.iter().copied().filter(|&b| info.loop_of(b) == Some(l)).collect();
+                proptest::prop_assert_eq!(info.own_blocks(l), own.as_slice());
+                let parent = info
+                    .loops()
+                    .filter(|&m| m != l && info.blocks(m).contains(&header))
+                    .max_by_key(|&m| info.loop_depth(m));
+                proptest::prop_assert_eq!(info.parent(l), parent);
+                for &b in &natural {
+                    proptest::prop_assert!(info.contains(l, b));
+                }
+            }
+        }
+    }
+
     #[test]
     fn irreducible_is_an_error() {
         let body = graph_body("A: B C; B: C; C: B D; D:");
