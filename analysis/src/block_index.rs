@@ -158,25 +158,11 @@ impl Level<'_> {
             Some(l) => self.loops.header(l),
             None => self.cfg.entry(),
         };
-        // The blocks of the level: a loop's own blocks, or every block (so each
-        // level costs its size, not the size of the function).
-        let members: Vec<Block> = match region {
-            Some(l) => self
-                .loops
-                .blocks(l)
-                .iter()
-                .copied()
-                .filter(|&b| in_region(b))
-                .collect(),
-            None => (0..self.cfg.len() as u32)
-                .map(Block::from_u32)
-                .filter(|&b| in_region(b))
-                .collect(),
-        };
-        // The representative of a block at this level: itself, or the header of the
-        // child loop of `region` that contains it. Filled from the child loops'
-        // block lists, so a level costs its size (walking each block's chain of
-        // loops instead made a nest of depth d cost d^3).
+        // The nodes of the level: its own blocks (in no child loop) and the
+        // headers of its child loops. A child loop stands for all its blocks;
+        // its edges at this level are its exit edges. So a level costs its own
+        // blocks and its children's exits, and a nest of depth d costs O(d),
+        // not the d^2 of walking every loop's blocks at every level.
         let children: Vec<LoopId> = match region {
             Some(l) => self.loops.children(l).to_vec(),
             None => self
@@ -185,39 +171,66 @@ impl Level<'_> {
                 .filter(|&l| self.loops.parent(l).is_none())
                 .collect(),
         };
-        let mut header_of: std::collections::HashMap<Block, Block> =
-            std::collections::HashMap::new();
-        for &c in &children {
-            let header = self.loops.header(c);
-            for &b in self.loops.blocks(c) {
-                header_of.insert(b, header);
+        let own: Vec<Block> = match region {
+            Some(l) => self
+                .loops
+                .own_blocks(l)
+                .iter()
+                .copied()
+                .filter(|&b| in_region(b))
+                .collect(),
+            None => (0..self.cfg.len() as u32)
+                .map(Block::from_u32)
+                .filter(|&b| in_region(b) && self.loops.loop_of(b).is_none())
+                .collect(),
+        };
+        // The representative of a block of the level: itself, or the header of
+        // the child loop that contains it (in a reducible CFG an edge enters a
+        // loop at its header, so the target of an edge from outside a child is
+        // that child's header).
+        let representative = |b: Block| -> Option<Block> {
+            if self.loops.loop_of(b) == region {
+                return Some(b);
             }
-        }
-        let representative = |b: Block| header_of.get(&b).copied().unwrap_or(b);
+            let mut inner = self.loops.loop_of(b);
+            while let Some(l) = inner {
+                let up = self.loops.parent(l);
+                if up == region {
+                    return Some(self.loops.header(l));
+                }
+                inner = up;
+            }
+            None
+        };
         // Level nodes in reverse postorder; local node numbers index `nodes`.
-        let mut nodes: Vec<Block> = members
-            .iter()
-            .copied()
-            .filter(|&b| representative(b) == b)
-            .collect();
+        let mut nodes: Vec<Block> = own.clone();
+        nodes.extend(children.iter().map(|&c| self.loops.header(c)));
         nodes.sort_unstable_by_key(|b| self.rpo_number[b.as_u32() as usize]);
         let positions: std::collections::HashMap<Block, usize> =
             nodes.iter().enumerate().map(|(k, &b)| (b, k)).collect();
         let local = |b: Block| positions.get(&b).copied();
         let mut succs: Vec<Vec<u32>> = vec![Vec::new(); nodes.len()];
-        for &x in &members {
+        let mut edge = |rx: Block, y: Block| {
+            // Exit edges of the level and back edges to its header are dropped.
+            if !in_region(y) || (region.is_some() && y == root) {
+                return;
+            }
+            let Some(ry) = representative(y) else { return };
+            if rx == ry {
+                return;
+            }
+            if let (Some(a), Some(b)) = (local(rx), local(ry)) {
+                succs[a].push(b as u32);
+            }
+        };
+        for &x in &own {
             for &y in self.cfg.succs(x) {
-                // Exit edges of the level and back edges to its header are dropped.
-                if !in_region(y) || (region.is_some() && y == root) {
-                    continue;
-                }
-                let (rx, ry) = (representative(x), representative(y));
-                if rx == ry {
-                    continue;
-                }
-                if let (Some(a), Some(b)) = (local(rx), local(ry)) {
-                    succs[a].push(b as u32);
-                }
+                edge(x, y);
+            }
+        }
+        for &c in &children {
+            for &y in self.loops.exits(c) {
+                edge(self.loops.header(c), y);
             }
         }
         let graph = Graph::from_succs(succs);

@@ -25,6 +25,7 @@
 //! linear. Both are checked against each other on random DAGs.
 
 use crate::head_rewired::HeadRewired;
+use crate::hops::Hops;
 use pllvm_semantics::cfg::Graph;
 use pllvm_semantics::ir::{Block, Body};
 use std::collections::HashMap;
@@ -87,10 +88,36 @@ pub fn splits_joins(body: &Body, star: &HeadRewired, split: Block) -> Vec<Block>
     if sources.len() < 2 {
         return Vec::new();
     }
-    bounded_disjoint_joins(star.graph(), star.topological(), star.positions(), &sources)
+    let walk = Walk {
+        graph: star.graph(),
+        topological: star.topological(),
+        position: star.positions(),
+        hops: Some(star.hops()),
+    };
+    walk.joins(&sources, &mut 0)
         .into_iter()
         .map(Block::from_u32)
         .collect()
+}
+
+/// [`splits_joins`] and the number of positions of the topological order its
+/// pass visited (tests bound it).
+pub fn splits_joins_counted(body: &Body, star: &HeadRewired, split: Block) -> (Vec<Block>, usize) {
+    let mut sources: Vec<u32> = body.successors(split).iter().map(|b| b.as_u32()).collect();
+    sources.sort_unstable();
+    sources.dedup();
+    if sources.len() < 2 {
+        return (Vec::new(), 0);
+    }
+    let walk = Walk {
+        graph: star.graph(),
+        topological: star.topological(),
+        position: star.positions(),
+        hops: Some(star.hops()),
+    };
+    let mut work = 0;
+    let joins = walk.joins(&sources, &mut work);
+    (joins.into_iter().map(Block::from_u32).collect(), work)
 }
 
 /// [`disjoint_joins`] visiting only the stretch of `topological` where a join can
@@ -102,74 +129,163 @@ pub fn bounded_disjoint_joins(
     position: &[u32],
     sources: &[u32],
 ) -> Vec<u32> {
-    let at = |n: u32| position.get(n as usize).copied();
-    let Some(first) = sources.iter().filter_map(|&s| at(s)).min() else {
-        return Vec::new();
+    let walk = Walk {
+        graph,
+        topological,
+        position,
+        hops: None,
     };
-    let last_source = sources.iter().filter_map(|&s| at(s)).max().unwrap_or(first);
-    let mut labels: HashMap<u32, u32> = HashMap::new();
-    // Edges from labelled nodes to nodes not yet visited, counted per label, and
-    // how many labels have such an edge.
-    let mut pending: HashMap<u32, usize> = HashMap::new();
-    let mut open_labels = 0usize;
-    let mut joins = Vec::new();
-    for (index, node) in topological.iter().enumerate().skip(first as usize) {
-        let p = node.as_u32();
-        let mut reached = false;
-        let mut plabel: Option<Option<u32>> = None; // None: no labelled pred yet
-        for &q in graph.predecessors(p) {
-            let Some(&l) = labels.get(&q) else { continue };
-            reached = true;
-            let count = pending.entry(l).or_insert(0);
-            *count -= 1;
-            if *count == 0 {
-                open_labels -= 1;
-            }
-            plabel = match plabel {
-                None => Some(Some(l)),
-                Some(Some(k)) if k == l => Some(Some(k)),
-                _ => Some(None),
-            };
-        }
-        let label = if sources.contains(&p) {
-            if reached {
-                joins.push(p);
-            }
-            Some(p)
-        } else {
-            match plabel {
-                None => None,
-                Some(Some(l)) => Some(l),
-                Some(None) => {
-                    joins.push(p);
-                    Some(p)
-                }
-            }
+    walk.joins(sources, &mut 0)
+}
+
+/// [`bounded_disjoint_joins`] that also hops over the single-entry intervals
+/// `hops` of `topological` ([`crate::hops`]).
+///
+/// Over such an interval `I = [s, e)` entered at a node with label `l`, with no
+/// source inside it, Algorithm 1 gives every interior node the label `l` (all
+/// its predecessors are in `I` and carry `l`, by induction in topological
+/// order), so no interior node is a join; the only edges leaving `I` enter
+/// `x = topological[e]`. The pass therefore skips the interior, counts the edges
+/// of `I` into `x` as edges of `l` still to be taken, and, when it reaches `x`,
+/// reads the label `l` for `x`'s predecessors inside `I`. Every label outside
+/// the interior, every count of edges still to be taken once the pass is past
+/// `I`, and so every join and the point where the pass stops, is as without the
+/// hop. Equal to [`disjoint_joins`] on generated CFGs (tests below).
+pub fn hopping_disjoint_joins(
+    graph: &Graph,
+    topological: &[Block],
+    position: &[u32],
+    hops: &Hops,
+    sources: &[u32],
+    work: &mut usize,
+) -> Vec<u32> {
+    let walk = Walk {
+        graph,
+        topological,
+        position,
+        hops: Some(hops),
+    };
+    walk.joins(sources, work)
+}
+
+/// The bounded pass of Algorithm 1, with or without hops.
+struct Walk<'a> {
+    graph: &'a Graph,
+    topological: &'a [Block],
+    position: &'a [u32],
+    hops: Option<&'a Hops>,
+}
+
+impl Walk<'_> {
+    fn joins(&self, sources: &[u32], work: &mut usize) -> Vec<u32> {
+        let (graph, topological) = (self.graph, self.topological);
+        let at = |n: u32| self.position.get(n as usize).copied();
+        let Some(first) = sources.iter().filter_map(|&s| at(s)).min() else {
+            return Vec::new();
         };
-        if let Some(l) = label {
-            labels.insert(p, l);
-            let out = graph.successors(p).len();
-            if out > 0 {
+        let last_source = sources.iter().filter_map(|&s| at(s)).max().unwrap_or(first);
+        let mut labels: HashMap<u32, u32> = HashMap::new();
+        // Edges from labelled nodes to nodes not yet visited, counted per label, and
+        // how many labels have such an edge.
+        let mut pending: HashMap<u32, usize> = HashMap::new();
+        let mut open_labels = 0usize;
+        let mut joins = Vec::new();
+        // Per exit of an interval hopped over: the interval's start and label.
+        let mut hopped: HashMap<u32, (u32, u32)> = HashMap::new();
+        let mut index = first as usize;
+        while let Some(node) = topological.get(index) {
+            *work += 1;
+            let p = node.as_u32();
+            let inside = hopped.remove(&p);
+            let mut reached = false;
+            let mut plabel: Option<Option<u32>> = None; // None: no labelled pred yet
+            for &q in graph.predecessors(p) {
+                let label = labels.get(&q).copied().or_else(|| {
+                    let (start, l) = inside?;
+                    let at_q = at(q)?;
+                    (start < at_q && (at_q as usize) < index).then_some(l)
+                });
+                let Some(l) = label else { continue };
+                reached = true;
                 let count = pending.entry(l).or_insert(0);
+                *count -= 1;
                 if *count == 0 {
-                    open_labels += 1;
+                    open_labels -= 1;
                 }
-                *count += out;
+                plabel = match plabel {
+                    None => Some(Some(l)),
+                    Some(Some(k)) if k == l => Some(Some(k)),
+                    _ => Some(None),
+                };
             }
+            let label = if sources.contains(&p) {
+                if reached {
+                    joins.push(p);
+                }
+                Some(p)
+            } else {
+                match plabel {
+                    None => None,
+                    Some(Some(l)) => Some(l),
+                    Some(None) => {
+                        joins.push(p);
+                        Some(p)
+                    }
+                }
+            };
+            let mut next = index + 1;
+            if let Some(l) = label {
+                labels.insert(p, l);
+                let hop = self.hops.and_then(|h| h.from(index as u32)).filter(|h| {
+                    !sources
+                        .iter()
+                        .filter_map(|&s| at(s))
+                        .any(|s| index < s as usize && (s as usize) < h.end as usize)
+                });
+                let out = match hop {
+                    Some(h) => {
+                        next = h.end as usize;
+                        match topological.get(next) {
+                            Some(x) if h.to_exit => {
+                                hopped.insert(x.as_u32(), (index as u32, l));
+                                graph
+                                    .predecessors(x.as_u32())
+                                    .iter()
+                                    .filter_map(|&q| at(q))
+                                    .filter(|&at_q| {
+                                        index <= at_q as usize && (at_q as usize) < next
+                                    })
+                                    .count()
+                            }
+                            _ => 0,
+                        }
+                    }
+                    None => graph.successors(p).len(),
+                };
+                if out > 0 {
+                    let count = pending.entry(l).or_insert(0);
+                    if *count == 0 {
+                        open_labels += 1;
+                    }
+                    *count += out;
+                }
+            }
+            if next > last_source as usize && open_labels <= 1 {
+                break;
+            }
+            index = next;
         }
-        if index as u32 >= last_source && open_labels <= 1 {
-            break;
-        }
+        joins.sort_unstable();
+        joins
     }
-    joins.sort_unstable();
-    joins
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::loops::LoopInfo;
-    use crate::test_util::{blk, graph_body, names};
+    use crate::test_util::{arb_cfg, blk, graph_body, names, nested_spec, spec_of};
+    use proptest::prelude::*;
 
     fn joins_of(spec: &str, split: &str) -> Vec<String> {
         let body = graph_body(spec);
@@ -225,6 +341,38 @@ mod tests {
         assert!(checked > 60_000, "{checked}");
     }
 
+    /// The hopping pass over `G⋆` of 2,000 nested ifs and of 2,000 nested loops
+    /// visits a bounded number of positions per block for all its splits (the
+    /// bounded pass alone visits d^2 / 2 on the ifs), and finds Algorithm 1's
+    /// joins.
+    #[test]
+    fn nested_ifs_and_loops_cost_linear_work() {
+        for kind in ["ifs", "loops"] {
+            let body = graph_body(&nested_spec(kind, 2000));
+            let loops = LoopInfo::compute(&body).expect("reducible");
+            let star = HeadRewired::compute(&body, &loops);
+            let topological: Vec<u32> = star.topological().iter().map(|b| b.as_u32()).collect();
+            let mut total = 0;
+            for &b in &body.layout {
+                let (joins, work) = splits_joins_counted(&body, &star, b);
+                total += work;
+                let mut sources: Vec<u32> = body.successors(b).iter().map(|s| s.as_u32()).collect();
+                sources.sort_unstable();
+                sources.dedup();
+                if sources.len() >= 2 {
+                    let expect = disjoint_joins(star.graph(), &topological, &sources);
+                    let got: Vec<u32> = joins.iter().map(|j| j.as_u32()).collect();
+                    assert_eq!(got, expect, "{kind}");
+                }
+            }
+            let blocks = body.layout.len();
+            assert!(
+                total <= 4 * blocks,
+                "{kind}: {total} positions for {blocks} blocks"
+            );
+        }
+    }
+
     #[test]
     fn a_source_reached_by_another_is_a_join() {
         assert_eq!(joins_of("S: A B; A: B; B:", "S"), ["B"]);
@@ -244,5 +392,37 @@ mod tests {
         // The split S in the loop: one path leaves to P, the other goes around via
         // B, whose early exit also reaches P: P is a join (temporal divergence).
         assert_eq!(joins_of("R: B; B: C; C: S; S: P B; P:", "S"), ["P"]);
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The hopping pass finds exactly the joins of Algorithm 1 on `G⋆` of
+        /// random reducible CFGs (nested loops, loops with several exits), for every
+        /// split.
+        #[test]
+        fn splits_joins_equal_algorithm_1_on_generated_cfgs(succs in arb_cfg()) {
+            let body = graph_body(&spec_of(&succs));
+            let Ok(loops) = LoopInfo::compute(&body) else {
+                return Ok(());
+            };
+            let star = HeadRewired::compute(&body, &loops);
+            let topological: Vec<u32> = star.topological().iter().map(|b| b.as_u32()).collect();
+            for &b in &body.layout {
+                let mut sources: Vec<u32> =
+                    body.successors(b).iter().map(|s| s.as_u32()).collect();
+                sources.sort_unstable();
+                sources.dedup();
+                if sources.len() < 2 {
+                    continue;
+                }
+                let fast: Vec<u32> =
+                    splits_joins(&body, &star, b).iter().map(|j| j.as_u32()).collect();
+                prop_assert_eq!(
+                    fast,
+                    disjoint_joins(star.graph(), &topological, &sources),
+                    "{} split {:?}", spec_of(&succs), b
+                );
+            }
+        }
     }
 }

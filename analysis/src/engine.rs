@@ -14,6 +14,7 @@
 use crate::alloca_ssa::{AllocaJoin, alloca_ssa};
 use crate::control_dep::{cdep_on, control_dependence};
 use crate::facts::CfgFacts;
+use crate::loops::LoopId;
 use crate::points_to::PointsTo;
 use crate::result::{AnalysisKind, InitShapes, Uniformity};
 use crate::shape::Shape;
@@ -65,6 +66,9 @@ struct Engine<'a, O: JoinOracle> {
     tdep: BTreeSet<Block>,
     adep: BTreeSet<Block>,
     cdep: BTreeSet<Block>,
+    /// Loops whose blocks are all in `cdep` already (put there by
+    /// `prop_control_div`).
+    cdep_loops: BTreeSet<LoopId>,
     varying_allocas: BTreeSet<Inst>,
     // The work queue.
     queue: VecDeque<Item>,
@@ -303,6 +307,7 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             tdep: BTreeSet::new(),
             adep: BTreeSet::new(),
             cdep: BTreeSet::new(),
+            cdep_loops: BTreeSet::new(),
             varying_allocas: BTreeSet::new(),
             queue: VecDeque::new(),
             queued: BTreeSet::new(),
@@ -511,13 +516,20 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
         let loops = &self.facts.loops;
         // The blocks of an outer such loop hold those of every inner one: only the
         // outermost loop's blocks are added (the nest's blocks once, not once per
-        // loop of the nest).
-        let outermost = loops
-            .ancestors(div)
-            .into_iter()
-            .rev()
-            .find(|&l| loops.exits(l).iter().any(|e| self.tdep.contains(e)));
-        if let Some(l) = outermost {
+        // loop of the nest), and only the first time (every branch of a nest of
+        // divergent loops finds the same outermost loop: its blocks are added
+        // once, not once per branch).
+        let mut outermost = None;
+        let mut around = loops.loop_of(div);
+        while let Some(l) = around {
+            if loops.exits(l).iter().any(|e| self.tdep.contains(e)) {
+                outermost = Some(l);
+            }
+            around = loops.parent(l);
+        }
+        if let Some(l) = outermost
+            && self.cdep_loops.insert(l)
+        {
             work.extend(loops.blocks(l).iter().copied());
         }
         // `cdep*` is closed under `cdep_on` (every block put in it is expanded

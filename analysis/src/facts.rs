@@ -2,6 +2,7 @@
 //! need (thesis §2.2-2.5), computed once.
 
 use crate::block_index::{BlockIndex, block_index};
+use crate::hops::Hops;
 use crate::loops::{Irreducible, LoopInfo};
 use crate::postdom::PostDomTree;
 use crate::reach::ForwardReach;
@@ -27,6 +28,9 @@ pub struct CfgFacts {
     pub index: BlockIndex,
     /// Forward reachability (Def. 15-16).
     pub reach: ForwardReach,
+    /// The single-entry intervals of the block index a join walk may hop over,
+    /// computed on first use ([`CfgFacts::hops`]).
+    hops: std::sync::OnceLock<Hops>,
 }
 
 impl CfgFacts {
@@ -43,6 +47,23 @@ impl CfgFacts {
             dom,
             loops,
             index,
+            hops: std::sync::OnceLock::new(),
+        })
+    }
+
+    /// The hops of the CFG numbered by the block index ([`crate::hops`]).
+    pub fn hops(&self) -> &Hops {
+        self.hops.get_or_init(|| {
+            // The reachable blocks, which come first in the index: an unreachable
+            // block is in no interval (it would never carry a label).
+            let order: Vec<u32> = self
+                .index
+                .order()
+                .iter()
+                .take_while(|&&b| self.cfg.reachable(b))
+                .map(|b| b.as_u32())
+                .collect();
+            Hops::compute(self.cfg.graph(), &order)
         })
     }
 

@@ -10,6 +10,7 @@
 //! Node `i` is `Block(i)`. Blocks the entry cannot reach keep no outgoing edges
 //! (§2.2 excludes them, and their cycles would not be cut).
 
+use crate::hops::Hops;
 use crate::loops::LoopInfo;
 use pllvm_semantics::cfg::{Cfg, Graph};
 use pllvm_semantics::ir::{Block, Body};
@@ -22,6 +23,8 @@ pub struct HeadRewired {
     topological: Vec<Block>,
     /// `position[i]`: where `Block(i)` stands in `topological`.
     position: Vec<u32>,
+    /// The single-entry intervals of `topological` ([`crate::hops`]).
+    hops: Hops,
 }
 
 impl HeadRewired {
@@ -49,10 +52,13 @@ impl HeadRewired {
         for (at, b) in topological.iter().enumerate() {
             position[b.as_u32() as usize] = at as u32;
         }
+        let numbered: Vec<u32> = topological.iter().map(|b| b.as_u32()).collect();
+        let hops = Hops::compute(&graph, &numbered);
         HeadRewired {
             graph,
             topological,
             position,
+            hops,
         }
     }
 
@@ -81,6 +87,11 @@ impl HeadRewired {
     /// `Block(i)`).
     pub fn positions(&self) -> &[u32] {
         &self.position
+    }
+
+    /// The hops of `G⋆` numbered by [`HeadRewired::topological`].
+    pub fn hops(&self) -> &Hops {
+        &self.hops
     }
 }
 

@@ -55,6 +55,7 @@ pub mod cycles;
 pub mod disjoint;
 pub mod facts;
 pub mod head_rewired;
+pub mod hops;
 pub mod joins;
 pub mod loops;
 pub mod normalize;

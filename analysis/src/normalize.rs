@@ -188,9 +188,9 @@ pub fn lcssa(body: &mut Body) -> Result<usize, Irreducible> {
     for &l in order.iter().rev() {
         let in_loop = |b: Block| loops.contains(l, b);
         let defined: Vec<(Value, Block)> = loops
-            .blocks(l)
-            .iter()
-            .flat_map(|&b| {
+            .blocks_in_rpo(l)
+            .into_iter()
+            .flat_map(|b| {
                 let data = &body.blocks[b];
                 data.phis
                     .iter()
@@ -755,7 +755,7 @@ pub fn violations(body: &Body) -> Result<Vec<String>, Irreducible> {
                 ));
             }
         }
-        for &b in loops.blocks(l) {
+        for b in loops.blocks_in_rpo(l) {
             let data = &body.blocks[b];
             for &i in data.phis.iter().chain(&data.body) {
                 let Some(v) = body.insts[i].result else {

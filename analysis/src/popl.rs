@@ -217,11 +217,21 @@ impl JoinOracle for Splits<'_> {
         // H_p fails for every join p of a varying split. Joins that leave a loop
         // around the split are reported as temporal, the others as sync.
         let loops = &self.facts.loops;
-        let around = loops.ancestors(div);
+        let innermost = loops.loop_of(div);
+        // The loops around `div` that do not hold `p` are those from the
+        // innermost one out to the first that holds it: only they are climbed.
         let (temporal, sync) = self.joins_of(div).into_iter().partition(|&p| {
-            around
-                .iter()
-                .any(|&l| !loops.contains(l, p) && loops.exits(l).contains(&p))
+            let mut around = innermost;
+            while let Some(l) = around {
+                if loops.contains(l, p) {
+                    return false;
+                }
+                if loops.exits(l).contains(&p) {
+                    return true;
+                }
+                around = loops.parent(l);
+            }
+            false
         });
         (sync, temporal)
     }

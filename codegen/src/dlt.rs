@@ -696,7 +696,7 @@ fn loop_facts<'l>(
         .iter()
         .partition(|p| blocks.contains(p));
     // The loop's blocks in layout order.
-    let mut laid: Vec<Block> = loops.blocks(l).to_vec();
+    let mut laid: Vec<Block> = loops.blocks_in_rpo(l);
     laid.sort_by_key(|b| level.pos.get(b).copied().unwrap_or(usize::MAX));
     let last = laid.last().copied().unwrap_or(header);
     let mut exit_edges = Vec::new();
