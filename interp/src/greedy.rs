@@ -552,9 +552,31 @@ pub fn synchronizing(
     sc: Block,
 ) -> Result<(), Violation> {
     let name = |b: Block| program.block_name(b);
+    // Most lanes wait at one of a few blocks: the last block asked about and
+    // its answer are kept, and a lane waiting at a block (the common case)
+    // needs no list of its waiting blocks.
+    let mut last: Option<(Block, bool)> = None;
+    let mut reaches = |at: Block| match last {
+        Some((b, answer)) if b == at => answer,
+        _ => {
+            let answer = facts.forward_reaches(at, sc);
+            last = Some((at, answer));
+            answer
+        }
+    };
     for t in 0..state.width() {
-        for at in waiting_blocks(program, facts, state, t, sc) {
-            if facts.forward_reaches(at, sc) {
+        let listed;
+        let waiting: &[Block] = match &state.next[t] {
+            Next::Done(_) => continue,
+            Next::Block(b) if *b == sc => continue,
+            Next::Block(b) => std::slice::from_ref(b),
+            Next::Any => {
+                listed = waiting_blocks(program, facts, state, t, sc);
+                &listed
+            }
+        };
+        for &at in waiting {
+            if reaches(at) {
                 let waits = match &state.next[t] {
                     Next::Any => format!(
                         "accepts {} (next = ⊤ after {})",
@@ -628,13 +650,24 @@ pub fn progress_and_sync(
 /// (blocks outside the layout left out): the only blocks that can make progress
 /// (Def. 14). Costs O(W log W), whatever the size of the CFG.
 pub fn pending_blocks(program: &Program<'_>, state: &State) -> Vec<Block> {
-    let mut pending: Vec<(usize, Block)> = (0..state.width())
-        .flat_map(|t| lane_targets(program, state, t))
-        .filter_map(|b| {
-            let pos = *program.layout_pos.get(b);
-            pos.map(|pos| (pos, b))
-        })
-        .collect();
+    let mut pending: Vec<(usize, Block)> = Vec::new();
+    let mut add = |b: Block| {
+        if let Some(pos) = *program.layout_pos.get(b)
+            && pending.last() != Some(&(pos, b))
+        {
+            pending.push((pos, b));
+        }
+    };
+    for t in 0..state.width() {
+        match &state.next[t] {
+            // The common case, without a list per lane (see `lane_targets`).
+            Next::Block(b) => add(*b),
+            Next::Any => lane_targets(program, state, t)
+                .into_iter()
+                .for_each(&mut add),
+            Next::Done(_) => {}
+        }
+    }
     pending.sort_unstable();
     pending.dedup();
     pending.into_iter().map(|(_, b)| b).collect()
