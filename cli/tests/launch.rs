@@ -495,4 +495,12 @@ fn launches_are_checked_by_default_and_the_unchecked_order_says_so() {
         "{}",
         stderr(&single)
     );
+    // So is the REPL's.
+    let repl = pllvm(&["repl", file.as_str(), "--sched", "earliest"]);
+    assert_eq!(code(&repl), 2, "{}", stderr(&repl));
+    assert!(
+        stderr(&repl).contains("launches (--grid) only"),
+        "{}",
+        stderr(&repl)
+    );
 }

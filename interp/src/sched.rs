@@ -547,6 +547,9 @@ impl Scheduler for Ipd {
 /// correct kernel in undefined behaviour.
 pub const EARLIEST: &str = "earliest";
 
+/// Why a run that is not a launch refuses [`EARLIEST`].
+pub const EARLIEST_IS_FOR_LAUNCHES: &str = "earliest is the unchecked order of launches (--grid) only: it checks no greedy constraint, and a single run is always checked (lowest is the default)";
+
 /// A built-in policy by its `--sched` name: `lowest`, `highest`, `random:SEED`,
 /// `ipd`. (`replay:FILE` and `interactive` need IO or a callback: see [`Replay`]
 /// and [`Interactive`].)
@@ -555,10 +558,7 @@ pub fn builtin(spec: &str) -> Result<Box<dyn Scheduler>, String> {
         "lowest" => Ok(Box::new(Lowest)),
         "highest" => Ok(Box::new(Highest)),
         "ipd" => Ok(Box::new(Ipd::new())),
-        EARLIEST => Err(
-            "earliest is the unchecked order of launches (--grid) only: it checks no greedy constraint, and a single run is always checked (lowest is the default)"
-                .into(),
-        ),
+        EARLIEST => Err(EARLIEST_IS_FOR_LAUNCHES.into()),
         other => match other.strip_prefix("random:") {
             Some(seed) => seed
                 .trim()

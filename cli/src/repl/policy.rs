@@ -67,6 +67,10 @@ impl Policy {
             "lowest" | "low" => Ok(Policy::Lowest(Lowest)),
             "highest" | "high" => Ok(Policy::Highest(Highest)),
             "ipd" => Ok(Policy::Ipd(Ipd::new())),
+            // The unchecked order exists for launches only; say so, as `run` does.
+            pllvm_interp::sched::EARLIEST => {
+                Err(pllvm_interp::sched::EARLIEST_IS_FOR_LAUNCHES.to_string())
+            }
             other => Err(format!(
                 "unknown scheduling policy '{}' (lowest, highest, random:SEED, replay:FILE, replay:A,B,C, ipd, interactive)",
                 super::command::truncate(other)
