@@ -666,36 +666,21 @@ impl Program {
         } else {
             Command::new(&self.path)
         };
-        command
-            .arg(&input)
-            .arg(&output)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped());
-        let mut child = command.spawn().map_err(|e| {
-            NativeError::Runner(format!("cannot start {}: {e}", self.path.display()))
-        })?;
-        let started = Instant::now();
-        let status = loop {
-            match child.try_wait() {
-                Ok(Some(status)) => break status,
-                Ok(None) if started.elapsed() > wall => {
-                    // The runner and the kernel run it forked (under qemu too).
-                    kill_tree(&mut child);
-                    return Err(NativeError::Timeout(wall));
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(2)),
-                Err(e) => return Err(NativeError::Runner(format!("waiting for it: {e}"))),
+        command.arg(&input).arg(&output);
+        // `run_tool` kills the runner with the kernel run it forked (under qemu
+        // too) when `wall` is over, and drains its standard error meanwhile.
+        let deadline = Instant::now().checked_add(wall);
+        let out = run_tool(&mut command, None, deadline).map_err(|e| match e {
+            ToolError::Stopped => NativeError::Timeout(wall),
+            ToolError::Start(e) | ToolError::Input(e) => {
+                NativeError::Runner(format!("cannot run {}: {e}", self.path.display()))
             }
-        };
-        let mut stderr = String::new();
-        if let Some(mut pipe) = child.stderr.take() {
-            use std::io::Read;
-            let _ = pipe.read_to_string(&mut stderr);
-        }
-        if !status.success() {
+        })?;
+        if !out.status.success() {
             return Err(NativeError::Runner(format!(
-                "{status}: {}",
-                stderr.trim_end()
+                "{}: {}",
+                out.status,
+                String::from_utf8_lossy(&out.stderr).trim_end()
             )));
         }
         let text =

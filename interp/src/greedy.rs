@@ -1057,17 +1057,39 @@ pub fn pending_legality(
     facts: &GreedyFacts,
     state: &State,
 ) -> Vec<Legality> {
-    let mut out: Vec<Legality> = pending_blocks(program, state)
+    let mut out = pending_verdicts(program, facts, state);
+    rule_out_spins(program, facts, state, &mut out);
+    out
+}
+
+/// The verdicts of progress and synchronization (Def. 14, 17) on the pending
+/// blocks, in layout order: [`pending_legality`] before §5.3.
+pub fn pending_verdicts(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+) -> Vec<Legality> {
+    pending_blocks(program, state)
         .into_iter()
         .map(|block| verdict_of(program, facts, state, block))
-        .collect();
-    let legal = legal_blocks(&out);
+        .collect()
+}
+
+/// Termination preservation (§5.3) over `verdicts` of Def. 14 and 17: the
+/// legal blocks after which no schedule ends, when another can still end the
+/// run, get their violation ([`termination_preserving`]).
+pub fn rule_out_spins(
+    program: &Program<'_>,
+    facts: &GreedyFacts,
+    state: &State,
+    verdicts: &mut [Legality],
+) {
+    let legal = legal_blocks(verdicts);
     for (block, violation) in termination_preserving(program, facts, state, &legal) {
-        if let Some(l) = out.iter_mut().find(|l| l.block == block) {
+        if let Some(l) = verdicts.iter_mut().find(|l| l.block == block) {
             l.verdict = violation.into_verdict();
         }
     }
-    out
 }
 
 /// The verdict of progress and synchronization (Def. 14, 17) on one block, before

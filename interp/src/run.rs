@@ -9,8 +9,8 @@
 //! it back.
 
 use crate::greedy::{
-    GreedyFacts, Legality, Verdict, legal_blocks, pending_blocks, pending_legality, state_hash,
-    termination_preserving, verdict_of,
+    GreedyFacts, Legality, Verdict, legal_blocks, pending_legality, pending_verdicts,
+    rule_out_spins, state_hash, verdict_of,
 };
 use crate::lowest_path::LowestPath;
 use crate::machine::{Machine, Outcome, RunError};
@@ -224,10 +224,7 @@ fn lowest_offer(
 ) -> Offer {
     let state = &machine.state;
     let program = &machine.program;
-    let verdicts: Vec<Legality> = pending_blocks(program, state)
-        .into_iter()
-        .map(|b| verdict_of(program, facts, state, b))
-        .collect();
+    let mut verdicts = pending_verdicts(program, facts, state);
     let candidates = legal_blocks(&verdicts);
     if candidates.len() < 2 || facts.termination_budget == 0 || !facts.may_spin(state) {
         // `termination_preserving` rules nothing out here: the candidates are
@@ -248,19 +245,7 @@ fn lowest_offer(
             blocks: vec![b],
         },
         _ => {
-            let mut verdicts = verdicts;
-            for (block, violation) in termination_preserving(program, facts, state, &candidates) {
-                if let Some(l) = verdicts.iter_mut().find(|l| l.block == block) {
-                    *l = Legality {
-                        block,
-                        verdict: Verdict::Illegal {
-                            definition: violation.definition,
-                            lane: violation.lane,
-                            why: violation.why,
-                        },
-                    };
-                }
-            }
+            rule_out_spins(program, facts, state, &mut verdicts);
             let legal = legal_blocks(&verdicts);
             let blocks = spin.offer(key, &legal);
             Offer {
