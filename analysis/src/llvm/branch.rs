@@ -77,8 +77,11 @@ pub struct BranchSolver<'a> {
     component: Vec<u32>,
     /// Whether each component is a cycle (several nodes, or a self-loop).
     cyclic: Vec<bool>,
-    /// For each node, the irreducible cycles it is an entry of.
-    entry_of: Vec<Vec<CycleId>>,
+    /// The irreducible cycles each node is an entry of, in one array: those of
+    /// `v` are `entry_of[entry_start[v]..entry_start[v + 1]]` (both empty when
+    /// no cycle is irreducible).
+    entry_start: Vec<u32>,
+    entry_of: Vec<CycleId>,
     /// Scratch, valid where `stamp == epoch`: handled nodes.
     epoch: u32,
     stamp: Vec<u32>,
@@ -167,15 +170,25 @@ impl<'a> BranchSolver<'a> {
                 cyclic[c] = true;
             }
         }
-        let mut entry_of = vec![Vec::new(); n];
+        let mut pairs: Vec<(u32, CycleId)> = Vec::new();
         for c in cycles.ids() {
             let cy = cycles.cycle(c);
             if !cy.is_reducible() {
-                for &e in &cy.entries {
-                    entry_of[e as usize].push(c);
-                }
+                pairs.extend(cy.entries.iter().map(|&e| (e, c)));
             }
         }
+        pairs.sort_unstable();
+        let mut entry_start = Vec::new();
+        if !pairs.is_empty() {
+            entry_start = vec![0u32; n + 1];
+            for &(e, _) in &pairs {
+                entry_start[e as usize + 1] += 1;
+            }
+            for v in 0..n {
+                entry_start[v + 1] += entry_start[v];
+            }
+        }
+        let entry_of: Vec<CycleId> = pairs.into_iter().map(|(_, c)| c).collect();
         // Without cycles the components are single nodes numbered in a
         // topological order.
         let acyclic = (cyclic.iter().all(|&c| !c) && cycles.is_empty()).then(|| {
@@ -226,6 +239,7 @@ impl<'a> BranchSolver<'a> {
             cycles,
             component,
             cyclic,
+            entry_start,
             entry_of,
             epoch: 0,
             stamp: vec![0; m],
@@ -829,8 +843,15 @@ impl<'a> BranchSolver<'a> {
 
     /// The irreducible cycles an edge out of `u` enters from outside.
     fn enters(&self, u: u32, out: &mut Vec<CycleId>) {
+        if self.entry_of.is_empty() {
+            return;
+        }
         for &s in self.graph.successors(u) {
-            for &c in &self.entry_of[s as usize] {
+            let (from, to) = (
+                self.entry_start[s as usize] as usize,
+                self.entry_start[s as usize + 1] as usize,
+            );
+            for &c in &self.entry_of[from..to] {
                 if !self.cycles.cycle(c).contains(u) {
                     out.push(c);
                 }
