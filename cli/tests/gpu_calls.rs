@@ -214,3 +214,81 @@ fn nvptx_grid_stride_loop() {
         stdout(&o)
     );
 }
+
+/// A launch of 8 × 6 × 2 threads in work-groups of 4 × 2 × 1, from OpenCL C
+/// (amdgcn and spir64) and from CUDA (nvptx). Worked out from OpenCL C 2.0
+/// §6.13.1 and CUDA's built-in variables: the thread at global (x, y, z) has
+/// local id (x mod 4, y mod 2, 0) and group id (x / 4, y / 2, z); every thread
+/// sees sizes (4, 2, 1) and (2, 3, 2) groups. Each writes at its row-major
+/// position, so the dumps do not depend on the order threads run in, and are
+/// the same with warps of 4 (one row of a group each) and of 8 (a whole group,
+/// two rows: the warp is formed x fastest).
+#[test]
+fn launches_of_three_dimensions() {
+    let ids: Vec<String> = (0..2u32)
+        .flat_map(|z| (0..6u32).flat_map(move |y| (0..8u32).map(move |x| (x, y, z))))
+        .map(|(x, y, z)| x % 4 + 10 * (y % 2) + 1000 * (x / 4) + 10_000 * (y / 2) + 100_000 * z)
+        .map(|v| v.to_string())
+        .collect();
+    let ids = format!("0: [{}]", ids.join(", "));
+    let sizes = format!("1: [{}]", vec!["232124"; 96].join(", "));
+    let files = [
+        ("amdgcn", compile_for("workitems3d", false, "amdgcn")),
+        ("spir64", compile_for("workitems3d", false, "spir64")),
+        ("nvptx", compile("dims", true)),
+    ];
+    for (target, file) in &files {
+        for width in ["4", "8"] {
+            let o = launch(
+                file,
+                "8,6,2",
+                width,
+                &[
+                    "--group",
+                    "4,2,1",
+                    "--buffer",
+                    "0=i32[96]",
+                    "--buffer",
+                    "1=i32[96]",
+                    "--dump",
+                    "0",
+                    "--dump",
+                    "1",
+                ],
+            );
+            assert_eq!(code(&o), 0, "{target}, W = {width}: {}", stderr(&o));
+            let out = stdout(&o);
+            assert!(out.contains(&ids), "{target}, W = {width}: {out}");
+            assert!(out.contains(&sizes), "{target}, W = {width}: {out}");
+            assert!(
+                out.contains(
+                    "shape: 8 × 6 × 2 threads, work-groups of 4 × 2 × 1, 2 × 3 × 2 work-groups"
+                ),
+                "{target}: {out}"
+            );
+        }
+    }
+    // A grid that is not whole work-groups in some dimension is refused
+    // before running, naming the dimension.
+    let o = launch(
+        &files[0].1,
+        "8,5",
+        "4",
+        &[
+            "--group",
+            "4,2",
+            "--buffer",
+            "0=i32[40]",
+            "--buffer",
+            "1=i32[40]",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "in dimension 1 the grid's 5 threads are not a multiple of the work-group's 2"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}

@@ -49,7 +49,7 @@ pub mod signature;
 pub mod wave;
 
 pub use builtin::{Builtin, ThetaError, WorkItemFn, is_horizontal, touches_memory};
-pub use launch::{LaunchPosition, apply_launch, is_launch_id, theta_work_item};
+pub use launch::{LaunchDims, LaunchPosition, apply_launch, is_launch_id, theta_work_item};
 pub use math::{MathFn, apply_math};
 pub use names::resolve;
 pub use pllvm::apply_horizontal;
