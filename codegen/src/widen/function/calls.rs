@@ -141,6 +141,10 @@ impl Emitter<'_, '_> {
             | Builtin::WaveBallot
             | Builtin::LaneId
             | Builtin::WaveSize
+            | Builtin::Shuffle(_)
+            | Builtin::Vote(_)
+            | Builtin::ActiveMask
+            | Builtin::MatchAny
             | Builtin::Barrier
             | Builtin::WorkItem(_)
             | Builtin::GridDim(..)
