@@ -123,6 +123,12 @@ impl Emitter<'_, '_> {
                 Ok(())
             }
             Builtin::Math(theta::MathFn::FMulAdd) => self.fmuladd(site, result, ret_ty, args),
+            Builtin::Math(theta::MathFn::Mul24(_) | theta::MathFn::MulHi(_)) => Err(refuse(
+                site,
+                format!(
+                    "a call of @{name}: the targets' 24-bit and high-half multiplies are not widened"
+                ),
+            )),
             Builtin::Math(_) => self.math(site, result, &name, ret_ty, args),
             Builtin::Assume | Builtin::LifetimeStart | Builtin::LifetimeEnd | Builtin::NoOp => {
                 Ok(())
