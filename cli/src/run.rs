@@ -673,17 +673,19 @@ fn write_text(
 ) -> Result<()> {
     let (machine, report) = (run.machine, run.report);
     if table {
-        writeln!(
-            out,
-            "{}",
-            trace::table_bounded(
-                &run.module.types,
-                machine.program.body,
-                &machine.trace,
-                values,
-                machine.trace_omitted
-            )
+        // Written row by row (through a buffer: standard output flushes at
+        // every line): the table is never held whole.
+        let mut buffered = std::io::BufWriter::new(&mut *out);
+        trace::write_table_bounded(
+            &mut buffered,
+            &run.module.types,
+            machine.program.body,
+            &machine.trace,
+            values,
+            machine.trace_omitted,
         )?;
+        writeln!(buffered)?;
+        buffered.flush()?;
     }
     writeln!(out, "outcome: {}", run.outcome)?;
     if machine.returns_value() {
