@@ -43,8 +43,9 @@ pub struct Cycle {
     pub header: u32,
     /// The entries, header first, then in DFS preorder.
     pub entries: Vec<u32>,
-    /// Every node of the cycle (nested cycles included), ascending.
-    pub nodes: Vec<u32>,
+    /// Every node of the cycle (nested cycles included): a range of the
+    /// hierarchy's shared node order ([`Cycle::nodes`]).
+    nodes: NodeSpan,
     /// The enclosing cycle, `None` for an outermost cycle.
     pub parent: Option<CycleId>,
     /// The child cycles, in the order they were found.
@@ -53,15 +54,58 @@ pub struct Cycle {
     pub depth: u32,
 }
 
+/// The nodes of every cycle laid out once, so that each cycle's nodes are one
+/// range: a cycle's own nodes (those of no child), then each child's range. A
+/// nest of `d` cycles stores `O(n)` entries instead of the `d²/2` of one list
+/// per cycle.
+#[derive(PartialEq, Eq)]
+struct NodeOrder {
+    /// The nodes, cycle by cycle as above; nodes in no cycle are absent.
+    order: Vec<u32>,
+    /// Each node's index in `order` (`u32::MAX` for a node in no cycle).
+    position: Vec<u32>,
+}
+
+/// One cycle's range of a shared [`NodeOrder`].
+#[derive(Clone, PartialEq, Eq)]
+struct NodeSpan {
+    order: std::sync::Arc<NodeOrder>,
+    start: u32,
+    end: u32,
+}
+
+impl std::fmt::Debug for NodeSpan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list()
+            .entries(&self.order.order[self.start as usize..self.end as usize])
+            .finish()
+    }
+}
+
 impl Cycle {
     /// Whether the cycle has a single entry.
     pub fn is_reducible(&self) -> bool {
         self.entries.len() == 1
     }
 
-    /// Whether `node` is in the cycle.
+    /// Every node of the cycle, nested cycles included: the header and the
+    /// cycle's other own nodes first, then each child cycle's nodes together
+    /// (not ascending; sort a copy where an order matters).
+    pub fn nodes(&self) -> &[u32] {
+        &self.nodes.order.order[self.nodes.start as usize..self.nodes.end as usize]
+    }
+
+    /// Whether `node` is in the cycle (constant time: its position in the
+    /// shared order is inside the cycle's range).
     pub fn contains(&self, node: u32) -> bool {
-        self.nodes.binary_search(&node).is_ok()
+        let p = self
+            .nodes
+            .order
+            .position
+            .get(node as usize)
+            .copied()
+            .unwrap_or(u32::MAX);
+        p >= self.nodes.start && p < self.nodes.end
     }
 }
 
@@ -124,6 +168,20 @@ impl CycleInfo {
 
     /// The hierarchy of the nodes `root` reaches in `graph`, for the DFS that
     /// visits successors in list order.
+    ///
+    /// The search of the module documentation, in time about linear in the
+    /// graph: the backward walk from the latches of `H` steps over an inner cycle
+    /// it meets by continuing from the predecessors of that cycle's *entries*
+    /// only (the only nodes of the inner cycle with predecessors outside it, so
+    /// the walk collects the same nodes as walking from every node of it), finds
+    /// the outermost cycle around a node with a union-find over the parent links
+    /// (path compression), and takes the entries of `H`'s cycle among its own
+    /// nodes and its children's entries (an entry of a cycle has a predecessor
+    /// outside it, so it is an entry of the child it lies in). The nodes are
+    /// stored once for the whole hierarchy ([`Cycle::nodes`]). The hierarchy is
+    /// the one of `of_graph_reference` in the tests (the walk that gathers every
+    /// node of every child, kept as the oracle and compared on generated graphs), but for
+    /// the order of the nodes and children lists.
     pub fn of_graph(graph: &Graph, root: u32) -> Self {
         let n = graph.len();
         let search = dfs(graph, root);
@@ -142,10 +200,30 @@ impl CycleInfo {
             let (ph, pv) = (pre[h as usize], pre[v as usize]);
             pv != u32::MAX && pv >= ph && pv < ph + size[h as usize]
         };
-        let mut info = CycleInfo {
-            cycles: Vec::new(),
-            innermost: vec![None; n],
+        let mut innermost: Vec<Option<CycleId>> = vec![None; n];
+        // Per cycle under construction: header, entries, own nodes, parent, children.
+        let mut headers: Vec<u32> = Vec::new();
+        let mut entries_of: Vec<Vec<u32>> = Vec::new();
+        let mut own: Vec<Vec<u32>> = Vec::new();
+        let mut parent: Vec<Option<CycleId>> = Vec::new();
+        let mut children_of: Vec<Vec<CycleId>> = Vec::new();
+        // Union-find links to the outermost cycle found so far.
+        let mut link: Vec<u32> = Vec::new();
+        let find = |link: &mut Vec<u32>, c: u32| -> u32 {
+            let mut top = c;
+            while link[top as usize] != top {
+                top = link[top as usize];
+            }
+            let mut x = c;
+            while link[x as usize] != top {
+                let next = link[x as usize];
+                link[x as usize] = top;
+                x = next;
+            }
+            top
         };
+        // The cycle whose own node each node is during the walk of that cycle.
+        let mut own_mark = vec![u32::MAX; n];
         for &h in search.preorder.iter().rev() {
             let latches: Vec<u32> = graph
                 .predecessors(h)
@@ -156,26 +234,30 @@ impl CycleInfo {
             if latches.is_empty() {
                 continue;
             }
-            let id = CycleId(info.cycles.len() as u32);
-            let mut members: BTreeSet<u32> = BTreeSet::from([h]);
+            let id = headers.len() as u32;
+            headers.push(h);
+            parent.push(None);
+            link.push(id);
+            let mut mine = vec![h];
+            own_mark[h as usize] = id;
             let mut children = Vec::new();
             let mut work: VecDeque<u32> = latches.into_iter().collect();
             while let Some(v) = work.pop_front() {
-                if members.contains(&v) {
+                if own_mark[v as usize] == id {
                     continue;
                 }
-                if let Some(inner) = info.innermost[v as usize] {
-                    let top = info.outermost_from(inner);
+                if let Some(inner) = innermost[v as usize] {
+                    let top = find(&mut link, inner.0);
                     if top == id {
                         continue;
                     }
-                    info.cycles[top.0 as usize].parent = Some(id);
-                    children.push(top);
-                    for &m in &info.cycles[top.0 as usize].nodes {
-                        members.insert(m);
+                    parent[top as usize] = Some(CycleId(id));
+                    link[top as usize] = id;
+                    children.push(CycleId(top));
+                    for &e in &entries_of[top as usize] {
                         work.extend(
                             graph
-                                .predecessors(m)
+                                .predecessors(e)
                                 .iter()
                                 .copied()
                                 .filter(|&p| in_subtree(h, p)),
@@ -183,7 +265,8 @@ impl CycleInfo {
                     }
                     continue;
                 }
-                members.insert(v);
+                own_mark[v as usize] = id;
+                mine.push(v);
                 work.extend(
                     graph
                         .predecessors(v)
@@ -192,48 +275,88 @@ impl CycleInfo {
                         .filter(|&p| in_subtree(h, p)),
                 );
             }
-            let mut entries: Vec<u32> = members
+            let member = |link: &mut Vec<u32>, p: u32| {
+                own_mark[p as usize] == id
+                    || innermost[p as usize].is_some_and(|c| find(link, c.0) == id)
+            };
+            let mut entries: Vec<u32> = Vec::new();
+            let candidates: Vec<u32> = mine[1..]
                 .iter()
                 .copied()
-                .filter(|&v| {
-                    v != h
-                        && graph
-                            .predecessors(v)
-                            .iter()
-                            .any(|&p| pre[p as usize] != u32::MAX && !members.contains(&p))
-                })
+                .chain(
+                    children
+                        .iter()
+                        .flat_map(|c: &CycleId| entries_of[c.0 as usize].iter().copied()),
+                )
                 .collect();
-            entries.sort_by_key(|&v| pre[v as usize]);
-            entries.insert(0, h);
-            for &m in &members {
-                if info.innermost[m as usize].is_none() {
-                    info.innermost[m as usize] = Some(id);
+            for v in candidates {
+                let entered = graph
+                    .predecessors(v)
+                    .iter()
+                    .any(|&p| pre[p as usize] != u32::MAX && !member(&mut link, p));
+                if entered {
+                    entries.push(v);
                 }
             }
-            info.cycles.push(Cycle {
-                header: h,
-                entries,
-                nodes: members.into_iter().collect(),
-                parent: None,
-                children,
-                depth: 0,
-            });
+            entries.sort_by_key(|&v| pre[v as usize]);
+            entries.dedup();
+            entries.insert(0, h);
+            for &m in &mine {
+                innermost[m as usize] = Some(CycleId(id));
+            }
+            entries_of.push(entries);
+            own.push(mine);
+            children_of.push(children);
         }
-        // Depths, outermost first: a parent always has a larger id than its children.
-        for i in (0..info.cycles.len()).rev() {
-            let depth = info.cycles[i]
-                .parent
-                .map_or(1, |p| info.cycles[p.0 as usize].depth + 1);
-            info.cycles[i].depth = depth;
+        // Lay the nodes out cycle by cycle (own nodes, then each child's range),
+        // outermost cycles first; a parent always has a larger id than its children.
+        let count = headers.len();
+        let mut order: Vec<u32> = Vec::with_capacity(own.iter().map(Vec::len).sum());
+        let mut span = vec![(0u32, 0u32); count];
+        let mut depth = vec![0u32; count];
+        for top in (0..count).rev() {
+            if parent[top].is_some() {
+                continue;
+            }
+            depth[top] = 1;
+            // (cycle, next child to lay out)
+            let mut stack: Vec<(usize, usize)> = vec![(top, 0)];
+            span[top].0 = order.len() as u32;
+            order.extend_from_slice(&own[top]);
+            while let Some(&mut (c, ref mut k)) = stack.last_mut() {
+                if let Some(&child) = children_of[c].get(*k) {
+                    *k += 1;
+                    let child = child.0 as usize;
+                    depth[child] = depth[c] + 1;
+                    span[child].0 = order.len() as u32;
+                    order.extend_from_slice(&own[child]);
+                    stack.push((child, 0));
+                } else {
+                    span[c].1 = order.len() as u32;
+                    stack.pop();
+                }
+            }
         }
-        info
-    }
-
-    fn outermost_from(&self, mut c: CycleId) -> CycleId {
-        while let Some(p) = self.cycles[c.0 as usize].parent {
-            c = p;
+        let mut position = vec![u32::MAX; n];
+        for (i, &v) in order.iter().enumerate() {
+            position[v as usize] = i as u32;
         }
-        c
+        let shared = std::sync::Arc::new(NodeOrder { order, position });
+        let cycles = (0..count)
+            .map(|c| Cycle {
+                header: headers[c],
+                entries: std::mem::take(&mut entries_of[c]),
+                nodes: NodeSpan {
+                    order: shared.clone(),
+                    start: span[c].0,
+                    end: span[c].1,
+                },
+                parent: parent[c],
+                children: std::mem::take(&mut children_of[c]),
+                depth: depth[c],
+            })
+            .collect();
+        CycleInfo { cycles, innermost }
     }
 
     /// Every cycle id.
@@ -288,7 +411,7 @@ impl CycleInfo {
     pub fn exits(&self, graph: &Graph, id: CycleId) -> Vec<u32> {
         let c = self.cycle(id);
         let mut out: BTreeSet<u32> = BTreeSet::new();
-        for &v in &c.nodes {
+        for &v in c.nodes() {
             for &s in graph.successors(v) {
                 if !c.contains(s) {
                     out.insert(s);
@@ -312,7 +435,11 @@ impl CycleInfo {
                     e.sort_unstable();
                     e
                 },
-                nodes: c.nodes.clone(),
+                nodes: {
+                    let mut n = c.nodes().to_vec();
+                    n.sort_unstable();
+                    n
+                },
                 parent_header: c.parent.map(|p| self.cycle(p).header),
             })
             .collect();
@@ -453,7 +580,9 @@ mod tests {
             .ids()
             .map(|c| {
                 let cy = info.cycle(c);
-                let nodes: Vec<String> = cy.nodes.iter().map(|&n| name(body, n)).collect();
+                let mut sorted = cy.nodes().to_vec();
+                sorted.sort_unstable();
+                let nodes: Vec<String> = sorted.iter().map(|&n| name(body, n)).collect();
                 let entries: Vec<String> = cy.entries.iter().map(|&n| name(body, n)).collect();
                 format!(
                     "{} d{} entries[{}] nodes[{}]",
@@ -557,11 +686,11 @@ mod tests {
     fn check_hierarchy(graph: &Graph, info: &CycleInfo) -> Result<(), String> {
         for c in info.ids() {
             let cy = info.cycle(c);
-            if !strongly_connected(graph, &cy.nodes) {
-                return Err(format!("cycle {:?} is not strongly connected", cy.nodes));
+            if !strongly_connected(graph, cy.nodes()) {
+                return Err(format!("cycle {:?} is not strongly connected", cy.nodes()));
             }
             // An edge inside (a one-node cycle needs its self-loop).
-            if cy.nodes.len() == 1 && !graph.successors(cy.header).contains(&cy.header) {
+            if cy.nodes().len() == 1 && !graph.successors(cy.header).contains(&cy.header) {
                 return Err("a one-node cycle without a self-loop".into());
             }
             if cy.entries.first() != Some(&cy.header) {
@@ -576,7 +705,7 @@ mod tests {
             match cy.parent {
                 Some(p) => {
                     let pc = info.cycle(p);
-                    if cy.nodes.iter().any(|v| !pc.contains(*v)) || cy.contains(pc.header) {
+                    if cy.nodes().iter().any(|v| !pc.contains(*v)) || cy.contains(pc.header) {
                         return Err(
                             "a child is not inside its parent minus the parent's header".into()
                         );
@@ -597,7 +726,7 @@ mod tests {
                     if a < b
                         && info
                             .cycle(a)
-                            .nodes
+                            .nodes()
                             .iter()
                             .any(|v| info.cycle(b).contains(*v))
                     {
@@ -607,6 +736,214 @@ mod tests {
             }
         }
         Ok(())
+    }
+
+    /// One cycle as [`of_graph_reference`] builds it: every node listed,
+    /// ascending.
+    #[derive(Debug, PartialEq, Eq)]
+    struct ReferenceCycle {
+        header: u32,
+        entries: Vec<u32>,
+        nodes: Vec<u32>,
+        parent: Option<CycleId>,
+        children: BTreeSet<CycleId>,
+        depth: u32,
+    }
+
+    /// The straightforward construction [`CycleInfo::of_graph`] replaced: the
+    /// backward walk from the latches of each header gathers every node of every
+    /// inner cycle it meets (and walks their predecessors), finds the outermost
+    /// cycle around a node by following parent links, and keeps each cycle's
+    /// nodes in a set of its own (quadratic in the depth of a nest). Returns the
+    /// cycles and the innermost cycle of each node.
+    fn of_graph_reference(graph: &Graph, root: u32) -> (Vec<ReferenceCycle>, Vec<Option<CycleId>>) {
+        let n = graph.len();
+        let search = dfs(graph, root);
+        let mut pre = vec![u32::MAX; n];
+        for (i, &v) in search.preorder.iter().enumerate() {
+            pre[v as usize] = i as u32;
+        }
+        let mut size = vec![1u32; n];
+        for &v in &search.postorder {
+            if let Some(p) = search.parent[v as usize] {
+                size[p as usize] += size[v as usize];
+            }
+        }
+        let in_subtree = |h: u32, v: u32| {
+            let (ph, pv) = (pre[h as usize], pre[v as usize]);
+            pv != u32::MAX && pv >= ph && pv < ph + size[h as usize]
+        };
+        let mut cycles: Vec<ReferenceCycle> = Vec::new();
+        let mut innermost: Vec<Option<CycleId>> = vec![None; n];
+        let outermost_from = |cycles: &[ReferenceCycle], mut c: CycleId| {
+            while let Some(p) = cycles[c.0 as usize].parent {
+                c = p;
+            }
+            c
+        };
+        for &h in search.preorder.iter().rev() {
+            let latches: Vec<u32> = graph
+                .predecessors(h)
+                .iter()
+                .copied()
+                .filter(|&p| in_subtree(h, p))
+                .collect();
+            if latches.is_empty() {
+                continue;
+            }
+            let id = CycleId(cycles.len() as u32);
+            let mut members: BTreeSet<u32> = BTreeSet::from([h]);
+            let mut children = BTreeSet::new();
+            let mut work: VecDeque<u32> = latches.into_iter().collect();
+            while let Some(v) = work.pop_front() {
+                if members.contains(&v) {
+                    continue;
+                }
+                if let Some(inner) = innermost[v as usize] {
+                    let top = outermost_from(&cycles, inner);
+                    if top == id {
+                        continue;
+                    }
+                    cycles[top.0 as usize].parent = Some(id);
+                    children.insert(top);
+                    for &m in &cycles[top.0 as usize].nodes {
+                        members.insert(m);
+                        work.extend(
+                            graph
+                                .predecessors(m)
+                                .iter()
+                                .copied()
+                                .filter(|&p| in_subtree(h, p)),
+                        );
+                    }
+                    continue;
+                }
+                members.insert(v);
+                work.extend(
+                    graph
+                        .predecessors(v)
+                        .iter()
+                        .copied()
+                        .filter(|&p| in_subtree(h, p)),
+                );
+            }
+            let mut entries: Vec<u32> = members
+                .iter()
+                .copied()
+                .filter(|&v| {
+                    v != h
+                        && graph
+                            .predecessors(v)
+                            .iter()
+                            .any(|&p| pre[p as usize] != u32::MAX && !members.contains(&p))
+                })
+                .collect();
+            entries.sort_by_key(|&v| pre[v as usize]);
+            entries.insert(0, h);
+            for &m in &members {
+                if innermost[m as usize].is_none() {
+                    innermost[m as usize] = Some(id);
+                }
+            }
+            cycles.push(ReferenceCycle {
+                header: h,
+                entries,
+                nodes: members.into_iter().collect(),
+                parent: None,
+                children,
+                depth: 0,
+            });
+        }
+        for i in (0..cycles.len()).rev() {
+            cycles[i].depth = cycles[i]
+                .parent
+                .map_or(1, |p| cycles[p.0 as usize].depth + 1);
+        }
+        (cycles, innermost)
+    }
+
+    /// Uniform random graphs and generated CFGs (mostly forward edges, loops,
+    /// irreducible regions), each half the time.
+    fn arb_any_graph() -> impl Strategy<Value = Vec<Vec<u32>>> {
+        let uniform = (1usize..14).prop_flat_map(|n| {
+            proptest::collection::vec(proptest::collection::vec(0..n as u32, 0..4), n)
+        });
+        prop_oneof![uniform, crate::test_util::arb_cfg()]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(3000))]
+        /// The linear construction builds the reference's hierarchy: the same
+        /// cycles with the same ids, headers, entries (in order), node sets,
+        /// parents, children, depths and innermost cycles, for both DFS orders.
+        #[test]
+        fn of_graph_equals_the_reference_construction(succs in arb_any_graph()) {
+            let graph = Graph::from_succs(succs);
+            let reversed = Graph::from_succs(
+                (0..graph.len() as u32)
+                    .map(|v| graph.successors(v).iter().rev().copied().collect())
+                    .collect(),
+            );
+            for g in [&graph, &reversed] {
+                let info = CycleInfo::of_graph(g, 0);
+                let (cycles, innermost) = of_graph_reference(g, 0);
+                let fast: Vec<ReferenceCycle> = info
+                    .ids()
+                    .map(|c| {
+                        let cy = info.cycle(c);
+                        let mut nodes = cy.nodes().to_vec();
+                        nodes.sort_unstable();
+                        ReferenceCycle {
+                            header: cy.header,
+                            entries: cy.entries.clone(),
+                            nodes,
+                            parent: cy.parent,
+                            children: cy.children.iter().copied().collect(),
+                            depth: cy.depth,
+                        }
+                    })
+                    .collect();
+                prop_assert_eq!(&fast, &cycles, "{:?}", g.succs);
+                prop_assert_eq!(&info.innermost, &innermost);
+                for c in info.ids() {
+                    let cy = info.cycle(c);
+                    for v in 0..g.len() as u32 {
+                        prop_assert_eq!(cy.contains(v), cycles[c.0 as usize].nodes.contains(&v));
+                    }
+                }
+            }
+        }
+    }
+
+    /// A nest of 2,000 loops (`scripts/nested-cfg.py loops 2000`'s CFG) stores
+    /// each node once, not once per loop around it.
+    #[test]
+    fn a_deep_nest_stores_each_node_once() {
+        let depth = 2000u32;
+        // entry 0, headers 1..=d, body d+1, latches d+2..=2d+1 (latch of loop k
+        // is 2d+1-k), exit 2d+2.
+        let header = |k: u32| 1 + k;
+        let latch = |k: u32| 2 * depth + 1 - k;
+        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); (2 * depth + 3) as usize];
+        succs[0] = vec![header(0)];
+        for k in 0..depth {
+            succs[header(k) as usize] = vec![if k + 1 < depth {
+                header(k + 1)
+            } else {
+                depth + 1
+            }];
+            let out = if k == 0 { 2 * depth + 2 } else { latch(k - 1) };
+            succs[latch(k) as usize] = vec![header(k), out];
+        }
+        succs[(depth + 1) as usize] = vec![latch(depth - 1)];
+        let graph = Graph::from_succs(succs);
+        let info = CycleInfo::of_graph(&graph, 0);
+        assert_eq!(info.len(), depth as usize);
+        let stored = info.cycle(CycleId(0)).nodes.order.order.len();
+        assert_eq!(stored, 2 * depth as usize + 1);
+        let outer = info.innermost(header(0)).unwrap();
+        assert_eq!(info.cycle(outer).nodes().len(), 2 * depth as usize + 1);
+        assert!(info.cycle(outer).contains(latch(depth - 1)));
     }
 
     fn arb_graph() -> impl Strategy<Value = Vec<Vec<u32>>> {
@@ -628,7 +965,11 @@ mod tests {
             // Outermost cycles are the nontrivial SCCs reachable from the root, in
             // every hierarchy; only headers may differ.
             let tops = |info: &CycleInfo| -> BTreeSet<Vec<u32>> {
-                info.top_level().into_iter().map(|c| info.cycle(c).nodes.clone()).collect()
+                info.top_level().into_iter().map(|c| {
+                    let mut nodes = info.cycle(c).nodes().to_vec();
+                    nodes.sort_unstable();
+                    nodes
+                }).collect()
             };
             for info in &all {
                 prop_assert_eq!(tops(info), tops(&all[0]));

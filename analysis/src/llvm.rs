@@ -219,6 +219,11 @@ struct Ctx<'a> {
     /// Dominators, computed on first use (only irreducible cycles need them).
     dom: std::cell::OnceCell<BlockDomTree>,
     cycles: CycleInfo,
+    /// The exit nodes of each cycle ([`branch::cycle_exits`]).
+    exits: Vec<Vec<u32>>,
+    /// For each cycle, the innermost irreducible cycle containing it (itself
+    /// included), if any.
+    irreducible_around: Vec<Option<CycleId>>,
     block_of: SecondaryMap<Inst, Option<Block>>,
     stack: BTreeSet<Value>,
     /// The module is for NVPTX, whose rule makes a load through a generic (0) or
@@ -251,9 +256,14 @@ impl Ctx<'_> {
 
     /// The cycles containing `b` that fail the simplified diverged entry
     /// criterion (m-converged, (a)) for one of the joins `joins` of its branch.
+    /// Only irreducible cycles can ([`Ctx::entry_ok`] holds in a reducible
+    /// one), so the walk up from `b` steps from irreducible cycle to irreducible
+    /// cycle ([`Ctx::irreducible_around`]): no work per reducible cycle around
+    /// `b`, which on a nest of loops would be the depth per branch.
     fn entry_failures(&self, b: u32, joins: &[u32]) -> Vec<CycleId> {
         let mut out = Vec::new();
-        let mut c = self.cycles.innermost(b);
+        let around = |c: Option<CycleId>| c.and_then(|c| self.irreducible_around[c.0 as usize]);
+        let mut c = around(self.cycles.innermost(b));
         while let Some(id) = c {
             let cy = self.cycles.cycle(id);
             if joins
@@ -262,7 +272,7 @@ impl Ctx<'_> {
             {
                 out.push(id);
             }
-            c = cy.parent;
+            c = around(cy.parent);
         }
         out
     }
@@ -316,7 +326,7 @@ impl Ctx<'_> {
         }
         for c in bad {
             f.bad[c.0 as usize] = true;
-            for &v in &self.cycles.cycle(c).nodes {
+            for &v in self.cycles.cycle(c).nodes() {
                 f.not_m_converged[v as usize] = true;
             }
         }
@@ -332,7 +342,11 @@ impl Ctx<'_> {
         let mut c = self.cycles.innermost(def.as_u32());
         while let Some(id) = c {
             let cy = self.cycles.cycle(id);
-            if f.divergent_exit[id.0 as usize] && !cy.contains(user.as_u32()) {
+            if cy.contains(user.as_u32()) {
+                // Every cycle further out contains the use too.
+                return false;
+            }
+            if f.divergent_exit[id.0 as usize] {
                 return true;
             }
             c = cy.parent;
@@ -417,13 +431,27 @@ fn context<'a>(module: &'a Module, body: &'a Body, cfg: &'a Cfg, cycles: CycleIn
             block_of[i] = Some(b);
         }
     }
+    let graph = cfg.graph();
+    let exits = branch::cycle_exits(graph, &cycles);
+    // Parents have larger ids than their children: outermost first.
+    let mut irreducible_around: Vec<Option<CycleId>> = vec![None; cycles.len()];
+    for c in (0..cycles.len() as u32).rev().map(CycleId) {
+        let cy = cycles.cycle(c);
+        irreducible_around[c.0 as usize] = if cy.is_reducible() {
+            cy.parent.and_then(|p| irreducible_around[p.0 as usize])
+        } else {
+            Some(c)
+        };
+    }
     Ctx {
         module,
         body,
-        graph: cfg.graph(),
+        graph,
         cfg,
         dom: std::cell::OnceCell::new(),
         cycles,
+        exits,
+        irreducible_around,
         block_of,
         stack: stack_pointers(body),
         nvptx: crate::target::GpuTarget::of(module) == Some(crate::target::GpuTarget::Nvptx),
@@ -494,7 +522,7 @@ fn solve(
     let mut facts = ControlFacts::new(n, ctx.cycles.len());
     let mut divergent = vec![false; n];
     // Users of each value, and the items of each block.
-    let mut users: Vec<Vec<Item>> = vec![Vec::new(); body.values.len()];
+    let users = Users::of(body, cfg);
     let mut work: Vec<Item> = Vec::new();
     for &b in &body.layout {
         if !cfg.reachable(b) {
@@ -502,27 +530,15 @@ fn solve(
         }
         let block = &body.blocks[b];
         for &i in block.phis.iter().chain(&block.body) {
-            for o in body.insts[i].kind.operands() {
-                users[o.as_u32() as usize].push(Item::Inst(b, i));
-            }
-            if let Some(p) = block.predicate
-                && matches!(body.insts[i].kind, InstKind::Phi { .. })
-            {
-                users[p.as_u32() as usize].push(Item::Inst(b, i));
-            }
-        }
-        for o in block.term.operands() {
-            users[o.as_u32() as usize].push(Item::Term(b));
-        }
-        if let Some(p) = block.predicate {
-            users[p.as_u32() as usize].push(Item::Term(b));
-        }
-        for &i in block.phis.iter().chain(&block.body) {
             work.push(Item::Inst(b, i));
         }
         work.push(Item::Term(b));
     }
     work.reverse();
+    let escaping = escaping_uses(&ctx, &users);
+    // The first cycle at or around each cycle without a divergent exit yet
+    // (a union-find over the parent links; `NONE` past the outermost).
+    let mut unmarked: Vec<u32> = (0..ctx.cycles.len() as u32).collect();
     let mut solver = BranchSolver::new(graph, &ctx.cycles);
     // Re-decide the phis (or every instruction) of a block.
     let push_block = |work: &mut Vec<Item>, b: u32, phis_only: bool| {
@@ -545,7 +561,7 @@ fn solve(
                 };
                 if values[r].is_uniform() && inst_varying(&ctx, &facts, &values, b, i) {
                     values[r] = Shape::Varying;
-                    work.extend(users[r.as_u32() as usize].iter().copied());
+                    work.extend(users.of_value(r).iter().copied());
                 }
             }
             Item::Term(b) => {
@@ -560,32 +576,28 @@ fn solve(
                         push_block(&mut work, j, true);
                     }
                 }
-                for &c in &bf.divergent_exits {
-                    if facts.divergent_exit[c.0 as usize] {
-                        continue;
-                    }
-                    facts.divergent_exit[c.0 as usize] = true;
-                    for e in ctx.cycles.exits(graph, c) {
-                        if !facts.temporal_joins[e as usize] {
-                            facts.temporal_joins[e as usize] = true;
-                            push_block(&mut work, e, true);
-                        }
-                    }
-                    // Uses outside the cycle of values defined inside it.
-                    let cy = ctx.cycles.cycle(c);
-                    for &v in &cy.nodes {
-                        let block = &body.blocks[Block::from_u32(v)];
-                        for &i in block.phis.iter().chain(&block.body) {
-                            let Some(r) = body.insts[i].result else {
-                                continue;
-                            };
-                            for &u in &users[r.as_u32() as usize] {
-                                let (Item::Inst(ub, _) | Item::Term(ub)) = u;
-                                if !cy.contains(ub.as_u32()) {
-                                    work.push(u);
-                                }
+                // The divergent cycle exits: the first `exited` cycles around
+                // the branch, i.e. those of depth above `floor`. Each cycle is
+                // marked once, the marked ones skipped through `unmarked`.
+                if let (Some(inner), true) = (ctx.cycles.innermost(b.as_u32()), bf.exited > 0) {
+                    let floor = ctx.cycles.cycle(inner).depth as usize - bf.exited;
+                    let mut c = first_unmarked(&mut unmarked, inner.0);
+                    while c != NONE && ctx.cycles.cycle(CycleId(c)).depth as usize > floor {
+                        let cy = ctx.cycles.cycle(CycleId(c));
+                        facts.divergent_exit[c as usize] = true;
+                        unmarked[c as usize] = cy.parent.map_or(NONE, |p| p.0);
+                        for &e in &ctx.exits[c as usize] {
+                            if !facts.temporal_joins[e as usize] {
+                                facts.temporal_joins[e as usize] = true;
+                                push_block(&mut work, e, true);
                             }
                         }
+                        // Uses outside the cycle of values defined inside it.
+                        work.extend(escaping[c as usize].iter().copied());
+                        c = match cy.parent {
+                            Some(p) => first_unmarked(&mut unmarked, p.0),
+                            None => NONE,
+                        };
                     }
                 }
                 let mut bad = ctx.entry_failures(b.as_u32(), &bf.joins);
@@ -595,7 +607,7 @@ fn solve(
                         continue;
                     }
                     facts.bad[c.0 as usize] = true;
-                    for &v in &ctx.cycles.cycle(c).nodes {
+                    for &v in ctx.cycles.cycle(c).nodes() {
                         if !facts.not_m_converged[v as usize] {
                             facts.not_m_converged[v as usize] = true;
                             push_block(&mut work, v, false);
@@ -607,6 +619,121 @@ fn solve(
     }
     let divergent: BTreeSet<u32> = (0..n as u32).filter(|&b| divergent[b as usize]).collect();
     finish(&ctx, cfg, func, values, &divergent, &facts)
+}
+
+/// The items of the reachable blocks that use each value (an operand, or the
+/// block's predicate for its phis and terminator), all in one array: the
+/// users of `v` are `items[start[v]..start[v + 1]]`, in layout order. One list
+/// per value cost a vector header and a heap block per value (about 70 bytes
+/// per value of a large function, where this costs about 16).
+struct Users {
+    start: Vec<u32>,
+    items: Vec<Item>,
+}
+
+impl Users {
+    fn of(body: &Body, cfg: &Cfg) -> Self {
+        // Every (used value, user) pair of the reachable blocks, in order.
+        let each = |f: &mut dyn FnMut(Value, Item)| {
+            for &b in &body.layout {
+                if !cfg.reachable(b) {
+                    continue;
+                }
+                let block = &body.blocks[b];
+                for &i in block.phis.iter().chain(&block.body) {
+                    for o in body.insts[i].kind.operands() {
+                        f(o, Item::Inst(b, i));
+                    }
+                    if let Some(p) = block.predicate
+                        && matches!(body.insts[i].kind, InstKind::Phi { .. })
+                    {
+                        f(p, Item::Inst(b, i));
+                    }
+                }
+                for o in block.term.operands() {
+                    f(o, Item::Term(b));
+                }
+                if let Some(p) = block.predicate {
+                    f(p, Item::Term(b));
+                }
+            }
+        };
+        let mut start = vec![0u32; body.values.len() + 1];
+        each(&mut |v, _| start[v.as_u32() as usize + 1] += 1);
+        for k in 1..start.len() {
+            start[k] += start[k - 1];
+        }
+        let mut fill = start.clone();
+        let placeholder = Item::Term(Block::from_u32(0));
+        let mut items = vec![placeholder; start[body.values.len()] as usize];
+        each(&mut |v, item| {
+            let slot = &mut fill[v.as_u32() as usize];
+            items[*slot as usize] = item;
+            *slot += 1;
+        });
+        Users { start, items }
+    }
+
+    /// The users of `v`.
+    fn of_value(&self, v: Value) -> &[Item] {
+        let k = v.as_u32() as usize;
+        &self.items[self.start[k] as usize..self.start[k + 1] as usize]
+    }
+}
+
+/// Marks that a cycle has no divergent exit yet in [`solve`]'s union-find.
+const NONE: u32 = u32::MAX;
+
+/// The first cycle at or around `c` that `unmarked` does not link onwards
+/// (itself when unmarked), `NONE` past the outermost; compresses the path.
+fn first_unmarked(unmarked: &mut [u32], c: u32) -> u32 {
+    let mut top = c;
+    while top != NONE && unmarked[top as usize] != top {
+        top = unmarked[top as usize];
+    }
+    let mut x = c;
+    while x != NONE && x != top && unmarked[x as usize] != top {
+        let next = unmarked[x as usize];
+        unmarked[x as usize] = top;
+        x = next;
+    }
+    top
+}
+
+/// For each cycle, the items that use a value defined inside it from a block
+/// outside it (what temporal divergence makes divergent once the cycle has a
+/// divergent exit): each use is listed at every cycle around its definition
+/// that does not contain the user, found by walking out from the definition's
+/// innermost cycle until a cycle contains the user. The work is the number of
+/// uses plus the number of (use, cycle left) pairs, where scanning every block
+/// of each cycle, as the reference does, is the sum of the cycles' sizes.
+fn escaping_uses(ctx: &Ctx<'_>, users: &Users) -> Vec<Vec<Item>> {
+    let body = ctx.body;
+    let mut out: Vec<Vec<Item>> = vec![Vec::new(); ctx.cycles.len()];
+    for &b in &body.layout {
+        let Some(inner) = ctx.cycles.innermost(b.as_u32()) else {
+            continue;
+        };
+        let block = &body.blocks[b];
+        for &i in block.phis.iter().chain(&block.body) {
+            let Some(r) = body.insts[i].result else {
+                continue;
+            };
+            for &u in users.of_value(r) {
+                let (Item::Inst(ub, _) | Item::Term(ub)) = u;
+                let mut c = Some(inner);
+                while let Some(id) = c {
+                    let cy = ctx.cycles.cycle(id);
+                    if cy.contains(ub.as_u32()) {
+                        break;
+                    }
+                    out[id.0 as usize].push(u);
+                    c = cy.parent;
+                }
+            }
+        }
+    }
+    out
 }
 
 /// The reference formulation of [`analyze_with`]: every fact of every
@@ -664,7 +791,6 @@ fn finish(
     facts: &ControlFacts,
 ) -> Uniformity {
     let body = ctx.body;
-    let graph = ctx.graph;
     let mut terminators: SecondaryMap<Block, Shape> = SecondaryMap::with_default(Shape::Bottom);
     let mut activation: SecondaryMap<Block, Shape> = SecondaryMap::with_default(Shape::Bottom);
     let mut loop_exits = BTreeMap::new();
@@ -683,7 +809,7 @@ fn finish(
         activation[b] = Shape::Varying;
     }
     for c in ctx.cycles.ids() {
-        for e in ctx.cycles.exits(graph, c) {
+        for &e in &ctx.exits[c.0 as usize] {
             let v = Shape::from_uniform(!facts.divergent_exit[c.0 as usize]);
             let slot = loop_exits
                 .entry(Block::from_u32(e))

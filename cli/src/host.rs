@@ -19,10 +19,11 @@ use crate::output::io_message;
 use std::io::Read as _;
 use std::path::{Path, PathBuf};
 
-/// The most bytes of a program text or an `--input` file (64 MiB): far more
-/// than any program the parser's 32-bit positions and the host's memory
-/// serve well, and never enough to exhaust the host.
-pub(crate) const MAX_INPUT_FILE_BYTES: u64 = 64 << 20;
+/// The most bytes of a program text or an `--input` file (256 MiB): room for
+/// the generated kernels of a million blocks (85-105 MB of text, BENCHMARKS.md
+/// "Uniformity analysis") and more, well within the parser's 32-bit positions,
+/// and never enough to exhaust the host.
+pub(crate) const MAX_INPUT_FILE_BYTES: u64 = 256 << 20;
 
 /// The bytes of `path` (`-`: standard input), `what` it holds naming it in an
 /// error (`the program`, `--input`), read by [`read_bounded`] with the bound

@@ -262,7 +262,7 @@ fn replay_reads_lists_tables_and_json_traces_alike() {
 }
 
 /// `replay:FILE` reads FILE with the bound of a program's text: a device is
-/// refused unread and a file over 64 MiB by its size, each a usage error (exit
+/// refused unread and a file over 256 MiB by its size, each a usage error (exit
 /// 2) naming the file, in `run --sched`, `repl --sched` and the REPL's `set
 /// sched`. Before, `/dev/zero` was taken for a block list (exit 2, "no block
 /// named /dev/zero") and a large file was read whole.
@@ -273,8 +273,8 @@ fn replay_files_are_read_with_a_bound() {
     std::fs::OpenOptions::new()
         .write(true)
         .open(&big)
-        .and_then(|file| file.set_len((64 << 20) + 1))
-        .expect("a sparse file of 64 MiB and a byte");
+        .and_then(|file| file.set_len((256 << 20) + 1))
+        .expect("a sparse file of 256 MiB and a byte");
     for (spec, says) in [
         (
             "replay:/dev/zero".to_string(),
@@ -282,7 +282,7 @@ fn replay_files_are_read_with_a_bound() {
         ),
         (
             format!("replay:{big}"),
-            format!("{big} holds 67108865 bytes, more than 67108864 bytes"),
+            format!("{big} holds 268435457 bytes, more than 268435456 bytes"),
         ),
     ] {
         let o = pllvm(&["run", &f, "--sched", &spec]);
@@ -397,16 +397,16 @@ fn a_device_is_refused_as_the_program_and_as_the_input_file() {
     }
 }
 
-/// A program or `--input` file beyond 64 MiB is refused: a regular file by
+/// A program or `--input` file beyond 256 MiB is refused: a regular file by
 /// its size, before a byte is read (a sparse file costs no disk), standard
-/// input once 64 MiB have come without an end (exit 1).
+/// input once 256 MiB have come without an end (exit 1).
 #[test]
-fn a_program_or_input_file_beyond_64_mib_is_refused() {
+fn a_program_or_input_file_beyond_256_mib_is_refused() {
     let big = temp_file("big.ll", "");
     std::fs::File::options()
         .write(true)
         .open(&big)
-        .and_then(|f| f.set_len((64 << 20) + 1))
+        .and_then(|f| f.set_len((256 << 20) + 1))
         .expect("a sparse file");
     for args in [
         vec!["check", big.as_str()],
@@ -415,20 +415,20 @@ fn a_program_or_input_file_beyond_64_mib_is_refused() {
         let o = pllvm(&args);
         assert_eq!(code(&o), 1, "{args:?}: {}", stderr(&o));
         assert!(
-            stderr(&o).contains("holds 67108865 bytes, more than 67108864 bytes"),
+            stderr(&o).contains("holds 268435457 bytes, more than 268435456 bytes"),
             "{args:?}: {}",
             stderr(&o)
         );
     }
     let o = std::process::Command::new("sh")
         .arg("-c")
-        .arg("head -c 70000000 /dev/zero | \"$0\" check -")
+        .arg("head -c 270000000 /dev/zero | \"$0\" check -")
         .arg(env!("CARGO_BIN_EXE_pllvm"))
         .output()
         .expect("run pllvm under sh");
     assert_eq!(code(&o), 1, "{}", stderr(&o));
     assert!(
-        stderr(&o).contains("the program: standard input holds more than 67108864 bytes"),
+        stderr(&o).contains("the program: standard input holds more than 268435456 bytes"),
         "{}",
         stderr(&o)
     );

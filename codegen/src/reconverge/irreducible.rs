@@ -188,7 +188,7 @@ fn dispatch_entries(ed: &mut Editor, cycle: &Cycle) -> String {
         .collect();
     format!(
         "irreducible cycle of {} blocks with entries {} became a natural loop: %{} dispatches on the entry index %{}",
-        cycle.nodes.len(),
+        cycle.nodes().len(),
         names.join(", "),
         ed.block_name(dispatch),
         ed.stem(index),
