@@ -29,7 +29,6 @@ pub(crate) fn alloca_ssa(
     facts: &CfgFacts,
     pt: &PointsTo,
 ) -> Vec<AllocaJoin> {
-    let frontiers = facts.dom.frontiers(&facts.cfg);
     let mut writes: BTreeMap<Inst, BTreeSet<Block>> = BTreeMap::new();
     let mut defs: BTreeMap<Inst, Block> = BTreeMap::new();
     for &b in &body.layout {
@@ -60,6 +59,13 @@ pub(crate) fn alloca_ssa(
         }
     }
     let mut joins = Vec::new();
+    // The dominance frontiers hold d^2 pairs on a nest of d loops (every header
+    // is in the frontier of every block inside it): computed only when there is
+    // an object to place joins for.
+    if defs.is_empty() {
+        return joins;
+    }
+    let frontiers = facts.dom.frontiers(&facts.cfg);
     for (&alloca, &def) in &defs {
         let written = writes.get(&alloca).cloned().unwrap_or_default();
         let mut placed: BTreeSet<Block> = BTreeSet::new();

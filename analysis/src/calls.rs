@@ -65,6 +65,14 @@ pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallK
             CallKind::AlwaysUniform
         }
         Some(Builtin::WaveSize) => CallKind::Horizontal,
+        // CUDA's warp primitives: among the lanes that execute one together
+        // (its member mask, which must name exactly lanes that arrive), the
+        // result is the same in each when the operands are (a shuffle of a
+        // uniform value reads that value, a vote of uniform predicates is
+        // uniform), as LLVM's NVPTX rules take them: not a source.
+        Some(Builtin::Shuffle(_) | Builtin::Vote(_) | Builtin::ActiveMask | Builtin::MatchAny) => {
+            CallKind::Pure
+        }
         Some(Builtin::Barrier | Builtin::ConvergenceControl) => CallKind::NoEffect,
         Some(
             Builtin::WorkItem(WorkItemFn::LocalId | WorkItemFn::GlobalId)

@@ -495,6 +495,25 @@ impl LoopInfo {
         chain
     }
 
+    /// The loop's interval in a preorder of the loop tree, `(first, last)`: `l`
+    /// contains `m` (or is `m`) iff `first(l) <= first(m) <= last(l)`.
+    pub fn preorder(&self, l: LoopId) -> (u32, u32) {
+        let data = self.data(l);
+        (data.first, data.last)
+    }
+
+    /// Where [`LoopInfo::blocks`] of `l` lie in [`LoopInfo::all_blocks`].
+    pub fn block_range(&self, l: LoopId) -> std::ops::Range<usize> {
+        let data = self.data(l);
+        data.start as usize..data.end as usize
+    }
+
+    /// Every block in some loop, each loop's blocks one range of it
+    /// ([`LoopInfo::block_range`]).
+    pub fn all_blocks(&self) -> &[Block] {
+        &self.blocks
+    }
+
     fn data(&self, l: LoopId) -> &LoopData {
         &self.loops[l.0 as usize]
     }

@@ -136,14 +136,31 @@ impl<'a> Splits<'a> {
     /// `⋀_{s ∈ lsplits q} uni s b_s` for a use at `p` (Def. 6.6): no exit `e` of
     /// a loop containing `q` with `e →* p` free of back edges is a join of a
     /// varying split.
+    ///
+    /// Only the loops around `q` that do not hold `p` are climbed (the innermost
+    /// ones, loops nest): an exit `e` of a loop `l` that holds `p` never reaches
+    /// `p` free of back edges. Proof sketch: such a path enters `l` at its header
+    /// `h` (the CFG is reducible, `h` dominates `l`), and a shortest path inside
+    /// `l` from `h` to the exiting block of `e` takes no back edge (its target
+    /// header would come twice); the two make a cycle of forward edges, which a
+    /// reducible CFG has none of.
     fn lsplits_uniform(&self, q: Block, p: Block, joins: &dyn Fn(Block) -> bool) -> bool {
         let loops = &self.facts.loops;
-        loops.ancestors(q).into_iter().all(|l| {
-            loops
+        let mut around = loops.loop_of(q);
+        while let Some(l) = around {
+            if loops.contains(l, p) {
+                return true;
+            }
+            if loops
                 .exits(l)
                 .iter()
-                .all(|&e| !((e == p || self.facts.reach.reaches(e, p)) && joins(e)))
-        })
+                .any(|&e| (e == p || self.facts.reach.reaches(e, p)) && joins(e))
+            {
+                return false;
+            }
+            around = loops.parent(l);
+        }
+        true
     }
 
     /// `uni p x` (Def. 6.6) at every block `p` for a value `x` of block `d` that
@@ -246,10 +263,9 @@ impl JoinOracle for Splits<'_> {
         // `s ∈ splits e` for a varying split s: e is a join the engine recorded.
         let joins = |e: Block| sdep.contains(&e) || tdep.contains(&e);
         let loops = &self.facts.loops;
-        let leaves_a_loop = loops
-            .ancestors(def)
-            .into_iter()
-            .any(|l| !loops.contains(l, user));
+        // Loops nest: some loop around `def` does not hold `user` iff the
+        // innermost one does not.
+        let leaves_a_loop = loops.loop_of(def).is_some_and(|l| !loops.contains(l, user));
         match self.how {
             ReachingDefinitions::SsaDominance => {
                 // lsplits(def) (Def. 6.6) with q = def, which dominates the use.

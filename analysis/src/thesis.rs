@@ -98,10 +98,19 @@ impl JoinOracle for GlobalJoins<'_> {
         // As if LCSSA phis sat in every exit of each loop left between def and
         // user: one temporally divergent exit (tdep*) of such a loop makes the
         // live-out varying.
+        // The loops left are the innermost ones around `def`, up to the first
+        // that holds `user` (loops nest): only they are climbed, not the nest.
         let loops = &self.facts.loops;
-        loops
-            .ancestors(def)
-            .into_iter()
-            .any(|l| !loops.contains(l, user) && loops.exits(l).iter().any(|e| tdep.contains(e)))
+        let mut around = loops.loop_of(def);
+        while let Some(l) = around {
+            if loops.contains(l, user) {
+                return false;
+            }
+            if loops.exits(l).iter().any(|e| tdep.contains(e)) {
+                return true;
+            }
+            around = loops.parent(l);
+        }
+        false
     }
 }

@@ -82,6 +82,11 @@ struct Run {
 
 /// Runs `pllvm diff-exec`.
 pub(crate) fn main(a: DiffExecArgs) -> Result<ExitCode> {
+    // A target the CPU lacks is refused before anything is built, not left to
+    // die of an illegal instruction.
+    if let Some(why) = a.pipeline.target.host_cannot_run() {
+        return Err(Usage(why).into());
+    }
     // `--time`: the clock starts with the command; a limit the clock cannot
     // reach is no limit.
     let deadline = a

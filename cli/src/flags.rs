@@ -98,6 +98,33 @@ pub(crate) fn buffer_flag(text: &str) -> Result<String, String> {
     Ok(text.to_string())
 }
 
+/// The sizes of a launch's dimensions, `X[,Y[,Z]]` (`--grid`, `--group`):
+/// one to three positive integers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Sizes(pub Vec<u64>);
+
+/// `--grid X[,Y[,Z]]` and `--group x[,y[,z]]`, checked for their shape when the
+/// command line is parsed.
+pub(crate) fn sizes_flag(text: &str) -> Result<Sizes, String> {
+    let sizes = text
+        .split(',')
+        .map(|part| {
+            part.trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| n > 0)
+                .ok_or_else(|| format!("`{}` is not a positive integer", part.trim()))
+        })
+        .collect::<Result<Vec<u64>, String>>()?;
+    if sizes.len() > 3 {
+        return Err(format!(
+            "{} sizes given: a launch has one to three dimensions (X[,Y[,Z]])",
+            sizes.len()
+        ));
+    }
+    Ok(Sizes(sizes))
+}
+
 /// `--sched POLICY`, checked for its shape when the command line is parsed (a
 /// replay's file and block names are checked against the program later). The
 /// policy comes back in its canonical spelling: surrounding blanks trimmed, and

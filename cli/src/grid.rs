@@ -22,12 +22,12 @@ pub(crate) const DEFAULT_LAUNCH_WIDTH: usize = 32;
 
 /// The flags of `run` a launch reads.
 pub(crate) struct GridFlags<'a> {
-    /// `--grid N`.
-    pub threads: u64,
+    /// `--grid N` or `--grid X,Y[,Z]`.
+    pub grid: &'a [u64],
     /// `--threads W`.
     pub width: Option<usize>,
-    /// `--group G`.
-    pub group: Option<u64>,
+    /// `--group G` or `--group x,y[,z]`.
+    pub group: Option<&'a [u64]>,
     /// `--jobs J`.
     pub jobs: Option<u64>,
     /// `--lane-id NAME`.
@@ -152,10 +152,12 @@ fn grid_of(
     } else {
         jobs
     };
+    let (threads, group, dims) = Grid::shaped(grid_flags.grid, grid_flags.group).map_err(Usage)?;
     let grid = Grid {
-        threads: grid_flags.threads,
+        threads,
         width,
-        group: grid_flags.group,
+        group,
+        dims,
         jobs,
         lane_id: grid_flags
             .lane_id
@@ -251,6 +253,16 @@ fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
             "checked": grid.scheduler.as_deref() != Some(sched::EARLIEST),
         }),
     );
+    if let (Some(dims), Some(g)) = (
+        &grid.dims,
+        doc.get_mut("grid").and_then(|g| g.as_object_mut()),
+    ) {
+        let extent: Vec<u64> = (0..3).map(|d| dims.group[d] * dims.groups[d]).collect();
+        g.insert(
+            "dims".into(),
+            serde_json::json!({ "grid": extent, "group": dims.group }),
+        );
+    }
     doc.insert("outcome".into(), r.outcome.to_string().into());
     if let (Some(a), Outcome::Undefined(ub)) = (first_failed(launched), &r.outcome) {
         let mut u = r.source.ub_json_of(module, launched.func, ub);
@@ -348,6 +360,17 @@ fn write_text(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
         grid.group_size(),
         if jobs == 1 { "" } else { "s" }
     )?;
+    if let Some(dims) = &grid.dims {
+        let x = |v: [u64; 3]| v.map(|n| n.to_string()).join(" × ");
+        let extent = std::array::from_fn(|d| dims.group[d] * dims.groups[d]);
+        writeln!(
+            out,
+            "shape: {} threads, work-groups of {}, {} work-groups (thread order: group by group, x fastest)",
+            x(extent),
+            x(dims.group),
+            x(dims.groups)
+        )?;
+    }
     writeln!(out, "outcome: {}", r.outcome)?;
     for a in launched
         .arrays

@@ -88,13 +88,15 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N", requires = "file")]
     pub max_steps: Option<u64>,
     /// Launch N threads as ⌈N/W⌉ thread arrays of W lanes (--threads, default 32
-    /// here), run in parallel (docs/launch.md).
-    #[arg(long, value_name = "N", requires = "file")]
-    pub grid: Option<u64>,
+    /// here), run in parallel (docs/launch.md); X,Y or X,Y,Z: a launch of two
+    /// or three dimensions of X·Y·Z threads.
+    #[arg(long, value_name = "N|X,Y[,Z]", requires = "file", value_parser = flags::sizes_flag)]
+    pub grid: Option<flags::Sizes>,
     /// With --grid: threads per work-group, a multiple of W (default: the whole
-    /// grid); thread ids count within a group.
-    #[arg(long, value_name = "G", requires = "grid")]
-    pub group: Option<u64>,
+    /// grid); thread ids count within a group. x,y[,z] for a launch of several
+    /// dimensions, each dividing the grid's.
+    #[arg(long, value_name = "G|x,y[,z]", requires = "grid", value_parser = flags::sizes_flag)]
+    pub group: Option<flags::Sizes>,
     /// With --grid: host threads running thread arrays at once (default: all cores).
     #[arg(long, value_name = "J", requires = "grid", value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub jobs: Option<u64>,
@@ -184,16 +186,16 @@ pub(crate) fn main(r: RunArgs) -> Result<ExitCode> {
     }
     dumps::check(&module, &config, &r.dumps)?;
     let mut out = stdout();
-    if let Some(threads) = r.grid {
+    if let Some(sizes) = &r.grid {
         return grid::run(
             &module,
             &source,
             &config,
             &flags,
             &grid::GridFlags {
-                threads,
+                grid: &sizes.0,
                 width: r.inputs.threads,
-                group: r.group,
+                group: r.group.as_ref().map(|g| g.0.as_slice()),
                 jobs: r.jobs,
                 lane_id: r.lane_id.clone(),
                 sched: r.sched.clone(),
@@ -671,17 +673,19 @@ fn write_text(
 ) -> Result<()> {
     let (machine, report) = (run.machine, run.report);
     if table {
-        writeln!(
-            out,
-            "{}",
-            trace::table_bounded(
-                &run.module.types,
-                machine.program.body,
-                &machine.trace,
-                values,
-                machine.trace_omitted
-            )
+        // Written row by row (through a buffer: standard output flushes at
+        // every line): the table is never held whole.
+        let mut buffered = std::io::BufWriter::new(&mut *out);
+        trace::write_table_bounded(
+            &mut buffered,
+            &run.module.types,
+            machine.program.body,
+            &machine.trace,
+            values,
+            machine.trace_omitted,
         )?;
+        writeln!(buffered)?;
+        buffered.flush()?;
     }
     writeln!(out, "outcome: {}", run.outcome)?;
     if machine.returns_value() {

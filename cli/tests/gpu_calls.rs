@@ -50,6 +50,11 @@ fn compile_for(name: &str, cuda: bool, target: &str) -> PathBuf {
             "-nocudainc",
             "-nocudalib",
             "--cuda-gpu-arch=sm_70",
+            // The warp primitives' builtins need PTX 6.0-7.0 (warp.cu).
+            "-Xclang",
+            "-target-feature",
+            "-Xclang",
+            "+ptx70",
         ]
     } else if target == "amdgcn" {
         &[
@@ -213,4 +218,152 @@ fn nvptx_grid_stride_loop() {
         "{}",
         stdout(&o)
     );
+}
+
+/// A launch of 8 × 6 × 2 threads in work-groups of 4 × 2 × 1, from OpenCL C
+/// (amdgcn and spir64) and from CUDA (nvptx). Worked out from OpenCL C 2.0
+/// §6.13.1 and CUDA's built-in variables: the thread at global (x, y, z) has
+/// local id (x mod 4, y mod 2, 0) and group id (x / 4, y / 2, z); every thread
+/// sees sizes (4, 2, 1) and (2, 3, 2) groups. Each writes at its row-major
+/// position, so the dumps do not depend on the order threads run in, and are
+/// the same with warps of 4 (one row of a group each) and of 8 (a whole group,
+/// two rows: the warp is formed x fastest).
+#[test]
+fn launches_of_three_dimensions() {
+    let ids: Vec<String> = (0..2u32)
+        .flat_map(|z| (0..6u32).flat_map(move |y| (0..8u32).map(move |x| (x, y, z))))
+        .map(|(x, y, z)| x % 4 + 10 * (y % 2) + 1000 * (x / 4) + 10_000 * (y / 2) + 100_000 * z)
+        .map(|v| v.to_string())
+        .collect();
+    let ids = format!("0: [{}]", ids.join(", "));
+    let sizes = format!("1: [{}]", vec!["232124"; 96].join(", "));
+    let files = [
+        ("amdgcn", compile_for("workitems3d", false, "amdgcn")),
+        ("spir64", compile_for("workitems3d", false, "spir64")),
+        ("nvptx", compile("dims", true)),
+    ];
+    for (target, file) in &files {
+        for width in ["4", "8"] {
+            let o = launch(
+                file,
+                "8,6,2",
+                width,
+                &[
+                    "--group",
+                    "4,2,1",
+                    "--buffer",
+                    "0=i32[96]",
+                    "--buffer",
+                    "1=i32[96]",
+                    "--dump",
+                    "0",
+                    "--dump",
+                    "1",
+                ],
+            );
+            assert_eq!(code(&o), 0, "{target}, W = {width}: {}", stderr(&o));
+            let out = stdout(&o);
+            assert!(out.contains(&ids), "{target}, W = {width}: {out}");
+            assert!(out.contains(&sizes), "{target}, W = {width}: {out}");
+            assert!(
+                out.contains(
+                    "shape: 8 × 6 × 2 threads, work-groups of 4 × 2 × 1, 2 × 3 × 2 work-groups"
+                ),
+                "{target}: {out}"
+            );
+        }
+    }
+    // A grid that is not whole work-groups in some dimension is refused
+    // before running, naming the dimension.
+    let o = launch(
+        &files[0].1,
+        "8,5",
+        "4",
+        &[
+            "--group",
+            "4,2",
+            "--buffer",
+            "0=i32[40]",
+            "--buffer",
+            "1=i32[40]",
+        ],
+    );
+    assert_eq!(code(&o), 2, "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(
+            "in dimension 1 the grid's 5 threads are not a multiple of the work-group's 2"
+        ),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// CUDA's warp primitives (`cli/tests/gpu/warp.cu`, clang-19 -O1), one warp of
+/// 32 lanes. Worked out from the PTX ISA's `shfl.sync`, `vote.sync`,
+/// `activemask` and `match.sync`:
+/// - the `__shfl_down_sync` reduction of v = t + 1 over offsets 16, 8, 4, 2, 1
+///   leaves 1 + ... + 32 = 528 in lane 0 (lane 31 reads its own value at every
+///   offset: 32 · 2⁵ = 1024);
+/// - `__shfl_sync(.., 10t, 3)` is 30 everywhere, `__shfl_xor_sync(.., t, 1)` is
+///   t ^ 1: reads[t] = 30 + 1000 (t ^ 1);
+/// - lanes t ≡ 0 (mod 4) run together: `__activemask` = 0x11111111, the ballot
+///   of t ≥ 16 is 0x11110000, and `__match_any_sync(m, t / 8)` the two lanes of
+///   that quarter, 0x11 << 8(t / 8); the others' `__all_sync(0xeeeeeeee, t <
+///   100)` is 1.
+///
+/// `--compare-llvm` agrees with opt-22 on every value.
+#[test]
+fn cuda_warp_primitives() {
+    let file = compile("warp", true);
+    let o = launch(
+        &file,
+        "32",
+        "32",
+        &[
+            "--buffer",
+            "0=i32[32]",
+            "--buffer",
+            "1=i32[32]",
+            "--buffer",
+            "2=i32[32]",
+            "--dump",
+            "0",
+            "--dump",
+            "1",
+            "--dump",
+            "2",
+        ],
+    );
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    let out = stdout(&o);
+    let dump = |n: usize| {
+        out.lines()
+            .find_map(|l| l.strip_prefix(&format!("{n}: [")))
+            .and_then(|l| l.strip_suffix(']'))
+            .map(|l| {
+                l.split(", ")
+                    .map(|x| x.parse::<i64>().expect("int"))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_else(|| panic!("dump {n} in {out}"))
+    };
+    let sums = dump(0);
+    assert_eq!((sums[0], sums[31]), (528, 1024), "{out}");
+    let reads: Vec<i64> = (0..32).map(|t| 30 + 1000 * (t ^ 1)).collect();
+    assert_eq!(dump(1), reads, "{out}");
+    let votes: Vec<i64> = (0..32)
+        .map(|t| match t % 4 {
+            0 => 0x1111_0000 + (0x11 << (8 * (t / 8))),
+            _ => 1,
+        })
+        .collect();
+    assert_eq!(dump(2), votes, "{out}");
+    require("opt-22", "llvm-22");
+    let o = pllvm(&[
+        "analyze",
+        file.to_str().expect("utf-8 path"),
+        "--compare-llvm",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains(" 0 differ"), "{}", stdout(&o));
 }

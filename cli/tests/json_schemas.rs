@@ -163,8 +163,31 @@ fn run_documents_meet_pllvm_run_1() {
         ],
         1,
     );
+    let shaped = json_of(
+        &[
+            "run",
+            launch_kernel.to_str().expect("path"),
+            "--grid",
+            "4,2",
+            "--group",
+            "2,2",
+            "--threads",
+            "2",
+            "--buffer",
+            "cell=i32[2]",
+            "--lane-id",
+            "tid",
+            "--json",
+        ],
+        1,
+    );
+    assert_eq!(
+        shaped["grid"]["dims"],
+        serde_json::json!({ "grid": [4, 2, 1], "group": [2, 2, 1] })
+    );
     for (what, doc) in [
         ("run --json", &plain),
+        ("a launch of two dimensions", &shaped),
         ("run --trace json", &traced),
         ("run --trace json --trace-limit 2", &gap),
         ("undefined behaviour", &ub),

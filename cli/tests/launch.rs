@@ -303,7 +303,13 @@ fn raw_dumps_and_buffer_files_round_trip() {
 #[test]
 fn bad_launches_are_clear_errors() {
     let cases: &[(&[&str], &str)] = &[
-        (&["--grid", "0"], "a grid has 1 to"),
+        (&["--grid", "0"], "`0` is not a positive integer"),
+        (&["--grid", "20000000"], "a grid has 1 to"),
+        (&["--grid", "4096,4096,2"], "a grid has 1 to"),
+        (
+            &["--grid", "2,2,2,2"],
+            "a launch has one to three dimensions",
+        ),
         (
             &["--grid", "8", "--threads", "4", "--group", "6"],
             "multiple of the thread array's 4 lanes",

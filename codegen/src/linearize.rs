@@ -21,11 +21,14 @@
 //! cannot reach.
 //!
 //! # Cost
-//! `D` is one ordered set per block, keyed by block index, so `min` is the first
-//! element; a divergent branch moves `T` into `D(next)` by merging the smaller set
-//! into the larger (O(n log² n) over the run), and only a uniform branch with
-//! several successors copies `T`, once per extra successor. [`Work`] counts the
-//! set operations so tests can bound them without timing.
+//! `D` is one persistent ordered set per block, keyed by block index, so `min` is
+//! the first element: a treap with structure shared between versions
+//! (`DeferSet`), so that a uniform branch hands `T` to each of its successors
+//! without copying it and a union of two versions of one set costs the elements
+//! they differ in, not their size. The ordered sets copied per extra successor
+//! (`listing_8_reference`, kept for the tests) cost d^2 / 2 elements on d nested
+//! ifs each guarded by a BOSCC gadget. [`Work`] counts the tree nodes allocated
+//! so tests can bound them without timing.
 
 use crate::edit::Editor;
 use crate::error::{Site, TransformError};
@@ -39,7 +42,10 @@ use pllvm_analysis::postdom::PostDomTree;
 use pllvm_analysis::result::Uniformity;
 use pllvm_semantics::cfg::Cfg;
 use pllvm_semantics::ir::{Block, Body, FuncId, Module, Terminator};
-use std::collections::{BTreeSet, HashMap, HashSet};
+#[cfg(test)]
+use std::collections::BTreeSet;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 /// [Listing 8] Partially linearizes `func`: divergent branches are if-converted,
 /// uniform ones kept (Ch. 8).
@@ -99,9 +105,10 @@ pub struct Work {
     pub blocks: u64,
     /// Edges of `E_ℓ` drawn (lines 9 and 15).
     pub edges: u64,
-    /// Set elements copied or merged into the deferral relation (lines 10 and
-    /// 16): the smaller set of each merge and each copy of `T` for the extra
-    /// successors of a uniform branch (a set moved whole costs nothing).
+    /// Tree nodes the deferral relation allocates (lines 8-10 and 14-16): the
+    /// paths an insert, a `min` taken out, a split or a union copies
+    /// (`DeferSet`); a set shared by the successors of a uniform branch, or
+    /// moved whole, costs nothing.
     pub deferral_inserts: u64,
 }
 
@@ -465,16 +472,211 @@ enum Folded {
     Divergent(Option<u32>),
 }
 
+/// A persistent set of positions for the deferral relation: a treap whose
+/// priorities are a fixed bijective mix of the key, so that a set has one shape
+/// whoever built it. Cloning shares the tree (O(1)); an insert or a `pop_first`
+/// copies one path (O(log n) expected); a union recurses only where the two trees
+/// are different nodes, so the union of two versions of one set that differ in
+/// k elements costs O(k log n), however large they are.
+///
+/// Listing 8 copies `T` once per extra successor of a uniform branch (line 8
+/// reads `T ∪ {s}` per successor): with ordered sets that is d^2 / 2 elements on
+/// d nested ifs each guarded by a BOSCC gadget (a uniform branch), whose copies
+/// meet again at the joins. Shared, a copy is free and the joins merge versions
+/// of one set.
+#[derive(Clone, Default)]
+struct DeferSet(Option<Rc<DeferNode>>);
+
+struct DeferNode {
+    key: u32,
+    left: DeferSet,
+    right: DeferSet,
+}
+
+/// The treap priority of `key`: a bijection of `u32` (an odd multiplier and
+/// xor-shifts are each invertible), so distinct keys have distinct priorities.
+fn defer_priority(key: u32) -> u32 {
+    let mut x = key.wrapping_mul(0x9E37_79B1);
+    x ^= x >> 16;
+    x = x.wrapping_mul(0x85EB_CA6B);
+    x ^= x >> 13;
+    x
+}
+
+impl DeferSet {
+    fn node(key: u32, left: DeferSet, right: DeferSet, work: &mut Work) -> DeferSet {
+        work.deferral_inserts += 1;
+        DeferSet(Some(Rc::new(DeferNode { key, left, right })))
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_none()
+    }
+
+    /// The elements below `key`, whether `key` is one, and those above it.
+    fn split(&self, key: u32, work: &mut Work) -> (DeferSet, bool, DeferSet) {
+        let Some(n) = &self.0 else {
+            return (DeferSet::default(), false, DeferSet::default());
+        };
+        if key == n.key {
+            (n.left.clone(), true, n.right.clone())
+        } else if key < n.key {
+            let (l, found, r) = n.left.split(key, work);
+            (l, found, DeferSet::node(n.key, r, n.right.clone(), work))
+        } else {
+            let (l, found, r) = n.right.split(key, work);
+            (DeferSet::node(n.key, n.left.clone(), l, work), found, r)
+        }
+    }
+
+    /// `self ∪ other`; a subtree both share is taken as it is.
+    fn union(&self, other: &DeferSet, work: &mut Work) -> DeferSet {
+        let (a, b) = match (&self.0, &other.0) {
+            (None, _) => return other.clone(),
+            (_, None) => return self.clone(),
+            (Some(a), Some(b)) if Rc::ptr_eq(a, b) => return self.clone(),
+            (Some(a), Some(b)) => (a, b),
+        };
+        if a.key == b.key {
+            let left = a.left.union(&b.left, work);
+            let right = a.right.union(&b.right, work);
+            return DeferSet::node(a.key, left, right, work);
+        }
+        let (top, rest) = if defer_priority(a.key) > defer_priority(b.key) {
+            (a, other)
+        } else {
+            (b, self)
+        };
+        let (l, _, r) = rest.split(top.key, work);
+        let left = top.left.union(&l, work);
+        let right = top.right.union(&r, work);
+        DeferSet::node(top.key, left, right, work)
+    }
+
+    fn insert(&mut self, key: u32, work: &mut Work) {
+        let single = DeferSet::node(key, DeferSet::default(), DeferSet::default(), work);
+        *self = self.union(&single, work);
+    }
+
+    /// Removes and returns the least element.
+    fn pop_first(&mut self, work: &mut Work) -> Option<u32> {
+        let n = self.0.clone()?;
+        if n.left.is_empty() {
+            *self = n.right.clone();
+            return Some(n.key);
+        }
+        let mut left = n.left.clone();
+        let first = left.pop_first(work);
+        *self = DeferSet::node(n.key, left, n.right.clone(), work);
+        first
+    }
+}
+
 /// The deferral relation `D` of Listing 8: per position, the positions deferred
-/// to that block.
+/// to that block, as persistent sets ([`DeferSet`]).
 struct Deferral {
-    sets: Vec<BTreeSet<u32>>,
+    sets: Vec<DeferSet>,
 }
 
 impl Deferral {
     /// Line 2: `D ← ∅`.
     fn new(len: usize) -> Deferral {
         Deferral {
+            sets: vec![DeferSet::default(); len],
+        }
+    }
+
+    /// Lines 5 and 18: `T ← {s | (b, s) ∈ D}`, then `D ← D \ {(b, s)}`. Line 18 may
+    /// run first because `T` is read before and `D(b)` never again (App. B.1.1).
+    fn take(&mut self, b: u32) -> DeferSet {
+        self.sets
+            .get_mut(b as usize)
+            .map(std::mem::take)
+            .unwrap_or_default()
+    }
+
+    /// Lines 10 and 16: `D ← D ∪ {(next, t) | t ∈ targets}`.
+    fn defer(&mut self, next: u32, targets: DeferSet, work: &mut Work) {
+        let Some(set) = self.sets.get_mut(next as usize) else {
+            return;
+        };
+        *set = set.union(&targets, work);
+    }
+}
+
+/// [Listing 8] Lines 1-20 on the DAG: the new successors of every block.
+fn listing_8(dag: &Dag, keeps: &[bool], work: &mut Work) -> Vec<Folded> {
+    let mut deferral = Deferral::new(dag.blocks.len());
+    let mut folded = Vec::with_capacity(dag.blocks.len());
+    for (b, succs) in dag.succs.iter().enumerate() {
+        let b = b as u32;
+        work.blocks += 1;
+        let t = deferral.take(b);
+        let f = if keeps.get(b as usize).copied().unwrap_or(true) {
+            fold_uniform_branch(t, succs, &mut deferral, work)
+        } else {
+            fold_divergent_branch(t, succs, &mut deferral, work)
+        };
+        folded.push(f);
+    }
+    folded
+}
+
+/// [Listing 8, lines 6-11] A uniform branch: for each successor index `i` with
+/// target `s`, `next ← min(T ∪ {s})`, the edge `(b, i, next)`, and the rest of
+/// `T ∪ {s}` deferred to `next` (each edge reads `T` shared, not copied).
+fn fold_uniform_branch(
+    t: DeferSet,
+    succs: &[(usize, u32)],
+    deferral: &mut Deferral,
+    work: &mut Work,
+) -> Folded {
+    let mut edges = Vec::with_capacity(succs.len());
+    for &(i, s) in succs {
+        let mut candidates = t.clone();
+        candidates.insert(s, work);
+        let Some(next) = candidates.pop_first(work) else {
+            continue;
+        };
+        deferral.defer(next, candidates, work);
+        edges.push((i, next));
+        work.edges += 1;
+    }
+    Folded::Uniform(edges)
+}
+
+/// [Listing 8, lines 12-16] A divergent branch: `next ← min(T ∪ S)`, the single
+/// edge `(b, 0, next)`, and the rest of `T ∪ S` deferred to `next`.
+fn fold_divergent_branch(
+    mut t: DeferSet,
+    succs: &[(usize, u32)],
+    deferral: &mut Deferral,
+    work: &mut Work,
+) -> Folded {
+    for &(_, s) in succs {
+        t.insert(s, work);
+    }
+    let Some(next) = t.pop_first(work) else {
+        return Folded::Divergent(None);
+    };
+    deferral.defer(next, t, work);
+    work.edges += 1;
+    Folded::Divergent(Some(next))
+}
+
+/// The deferral relation `D` of Listing 8 as ordered sets, each copied for the
+/// extra successors of a uniform branch: the reference that [`Deferral`] is
+/// tested against (the copies cost d^2 / 2 on d nested ifs under BOSCC gadgets).
+#[cfg(test)]
+struct DeferralReference {
+    sets: Vec<BTreeSet<u32>>,
+}
+
+#[cfg(test)]
+impl DeferralReference {
+    /// Line 2: `D ← ∅`.
+    fn new(len: usize) -> DeferralReference {
+        DeferralReference {
             sets: vec![BTreeSet::new(); len],
         }
     }
@@ -503,17 +705,18 @@ impl Deferral {
 }
 
 /// [Listing 8] Lines 1-20 on the DAG: the new successors of every block.
-fn listing_8(dag: &Dag, keeps: &[bool], work: &mut Work) -> Vec<Folded> {
-    let mut deferral = Deferral::new(dag.blocks.len());
+#[cfg(test)]
+fn listing_8_reference(dag: &Dag, keeps: &[bool], work: &mut Work) -> Vec<Folded> {
+    let mut deferral = DeferralReference::new(dag.blocks.len());
     let mut folded = Vec::with_capacity(dag.blocks.len());
     for (b, succs) in dag.succs.iter().enumerate() {
         let b = b as u32;
         work.blocks += 1;
         let t = deferral.take(b);
         let f = if keeps.get(b as usize).copied().unwrap_or(true) {
-            fold_uniform_branch(t, succs, &mut deferral, work)
+            fold_uniform_branch_reference(t, succs, &mut deferral, work)
         } else {
-            fold_divergent_branch(t, succs, &mut deferral, work)
+            fold_divergent_branch_reference(t, succs, &mut deferral, work)
         };
         folded.push(f);
     }
@@ -523,10 +726,11 @@ fn listing_8(dag: &Dag, keeps: &[bool], work: &mut Work) -> Vec<Folded> {
 /// [Listing 8, lines 6-11] A uniform branch: for each successor index `i` with
 /// target `s`, `next ← min(T ∪ {s})`, the edge `(b, i, next)`, and the rest of
 /// `T ∪ {s}` deferred to `next`.
-fn fold_uniform_branch(
+#[cfg(test)]
+fn fold_uniform_branch_reference(
     t: BTreeSet<u32>,
     succs: &[(usize, u32)],
-    deferral: &mut Deferral,
+    deferral: &mut DeferralReference,
     work: &mut Work,
 ) -> Folded {
     let mut edges = Vec::with_capacity(succs.len());
@@ -553,10 +757,11 @@ fn fold_uniform_branch(
 
 /// [Listing 8, lines 12-16] A divergent branch: `next ← min(T ∪ S)`, the single
 /// edge `(b, 0, next)`, and the rest of `T ∪ S` deferred to `next`.
-fn fold_divergent_branch(
+#[cfg(test)]
+fn fold_divergent_branch_reference(
     mut t: BTreeSet<u32>,
     succs: &[(usize, u32)],
-    deferral: &mut Deferral,
+    deferral: &mut DeferralReference,
     work: &mut Work,
 ) -> Folded {
     t.extend(succs.iter().map(|&(_, s)| s));
@@ -799,6 +1004,99 @@ mod tests {
         let want: Vec<Vec<u32>> = expect.iter().map(|l| l.to_vec()).collect();
         assert_eq!(got, want);
         assert_eq!(work.blocks, succs.len() as u64);
+        assert_eq!(
+            folded,
+            listing_8_reference(&dag, uniform, &mut Work::default())
+        );
+    }
+
+    /// A DAG by position from successor lists (every target after its block).
+    fn dag_of(succs: &[Vec<u32>]) -> Dag {
+        Dag {
+            blocks: (0..succs.len() as u32).map(Block::from_u32).collect(),
+            position: (0..succs.len() as u32).collect(),
+            succs: succs
+                .iter()
+                .map(|list| list.iter().copied().enumerate().collect())
+                .collect(),
+            back: vec![Vec::new(); succs.len()],
+        }
+    }
+
+    /// `ifs D` of `scripts/nested-cfg.py` with a BOSCC gadget on every if, in
+    /// block-index order: `i_k` (uniform) -> `g_k`, `j_k`; `g_k` (divergent) ->
+    /// `i_{k+1}`, `j_k`; the body -> `j_{D-1}`; `j_k` -> `j_{k-1}`; `j_0` -> exit.
+    fn guarded_ifs(depth: u32) -> (Vec<Vec<u32>>, Vec<bool>) {
+        let i = |k: u32| 2 * k;
+        let g = |k: u32| 2 * k + 1;
+        let body = 2 * depth;
+        let j = |k: u32| body + depth - k;
+        let exit = body + depth + 1;
+        let mut succs = vec![Vec::new(); exit as usize + 1];
+        let mut uniform = vec![true; exit as usize + 1];
+        for k in 0..depth {
+            succs[i(k) as usize] = vec![g(k), j(k)];
+            let inner = if k + 1 == depth { body } else { i(k + 1) };
+            succs[g(k) as usize] = vec![inner, j(k)];
+            uniform[g(k) as usize] = false;
+            succs[j(k) as usize] = vec![if k == 0 { exit } else { j(k - 1) }];
+        }
+        succs[body as usize] = vec![j(depth - 1)];
+        (succs, uniform)
+    }
+
+    /// 2,000 nested ifs each under a BOSCC gadget: the ordered sets copy `T` at
+    /// every gadget (d^2 / 2 elements); the shared sets allocate a bounded number
+    /// of tree nodes per block, and draw the same edges.
+    #[test]
+    fn guarded_nested_ifs_cost_linear_work() {
+        let (succs, uniform) = guarded_ifs(2000);
+        let dag = dag_of(&succs);
+        let mut work = Work::default();
+        let folded = listing_8(&dag, &uniform, &mut work);
+        let mut reference = Work::default();
+        assert_eq!(folded, listing_8_reference(&dag, &uniform, &mut reference));
+        let blocks = succs.len() as u64;
+        assert!(
+            reference.deferral_inserts > 100 * blocks,
+            "the reference copies: {reference:?}"
+        );
+        assert!(
+            work.deferral_inserts <= 40 * blocks,
+            "{} nodes for {blocks} blocks",
+            work.deferral_inserts
+        );
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Listing 8 with shared sets draws the edges the ordered sets draw, on
+        /// random DAGs (targets after their block) with random uniform branches.
+        #[test]
+        fn shared_sets_equal_the_ordered_sets_on_generated_dags(
+            raw in proptest::collection::vec(
+                (proptest::collection::vec(0u32..6, 0..4), proptest::bool::ANY),
+                1..24,
+            )
+        ) {
+            let n = raw.len() as u32;
+            let succs: Vec<Vec<u32>> = raw
+                .iter()
+                .enumerate()
+                .map(|(b, (targets, _))| {
+                    let ahead = n - b as u32 - 1;
+                    if ahead == 0 {
+                        return Vec::new();
+                    }
+                    targets.iter().map(|t| b as u32 + 1 + t % ahead).collect()
+                })
+                .collect();
+            let uniform: Vec<bool> = raw.iter().map(|(_, u)| *u).collect();
+            let dag = dag_of(&succs);
+            let fast = listing_8(&dag, &uniform, &mut Work::default());
+            let reference = listing_8_reference(&dag, &uniform, &mut Work::default());
+            proptest::prop_assert_eq!(fast, reference);
+        }
     }
 
     /// A divergent diamond 0 -> {1, 2} -> 3: 0 -> 1 -> 2 -> 3 (§8.1).

@@ -97,6 +97,60 @@ impl Target {
     pub fn is_aarch64(self) -> bool {
         self == Target::Neon
     }
+
+    /// The CPU features a program for this target needs of the host that runs
+    /// it, as `/proc/cpuinfo` names them: the x86-64-v3 (AVX2) and x86-64-v4
+    /// (AVX-512) levels `llc-19 -mcpu` builds for (`lzcnt` is `abm` there).
+    /// NEON runs under qemu and the scalar C route on any host: nothing.
+    pub fn host_features(self) -> &'static [&'static str] {
+        const V3: &[&str] = &[
+            "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave",
+        ];
+        const V4: &[&str] = &[
+            "avx", "avx2", "bmi1", "bmi2", "f16c", "fma", "abm", "movbe", "xsave", "avx512f",
+            "avx512bw", "avx512cd", "avx512dq", "avx512vl",
+        ];
+        match self {
+            Target::Avx2 => V3,
+            Target::Avx512 => V4,
+            Target::Neon | Target::ScalarC => &[],
+        }
+    }
+
+    /// The features of [`Target::host_features`] that the CPU described by
+    /// `cpuinfo` (the text of `/proc/cpuinfo`) lacks: every one when no line
+    /// lists x86 flags (another architecture).
+    pub fn missing_features(self, cpuinfo: &str) -> Vec<&'static str> {
+        let flags: std::collections::HashSet<&str> = cpuinfo
+            .lines()
+            .find_map(|l| {
+                let (key, value) = l.split_once(':')?;
+                (key.trim() == "flags").then_some(value)
+            })
+            .map(|v| v.split_whitespace().collect())
+            .unwrap_or_default();
+        self.host_features()
+            .iter()
+            .copied()
+            .filter(|f| !flags.contains(f))
+            .collect()
+    }
+
+    /// Why this host cannot run programs for this target, before one is built
+    /// and dies of an illegal instruction: the features it lacks, named.
+    pub fn host_cannot_run(self) -> Option<String> {
+        if self.host_features().is_empty() {
+            return None;
+        }
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let missing = self.missing_features(&cpuinfo);
+        (!missing.is_empty()).then(|| {
+            format!(
+                "--target {self}: this CPU lacks {} (/proc/cpuinfo), which {self} code needs; compile --target {self} still writes the code, and diff-exec --target scalar-c (or avx2, neon) runs here",
+                missing.join(", ")
+            )
+        })
+    }
 }
 
 impl fmt::Display for Target {
@@ -748,5 +802,29 @@ pub fn emit(
             };
             crate::widen::widen_batch(kernels, &widen).map(Source::LlvmIr)
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Target;
+
+    /// The features a target needs, looked up in `/proc/cpuinfo` texts: an AVX2
+    /// machine without AVX-512 lacks the five AVX-512 subsets x86-64-v4 asks
+    /// for; another architecture (no `flags` line) lacks them all; NEON and the
+    /// scalar C route need nothing of the host.
+    #[test]
+    fn missing_cpu_features_are_named() {
+        let avx2_only =
+            "processor\t: 0\nflags\t\t: fpu sse2 avx avx2 bmi1 bmi2 f16c fma abm movbe xsave\n";
+        assert!(Target::Avx2.missing_features(avx2_only).is_empty());
+        assert_eq!(
+            Target::Avx512.missing_features(avx2_only),
+            ["avx512f", "avx512bw", "avx512cd", "avx512dq", "avx512vl"]
+        );
+        let arm = "processor\t: 0\nFeatures\t: fp asimd evtstrm\n";
+        assert_eq!(Target::Avx2.missing_features(arm).len(), 9);
+        assert!(Target::Neon.missing_features(arm).is_empty());
+        assert!(Target::ScalarC.missing_features("").is_empty());
     }
 }

@@ -12,6 +12,12 @@
 //!   own, which updates a shared global (g = g·(τ + 2) + τ); any order of the W
 //!   blocks is greedy and gives its own memory, so the states are the ordered
 //!   prefixes of the lanes, Σ_k W!/(W-k)!: the exploration grows with W.
+//! - `chain(N)`: N units of a divergent diamond and a divergent self-loop of
+//!   three iterations (`scripts/explore-chain.py`, with the bound a constant):
+//!   8N + 3 states at W = 2, each holding all 8N + 2 values. The states and the
+//!   values grow together, so a cost per state that grows with the program shows
+//!   as quadratic time; measured at N = 75, 750 and 7,500 (600 to 60,000
+//!   states), with the growth of the time per 10x the states (10.0 = linear).
 //!
 //! For each family the size grows until an exploration no longer finishes within
 //! the budget (`PLLVM_BENCH_BUDGET_SECS`, default 60): the state bound of each run
@@ -20,7 +26,8 @@
 //! kept whole (tens of kilobytes each for the larger programs), so the bound is
 //! also capped by `PLLVM_BENCH_MAX_STATES` (default 2000000) to stay within memory.
 //!
-//! Run: `cargo bench -p pllvm-interp --bench explore`.
+//! Run: `cargo bench -p pllvm-interp --bench explore` (`PLLVM_BENCH_FAMILIES=chain`
+//! for one family: a comma-separated list of `race`, `fanout`, `chain`).
 
 use pllvm_interp::RunConfig;
 use pllvm_interp::explore::{Bounds, Order, explore};
@@ -91,6 +98,37 @@ fn fanout(width: usize) -> String {
     s
 }
 
+/// `chain(N)`: unit k branches on `tid < 1` at hK to lK or rK, meets at jK and
+/// runs the self-loop LK three times.
+fn chain(units: usize) -> String {
+    let mut s = String::from(
+        "define i32 @f() {\nentry:\n  %tid = call i32 @pllvm.thread_id()\n  br label %h0\n",
+    );
+    for k in 0..units {
+        let _ = write!(
+            s,
+            "h{k}:
+  %c{k} = icmp slt i32 %tid, 1
+  br i1 %c{k}, label %l{k}, label %r{k}
+l{k}:
+  br label %j{k}
+r{k}:
+  br label %j{k}
+j{k}:
+  br label %L{k}
+L{k}:
+  %i{k} = phi i32 [ 0, %j{k} ], [ %n{k}, %L{k} ]
+  %n{k} = add i32 %i{k}, 1
+  %e{k} = icmp sge i32 %n{k}, 3
+  br i1 %e{k}, label %h{next}, label %L{k}
+",
+            next = k + 1
+        );
+    }
+    let _ = write!(s, "h{units}:\n  ret i32 0\n}}\n");
+    s
+}
+
 struct Measured {
     states: usize,
     outcomes: usize,
@@ -128,6 +166,8 @@ fn main() {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(2_000_000);
+    let families = std::env::var("PLLVM_BENCH_FAMILIES").unwrap_or("race,fanout,chain".into());
+    let run = |family: &str| families.split(',').any(|f| f.trim() == family);
     println!("explore benchmark, budget {budget} s and {max_states} states per exploration");
     println!("family      W  size(blocks)  states  outcomes  seconds  states/s  finished");
     let mut rate = 20_000.0f64;
@@ -141,7 +181,7 @@ fn main() {
             *rate = r;
         }
     };
-    for width in [2usize, 4, 8] {
+    for width in [2usize, 4, 8].into_iter().filter(|_| run("race")) {
         let mut largest = None;
         for diamonds in (2..=40).step_by(2) {
             let cap = ((rate * budget) as usize).min(max_states);
@@ -155,7 +195,7 @@ fn main() {
         println!("race W={width}: largest finishing in {budget} s: {largest:?} blocks");
     }
     let mut largest_w = None;
-    for width in 2usize..=16 {
+    for width in (2usize..=16).filter(|_| run("fanout")) {
         let cap = ((rate * budget) as usize).min(max_states);
         let m = measure(&fanout(width), width, cap.max(1000));
         report(&mut rate, "fanout", width, width + 2, &m);
@@ -164,5 +204,19 @@ fn main() {
         }
         largest_w = Some(width);
     }
-    println!("fanout: largest W finishing in {budget} s: {largest_w:?}");
+    if run("fanout") {
+        println!("fanout: largest W finishing in {budget} s: {largest_w:?}");
+    }
+    let mut before: Option<f64> = None;
+    for units in [75usize, 750, 7_500].into_iter().filter(|_| run("chain")) {
+        let m = measure(&chain(units), 2, max_states);
+        report(&mut rate, "chain", 2, 5 * units + 2, &m);
+        if let Some(b) = before {
+            println!(
+                "chain: time x{:.1} for 10x the states",
+                m.seconds / b.max(1e-9)
+            );
+        }
+        before = Some(m.seconds);
+    }
 }

@@ -50,6 +50,7 @@ fn main() {
             threads: THREADS,
             width: WIDTH,
             group: None,
+            dims: None,
             jobs,
             lane_id: Some("tid".into()),
             scheduler: None,

@@ -147,8 +147,19 @@ pub struct Exploration {
     pub reducible: bool,
     /// Block names by arena index, for rendering.
     pub block_names: Vec<String>,
-    cnb: BTreeMap<(Block, Block), Vec<Block>>,
-    cnb_schedulable: BTreeMap<(Block, Block), Vec<Block>>,
+    /// Bytes fed to the fingerprint's hashers over the whole search (digests of
+    /// unchanged parts of Δ^W count 16 bytes each: `pllvm_semantics::persistent`):
+    /// the hashing work, for tests that bound it per state.
+    pub fingerprinted_bytes: u64,
+    /// Per Cnb pair (Def. 20), the first state (breadth first) that witnesses
+    /// it; its schedule is built from `parents` when asked for.
+    cnb: BTreeMap<(Block, Block), u32>,
+    cnb_schedulable: BTreeMap<(Block, Block), u32>,
+    /// How each state was first reached: its parent and the block scheduled
+    /// (`None` for the initial state). A witness schedule is read back from it
+    /// on demand, so that the exploration holds O(states), not a schedule per
+    /// pair (O(states) each).
+    parents: Vec<Option<(u32, Block)>>,
 }
 
 impl Exploration {
@@ -170,38 +181,52 @@ impl Exploration {
     /// branch (Fig. 5.2) accepts the other side too, but cannot be sent there.
     /// The literal set is [`Exploration::concurrent_next_blocks_schedulable`].
     pub fn concurrent_next_blocks(&self) -> Vec<ConcurrentNext> {
-        Self::pairs(&self.cnb)
+        self.pairs(&self.cnb)
     }
 
     /// The literal reading of Def. 20: the pairs of two lanes' next blocks where
     /// both blocks make progress (Def. 14) and synchronize (Def. 17) in the state.
     pub fn concurrent_next_blocks_schedulable(&self) -> Vec<ConcurrentNext> {
-        Self::pairs(&self.cnb_schedulable)
+        self.pairs(&self.cnb_schedulable)
     }
 
-    fn pairs(map: &BTreeMap<(Block, Block), Vec<Block>>) -> Vec<ConcurrentNext> {
+    fn pairs(&self, map: &BTreeMap<(Block, Block), u32>) -> Vec<ConcurrentNext> {
         map.iter()
-            .map(|(&blocks, witness)| ConcurrentNext {
+            .map(|(&blocks, &state)| ConcurrentNext {
                 blocks,
-                witness: witness.clone(),
+                witness: self.path(state),
             })
             .collect()
+    }
+
+    /// The schedule that first reached state `n` (breadth first: a shortest one).
+    fn path(&self, mut n: u32) -> Vec<Block> {
+        let mut out = Vec::new();
+        while let Some((p, b)) = self.parents[n as usize] {
+            out.push(b);
+            n = p;
+        }
+        out.reverse();
+        out
     }
 
     /// Theorem 1 (Ch. 7) on every explored state: no loop header is concurrent next
     /// with another block of its loop. Returns the counterexamples (none expected;
     /// natural loops only, so irreducible cycles are not checked).
     pub fn theorem_1_violations(&self) -> Vec<Theorem1Violation> {
+        // Each loop by its header, found once per pair instead of by a scan.
+        let by_header: HashMap<Block, &NaturalLoop> =
+            self.loops.iter().map(|l| (l.header, l)).collect();
         let mut out = Vec::new();
-        for (&(a, b), witness) in &self.cnb {
+        for (&(a, b), &state) in &self.cnb {
             for (h, other) in [(a, b), (b, a)] {
-                if let Some(lp) = self.loops.iter().find(|l| l.header == h)
+                if let Some(lp) = by_header.get(&h)
                     && lp.contains(other)
                 {
                     out.push(Theorem1Violation {
                         header: h,
                         other,
-                        witness: witness.clone(),
+                        witness: self.path(state),
                     });
                 }
             }
@@ -403,10 +428,11 @@ impl Exploration {
                 "no"
             }
         ));
+        // The pairs only: their witness schedules are not printed.
         let cnb: Vec<String> = self
-            .concurrent_next_blocks()
-            .iter()
-            .map(|c| format!("{{{}, {}}}", self.name(c.blocks.0), self.name(c.blocks.1)))
+            .cnb
+            .keys()
+            .map(|&(a, b)| format!("{{{}, {}}}", self.name(a), self.name(b)))
             .collect();
         s.push_str(&format!(
             "concurrent next blocks (Def. 20): {}\n",
@@ -417,9 +443,9 @@ impl Exploration {
             }
         ));
         let literal: Vec<String> = self
-            .concurrent_next_blocks_schedulable()
-            .iter()
-            .map(|c| format!("{{{}, {}}}", self.name(c.blocks.0), self.name(c.blocks.1)))
+            .cnb_schedulable
+            .keys()
+            .map(|&(a, b)| format!("{{{}, {}}}", self.name(a), self.name(b)))
             .collect();
         s.push_str(&format!(
             "  of which both blocks also synchronize (literal Def. 20): {}\n",
@@ -656,6 +682,8 @@ struct Search<'a, 'v> {
     rng: crate::sched::Random,
     /// States numbered and not yet expanded, in breadth-first order.
     queue: VecDeque<u32>,
+    /// Bytes fed to the fingerprint's hashers so far.
+    fingerprinted_bytes: u64,
 }
 
 impl<'a, 'v> Search<'a, 'v> {
@@ -688,7 +716,8 @@ impl<'a, 'v> Search<'a, 'v> {
             .types
             .int_width(module.functions[program.func].ret_ty);
         let mut index = HashMap::new();
-        index.insert(fingerprint(&machine.state), 0);
+        let (h, fingerprinted_bytes) = fingerprint(&machine.state);
+        index.insert(h, 0);
         if let Some(g) = graph.as_deref_mut() {
             g.add_state(0, &machine.state, program);
         }
@@ -720,6 +749,7 @@ impl<'a, 'v> Search<'a, 'v> {
                 _ => 0,
             }),
             queue: VecDeque::from([0]),
+            fingerprinted_bytes,
         }
     }
 
@@ -867,7 +897,8 @@ impl<'a, 'v> Search<'a, 'v> {
             }
             Stepped::State(next_and_step) => {
                 let (after, step) = *next_and_step;
-                let h = fingerprint(&after);
+                let (h, bytes) = fingerprint(&after);
+                self.fingerprinted_bytes += bytes;
                 let mut transition = Transition {
                     program,
                     from: n,
@@ -1071,14 +1102,14 @@ impl<'a, 'v> Search<'a, 'v> {
         let (reached, pruned) = reached_states(&succs, &allowed);
         let spins = spins(&succs, &reached, &allowed);
         // Breadth-first ids grow with depth, so the first witness is a shortest one.
-        let mut cnb: [BTreeMap<(Block, Block), Vec<Block>>; 2] = Default::default();
+        let mut cnb: [BTreeMap<(Block, Block), u32>; 2] = Default::default();
         for (k, sets) in self.node_cnb.iter().enumerate() {
             if !reached[k] {
                 continue;
             }
             for (map, pairs) in cnb.iter_mut().zip(sets) {
                 for &pair in pairs {
-                    map.entry(pair).or_insert_with(|| self.path(k as u32));
+                    map.entry(pair).or_insert(k as u32);
                 }
             }
         }
@@ -1101,8 +1132,10 @@ impl<'a, 'v> Search<'a, 'v> {
                 .values()
                 .map(|b| b.name.clone())
                 .collect(),
+            fingerprinted_bytes: self.fingerprinted_bytes,
             cnb,
             cnb_schedulable,
+            parents: self.nodes.iter().map(|n| n.parent).collect(),
         }
     }
 }
@@ -1228,13 +1261,39 @@ pub fn cnb_pairs(program: &Program<'_>, state: &State, allowed: &[Block]) -> Vec
 /// state behind a salt. Explored states are identified by it (hash compaction,
 /// as explicit-state model checkers do): two different states merge only if both
 /// digests collide, with probability about n² / 2^129 for n states.
-fn fingerprint(state: &State) -> u128 {
-    let mut a = DefaultHasher::new();
+///
+/// Δ^W of more than `HASH_FLAT_MAX` values enters through its 128-bit digest
+/// (`pllvm_semantics::persistent`: equal environments have equal digests, and
+/// the digest of a state's environment reuses those of the parts its step did
+/// not change; a shorter one enters value by value), so a fingerprint costs
+/// O(W + memory + what the step changed), not O(values): the same states are
+/// told apart and merged as by hashing every column (a different Δ^W changes
+/// the digest but for a collision of both halves, 2^-128 per node). Returns the
+/// fingerprint and the bytes fed to the two hashers.
+fn fingerprint(state: &State) -> (u128, u64) {
+    let mut a = Counting(DefaultHasher::new(), 0);
     state.hash(&mut a);
-    let mut b = DefaultHasher::new();
+    let mut b = Counting(DefaultHasher::new(), 0);
     0x9e37_79b9_7f4a_7c15_u64.hash(&mut b);
     state.hash(&mut b);
-    (u128::from(a.finish()) << 64) | u128::from(b.finish())
+    (
+        (u128::from(a.finish()) << 64) | u128::from(b.finish()),
+        a.1 + b.1,
+    )
+}
+
+/// A hasher that counts the bytes written to it.
+struct Counting<H>(H, u64);
+
+impl<H: Hasher> Hasher for Counting<H> {
+    fn finish(&self) -> u64 {
+        self.0.finish()
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        self.1 += bytes.len() as u64;
+        self.0.write(bytes);
+    }
 }
 
 #[cfg(test)]
@@ -1274,6 +1333,68 @@ D:
             ..Default::default()
         };
         (module, config)
+    }
+
+    /// `units` diamond+loop units in a chain (as `scripts/explore-chain.py`
+    /// writes them, with the loop bound 3 as a constant): 8 states per unit at
+    /// W = 2, and 8 values per unit (4 constants) that every state holds.
+    fn chain(units: usize) -> Module {
+        let mut s = String::from(
+            "define i32 @f() {\nentry:\n  %tid = call i32 @pllvm.thread_id()\n  br label %h0\n",
+        );
+        for k in 0..units {
+            s.push_str(&format!(
+                "h{k}:\n  %c{k} = icmp slt i32 %tid, 1\n  br i1 %c{k}, label %l{k}, label %r{k}\n\
+                 l{k}:\n  br label %j{k}\nr{k}:\n  br label %j{k}\nj{k}:\n  br label %L{k}\n\
+                 L{k}:\n  %i{k} = phi i32 [ 0, %j{k} ], [ %n{k}, %L{k} ]\n  %n{k} = add i32 %i{k}, 1\n\
+                 \x20 %e{k} = icmp sge i32 %n{k}, 3\n  br i1 %e{k}, label %h{}, label %L{k}\n",
+                k + 1
+            ));
+        }
+        s.push_str(&format!("h{units}:\n  ret i32 0\n}}\n"));
+        match pllvm_semantics::text::parse_module(&s) {
+            Ok((module, _)) => module,
+            Err(e) => panic!("the chain does not parse: {e:?}"),
+        }
+    }
+
+    /// The work of copying and fingerprinting per explored state does not grow
+    /// with the program: on chains of 10 and 100 units (10x the states, 10x the
+    /// values every state holds), the bytes fed to the fingerprint per state
+    /// are the same, and the items of Δ^W hashed and copied per state grow by
+    /// one more level of the persistent tree (its depth, not the values: 50
+    /// and 80 items per state when written). Hashing and copying whole states
+    /// grew both 10x.
+    #[test]
+    fn copying_and_fingerprinting_a_state_costs_the_same_in_a_longer_program() {
+        let config = RunConfig {
+            threads: 2,
+            ..Default::default()
+        };
+        let per_state = |units: usize| {
+            let module = chain(units);
+            let before = pllvm_semantics::persistent::work();
+            let e = explore(&module, &config, &Bounds::default())
+                .unwrap_or_else(|e| panic!("explores: {e}"));
+            let after = pllvm_semantics::persistent::work();
+            assert!(e.truncated.is_none() && e.outcomes.len() == 1);
+            assert_eq!(e.states, 8 * units + 3);
+            let states = e.states as f64;
+            let env = (after.hashed - before.hashed + after.copied - before.copied) as f64;
+            (e.fingerprinted_bytes as f64 / states, env / states)
+        };
+        let (bytes_small, env_small) = per_state(10);
+        let (bytes_large, env_large) = per_state(100);
+        assert!(
+            bytes_large <= bytes_small * 1.05,
+            "fingerprint bytes per state: {bytes_small:.1} at 10 units, {bytes_large:.1} at 100"
+        );
+        assert!(
+            // 83 values are two levels of the tree, 803 three: a path one node
+            // longer, at most 2x (the flat environment: 10x).
+            env_large <= env_small * 2.0,
+            "Δ^W items hashed and copied per state: {env_small:.1} at 10 units, {env_large:.1} at 100"
+        );
     }
 
     #[test]

@@ -15,7 +15,14 @@
 //!   GPU's `workitem.id.x` / `tid.x` give a thread's id within its group,
 //!   `workgroup.id.x` / `ctaid.x` the group's id, `ntid.x` G
 //!   ([`pllvm_semantics::theta::LaunchPosition`]). A parameter named with
-//!   `lane_id` gets the global thread id instead.
+//!   `lane_id` gets the thread's number in thread order instead.
+//! - **Dimensions.** A launch of two or three dimensions ([`Grid::shaped`],
+//!   [`LaunchDims`]) has work-groups of gx × gy × gz threads, and thread order
+//!   is launch order: group by group (group x fastest), and within a group
+//!   local x fastest, so a thread array holds W threads of one group in the
+//!   order a GPU forms its warps. Every id and size of every dimension comes
+//!   from the work-item functions and the targets' id registers; the x
+//!   registers (`tid.x`, `ctaid.x`, `ntid.x`) are dimension 0's.
 //! - **Arguments.** A uniform argument is the same in every thread; a list of N
 //!   values or a range `A..B` of N values gives one value per thread (split
 //!   among the arrays in thread order).
@@ -50,7 +57,7 @@ use crate::run::run_with;
 use crate::sched;
 use pllvm_semantics::ir::{FuncId, Module};
 use pllvm_semantics::memory::{Byte, Memory, ObjectKind};
-use pllvm_semantics::theta::LaunchPosition;
+use pllvm_semantics::theta::{LaunchDims, LaunchPosition};
 use pllvm_semantics::value::{ObjectId, Pointer};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -69,6 +76,9 @@ pub struct Grid {
     pub width: usize,
     /// G, the threads of a work-group (a multiple of W); `None`: the whole grid.
     pub group: Option<u64>,
+    /// The shape of a launch of two or three dimensions ([`Grid::shaped`]);
+    /// `None`: one dimension of N threads.
+    pub dims: Option<LaunchDims>,
     /// Host threads that run arrays at once (at least 1).
     pub jobs: usize,
     /// The parameter that gets each thread's global id (`--lane-id NAME`).
@@ -92,6 +102,54 @@ pub struct Grid {
 }
 
 impl Grid {
+    /// N, G and the shape of a launch given per dimension, as `--grid
+    /// X[,Y[,Z]]` and `--group x[,y[,z]]` give them (docs/launch.md):
+    /// dimensions left out are 1, as in CUDA's `dim3`. One dimension is the
+    /// launch of N = X threads in groups of G = x (the last group may be
+    /// partial). With more, the groups are uniform, as CUDA's always are and
+    /// OpenCL's are unless asked otherwise: every X is a multiple of its x.
+    /// Without `group`, the whole grid is one work-group.
+    pub fn shaped(
+        grid: &[u64],
+        group: Option<&[u64]>,
+    ) -> Result<(u64, Option<u64>, Option<LaunchDims>), String> {
+        let dims_of = |flag: &str, v: &[u64]| -> Result<[u64; 3], String> {
+            let text = || v.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+            if v.is_empty() || v.len() > 3 {
+                return Err(format!("{flag} {}: give one to three sizes", text()));
+            }
+            if v.contains(&0) {
+                return Err(format!("{flag} {}: every size is at least 1", text()));
+            }
+            Ok(std::array::from_fn(|d| v.get(d).copied().unwrap_or(1)))
+        };
+        let extent = dims_of("--grid", grid)?;
+        let local = group.map(|g| dims_of("--group", g)).transpose()?;
+        let threads = extent
+            .iter()
+            .try_fold(1u64, |n, &x| n.checked_mul(x))
+            .filter(|&n| n <= MAX_THREADS)
+            .ok_or_else(|| format!("--grid: a grid has 1 to {MAX_THREADS} threads"))?;
+        let one_dim = grid.len() == 1 && group.is_none_or(|g| g.len() == 1);
+        if one_dim {
+            return Ok((threads, group.map(|g| g[0]), None));
+        }
+        let local = local.unwrap_or(extent);
+        for d in 0..3 {
+            if !extent[d].is_multiple_of(local[d]) {
+                return Err(format!(
+                    "--grid/--group: in dimension {d} the grid's {} threads are not a multiple of the work-group's {} (a launch of several dimensions has whole work-groups)",
+                    extent[d], local[d]
+                ));
+            }
+        }
+        let dims = LaunchDims {
+            group: local,
+            groups: std::array::from_fn(|d| extent[d] / local[d]),
+        };
+        Ok((threads, Some(local.iter().product()), Some(dims)))
+    }
+
     /// Checks N, W, G and jobs; the message names the flag.
     pub fn check(&self) -> Result<(), String> {
         if self.threads == 0 || self.threads > MAX_THREADS {
@@ -108,6 +166,16 @@ impl Grid {
                 "--group {g}: a work-group is a positive multiple of the thread array's {} lanes",
                 self.width
             ));
+        }
+        if let Some(dims) = &self.dims {
+            let group: u64 = dims.group.iter().product();
+            let threads: u64 = (0..3).map(|d| dims.group[d] * dims.groups[d]).product();
+            if self.group != Some(group) || self.threads != threads {
+                return Err(format!(
+                    "a launch shaped {:?} in groups of {:?} has {threads} threads in groups of {group}, not {} in groups of {:?} (build it with Grid::shaped)",
+                    dims.groups, dims.group, self.threads, self.group
+                ));
+            }
         }
         if self.jobs == 0 {
             return Err("--jobs 0: at least one host thread runs the arrays".into());
@@ -145,6 +213,7 @@ impl Grid {
             group: first / g,
             group_size: Some(g),
             grid_size: Some(self.threads),
+            dims: self.dims,
         }
     }
 }

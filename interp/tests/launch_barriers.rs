@@ -114,6 +114,7 @@ fn launch_stages(
         threads: threads as u64,
         width,
         group: Some(width as u64),
+        dims: None,
         jobs: 1,
         lane_id: Some("tid".into()),
         scheduler: scheduler.map(str::to_string),

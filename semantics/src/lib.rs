@@ -32,6 +32,7 @@ pub mod ir;
 pub mod memory;
 pub mod names;
 pub mod ops;
+pub mod persistent;
 pub mod rules;
 pub mod text;
 pub mod theta;

@@ -724,6 +724,10 @@ fn call(
         | Builtin::WaveBallot
         | Builtin::LaneId
         | Builtin::WaveSize
+        | Builtin::Shuffle(_)
+        | Builtin::Vote(_)
+        | Builtin::ActiveMask
+        | Builtin::MatchAny
         | Builtin::Barrier
         | Builtin::WorkItem(_)
         | Builtin::GridDim(..)

@@ -48,12 +48,11 @@ impl Oracle for Native {
     fn available(&self, host: &Host) -> Result<(), String> {
         match self.target {
             Target::Avx2 if !host.llc19 => Err("llc-19 does not run (apt-get install llvm-19)".into()),
-            Target::Avx2 if !host.avx2 => Err("this CPU has no AVX2".into()),
             Target::Avx512 if !host.llc19 => {
                 Err("llc-19 does not run (apt-get install llvm-19)".into())
             }
-            Target::Avx512 if !host.avx512 => {
-                Err("this CPU has no AVX-512 (no avx512f in /proc/cpuinfo)".into())
+            Target::Avx2 | Target::Avx512 if let Some(why) = self.target.host_cannot_run() => {
+                Err(why)
             }
             Target::Neon if !(host.llc19 && host.aarch64) => Err(
                 "NEON needs llc-19, aarch64-linux-gnu-gcc and qemu-aarch64 (apt-get install llvm-19 gcc-aarch64-linux-gnu qemu-user)"

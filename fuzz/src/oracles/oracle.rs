@@ -60,10 +60,6 @@ pub struct Host {
     pub gcc: bool,
     /// `aarch64-linux-gnu-gcc` and `qemu-aarch64` run.
     pub aarch64: bool,
-    /// The CPU has AVX2 (`/proc/cpuinfo`).
-    pub avx2: bool,
-    /// The CPU has AVX-512F.
-    pub avx512: bool,
 }
 
 /// Whether `tool --version` runs and succeeds.
@@ -77,18 +73,15 @@ fn runs(tool: &str) -> bool {
 }
 
 impl Host {
-    /// Probes this machine: the tools on `PATH`, the CPU's flags.
+    /// Probes this machine: the tools on `PATH` (the CPU's features are
+    /// `Target::host_cannot_run`'s).
     pub fn probe() -> Host {
-        let cpu = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
-        let flag = |f: &str| cpu.split_whitespace().any(|w| w == f);
         Host {
             opt22: runs("opt-22"),
             opt19: runs("opt-19"),
             llc19: runs("llc-19"),
             gcc: runs("gcc"),
             aarch64: runs("aarch64-linux-gnu-gcc") && runs("qemu-aarch64"),
-            avx2: flag("avx2"),
-            avx512: flag("avx512f"),
         }
     }
 

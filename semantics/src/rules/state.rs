@@ -5,6 +5,7 @@ use crate::column::{BitColumn, BitKind, Column};
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value, ValueDef};
 use crate::memory::Memory;
+use crate::persistent::PVec;
 use crate::rules::program::Program;
 use crate::value::{Val, const_value};
 use std::borrow::Cow;
@@ -68,11 +69,18 @@ pub enum Succ {
 /// 64 bits and floats, [`Val`]s otherwise (see [`crate::column`]). An `Env` holds
 /// Δ^W and nothing else: the buffers a step reuses belong to the machine
 /// ([`Scratch`]), so equality, hashing and cloning are the derived ones.
+///
+/// The columns (and definition masks) are kept in persistent vectors
+/// ([`crate::persistent::PVec`]): cloning an `Env` is O(1), a write copies only
+/// the path to its column when the clone shares it, and hashing reuses the
+/// digests of the unchanged parts. So copying and fingerprinting a state after
+/// one block step costs what the step changed, not the size of the program
+/// (what exhaustive exploration does at every state it visits).
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Env {
     width: usize,
-    columns: Vec<Column>,
-    defined: Option<Vec<Vec<bool>>>,
+    columns: PVec<Column>,
+    defined: Option<PVec<Vec<bool>>>,
     strict: bool,
 }
 
@@ -280,8 +288,8 @@ impl Env {
         }
         Env {
             width,
-            columns,
-            defined,
+            columns: PVec::from_vec(columns),
+            defined: defined.map(PVec::from_vec),
             strict,
         }
     }
@@ -294,29 +302,29 @@ impl Env {
     /// `vec(Δ^W)(id)` (Def. 9): the value of `value` in every lane, as [`Val`]s
     /// (borrowed when the column holds them; see [`Env::column`] for the stored form).
     pub fn get(&self, value: Value) -> Cow<'_, [Val]> {
-        self.columns[value.index()].vals()
+        self.columns.get(value.index()).vals()
     }
 
     /// `Δ^W(id)(τ)`: the value of `value` in lane τ.
     pub fn lane(&self, value: Value, lane: usize) -> Val {
-        self.columns[value.index()].lane(lane)
+        self.columns.get(value.index()).lane(lane)
     }
 
     /// The column of `value` as it is stored.
     pub fn column(&self, value: Value) -> &Column {
-        &self.columns[value.index()]
+        self.columns.get(value.index())
     }
 
     /// Replaces the whole column of `value` (the parallel copy of the phis); the
     /// old column is returned (for reuse as a buffer).
     #[inline]
     pub(crate) fn set_column(&mut self, value: Value, column: Column) -> Column {
-        std::mem::replace(&mut self.columns[value.index()], column)
+        std::mem::replace(self.columns.get_mut(value.index()), column)
     }
 
     /// Sets lane τ of `value` (see [`Column::set_lane`]).
     pub(crate) fn set_lane(&mut self, value: Value, lane: usize, v: Val) {
-        self.columns[value.index()].set_lane(lane, v);
+        self.columns.get_mut(value.index()).set_lane(lane, v);
     }
 
     /// The column of `value` for updating in place (the [UPD-ENV] fast form).
@@ -326,7 +334,7 @@ impl Env {
     )]
     #[inline]
     pub(crate) fn column_mut(&mut self, value: Value) -> &mut Column {
-        &mut self.columns[value.index()]
+        self.columns.get_mut(value.index())
     }
 
     /// Whether strict mode is on: uses not covered by their definition mask are
@@ -337,13 +345,15 @@ impl Env {
 
     /// The definition mask of `value` (Def. 10), `None` when masks are not tracked.
     pub fn defined(&self, value: Value) -> Option<&[bool]> {
-        self.defined.as_ref().map(|d| d[value.index()].as_slice())
+        self.defined
+            .as_ref()
+            .map(|d| d.get(value.index()).as_slice())
     }
 
     /// Replaces the definition mask of `value` (when masks are tracked).
     pub(crate) fn set_defined(&mut self, value: Value, mask: Vec<bool>) {
         if let Some(d) = self.defined.as_mut() {
-            d[value.index()] = mask;
+            *d.get_mut(value.index()) = mask;
         }
     }
 }

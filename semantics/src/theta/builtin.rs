@@ -82,12 +82,52 @@ pub enum Builtin {
     /// `llvm.amdgcn.workitem.id.y`, ...): the work-item function of that
     /// dimension ([`theta_work_item`](super::theta_work_item)).
     GridDim(WorkItemFn, u8),
+    /// CUDA's `__shfl_sync` family (`llvm.nvvm.shfl.sync.{up,down,bfly,idx}`):
+    /// a value read from another lane of the warp
+    /// ([`theta_shuffle`](super::theta_shuffle)).
+    Shuffle(ShuffleMode),
+    /// CUDA's `__any_sync`, `__all_sync`, `__uni_sync`, `__ballot_sync`
+    /// (`llvm.nvvm.vote.{any,all,uni,ballot}.sync`)
+    /// ([`theta_vote`](super::theta_vote)).
+    Vote(VoteMode),
+    /// CUDA's `__activemask` (`llvm.nvvm.activemask`): the lanes executing
+    /// together ([`theta_active_mask`](super::theta_active_mask)).
+    ActiveMask,
+    /// CUDA's `__match_any_sync` (`llvm.nvvm.match.any.sync`): the lanes holding
+    /// the same value ([`theta_match_any`](super::theta_match_any)).
+    MatchAny,
     /// `llvm.experimental.convergence.entry`, `.anchor`, `.loop`: a convergence
     /// control token (LLVM's convergence and uniformity document, "controlled
     /// convergence"). Lock step already runs every lane that executes a block
     /// together, so the token carries nothing: the result is ⊤, memory unchanged,
     /// and the calls naming it in a `"convergencectrl"` bundle run as written.
     ConvergenceControl,
+}
+
+/// How a shuffle finds its source lane (PTX `shfl.sync.mode`; [`Builtin::Shuffle`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ShuffleMode {
+    /// `__shfl_up_sync`: the lane `delta` below.
+    Up,
+    /// `__shfl_down_sync`: the lane `delta` above.
+    Down,
+    /// `__shfl_xor_sync`: the lane whose number differs by the bits of `mask`.
+    Bfly,
+    /// `__shfl_sync`: the lane given.
+    Idx,
+}
+
+/// What a vote computes (PTX `vote.sync.mode`; [`Builtin::Vote`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum VoteMode {
+    /// `__any_sync`: some lane's predicate is true.
+    Any,
+    /// `__all_sync`: every lane's predicate is true.
+    All,
+    /// `__uni_sync`: every lane's predicate is the same.
+    Uni,
+    /// `__ballot_sync`: the lanes whose predicate is true, as a mask.
+    Ballot,
 }
 
 /// The OpenCL work-item functions (OpenCL C 2.0 §6.13.1) over pllvm's one-
@@ -158,6 +198,16 @@ pub(super) const NAMES: &[(&str, Builtin)] = {
         ("_Z14get_local_sizej", WorkItem(WorkItemFn::LocalSize)),
         ("_Z14get_num_groupsj", WorkItem(WorkItemFn::NumGroups)),
         ("_Z15get_global_sizej", WorkItem(WorkItemFn::GlobalSize)),
+        ("llvm.nvvm.shfl.sync.up", Shuffle(ShuffleMode::Up)),
+        ("llvm.nvvm.shfl.sync.down", Shuffle(ShuffleMode::Down)),
+        ("llvm.nvvm.shfl.sync.bfly", Shuffle(ShuffleMode::Bfly)),
+        ("llvm.nvvm.shfl.sync.idx", Shuffle(ShuffleMode::Idx)),
+        ("llvm.nvvm.vote.any.sync", Vote(VoteMode::Any)),
+        ("llvm.nvvm.vote.all.sync", Vote(VoteMode::All)),
+        ("llvm.nvvm.vote.uni.sync", Vote(VoteMode::Uni)),
+        ("llvm.nvvm.vote.ballot.sync", Vote(VoteMode::Ballot)),
+        ("llvm.nvvm.activemask", ActiveMask),
+        ("llvm.nvvm.match.any.sync", MatchAny),
         ("llvm.experimental.convergence.entry", ConvergenceControl),
         ("llvm.experimental.convergence.anchor", ConvergenceControl),
         ("llvm.experimental.convergence.loop", ConvergenceControl),
@@ -249,6 +299,22 @@ pub(super) const NAMES: &[(&str, Builtin)] = {
         ("llvm.llround", Math(M::LRound)),
         ("llvm.lrint", Math(M::LRint)),
         ("llvm.llrint", Math(M::LRint)),
+        ("llvm.nvvm.mul24.i", Math(M::Mul24(true))),
+        ("llvm.nvvm.mul24.ui", Math(M::Mul24(false))),
+        ("llvm.amdgcn.mul.i24", Math(M::Mul24(true))),
+        ("llvm.amdgcn.mul.u24", Math(M::Mul24(false))),
+        ("_Z5mul24ii", Math(M::Mul24(true))),
+        ("_Z5mul24jj", Math(M::Mul24(false))),
+        ("llvm.nvvm.mulhi.i", Math(M::MulHi(true))),
+        ("llvm.nvvm.mulhi.ui", Math(M::MulHi(false))),
+        ("llvm.nvvm.mulhi.ll", Math(M::MulHi(true))),
+        ("llvm.nvvm.mulhi.ull", Math(M::MulHi(false))),
+        ("llvm.nvvm.mulhi.s", Math(M::MulHi(true))),
+        ("llvm.nvvm.mulhi.us", Math(M::MulHi(false))),
+        ("_Z6mul_hiii", Math(M::MulHi(true))),
+        ("_Z6mul_hijj", Math(M::MulHi(false))),
+        ("_Z6mul_hill", Math(M::MulHi(true))),
+        ("_Z6mul_himm", Math(M::MulHi(false))),
         ("llvm.smin", Math(M::SMin)),
         ("llvm.smax", Math(M::SMax)),
         ("llvm.umin", Math(M::UMin)),
@@ -334,6 +400,16 @@ pub enum ThetaError {
     },
     /// A lane's argument is not an `i1`.
     NotABit(Builtin),
+    /// A warp primitive's member mask breaks PTX's rule as lock step reads it
+    /// ([`member_lanes`](super::member_lanes)): undefined behaviour.
+    MemberMask {
+        /// The builtin.
+        builtin: Builtin,
+        /// The active lane whose mask it is.
+        lane: usize,
+        /// What is wrong with the mask.
+        why: String,
+    },
     /// The result type cannot hold the result for this W.
     ResultTooNarrow {
         /// The builtin.
@@ -362,6 +438,10 @@ impl fmt::Display for ThetaError {
                 got,
             } => write!(f, "{builtin} needs one value per lane ({width}), got {got}"),
             ThetaError::NotABit(b) => write!(f, "{b} needs an i1 argument in every lane"),
+            ThetaError::MemberMask { builtin, lane, why } => write!(
+                f,
+                "{builtin} in lane {lane}: {why}; every lane executing a warp primitive is in its member mask, and every lane of the mask executes it together (PTX ISA, .sync primitives; docs/language.md, \"Warp primitives\")"
+            ),
             ThetaError::ResultTooNarrow {
                 builtin,
                 width,

@@ -1,7 +1,7 @@
 //! Where a thread array sits in a launch of many (docs/launch.md): `thread_id`,
 //! `group_id` and `group_size` over a launch ([`apply_launch`]), and the OpenCL
-//! work-item functions (OpenCL C 2.0 §6.13.1) of a one-dimensional launch
-//! ([`theta_work_item`]).
+//! work-item functions (OpenCL C 2.0 §6.13.1) of a launch of one, two or
+//! three dimensions ([`theta_work_item`]).
 
 use super::builtin::{Builtin, ThetaError, WorkItemFn, fits};
 use crate::ops::int::int_val;
@@ -29,6 +29,44 @@ pub struct LaunchPosition {
     pub group_size: Option<u64>,
     /// Threads of the whole grid (OpenCL's `get_global_size`); `None`: one group.
     pub grid_size: Option<u64>,
+    /// The launch's shape when it has more than one dimension; `None`: one
+    /// dimension, `group_size` and `grid_size` being dimension 0's.
+    pub dims: Option<LaunchDims>,
+}
+
+/// The shape of a launch of two or three dimensions (docs/launch.md): the
+/// threads of a work-group per dimension and the work-groups per dimension.
+/// Threads are numbered the way GPUs form warps, dimension 0 fastest: a
+/// work-group's thread of local id (x, y, z) has local number
+/// `x + gx·(y + gy·z)`, a group of id (X, Y, Z) has group number
+/// `X + nx·(Y + ny·Z)`, and a thread array holds W consecutive local numbers
+/// of one group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LaunchDims {
+    /// Threads of a work-group in each dimension, (gx, gy, gz), each ≥ 1.
+    pub group: [u64; 3],
+    /// Work-groups in each dimension, (nx, ny, nz), each ≥ 1.
+    pub groups: [u64; 3],
+}
+
+impl LaunchDims {
+    /// The digits of `number` in the mixed radix `sizes`, dimension 0 first
+    /// (the last digit takes what is left).
+    fn digits(number: u64, sizes: [u64; 3]) -> [u64; 3] {
+        let x = number % sizes[0].max(1);
+        let rest = number / sizes[0].max(1);
+        [x, rest % sizes[1].max(1), rest / sizes[1].max(1)]
+    }
+
+    /// The local id (x, y, z) of a group's thread of local number `local`.
+    pub fn local_id(&self, local: u64) -> [u64; 3] {
+        LaunchDims::digits(local, self.group)
+    }
+
+    /// The id (X, Y, Z) of the group of number `group`.
+    pub fn group_id(&self, group: u64) -> [u64; 3] {
+        LaunchDims::digits(group, self.groups)
+    }
 }
 
 /// `thread_id`, `group_id` and `group_size` for every lane of a thread array of
@@ -49,16 +87,24 @@ pub fn apply_launch(
     };
     let first = position.first_local_id;
     match b {
+        // In a launch of several dimensions, dimension 0's: the id registers
+        // these builtins stand for (`tid.x`, `workitem.id.x`) are x's.
         Builtin::ThreadId => {
-            let last = first.saturating_add(width.saturating_sub(1) as u64);
-            let bits = fits(ret, last).map_err(too_narrow)?;
+            let id = |lane: u64| match &position.dims {
+                Some(dims) => dims.local_id(first + lane)[0],
+                None => first + lane,
+            };
+            let largest = (0..width as u64).map(id).max().unwrap_or(0);
+            let bits = fits(ret, largest).map_err(too_narrow)?;
             Ok((0..width as u64)
-                .map(|lane| int_val(bits, BigUint::from(first + lane)))
+                .map(|lane| int_val(bits, BigUint::from(id(lane))))
                 .collect())
         }
         Builtin::GroupId | Builtin::GroupSize => {
-            let value = match b {
-                Builtin::GroupId => position.group,
+            let value = match (b, &position.dims) {
+                (Builtin::GroupId, Some(dims)) => dims.group_id(position.group)[0],
+                (Builtin::GroupId, None) => position.group,
+                (_, Some(dims)) => dims.group[0],
                 _ => position.group_size.unwrap_or(width as u64),
             };
             let bits = fits(ret, value).map_err(too_narrow)?;
@@ -69,13 +115,18 @@ pub fn apply_launch(
 }
 
 /// θ(`get_local_id(d)`, ... ) for one lane (OpenCL C 2.0 §6.13.1) in a launch
-/// of one dimension (docs/launch.md): in dimension 0 the values of `thread_id`,
-/// `group_id` and `group_size` at `position` (the lane's local id is
-/// `first_local_id + lane`, its global id `group · group_size + local id`), the
-/// grid's threads N and ⌈N / group_size⌉ groups; in dimensions 1 and 2, and for
-/// any `d` ≥ 3, what OpenCL gives there: ids 0, sizes and counts 1. A thread
-/// array alone is one group of W threads. ⊤ when `d` is ⊤, and when the value
-/// does not fit the result type (an error would be wrong here: `d` is per lane).
+/// (docs/launch.md). In a launch of one dimension: in dimension 0 the values of
+/// `thread_id`, `group_id` and `group_size` at `position` (the lane's local id
+/// is `first_local_id + lane`, its global id `group · group_size + local id`),
+/// the grid's threads N and ⌈N / group_size⌉ groups. In a launch of two or
+/// three dimensions ([`LaunchDims`]): the lane's local number
+/// `first_local_id + lane` and the group's number `group` as ids per
+/// dimension, global id `group id · group size + local id` and global size
+/// `group size · groups` per dimension. In the dimensions a launch does not
+/// have, and for any `d` ≥ 3, what OpenCL gives there: ids 0, sizes and
+/// counts 1. A thread array alone is one group of W threads. ⊤ when `d` is ⊤,
+/// and when the value does not fit the result type (an error would be wrong
+/// here: `d` is per lane).
 pub fn theta_work_item(
     f: WorkItemFn,
     d: &Val,
@@ -87,18 +138,44 @@ pub fn theta_work_item(
     let Some(d) = d.as_u128() else {
         return Val::Undef;
     };
-    let group_size = position.group_size.unwrap_or(width as u64);
-    let grid = position.grid_size.unwrap_or(group_size);
     let local = position.first_local_id + lane as u64;
-    let value = match (f, d) {
-        (WorkItemFn::LocalId, 0) => local,
-        (WorkItemFn::GlobalId, 0) => position.group * group_size + local,
-        (WorkItemFn::GroupId, 0) => position.group,
-        (WorkItemFn::LocalSize, 0) => group_size,
-        (WorkItemFn::NumGroups, 0) => grid.div_ceil(group_size.max(1)),
-        (WorkItemFn::GlobalSize, 0) => grid,
-        (WorkItemFn::LocalId | WorkItemFn::GlobalId | WorkItemFn::GroupId, _) => 0,
-        (WorkItemFn::LocalSize | WorkItemFn::NumGroups | WorkItemFn::GlobalSize, _) => 1,
+    // Per dimension: the lane's local id, its group's id, the group's size,
+    // the number of groups and the global size. One dimension is dimension 0
+    // of these, where the last group may be partial (N need not be a
+    // multiple of the group size, so the global size is N).
+    let (local_id, group_id, size, groups, global) = match &position.dims {
+        Some(dims) => (
+            dims.local_id(local),
+            dims.group_id(position.group),
+            dims.group,
+            dims.groups,
+            std::array::from_fn(|d| dims.group[d] * dims.groups[d]),
+        ),
+        None => {
+            let size = position.group_size.unwrap_or(width as u64);
+            let grid = position.grid_size.unwrap_or(size);
+            (
+                [local, 0, 0],
+                [position.group, 0, 0],
+                [size, 1, 1],
+                [grid.div_ceil(size.max(1)), 1, 1],
+                [grid, 1, 1],
+            )
+        }
+    };
+    let value = match usize::try_from(d).ok().filter(|&d| d < 3) {
+        Some(d) => match f {
+            WorkItemFn::LocalId => local_id[d],
+            WorkItemFn::GlobalId => group_id[d] * size[d] + local_id[d],
+            WorkItemFn::GroupId => group_id[d],
+            WorkItemFn::LocalSize => size[d],
+            WorkItemFn::NumGroups => groups[d],
+            WorkItemFn::GlobalSize => global[d],
+        },
+        None => match f {
+            WorkItemFn::LocalId | WorkItemFn::GlobalId | WorkItemFn::GroupId => 0,
+            WorkItemFn::LocalSize | WorkItemFn::NumGroups | WorkItemFn::GlobalSize => 1,
+        },
     };
     if BigUint::from(value).bits() > u64::from(bits) {
         return Val::Undef;
@@ -122,6 +199,7 @@ mod tests {
             group: 1,
             group_size: Some(8),
             grid_size: Some(20),
+            dims: None,
         };
         let zero = Val::Int(0);
         let one = Val::Int(1);
@@ -162,6 +240,51 @@ mod tests {
         assert_eq!(
             resolve("llvm.amdgcn.workitem.id.y"),
             Some(Builtin::GridDim(LocalId, 1))
+        );
+    }
+
+    /// A launch of 8 × 6 × 2 threads in groups of 4 × 2 × 1 (groups 2 × 3 × 2,
+    /// warps of 4): lane 1 of an array starting at local number 4 of group
+    /// number 9. Local number 5 is (1, 1, 0) in a 4 × 2 group; group number 9
+    /// is (1, 1, 1) among 2 × 3 × 2 groups; so the global id is (1·4 + 1,
+    /// 1·2 + 1, 1·1 + 0) = (5, 3, 1), derived by hand from OpenCL C 2.0
+    /// §6.13.1's definitions.
+    #[test]
+    fn work_item_functions_in_three_dimensions() {
+        use WorkItemFn::*;
+        let at = LaunchPosition {
+            first_local_id: 4,
+            group: 9,
+            group_size: Some(8),
+            grid_size: Some(96),
+            dims: Some(LaunchDims {
+                group: [4, 2, 1],
+                groups: [2, 3, 2],
+            }),
+        };
+        let f = |w, d: u128| theta_work_item(w, &Val::Int(d), 1, 4, 32, &at);
+        let by_dim = |w| [f(w, 0), f(w, 1), f(w, 2), f(w, 3)];
+        let ints = |v: [u128; 4]| v.map(Val::Int);
+        assert_eq!(by_dim(LocalId), ints([1, 1, 0, 0]));
+        assert_eq!(by_dim(GroupId), ints([1, 1, 1, 0]));
+        assert_eq!(by_dim(GlobalId), ints([5, 3, 1, 0]));
+        assert_eq!(by_dim(LocalSize), ints([4, 2, 1, 1]));
+        assert_eq!(by_dim(NumGroups), ints([2, 3, 2, 1]));
+        assert_eq!(by_dim(GlobalSize), ints([8, 6, 2, 1]));
+        // The x registers (`tid.x`, `ctaid.x`, `ntid.x`) are dimension 0's:
+        // lanes 0-3 are local numbers 4-7, that is x = 0, 1, 2, 3 of row 1.
+        let i32t = TypeData::Int(32);
+        assert_eq!(
+            apply_launch(Builtin::ThreadId, &i32t, 4, &at).unwrap(),
+            [0, 1, 2, 3].map(Val::Int).to_vec()
+        );
+        assert_eq!(
+            apply_launch(Builtin::GroupId, &i32t, 4, &at).unwrap(),
+            vec![Val::Int(1); 4]
+        );
+        assert_eq!(
+            apply_launch(Builtin::GroupSize, &i32t, 4, &at).unwrap(),
+            vec![Val::Int(4); 4]
         );
     }
 }

@@ -143,6 +143,14 @@ pub enum MathFn {
     SCmp,
     /// `ucmp`: unsigned three-way comparison (-1, 0, 1).
     UCmp,
+    /// CUDA's `__mul24` / `__umul24` (`llvm.nvvm.mul24.i`, `.ui`), OpenCL's
+    /// `mul24`, amdgcn's `mul.i24` / `mul.u24`: the low bits of the product of
+    /// the operands' low 24 bits, sign-extended when `true` (PTX ISA `mul24.lo`).
+    Mul24(bool),
+    /// CUDA's `__mulhi` / `__umulhi` / `__mul64hi` / `__umul64hi`
+    /// (`llvm.nvvm.mulhi.*`), OpenCL's `mul_hi`: the high half of the double-width
+    /// product, signed when `true` (PTX ISA `mul.hi`).
+    MulHi(bool),
 }
 
 /// The signature shape of a math function (checked by [`signature_ok`](super::signature_ok)).
@@ -185,7 +193,8 @@ impl MathFn {
             LRound | LRint => Shape::FloatToInt,
             Ctpop | Bswap | Bitreverse => Shape::IntUnary,
             Abs | Ctlz | Cttz => Shape::IntWithFlag,
-            SMin | SMax | UMin | UMax | SAddSat | UAddSat | SSubSat | USubSat => Shape::IntBinary,
+            SMin | SMax | UMin | UMax | SAddSat | UAddSat | SSubSat | USubSat | Mul24(_)
+            | MulHi(_) => Shape::IntBinary,
             FShl | FShr => Shape::IntTernary,
             SCmp | UCmp => Shape::IntCompare,
         }
@@ -396,6 +405,25 @@ fn int_math(f: MathFn, args: &[Val], width: u32, ret: &TypeData) -> Option<Val> 
         MathFn::SMax => from_signed(&signed(a).max(signed(b?))),
         MathFn::UMin => from_unsigned(a.min(b?).clone()),
         MathFn::UMax => from_unsigned(a.max(b?).clone()),
+        MathFn::Mul24(sign) => {
+            let low24 = |v: &BigUint| {
+                let bits = v.iter_u64_digits().next().unwrap_or(0) & 0xff_ffff;
+                if sign && bits & 0x80_0000 != 0 {
+                    BigInt::from(bits) - (BigInt::one() << 24)
+                } else {
+                    BigInt::from(bits)
+                }
+            };
+            from_signed(&(low24(a) * low24(b?)))
+        }
+        MathFn::MulHi(sign) => {
+            let product = if sign {
+                signed(a) * signed(b?)
+            } else {
+                BigInt::from(a * b?)
+            };
+            from_signed(&(product >> width))
+        }
         MathFn::Abs => {
             let value = signed(a);
             // |INT_MIN| wraps to INT_MIN, or is poison with `int_min_poison`.
@@ -635,6 +663,26 @@ mod tests {
         assert_eq!(int_fn(MathFn::Abs, 8, &[-128, 0]), min8);
         assert_eq!(int_fn(MathFn::Abs, 8, &[-128, 1]), Val::Undef);
         assert_eq!(int_fn(MathFn::SAddSat, 8, &[100, 100]), int(8, 127));
+        // mul24 (PTX mul24.lo): only the low 24 bits take part; 0x1000003 is 3,
+        // and signed 0xffffff is -1. mul.hi: the high half of the product.
+        assert_eq!(
+            int_fn(MathFn::Mul24(false), 32, &[0x100_0003, 5]),
+            int(32, 15)
+        );
+        assert_eq!(
+            int_fn(MathFn::Mul24(true), 32, &[0xff_ffff, 7]),
+            int(32, -7)
+        );
+        assert_eq!(
+            int_fn(MathFn::Mul24(false), 32, &[0xff_ffff, 7]),
+            int(32, 0x6ff_fff9)
+        );
+        assert_eq!(int_fn(MathFn::MulHi(false), 32, &[-1, -1]), int(32, -2));
+        assert_eq!(int_fn(MathFn::MulHi(true), 32, &[-1, -1]), int(32, 0));
+        assert_eq!(
+            int_fn(MathFn::MulHi(true), 32, &[-2, 0x4000_0000]),
+            int(32, -1)
+        );
         assert_eq!(int_fn(MathFn::SAddSat, 8, &[-100, -100]), int(8, -128));
         assert_eq!(
             int_fn(MathFn::Bswap, 32, &[0x1122_3344]),

@@ -46,14 +46,21 @@ pub mod math;
 pub mod names;
 pub mod pllvm;
 pub mod signature;
+pub mod warp;
 pub mod wave;
 
-pub use builtin::{Builtin, ThetaError, WorkItemFn, is_horizontal, touches_memory};
-pub use launch::{LaunchPosition, apply_launch, is_launch_id, theta_work_item};
+pub use builtin::{
+    Builtin, ShuffleMode, ThetaError, VoteMode, WorkItemFn, is_horizontal, touches_memory,
+};
+pub use launch::{LaunchDims, LaunchPosition, apply_launch, is_launch_id, theta_work_item};
 pub use math::{MathFn, apply_math};
 pub use names::resolve;
 pub use pllvm::apply_horizontal;
 pub use signature::signature_ok;
+pub use warp::{
+    apply_warp, is_warp_op, member_lanes, theta_active_mask, theta_match_any, theta_shuffle,
+    theta_vote,
+};
 pub use wave::{
     apply_wave, is_wave_op, theta_lane_id, theta_mbcnt, theta_readfirstlane, theta_readlane,
     theta_wave_ballot, theta_wave_size,

@@ -2,7 +2,7 @@
 //! θ(fnc)): [`signature_ok`], which the verifier checks; the message names the
 //! expected signature and the one found.
 
-use super::builtin::Builtin;
+use super::builtin::{Builtin, VoteMode};
 use super::math::{MathFn, Shape};
 use crate::types::TypeData;
 
@@ -69,6 +69,24 @@ pub fn signature_ok(b: Builtin, arg_tys: &[&TypeData], ret: &TypeData) -> Result
         ),
         Builtin::WaveBallot => (matches!(arg_tys, [Int(1)]) && is_int(ret), "(i1) -> iN"),
         Builtin::LaneId | Builtin::WaveSize => (arg_tys.is_empty() && is_int(ret), "() -> iN"),
+        Builtin::Shuffle(_) => (
+            matches!(arg_tys, [Int(32), x, Int(32), Int(32)] if *x == ret)
+                && matches!(ret, Int(32) | TypeData::F32),
+            "(i32, T, i32, i32) -> T, T = i32 or float",
+        ),
+        Builtin::Vote(VoteMode::Ballot) => (
+            matches!(arg_tys, [Int(32), Int(1)]) && *ret == Int(32),
+            "(i32, i1) -> i32",
+        ),
+        Builtin::Vote(_) => (
+            matches!(arg_tys, [Int(32), Int(1)]) && *ret == Int(1),
+            "(i32, i1) -> i1",
+        ),
+        Builtin::ActiveMask => (arg_tys.is_empty() && *ret == Int(32), "() -> i32"),
+        Builtin::MatchAny => (
+            matches!(arg_tys, [Int(32), Int(32 | 64)]) && *ret == Int(32),
+            "(i32, i32 or i64) -> i32",
+        ),
         Builtin::Barrier => (
             matches!(arg_tys, [] | [Int(32)]) && *ret == Void,
             "() -> void or (i32) -> void",

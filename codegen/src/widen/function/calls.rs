@@ -122,6 +122,13 @@ impl Emitter<'_, '_> {
                 self.bind(r, &out, Form::Scalar);
                 Ok(())
             }
+            Builtin::Math(theta::MathFn::FMulAdd) => self.fmuladd(site, result, ret_ty, args),
+            Builtin::Math(theta::MathFn::Mul24(_) | theta::MathFn::MulHi(_)) => Err(refuse(
+                site,
+                format!(
+                    "a call of @{name}: the targets' 24-bit and high-half multiplies are not widened"
+                ),
+            )),
             Builtin::Math(_) => self.math(site, result, &name, ret_ty, args),
             Builtin::Assume | Builtin::LifetimeStart | Builtin::LifetimeEnd | Builtin::NoOp => {
                 Ok(())
@@ -141,6 +148,10 @@ impl Emitter<'_, '_> {
             | Builtin::WaveBallot
             | Builtin::LaneId
             | Builtin::WaveSize
+            | Builtin::Shuffle(_)
+            | Builtin::Vote(_)
+            | Builtin::ActiveMask
+            | Builtin::MatchAny
             | Builtin::Barrier
             | Builtin::WorkItem(_)
             | Builtin::GridDim(..)
@@ -217,6 +228,47 @@ impl Emitter<'_, '_> {
 
     /// A pure math function: one call, or one call per lane for a vector result
     /// (constant arguments such as `immarg` flags stay constants).
+    /// `llvm.fmuladd(a, b, c)` as θ computes it: `a · b` rounded, then `+ c`
+    /// rounded (`theta::apply_math`), an `fmul` and an `fadd` without the
+    /// `contract` flag. LLVM lets a backend fuse `fmuladd` into one rounding
+    /// (llc does where the target has FMA), which would differ from θ by an ulp;
+    /// plain `fmul` and `fadd` are never fused by llc's default
+    /// (`-fp-contract=on` fuses only `fmuladd`). On vectors of every lane at once.
+    fn fmuladd(
+        &mut self,
+        site: Site,
+        result: Option<Value>,
+        ret_ty: Ty,
+        args: &[Value],
+    ) -> Result<(), TransformError> {
+        let r = result.ok_or_else(|| refuse(site, "a call of @llvm.fmuladd without a result"))?;
+        let [a, b, c] = args else {
+            return Err(refuse(site, "@llvm.fmuladd takes three operands"));
+        };
+        let rt = self.sty(ret_ty);
+        if self.repr[r] == Repr::Scalar {
+            let (a, b, c) = (
+                self.get(site, *a, Form::Scalar)?,
+                self.get(site, *b, Form::Scalar)?,
+                self.get(site, *c, Form::Scalar)?,
+            );
+            let m = self.inst(format!("fmul {rt} {a}, {b}"));
+            let t = self.inst(format!("fadd {rt} {m}, {c}"));
+            self.bind(r, &t, Form::Scalar);
+            return Ok(());
+        }
+        let vt = format!("<{} x {rt}>", self.w());
+        let (a, b, c) = (
+            self.get(site, *a, Form::Vector)?,
+            self.get(site, *b, Form::Vector)?,
+            self.get(site, *c, Form::Vector)?,
+        );
+        let m = self.inst(format!("fmul {vt} {a}, {b}"));
+        let t = self.inst(format!("fadd {vt} {m}, {c}"));
+        self.bind(r, &t, Form::Vector);
+        Ok(())
+    }
+
     pub(super) fn math(
         &mut self,
         site: Site,
