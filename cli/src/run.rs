@@ -93,7 +93,7 @@ pub(crate) struct RunArgs {
     #[arg(long, value_name = "N|X,Y[,Z]", requires = "file", value_parser = flags::sizes_flag)]
     pub grid: Option<flags::Sizes>,
     /// With --grid: threads per work-group, a multiple of W (default: the whole
-    /// grid); thread ids count within a group. x,y[,z] for a launch of several
+    /// grid); thread ids count within a group. `x,y[,z]` for a launch of several
     /// dimensions, each dividing the grid's.
     #[arg(long, value_name = "G|x,y[,z]", requires = "grid", value_parser = flags::sizes_flag)]
     pub group: Option<flags::Sizes>,
