@@ -113,7 +113,10 @@ pub(crate) fn sizes_flag(text: &str) -> Result<Sizes, String> {
                 .parse::<u64>()
                 .ok()
                 .filter(|&n| n > 0)
-                .ok_or_else(|| format!("`{}` is not a positive integer", part.trim()))
+                .ok_or_else(|| match part.trim() {
+                    "" => format!("`{text}` has an empty size (X[,Y[,Z]])"),
+                    other => format!("`{other}` is not a positive integer"),
+                })
         })
         .collect::<Result<Vec<u64>, String>>()?;
     if sizes.len() > 3 {

@@ -310,6 +310,7 @@ fn bad_launches_are_clear_errors() {
             &["--grid", "2,2,2,2"],
             "a launch has one to three dimensions",
         ),
+        (&["--grid", "4,"], "`4,` has an empty size"),
         (
             &["--grid", "8", "--threads", "4", "--group", "6"],
             "multiple of the thread array's 4 lanes",
