@@ -923,20 +923,8 @@ mod tests {
         // entry 0, headers 1..=d, body d+1, latches d+2..=2d+1 (latch of loop k
         // is 2d+1-k), exit 2d+2.
         let header = |k: u32| 1 + k;
+        let graph = Graph::nested_loops(depth);
         let latch = |k: u32| 2 * depth + 1 - k;
-        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); (2 * depth + 3) as usize];
-        succs[0] = vec![header(0)];
-        for k in 0..depth {
-            succs[header(k) as usize] = vec![if k + 1 < depth {
-                header(k + 1)
-            } else {
-                depth + 1
-            }];
-            let out = if k == 0 { 2 * depth + 2 } else { latch(k - 1) };
-            succs[latch(k) as usize] = vec![header(k), out];
-        }
-        succs[(depth + 1) as usize] = vec![latch(depth - 1)];
-        let graph = Graph::from_succs(succs);
         let info = CycleInfo::of_graph(&graph, 0);
         assert_eq!(info.len(), depth as usize);
         let stored = info.cycle(CycleId(0)).nodes.order.order.len();

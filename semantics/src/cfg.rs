@@ -33,6 +33,29 @@ pub struct Graph {
 }
 
 impl Graph {
+    /// The CFG of `scripts/nested-cfg.py loops d` (d ≥ 1): entry 0, headers
+    /// `1..=d`, the body `d + 1`, the latch of loop k at `2d + 1 − k` (back to
+    /// its header and out to the latch around it), the exit `2d + 2`: the
+    /// nest on which the counted-work tests of the dominator, cycle and
+    /// divergence algorithms bound their steps per block.
+    pub fn nested_loops(depth: u32) -> Graph {
+        let header = |k: u32| 1 + k;
+        let latch = |k: u32| 2 * depth + 1 - k;
+        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); (2 * depth + 3) as usize];
+        succs[0] = vec![header(0)];
+        for k in 0..depth {
+            succs[header(k) as usize] = vec![if k + 1 < depth {
+                header(k + 1)
+            } else {
+                depth + 1
+            }];
+            let out = if k == 0 { 2 * depth + 2 } else { latch(k - 1) };
+            succs[latch(k) as usize] = vec![header(k), out];
+        }
+        succs[(depth + 1) as usize] = vec![latch(depth - 1)];
+        Graph::from_succs(succs)
+    }
+
     /// The graph with `succs.len()` nodes and the given successor lists.
     ///
     /// Edges to nodes outside `0..succs.len()` are dropped: the graph algorithms never
@@ -981,33 +1004,13 @@ mod tests {
         })
     }
 
-    /// The CFG of `scripts/nested-cfg.py loops d`: entry 0, headers `1..=d`,
-    /// the body, the latches from the innermost out, the exit.
-    fn nested_loops(depth: u32) -> Graph {
-        let header = |k: u32| 1 + k;
-        let latch = |k: u32| 2 * depth + 1 - k;
-        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); (2 * depth + 3) as usize];
-        succs[0] = vec![header(0)];
-        for k in 0..depth {
-            succs[header(k) as usize] = vec![if k + 1 < depth {
-                header(k + 1)
-            } else {
-                depth + 1
-            }];
-            let out = if k == 0 { 2 * depth + 2 } else { latch(k - 1) };
-            succs[latch(k) as usize] = vec![header(k), out];
-        }
-        succs[(depth + 1) as usize] = vec![latch(depth - 1)];
-        Graph::from_succs(succs)
-    }
-
     /// Dominators of 2,000 nested loops take at most 4 steps per node, where
     /// the iterative algorithm walked a dominator chain as deep as the nest for
     /// every header; 40 loops agree with it.
     #[test]
     fn nested_loops_dominators_cost_linear_work() {
         for depth in [40u32, 2000] {
-            let graph = nested_loops(depth);
+            let graph = Graph::nested_loops(depth);
             let (idom, steps) = idoms_lengauer_tarjan(&graph, &dfs(&graph, 0));
             assert!(
                 steps <= 4 * graph.len() as u64,

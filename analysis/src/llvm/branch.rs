@@ -1159,27 +1159,6 @@ mod tests {
         }
     }
 
-    /// The CFG of `scripts/nested-cfg.py loops d`: entry 0, headers `1..=d`,
-    /// the body `d + 1`, the latch of loop `k` at `2d + 1 - k` (to its header
-    /// and out to the latch around it), the exit `2d + 2`.
-    fn nested_loops(depth: u32) -> Graph {
-        let header = |k: u32| 1 + k;
-        let latch = |k: u32| 2 * depth + 1 - k;
-        let mut succs: Vec<Vec<u32>> = vec![Vec::new(); (2 * depth + 3) as usize];
-        succs[0] = vec![header(0)];
-        for k in 0..depth {
-            succs[header(k) as usize] = vec![if k + 1 < depth {
-                header(k + 1)
-            } else {
-                depth + 1
-            }];
-            let out = if k == 0 { 2 * depth + 2 } else { latch(k - 1) };
-            succs[latch(k) as usize] = vec![header(k), out];
-        }
-        succs[(depth + 1) as usize] = vec![latch(depth - 1)];
-        Graph::from_succs(succs)
-    }
-
     /// The facts of every latch of a nest of 2,000 loops (as `pllvm analyze`
     /// asks for them: one solver, every divergent branch) cost at most 30
     /// visited nodes and edges per block, where walking the outermost cycle
@@ -1188,7 +1167,7 @@ mod tests {
     #[test]
     fn nested_loops_cost_linear_work() {
         for depth in [40u32, 2000] {
-            let graph = nested_loops(depth);
+            let graph = Graph::nested_loops(depth);
             let cycles = CycleInfo::of_graph_in(&graph, 0, crate::cycles::DfsOrder::Llvm);
             let mut solver = BranchSolver::new(&graph, &cycles);
             for k in 0..depth {

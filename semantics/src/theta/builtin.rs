@@ -481,3 +481,23 @@ pub(super) fn expect_arity(
         })
     }
 }
+
+/// `expected` argument vectors of one value per lane each (W = `width`), or
+/// the error that says which is wrong: the arity and lane count checks of the
+/// builtins over a whole thread array.
+pub(super) fn expect_lanes(
+    b: Builtin,
+    args: &[Vec<Val>],
+    expected: usize,
+    width: usize,
+) -> Result<(), ThetaError> {
+    expect_arity(b, args, expected)?;
+    match args.iter().find(|col| col.len() != width) {
+        Some(col) => Err(ThetaError::LaneCount {
+            builtin: b,
+            width,
+            got: col.len(),
+        }),
+        None => Ok(()),
+    }
+}

@@ -25,7 +25,7 @@
 //! read from a lane that does not take part (a shuffle's source outside the
 //! mask) is ⊤: CUDA leaves it undefined.
 
-use super::builtin::{Builtin, ShuffleMode, ThetaError, VoteMode, expect_arity};
+use super::builtin::{Builtin, ShuffleMode, ThetaError, VoteMode, expect_lanes};
 use crate::types::TypeData;
 use crate::value::Val;
 
@@ -57,14 +57,7 @@ pub fn apply_warp(
         Builtin::Shuffle(_) => 4,
         other => return Err(ThetaError::NotHorizontal(other)),
     };
-    expect_arity(b, args, arity)?;
-    if let Some(col) = args.iter().find(|col| col.len() != width) {
-        return Err(ThetaError::LaneCount {
-            builtin: b,
-            width,
-            got: col.len(),
-        });
-    }
+    expect_lanes(b, args, arity, width)?;
     let bits = match ret {
         TypeData::Int(w) => *w,
         _ => 32,

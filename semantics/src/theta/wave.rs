@@ -4,7 +4,7 @@
 //! AMDGPUUsage, the PTX ISA). As θ's functions of thesis Fig. 4.14 they see every
 //! argument vector and the activation.
 
-use super::builtin::{Builtin, ThetaError, expect_arity, fits};
+use super::builtin::{Builtin, ThetaError, expect_lanes, fits};
 use crate::ops::int::int_val;
 use crate::types::TypeData;
 use crate::value::Val;
@@ -45,14 +45,7 @@ pub fn apply_wave(
         Builtin::MbcntLo | Builtin::MbcntHi | Builtin::ReadLane => 2,
         other => return Err(ThetaError::NotHorizontal(other)),
     };
-    expect_arity(b, args, arity)?;
-    if let Some(col) = args.iter().find(|col| col.len() != width) {
-        return Err(ThetaError::LaneCount {
-            builtin: b,
-            width,
-            got: col.len(),
-        });
-    }
+    expect_lanes(b, args, arity, width)?;
     let too_narrow = |bits| ThetaError::ResultTooNarrow {
         builtin: b,
         width,
