@@ -28,7 +28,7 @@
 //! convergence tables of the corpus). [`all_hierarchies`] varies the successor
 //! order of every node.
 
-use pllvm_semantics::cfg::{Cfg, Graph, dfs};
+use pllvm_semantics::cfg::{Cfg, Dfs, Graph, dfs};
 use pllvm_semantics::ir::{Block, Body};
 use std::collections::{BTreeSet, VecDeque};
 
@@ -139,6 +139,37 @@ impl DfsOrder {
     }
 }
 
+/// The DFS tree's subtrees as preorder intervals: `pre[v]` is v's preorder
+/// number (`u32::MAX` when the search did not reach v) and v's subtree holds
+/// the `size[v]` nodes numbered from it, so "w lies below h" is one interval
+/// test.
+struct Subtrees {
+    pre: Vec<u32>,
+    size: Vec<u32>,
+}
+
+impl Subtrees {
+    fn of(search: &Dfs, n: usize) -> Subtrees {
+        let mut pre = vec![u32::MAX; n];
+        for (i, &v) in search.preorder.iter().enumerate() {
+            pre[v as usize] = i as u32;
+        }
+        let mut size = vec![1u32; n];
+        for &v in &search.postorder {
+            if let Some(p) = search.parent[v as usize] {
+                size[p as usize] += size[v as usize];
+            }
+        }
+        Subtrees { pre, size }
+    }
+
+    /// Whether the search reached `v` and `v` lies in `h`'s subtree.
+    fn contains(&self, h: u32, v: u32) -> bool {
+        let (ph, pv) = (self.pre[h as usize], self.pre[v as usize]);
+        pv != u32::MAX && pv >= ph && pv < ph + self.size[h as usize]
+    }
+}
+
 /// The cycle hierarchy of a graph for one DFS.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct CycleInfo {
@@ -185,21 +216,9 @@ impl CycleInfo {
     pub fn of_graph(graph: &Graph, root: u32) -> Self {
         let n = graph.len();
         let search = dfs(graph, root);
-        let mut pre = vec![u32::MAX; n];
-        for (i, &v) in search.preorder.iter().enumerate() {
-            pre[v as usize] = i as u32;
-        }
-        // size[v]: nodes in v's DFS subtree; the subtree is the preorder interval.
-        let mut size = vec![1u32; n];
-        for &v in &search.postorder {
-            if let Some(p) = search.parent[v as usize] {
-                size[p as usize] += size[v as usize];
-            }
-        }
-        let in_subtree = |h: u32, v: u32| {
-            let (ph, pv) = (pre[h as usize], pre[v as usize]);
-            pv != u32::MAX && pv >= ph && pv < ph + size[h as usize]
-        };
+        let subtrees = Subtrees::of(&search, n);
+        let pre = &subtrees.pre;
+        let in_subtree = |h: u32, v: u32| subtrees.contains(h, v);
         let mut innermost: Vec<Option<CycleId>> = vec![None; n];
         // Per cycle under construction: header, entries, own nodes, parent, children.
         let mut headers: Vec<u32> = Vec::new();
@@ -759,20 +778,9 @@ mod tests {
     fn of_graph_reference(graph: &Graph, root: u32) -> (Vec<ReferenceCycle>, Vec<Option<CycleId>>) {
         let n = graph.len();
         let search = dfs(graph, root);
-        let mut pre = vec![u32::MAX; n];
-        for (i, &v) in search.preorder.iter().enumerate() {
-            pre[v as usize] = i as u32;
-        }
-        let mut size = vec![1u32; n];
-        for &v in &search.postorder {
-            if let Some(p) = search.parent[v as usize] {
-                size[p as usize] += size[v as usize];
-            }
-        }
-        let in_subtree = |h: u32, v: u32| {
-            let (ph, pv) = (pre[h as usize], pre[v as usize]);
-            pv != u32::MAX && pv >= ph && pv < ph + size[h as usize]
-        };
+        let subtrees = Subtrees::of(&search, n);
+        let pre = &subtrees.pre;
+        let in_subtree = |h: u32, v: u32| subtrees.contains(h, v);
         let mut cycles: Vec<ReferenceCycle> = Vec::new();
         let mut innermost: Vec<Option<CycleId>> = vec![None; n];
         let outermost_from = |cycles: &[ReferenceCycle], mut c: CycleId| {

@@ -91,6 +91,19 @@ fn compile_for(name: &str, cuda: bool, target: &str) -> PathBuf {
     out
 }
 
+/// `pllvm analyze FILE --compare-llvm` exits 0 with no value that differs
+/// from opt-22's uniformity analysis.
+fn agrees_with_llvm(file: &Path) {
+    require("opt-22", "llvm-22");
+    let o = pllvm(&[
+        "analyze",
+        file.to_str().expect("utf-8 path"),
+        "--compare-llvm",
+    ]);
+    assert_eq!(code(&o), 0, "{}", stderr(&o));
+    assert!(stdout(&o).contains(" 0 differ"), "{}", stdout(&o));
+}
+
 /// amdgcn at -O0: `clampi` is called, not inlined, by clang; pllvm inlines it.
 /// Two thread arrays of 4 lanes, one group of 8, n = 10:
 /// - `v = clampi(3i, 0, 10)` = [0, 3, 6, 9, 10, 10, 10, 10];
@@ -116,14 +129,7 @@ fn amdgcn_helper_and_wave_operations() {
     assert!(out.contains("1: [0, 1, 2, 3, 0, 1, 2, 3]"), "{out}");
     assert!(out.contains("2: [3, 3, 3, 3, 4, 4, 4, 4]"), "{out}");
     // The analyses run on the inlined kernel and agree with LLVM's.
-    require("opt-22", "llvm-22");
-    let o = pllvm(&[
-        "analyze",
-        file.to_str().expect("utf-8 path"),
-        "--compare-llvm",
-    ]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(stdout(&o).contains(" 0 differ"), "{}", stdout(&o));
+    agrees_with_llvm(&file);
 }
 
 /// nvptx at -O0: the device helper `twice` is inlined; `%laneid` is the lane's
@@ -358,12 +364,5 @@ fn cuda_warp_primitives() {
         })
         .collect();
     assert_eq!(dump(2), votes, "{out}");
-    require("opt-22", "llvm-22");
-    let o = pllvm(&[
-        "analyze",
-        file.to_str().expect("utf-8 path"),
-        "--compare-llvm",
-    ]);
-    assert_eq!(code(&o), 0, "{}", stderr(&o));
-    assert!(stdout(&o).contains(" 0 differ"), "{}", stdout(&o));
+    agrees_with_llvm(&file);
 }

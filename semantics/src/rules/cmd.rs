@@ -519,7 +519,7 @@ pub fn w_cmd_call(
     // mask's rule, whose breach is undefined behaviour of [W-CMD-CALL].
     if theta::is_warp_op(f) {
         let owned: Vec<Vec<Val>> = p.iter().map(|col| col.to_vec()).collect();
-        return theta::apply_warp(f, &owned, ret, active)
+        return theta::apply_warp(f, &owned, active)
             .map_err(|e| ub(ctx, Rule::WCmdCall, None, Site::Inst(c), &e.to_string()));
     }
     // Whole-vector functions of Fig. 4.15: the horizontal builtins.

@@ -26,7 +26,6 @@
 //! mask) is ⊤: CUDA leaves it undefined.
 
 use super::builtin::{Builtin, ShuffleMode, ThetaError, VoteMode, expect_lanes};
-use crate::types::TypeData;
 use crate::value::Val;
 
 /// Lanes of a warp.
@@ -41,15 +40,12 @@ pub fn is_warp_op(b: Builtin) -> bool {
 }
 
 /// θ of a warp primitive over a thread array (see the module documentation):
-/// `args[k][τ]` is lane τ's k-th argument, `active` the activation. An active
+/// `args[k][τ]` is lane τ's k-th argument, `active` the activation. Every
+/// result fits its type as computed (a lane's own or another lane's value, a
+/// 32-lane mask, a bit), so none is truncated. An active
 /// lane whose member mask breaks the rule is undefined behaviour
 /// ([`ThetaError::MemberMask`]).
-pub fn apply_warp(
-    b: Builtin,
-    args: &[Vec<Val>],
-    ret: &TypeData,
-    active: &[bool],
-) -> Result<Vec<Val>, ThetaError> {
+pub fn apply_warp(b: Builtin, args: &[Vec<Val>], active: &[bool]) -> Result<Vec<Val>, ThetaError> {
     let width = active.len();
     let arity = match b {
         Builtin::ActiveMask => 0,
@@ -58,10 +54,6 @@ pub fn apply_warp(
         other => return Err(ThetaError::NotHorizontal(other)),
     };
     expect_lanes(b, args, arity, width)?;
-    let bits = match ret {
-        TypeData::Int(w) => *w,
-        _ => 32,
-    };
     (0..width)
         .map(|lane| {
             if !active[lane] {
@@ -91,16 +83,7 @@ pub fn apply_warp(
                 other => return Err(ThetaError::NotHorizontal(other)),
             })
         })
-        .map(|v| v.map(|v| fit(v, bits)))
         .collect()
-}
-
-/// An integer result in the result type (a float or ⊤ as it is).
-fn fit(v: Val, bits: u32) -> Val {
-    match v {
-        Val::Int(x) if bits < 128 => Val::Int(x & ((1u128 << bits) - 1)),
-        other => other,
-    }
 }
 
 /// The lanes lane τ's member mask names, checked against the lock-step reading
@@ -277,7 +260,6 @@ mod tests {
             apply_warp(
                 Builtin::Shuffle(mode),
                 &[full.clone(), values.clone(), ints(&[b; 8]), ints(&[c; 8])],
-                &TypeData::Int(32),
                 &active,
             )
             .unwrap()
@@ -308,31 +290,19 @@ mod tests {
         let mask = ints(&[0x55; 8]);
         let preds = ints(&[1, 0, 0, 0, 1, 0, 1, 0]);
         let vote = |mode| {
-            apply_warp(
-                Builtin::Vote(mode),
-                &[mask.clone(), preds.clone()],
-                &TypeData::Int(if mode == VoteMode::Ballot { 32 } else { 1 }),
-                &active,
-            )
-            .unwrap()[0]
+            apply_warp(Builtin::Vote(mode), &[mask.clone(), preds.clone()], &active).unwrap()[0]
                 .clone()
         };
         assert_eq!(vote(VoteMode::Any), Val::bool(true));
         assert_eq!(vote(VoteMode::All), Val::bool(false));
         assert_eq!(vote(VoteMode::Uni), Val::bool(false));
         assert_eq!(vote(VoteMode::Ballot), Val::Int(0b0101_0001));
-        let am = apply_warp(Builtin::ActiveMask, &[], &TypeData::Int(32), &active).unwrap();
+        let am = apply_warp(Builtin::ActiveMask, &[], &active).unwrap();
         assert_eq!(am[2], Val::Int(0x55));
         assert_eq!(am[1], Val::Undef);
         assert_eq!(theta_active_mask(&active, 6), Val::Int(0x55));
         let values = ints(&[7, 0, 9, 0, 7, 0, 9, 0]);
-        let m = apply_warp(
-            Builtin::MatchAny,
-            &[mask.clone(), values],
-            &TypeData::Int(32),
-            &active,
-        )
-        .unwrap();
+        let m = apply_warp(Builtin::MatchAny, &[mask.clone(), values], &active).unwrap();
         assert_eq!(m[0], Val::Int(0b0001_0001));
         assert_eq!(m[2], Val::Int(0b0100_0100));
     }
@@ -343,14 +313,8 @@ mod tests {
     fn member_masks_that_name_absent_lanes_are_undefined() {
         let active = [true, false, true, true];
         let preds = ints(&[1; 4]);
-        let vote = |m: Vec<Val>| {
-            apply_warp(
-                Builtin::Vote(VoteMode::Any),
-                &[m, preds.clone()],
-                &TypeData::Int(1),
-                &active,
-            )
-        };
+        let vote =
+            |m: Vec<Val>| apply_warp(Builtin::Vote(VoteMode::Any), &[m, preds.clone()], &active);
         let err = |m| vote(m).unwrap_err().to_string();
         assert!(err(ints(&[0xf; 4])).contains("names lane 1, which is not active here"));
         assert!(err(ints(&[0xc; 4])).contains("leaves the lane itself out"));
