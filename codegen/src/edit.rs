@@ -360,6 +360,7 @@ impl Editor {
                 .collect(),
             cconv: None,
             variadic: false,
+            convergent: false,
             body: None,
         })
     }

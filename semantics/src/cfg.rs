@@ -202,6 +202,99 @@ pub fn dfs(graph: &Graph, root: u32) -> Dfs {
     }
 }
 
+/// The strongly connected components of `graph` without the node `removed`
+/// (Tarjan's algorithm, iterative): `component[n]` numbers the component of
+/// `n` (`u32::MAX` for `removed`), and `cyclic[c]` says whether component `c`
+/// holds a closed path, i.e. has two nodes or a self-loop. Two nodes lie on
+/// one closed path avoiding `removed` exactly when they share a cyclic
+/// component: the convergence-token rules about closed paths that do not
+/// contain a token's definition ask this (`verify::tokens`).
+pub fn components_without(graph: &Graph, removed: u32) -> Components {
+    const NONE: u32 = u32::MAX;
+    let len = graph.len();
+    let mut index = vec![NONE; len];
+    let mut low = vec![0u32; len];
+    let mut on_stack = vec![false; len];
+    let mut component = vec![NONE; len];
+    let mut cyclic = Vec::new();
+    let mut members: Vec<u32> = Vec::new();
+    let mut next_index = 0u32;
+    for start in 0..len as u32 {
+        if start == removed || index[start as usize] != NONE {
+            continue;
+        }
+        // Each frame: a node and the position of its next successor.
+        let mut frames: Vec<(u32, usize)> = vec![(start, 0)];
+        index[start as usize] = next_index;
+        low[start as usize] = next_index;
+        next_index += 1;
+        members.push(start);
+        on_stack[start as usize] = true;
+        while let Some(&mut (node, ref mut next)) = frames.last_mut() {
+            if let Some(&succ) = graph.successors(node).get(*next) {
+                *next += 1;
+                if succ == removed {
+                    continue;
+                }
+                if index[succ as usize] == NONE {
+                    index[succ as usize] = next_index;
+                    low[succ as usize] = next_index;
+                    next_index += 1;
+                    members.push(succ);
+                    on_stack[succ as usize] = true;
+                    frames.push((succ, 0));
+                } else if on_stack[succ as usize] {
+                    low[node as usize] = low[node as usize].min(index[succ as usize]);
+                }
+                continue;
+            }
+            frames.pop();
+            if let Some(&(parent, _)) = frames.last() {
+                low[parent as usize] = low[parent as usize].min(low[node as usize]);
+            }
+            if low[node as usize] == index[node as usize] {
+                let id = cyclic.len() as u32;
+                let mut size = 0usize;
+                while let Some(member) = members.pop() {
+                    on_stack[member as usize] = false;
+                    component[member as usize] = id;
+                    size += 1;
+                    if member == node {
+                        break;
+                    }
+                }
+                cyclic.push(size > 1 || graph.successors(node).contains(&node));
+            }
+        }
+    }
+    Components { component, cyclic }
+}
+
+/// What [`components_without`] computes.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Components {
+    /// Per node, its component (`u32::MAX` for the removed node).
+    pub component: Vec<u32>,
+    /// Per component, whether it holds a closed path.
+    pub cyclic: Vec<bool>,
+}
+
+impl Components {
+    /// The cyclic component holding `node`, if `node` lies on a closed path.
+    pub fn cyclic_of(&self, node: u32) -> Option<u32> {
+        let c = *self.component.get(node as usize)?;
+        (c != u32::MAX && self.cyclic[c as usize]).then_some(c)
+    }
+
+    /// The nodes of component `c`.
+    pub fn nodes(&self, c: u32) -> impl Iterator<Item = u32> + '_ {
+        (0u32..)
+            .zip(&self.component)
+            .filter(move |&(_, &k)| k == c)
+            .map(|(n, _)| n)
+    }
+}
+
 /// The dominator tree of a graph from a root (thesis §2.3).
 ///
 /// Computed by the iterative algorithm of Cooper, Harvey and Kennedy ("A Simple, Fast
@@ -1034,6 +1127,59 @@ mod tests {
             let root = root % graph.len() as u32;
             let (fast, _) = idoms_lengauer_tarjan(&graph, &dfs(&graph, root));
             prop_assert_eq!(fast, idoms_iterative_reference(&graph, root), "{:?}", graph.succs);
+        }
+    }
+
+    /// Whether `to` is reached from `from` by a path of at least one edge that
+    /// does not touch `removed` (breadth-first).
+    fn reaches_without(graph: &Graph, from: u32, to: u32, removed: u32) -> bool {
+        let mut seen = vec![false; graph.len()];
+        let mut work = vec![from];
+        while let Some(n) = work.pop() {
+            for &s in graph.successors(n) {
+                if s == removed || seen[s as usize] {
+                    continue;
+                }
+                if s == to {
+                    return true;
+                }
+                seen[s as usize] = true;
+                work.push(s);
+            }
+        }
+        false
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(1000))]
+
+        /// Two nodes share a cyclic component of the graph without `removed`
+        /// exactly when each reaches the other by a path avoiding it (so both
+        /// lie on one closed path), and a node alone is cyclic exactly when it
+        /// reaches itself.
+        #[test]
+        fn components_without_are_the_closed_paths(graph in bigger_graphs(), removed in 0u32..40) {
+            let removed = removed % graph.len() as u32;
+            let comps = components_without(&graph, removed);
+            for a in 0..graph.len() as u32 {
+                if a == removed {
+                    prop_assert_eq!(comps.cyclic_of(a), None);
+                    continue;
+                }
+                prop_assert_eq!(
+                    comps.cyclic_of(a).is_some(),
+                    reaches_without(&graph, a, a, removed),
+                    "node {} of {:?} without {}", a, graph.succs, removed
+                );
+                for b in 0..graph.len() as u32 {
+                    if b == removed || b == a {
+                        continue;
+                    }
+                    let together = comps.cyclic_of(a).is_some() && comps.cyclic_of(a) == comps.cyclic_of(b);
+                    let mutual = reaches_without(&graph, a, b, removed) && reaches_without(&graph, b, a, removed);
+                    prop_assert_eq!(together, mutual, "{} and {} in {:?} without {}", a, b, graph.succs, removed);
+                }
+            }
         }
     }
 

@@ -79,3 +79,91 @@ fn opt_rejects_a_broken_module() {
     let broken = "define i32 @f(i1 %c) {\nentry:\n  br i1 %c, label %a, label %b\na:\n  %x = add i32 1, 2\n  br label %b\nb:\n  ret i32 %x\n}\n";
     assert!(opt_verify(broken).is_err());
 }
+
+/// The functions of a verifier corpus file, each as a module of its own: the
+/// file's declarations and attribute groups, and the one definition, with
+/// comments removed. Returns (name, whether a line of it is annotated
+/// `; error:`, the module).
+fn functions_of(src: &str) -> Vec<(String, bool, String)> {
+    let shared: Vec<&str> = src
+        .lines()
+        .filter(|l| l.starts_with("declare") || l.starts_with("attributes"))
+        .collect();
+    let mut out = Vec::new();
+    let mut current: Option<(String, bool, Vec<&str>)> = None;
+    for line in src.lines() {
+        if line.starts_with("define") {
+            let name = line
+                .split('@')
+                .nth(1)
+                .and_then(|rest| rest.split('(').next())
+                .unwrap_or_default()
+                .to_string();
+            current = Some((name, false, Vec::new()));
+        }
+        let Some((_, refused, body)) = current.as_mut() else {
+            continue;
+        };
+        *refused |= line.contains("; error:");
+        body.push(line.split(';').next().unwrap_or_default());
+        if line == "}" {
+            let (name, refused, body) = current.take().unwrap_or_default();
+            let module = format!("{}\n{}\n", shared.join("\n"), body.join("\n"));
+            out.push((name, refused, module));
+        }
+    }
+    out
+}
+
+/// The convergence-token rules agree with LLVM 22's verifier function by
+/// function on the verifier corpus files about tokens: each function pllvm
+/// refuses (annotated `; error:`, which the corpus test checks), opt-22
+/// refuses; each it accepts, opt-22 accepts, and accepts pllvm's export of it
+/// too (the `convergent` attribute kept).
+#[test]
+fn token_rules_agree_with_opt_verify() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/verifier");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("tokens-"))
+        })
+        .collect();
+    files.sort();
+    assert!(
+        files.len() >= 3,
+        "token verifier files missing in {}",
+        dir.display()
+    );
+    let (mut accepted, mut refused) = (0, 0);
+    for file in files {
+        let src = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{e}"));
+        for (name, pllvm_refuses, module) in functions_of(&src) {
+            let opt = opt_verify(&module);
+            let at = format!("{}: @{name}", file.display());
+            if pllvm_refuses {
+                refused += 1;
+                assert!(opt.is_err(), "{at}: pllvm refuses it, opt-22 accepts it");
+                continue;
+            }
+            accepted += 1;
+            if let Err(stderr) = opt {
+                panic!("{at}: pllvm accepts it, opt-22 refuses it:\n{stderr}");
+            }
+            let (m, spans) =
+                parse_module(&module).unwrap_or_else(|e| panic!("{at}: does not parse: {e:?}"));
+            let report = pllvm_semantics::verify::verify_module(&m, &spans);
+            assert!(report.is_ok(), "{at}: {:?}", report.errors);
+            if let Err(stderr) = opt_verify(&export_llvm(&m)) {
+                panic!("{at}: opt-22 refuses the export:\n{stderr}");
+            }
+        }
+    }
+    assert!(
+        accepted >= 3 && refused >= 15,
+        "{accepted} accepted, {refused} refused"
+    );
+}

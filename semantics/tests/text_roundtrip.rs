@@ -258,6 +258,7 @@ fn in_memory_module_gives_its_normal_form() {
         }],
         cconv: None,
         variadic: false,
+        convergent: false,
         body: Some(body),
     });
     let text = print_module(&m);
@@ -550,4 +551,43 @@ proptest! {
         let src = gen_module(seed);
         check_roundtrip(&format!("generated module (seed {seed})"), &src);
     }
+}
+
+/// The `convergent` function attribute is read as a word or through an
+/// attribute group anywhere in the file, and printed back as the word; other
+/// groups do not make a function convergent. `token none` prints back.
+#[test]
+fn convergent_attribute_and_token_none_roundtrip() {
+    let src = "declare i32 @g(i32) #0\n\
+               declare i32 @plain(i32) #1\n\
+               declare token @llvm.experimental.convergence.anchor()\n\
+               define i32 @f(i32 %x) convergent {\n\
+               entry:\n  %r = call i32 @g(i32 %x) [ \"tag\"(token none) ]\n  ret i32 %r\n}\n\
+               define i32 @h(i32 %x) #1 {\nentry:\n  %r = call i32 @plain(i32 %x)\n  ret i32 %r\n}\n\
+               attributes #0 = { nounwind convergent }\n\
+               attributes #1 = { nounwind }\n";
+    let m = parse_ok("convergent", src);
+    let convergent = |name: &str| {
+        m.functions
+            .iter()
+            .find(|(_, f)| f.name == name)
+            .map(|(_, f)| f.convergent)
+    };
+    assert_eq!(convergent("g"), Some(true));
+    assert_eq!(convergent("f"), Some(true));
+    assert_eq!(convergent("plain"), Some(false));
+    assert_eq!(convergent("h"), Some(false));
+    let printed = print_module(&m);
+    assert!(
+        printed.contains("declare i32 @g(i32) convergent\n"),
+        "{printed}"
+    );
+    assert!(printed.contains("(token none)"), "{printed}");
+    assert!(printed.contains("define i32 @h(i32 %x) {"), "{printed}");
+    check_roundtrip("convergent", src);
+    let g = m.function_by_name("g").unwrap_or_else(|| panic!("@g"));
+    let plain = m
+        .function_by_name("plain")
+        .unwrap_or_else(|| panic!("@plain"));
+    assert!(m.is_convergent_call(g) && !m.is_convergent_call(plain));
 }

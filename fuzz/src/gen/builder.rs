@@ -152,6 +152,7 @@ impl<'c> Builder<'c> {
             params: Vec::new(),
             cconv: None,
             variadic: false,
+            convergent: false,
             body: None,
         });
         b.make_params();
@@ -428,6 +429,7 @@ impl<'c> Builder<'c> {
             params,
             cconv: None,
             variadic: false,
+            convergent: false,
             body: None,
         });
         self.builtins.push((name, f));

@@ -179,6 +179,7 @@ impl<'m> Printer<'m> {
             ConstData::Null => "null".into(),
             ConstData::Undef => "undef".into(),
             ConstData::Poison => "poison".into(),
+            ConstData::Zero if self.m.types.get(ty) == &TypeData::Token => "none".into(),
             ConstData::Zero => "zeroinitializer".into(),
             ConstData::Global(g) => match self.m.globals.get(*g) {
                 Some(data) => format!("@{}", quote_name(&data.name)),
@@ -352,6 +353,9 @@ impl<'m> Printer<'m> {
         }
         s.push_str(&params.join(", "));
         s.push(')');
+        if func.convergent {
+            s.push_str(" convergent");
+        }
         let Some(body) = &func.body else {
             s.push('\n');
             return s;

@@ -375,6 +375,31 @@ pub fn touches_memory(b: Builtin) -> bool {
     )
 }
 
+/// Whether a call to the builtin is a *convergent operation* (LLVM LangRef,
+/// "convergent"; LLVM's convergent operations document): its result or effect
+/// depends on which other threads execute it together. These are the builtins
+/// that read other lanes or synchronize, which LLVM's intrinsic tables mark
+/// `IntrConvergent` (the amdgcn lane reads and ballot, the nvvm `shfl.sync`,
+/// `vote.sync`, `activemask` and `match` families, the barriers, the
+/// convergence control intrinsics), and θ's own horizontal builtins (Fig. 4.15).
+/// Per-lane builtins, ids included, are not: `mbcnt` reads only the lane's
+/// position.
+pub fn is_convergent(b: Builtin) -> bool {
+    is_horizontal(b)
+        || matches!(
+            b,
+            Builtin::ReadFirstLane
+                | Builtin::ReadLane
+                | Builtin::WaveBallot
+                | Builtin::Barrier
+                | Builtin::Shuffle(_)
+                | Builtin::Vote(_)
+                | Builtin::ActiveMask
+                | Builtin::MatchAny
+                | Builtin::ConvergenceControl
+        )
+}
+
 /// Why a horizontal builtin could not be applied.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ThetaError {

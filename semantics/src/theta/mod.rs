@@ -50,7 +50,8 @@ pub mod warp;
 pub mod wave;
 
 pub use builtin::{
-    Builtin, ShuffleMode, ThetaError, VoteMode, WorkItemFn, is_horizontal, touches_memory,
+    Builtin, ShuffleMode, ThetaError, VoteMode, WorkItemFn, is_convergent, is_horizontal,
+    touches_memory,
 };
 pub use launch::{LaunchDims, LaunchPosition, apply_launch, is_launch_id, theta_work_item};
 pub use math::{MathFn, apply_math};

@@ -40,9 +40,12 @@
 //! records it per function and notes each irreducible function.
 
 //!
+//! - **Convergence control tokens** (LLVM's convergent operations document,
+//!   "Static Rules" and the intrinsics' own rules): `tokens`.
+//!
 //! The checks are grouped by family: `structure` (Def. 1 and the CFG), `ssa`
-//! (names and dominance), `types`, `predicates` (Def. 11.1, modifiers) and
-//! `calls` (Def. 11.2).
+//! (names and dominance), `types`, `predicates` (Def. 11.1, modifiers),
+//! `calls` (Def. 11.2) and `tokens` (convergence control).
 
 mod calls;
 mod predicates;
@@ -50,6 +53,7 @@ mod ssa;
 mod structure;
 #[cfg(test)]
 mod tests;
+mod tokens;
 mod types;
 
 use crate::cfg::Cfg;
@@ -266,6 +270,64 @@ enum VerifyError {
         "block predicate {value} is defined in its own block, so its definition must be total (Def. 11.1, dominating predicate)"
     )]
     PredicateNonTotalDef { value: String },
+    #[error(
+        "a call takes at most one \"convergencectrl\" bundle (convergent operations: convergence tokens)"
+    )]
+    TokenBundleTwice,
+    #[error(
+        "a \"convergencectrl\" bundle takes exactly one operand of type token (convergent operations: convergence tokens)"
+    )]
+    TokenBundleShape,
+    #[error(
+        "{value} is not a convergence control token: tokens are produced only by calls to llvm.experimental.convergence.entry, .anchor or .loop (convergent operations: convergence control intrinsics)"
+    )]
+    TokenNotFromControl { value: String },
+    #[error(
+        "llvm.experimental.convergence.entry in @{func}, which is not convergent: the entry intrinsic occurs only in a convergent function (convergent operations: llvm.experimental.convergence.entry)"
+    )]
+    EntryOutsideConvergent { func: String },
+    #[error(
+        "llvm.experimental.convergence.entry occurs only in the entry block (convergent operations: llvm.experimental.convergence.entry)"
+    )]
+    EntryNotInEntryBlock,
+    #[error(
+        "{intrinsic} must precede every other convergent operation of its block (convergent operations: {intrinsic})"
+    )]
+    ControlNotFirst { intrinsic: &'static str },
+    #[error("{intrinsic} takes no \"convergencectrl\" bundle (convergent operations: {intrinsic})")]
+    ControlWithBundle { intrinsic: &'static str },
+    #[error(
+        "llvm.experimental.convergence.loop needs a \"convergencectrl\" bundle naming the token of the iteration around it (convergent operations: llvm.experimental.convergence.loop)"
+    )]
+    LoopWithoutBundle,
+    #[error(
+        "uncontrolled convergent call to @{callee} in a function with controlled convergent operations: the two cannot be mixed in one function (convergent operations: uncontrolled convergent operations)"
+    )]
+    MixedConvergence { callee: String },
+    #[error(
+        "@{func} takes a parameter of type token: only intrinsics take tokens as arguments (convergent operations: convergence tokens)"
+    )]
+    TokenParameter { func: String },
+    #[error(
+        "a {opcode} cannot have type token: convergence tokens are not values to choose between (convergent operations: convergence tokens)"
+    )]
+    TokenChosen { opcode: &'static str },
+    #[error(
+        "the use of {token} is outside its convergence region's nesting: a convergence region that holds a use of a token holds its definition (convergent operations: convergence regions)"
+    )]
+    RegionNotNested { token: String },
+    #[error(
+        "{token} is used inside a cycle that does not contain its definition by a call other than llvm.experimental.convergence.loop: every closed path through a use of a token contains its definition unless the use is a cycle's heart (convergent operations: static rule 1 about closed paths)"
+    )]
+    TokenUsedAcrossCycle { token: String },
+    #[error(
+        "the heart using {token} does not dominate {block}, which is on a closed path through it that avoids the token's definition: a heart sits in the header of a natural loop (convergent operations: static rule 4 about closed paths)"
+    )]
+    HeartNotDominating { token: String, block: String },
+    #[error(
+        "a second use of {token} on a closed path that does not contain its definition: a cycle has one heart (convergent operations: static rule 2 about closed paths)"
+    )]
+    TwoHearts { token: String },
     #[error("mask() cannot use the total modifier (thesis §4.9, [W-CMD-MASK])")]
     MaskTotal,
     #[error("mask() returns i1, but {result} has type {found} (thesis §4.9, [W-CMD-MASK])")]
@@ -335,6 +397,7 @@ impl FunctionChecker<'_> {
             }
             self.check_term(&cfg, &dom, &positions, block);
         }
+        self.check_tokens(&cfg, &dom);
         // Reducible (§2.4): every retreating edge of the documented DFS goes to a
         // dominator of its source (what `Cfg::is_reducible` computes, reusing `dom`).
         Some(
@@ -390,6 +453,11 @@ impl FunctionChecker<'_> {
                 ConstData::Null => "null".into(),
                 ConstData::Undef => "undef".into(),
                 ConstData::Poison => "poison".into(),
+                ConstData::Zero
+                    if self.module.types.get(data.ty) == &crate::types::TypeData::Token =>
+                {
+                    "none".into()
+                }
                 ConstData::Zero => "zeroinitializer".into(),
                 ConstData::Elems(_) => "a vector or aggregate constant".into(),
                 ConstData::Splat(_) => "a splat constant".into(),

@@ -121,6 +121,7 @@ impl Builder {
             params,
             cconv: None,
             variadic: false,
+            convergent: false,
             body: None,
         })
     }
@@ -131,6 +132,7 @@ impl Builder {
             params: self.params,
             cconv: None,
             variadic: false,
+            convergent: false,
             body: Some(self.body),
         };
         self.module.functions.push(f);

@@ -130,11 +130,19 @@ impl<'s> Parser<'s> {
                 "undef" => ConstData::Undef,
                 "poison" => ConstData::Poison,
                 "zeroinitializer" => ConstData::Zero,
+                // `none`, the one constant of type `token` (LLVM LangRef, "Simple
+                // Constants"): the zero of a type whose values carry nothing.
                 "none" => {
-                    return Err(ParseError::new(
-                        t.span,
-                        "unsupported construct: token constant none",
-                    ));
+                    if types.get(ty) != &TypeData::Token {
+                        return Err(ParseError::new(
+                            t.span,
+                            format!(
+                                "'none' is the constant of type token, used with type {}",
+                                types.display(ty)
+                            ),
+                        ));
+                    }
+                    ConstData::Zero
                 }
                 "blockaddress" | "dso_local_equivalent" | "no_cfi" | "asm" => {
                     return Err(ParseError::new(

@@ -729,6 +729,7 @@ impl<'s> Parser<'s> {
                         .collect(),
                     cconv: None,
                     variadic: false,
+                    convergent: false,
                     body: None,
                 });
                 self.funcs.insert(name, f);

@@ -135,6 +135,7 @@ impl<'s> Parser<'s> {
                         params: Vec::new(),
                         cconv: None,
                         variadic: false,
+                        convergent: false,
                         body: None,
                     });
                     self.funcs.insert(name, id);
@@ -211,6 +212,72 @@ impl<'s> Parser<'s> {
                 {
                     self.module.functions[f].cconv = Some("ptx_kernel".to_string());
                 }
+            }
+        }
+    }
+
+    /// The `convergent` function attribute (LLVM LangRef, "Function Attributes"),
+    /// written after a function's parameters either as the word or through an
+    /// attribute group (`#0`, with `attributes #0 = { convergent ... }`
+    /// anywhere in the file): it sets [`FunctionData::convergent`]. The other
+    /// function attributes are not part of the IR. Call-site attributes are
+    /// not read: a call is convergent when its callee is
+    /// ([`Module::is_convergent_call`](crate::ir::Module::is_convergent_call)).
+    ///
+    /// [`FunctionData::convergent`]: crate::ir::FunctionData::convergent
+    pub(super) fn mark_convergent_functions(&mut self, items: &[Item]) {
+        let mut convergent_groups = std::collections::HashSet::new();
+        for item in items {
+            let toks = &self.toks[item.start..item.end];
+            if let [first, group, eq, rest @ ..] = toks
+                && item.kind == ItemKind::Skip
+                && first.kind == Tok::Word
+                && lexer::text(self.src, first) == "attributes"
+                && group.kind == Tok::AttrRef
+                && eq.kind == Tok::Eq
+                && rest
+                    .iter()
+                    .any(|t| t.kind == Tok::Word && lexer::text(self.src, t) == "convergent")
+            {
+                convergent_groups.insert(lexer::text(self.src, group));
+            }
+        }
+        for item in items {
+            let (ItemKind::Define(f) | ItemKind::Declare(f)) = item.kind else {
+                continue;
+            };
+            let toks = &self.toks[item.start..item.end];
+            // The function attributes follow the parameter list, which opens
+            // right after the function's name.
+            let Some(name) = toks.iter().position(|t| t.kind == Tok::Global) else {
+                continue;
+            };
+            let mut depth = 0usize;
+            let mut after_params = None;
+            for (i, t) in toks.iter().enumerate().skip(name + 1) {
+                match t.kind {
+                    Tok::LParen => depth += 1,
+                    Tok::RParen => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            after_params = Some(i + 1);
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            let Some(start) = after_params else { continue };
+            let convergent = toks[start..]
+                .iter()
+                .take_while(|t| t.kind != Tok::LBrace)
+                .any(|t| match t.kind {
+                    Tok::Word => lexer::text(self.src, t) == "convergent",
+                    Tok::AttrRef => convergent_groups.contains(lexer::text(self.src, t)),
+                    _ => false,
+                });
+            if convergent {
+                self.module.functions[f].convergent = true;
             }
         }
     }

@@ -80,6 +80,7 @@ pub(crate) fn parse(src: &str) -> Result<(Module, SourceMap), Vec<ParseError>> {
         }
     }
     p.mark_nvvm_kernels(&items);
+    p.mark_convergent_functions(&items);
     if p.errors.is_empty() {
         p.inline_defined_calls();
     }
