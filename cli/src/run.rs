@@ -525,13 +525,16 @@ impl RunReport {
             let threads = convergence::Threads::from_trace(machine.state.width(), &machine.trace);
             let func = program.func;
             let init = convergence::init_from_config(module, func, config);
-            Some(convergence::report(
+            let mut text = convergence::report(module, func, program.body, &threads, &init);
+            if !text.is_empty() && !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(&pllvm_interp::controlled::report(
                 module,
-                func,
                 program.body,
                 &threads,
-                &init,
-            ))
+            ));
+            Some(text)
         };
         let dumped = dumps::dump_all(module, config, &machine.state.mem, reports.dumps)?;
         Ok(RunReport {

@@ -18,7 +18,7 @@ pub use diff::diff;
 use pllvm_interp::directives::{self, ExpectKind, RunDirective, RunMode, collapse_whitespace};
 use pllvm_interp::greedy::{self, GreedyFacts, Verdict};
 use pllvm_interp::run::ScheduledRun;
-use pllvm_interp::{Machine, Outcome, convergence, trace};
+use pllvm_interp::{Machine, Outcome, controlled, convergence, trace};
 use pllvm_semantics::diag::{Diagnostic, LineIndex};
 use pllvm_semantics::ir::Module;
 use pllvm_semantics::text;
@@ -515,6 +515,8 @@ fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
         // Checked with the module by `check_convergence`.
         ExpectKind::Convergence { .. }
         | ExpectKind::MConverged(_)
+        | ExpectKind::Controlled { .. }
+        | ExpectKind::TokenViolations(_)
         | ExpectKind::TransformCfg { .. } => None,
         ExpectKind::Trace(rows) => {
             let want: Vec<String> = rows
@@ -536,7 +538,10 @@ fn check_expectation(kind: &ExpectKind, out: &RunOutput) -> Option<String> {
 fn check_convergence(module: &Module, kind: &ExpectKind, out: &RunOutput) -> Option<String> {
     if !matches!(
         kind,
-        ExpectKind::Convergence { .. } | ExpectKind::MConverged(_)
+        ExpectKind::Convergence { .. }
+            | ExpectKind::MConverged(_)
+            | ExpectKind::Controlled { .. }
+            | ExpectKind::TokenViolations(_)
     ) {
         return None;
     }
@@ -590,6 +595,46 @@ fn check_convergence(module: &Module, kind: &ExpectKind, out: &RunOutput) -> Opt
             let want: BTreeSet<&str> = want.iter().map(String::as_str).collect();
             (got != want)
                 .then(|| format!("  expected m-converged {want:?}\n  got                  {got:?}"))
+        }
+        ExpectKind::Controlled { op, classes } => {
+            let relation = controlled::controlled_relation(module, body, threads);
+            let Some(found) = relation.iter().find(|r| &r.name == op) else {
+                let names: Vec<&str> = relation.iter().map(|r| r.name.as_str()).collect();
+                return Some(format!(
+                    "  no controlled operation {op}; the function has {names:?}"
+                ));
+            };
+            let got: Vec<String> = found
+                .classes
+                .iter()
+                .map(|c| controlled::lanes_text(&controlled::lanes_of(c)))
+                .collect();
+            (&got != classes).then(|| {
+                format!(
+                    "  expected {op} = {}\n  got        {op} = {}",
+                    classes.join(" "),
+                    got.join(" ")
+                )
+            })
+        }
+        ExpectKind::TokenViolations(want) => {
+            let relation = controlled::controlled_relation(module, body, threads);
+            let found = controlled::violations(&relation);
+            let got: BTreeSet<String> = found
+                .iter()
+                .map(|v| match v {
+                    controlled::Violation::Split { op, .. } => format!("split {op}"),
+                    controlled::Violation::Merged { op, .. } => format!("merged {op}"),
+                })
+                .collect();
+            let want: BTreeSet<String> = want.iter().cloned().collect();
+            (got != want).then(|| {
+                let listed: Vec<String> = found.iter().map(|v| format!("    {v}")).collect();
+                format!(
+                    "  expected token violations {want:?}\n  got                       {got:?}\n{}",
+                    listed.join("\n")
+                )
+            })
         }
         _ => None,
     }

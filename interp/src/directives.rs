@@ -31,6 +31,8 @@
 //! ; expect convergence: headers R, S   (the hierarchy; without `headers`, the documented DFS's)
 //! ;   0 | Entry | P | Q |   | Exit     (a thread table: same column = converged)
 //! ; expect m-converged: Entry, Exit    (exactly these executed blocks behaved m-converged)
+//! ; expect controlled: %r = {0, 1} {2} (convergence tokens: the classes of %r's instances)
+//! ; expect token-violations: none      (or: merged %r, split %s; crate::controlled)
 //! ```
 //! The CLI's embedded default program and the corpus runner read the same
 //! directives, so what `pllvm run` shows is what a golden file records.
@@ -118,6 +120,20 @@ pub enum ExpectKind {
     /// `m-converged: A, B` or `none`: exactly these executed blocks behaved
     /// m-converged (the same relation in every hierarchy).
     MConverged(Vec<String>),
+    /// `controlled: %r = {0, 1} {2}`: the classes of converged instances of the
+    /// controlled convergent operation `%r`, as its convergence control tokens
+    /// define them, in the order of their first step
+    /// (`crate::controlled::controlled_relation`).
+    Controlled {
+        /// The operation's name (`%r`, or `@callee in BLOCK`).
+        op: String,
+        /// The classes as written (`{0, 1}`), whitespace collapsed.
+        classes: Vec<String>,
+    },
+    /// `token-violations: none`, or `merged %r, split %s`: the operations where
+    /// lock step ran otherwise than the tokens say (`crate::controlled::violations`),
+    /// each named once per kind.
+    TokenViolations(Vec<String>),
     /// `transform NAME cfg:` followed by rows `A -> B, C` (`A [p] -> ...` for a
     /// predicated block, `A -> ret`): the CFG of the program after the transform
     /// `NAME`, block by block in layout order. Applies to no run.
@@ -548,6 +564,28 @@ fn parse_expect(
             let rows = continuation_rows(lines, n);
             ExpectKind::Convergence { headers, rows }
         }
+        "controlled" => {
+            let Some((op, classes)) = value.split_once('=') else {
+                return Err(at_line(format!(
+                    "expected '%op = {{lanes}} {{lanes}} ...', got '{value}'"
+                )));
+            };
+            let classes = classes
+                .split('}')
+                .map(|c| c.trim())
+                .filter(|c| !c.is_empty())
+                .map(|c| format!("{}}}", c.split_whitespace().collect::<Vec<_>>().join(" ")))
+                .collect();
+            ExpectKind::Controlled {
+                op: op.trim().to_string(),
+                classes,
+            }
+        }
+        "token-violations" => ExpectKind::TokenViolations(if value == "none" {
+            Vec::new()
+        } else {
+            name_list(&value)
+        }),
         "m-converged" => ExpectKind::MConverged(if value == "none" {
             Vec::new()
         } else {

@@ -41,6 +41,7 @@
 
 pub mod buffers;
 pub mod config;
+pub mod controlled;
 pub mod convergence;
 pub mod equiv;
 pub mod explore;

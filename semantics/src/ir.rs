@@ -54,18 +54,6 @@ pub struct Module {
 }
 
 impl Module {
-    /// Whether a call to `callee` is a convergent operation (LLVM's convergent
-    /// operations document): the callee has the `convergent` attribute, or θ
-    /// defines it as a builtin that communicates across lanes
-    /// ([`crate::theta::is_convergent`]), as LLVM's intrinsics are convergent
-    /// by their definition whatever their `declare` says.
-    pub fn is_convergent_call(&self, callee: FuncId) -> bool {
-        let Some(f) = self.functions.get(callee) else {
-            return false;
-        };
-        f.convergent || crate::theta::resolve(&f.name).is_some_and(crate::theta::is_convergent)
-    }
-
     /// The function called `name` (without `@`).
     pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
         self.functions
@@ -129,7 +117,8 @@ pub struct FunctionData {
     pub variadic: bool,
     /// The `convergent` function attribute (LLVM LangRef, "Function Attributes"),
     /// written after the parameters or through an attribute group `#N`: a call
-    /// to this function is a convergent operation ([`Module::is_convergent_call`]).
+    /// to this function is a convergent operation
+    /// ([`crate::theta::is_convergent_call`]).
     pub convergent: bool,
     /// The body; `None` for a `declare`.
     pub body: Option<Body>,

@@ -589,5 +589,8 @@ fn convergent_attribute_and_token_none_roundtrip() {
     let plain = m
         .function_by_name("plain")
         .unwrap_or_else(|| panic!("@plain"));
-    assert!(m.is_convergent_call(g) && !m.is_convergent_call(plain));
+    assert!(
+        pllvm_semantics::theta::is_convergent_call(&m, g)
+            && !pllvm_semantics::theta::is_convergent_call(&m, plain)
+    );
 }

@@ -55,7 +55,7 @@ pub use builtin::{
 };
 pub use launch::{LaunchDims, LaunchPosition, apply_launch, is_launch_id, theta_work_item};
 pub use math::{MathFn, apply_math};
-pub use names::resolve;
+pub use names::{is_convergent_call, resolve};
 pub use pllvm::apply_horizontal;
 pub use signature::signature_ok;
 pub use warp::{

@@ -81,6 +81,19 @@ fn is_type_suffix(s: &str) -> bool {
     false
 }
 
+/// Whether a call to `callee` is a convergent operation (LLVM's convergent
+/// operations document): the callee has the `convergent` attribute
+/// ([`FunctionData::convergent`](crate::ir::FunctionData::convergent)), or θ
+/// defines it as a builtin that communicates across lanes ([`is_convergent`](super::is_convergent)),
+/// as LLVM's intrinsics are convergent by their definition whatever their
+/// `declare` says.
+pub fn is_convergent_call(module: &crate::ir::Module, callee: crate::ir::FuncId) -> bool {
+    let Some(f) = module.functions.get(callee) else {
+        return false;
+    };
+    f.convergent || resolve(&f.name).is_some_and(super::builtin::is_convergent)
+}
+
 /// θ(fnc): the function behind a callee name (without `@`), or `None` when θ does
 /// not define it (Def. 11.2 then makes the program ill-formed).
 pub fn resolve(name: &str) -> Option<Builtin> {

@@ -4,7 +4,7 @@
 //! document, "controlled convergence", summarizes them). docs/language.md,
 //! "Convergence control tokens", lists them with an example each.
 //!
-//! A call is a *convergent operation* when [`Module::is_convergent_call`] says
+//! A call is a *convergent operation* when [`crate::theta::is_convergent_call`] says
 //! so; it is *controlled* when it carries a `"convergencectrl"` bundle. The
 //! rules, each one [`VerifyError`] named after the document's wording:
 //!
@@ -96,7 +96,7 @@ impl FunctionChecker<'_> {
     /// Whether `inst` is a convergent operation (a call to a convergent function).
     fn is_convergent(&self, inst: Inst) -> bool {
         matches!(&self.body.insts[inst].kind,
-            InstKind::Call { callee, .. } if self.module.is_convergent_call(*callee))
+            InstKind::Call { callee, .. } if crate::theta::is_convergent_call(self.module, *callee))
     }
 
     /// The token `inst` names in its `"convergencectrl"` bundle: `Ok(None)`

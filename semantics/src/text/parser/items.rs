@@ -222,7 +222,7 @@ impl<'s> Parser<'s> {
     /// anywhere in the file): it sets [`FunctionData::convergent`]. The other
     /// function attributes are not part of the IR. Call-site attributes are
     /// not read: a call is convergent when its callee is
-    /// ([`Module::is_convergent_call`](crate::ir::Module::is_convergent_call)).
+    /// ([`crate::theta::is_convergent_call`]).
     ///
     /// [`FunctionData::convergent`]: crate::ir::FunctionData::convergent
     pub(super) fn mark_convergent_functions(&mut self, items: &[Item]) {
