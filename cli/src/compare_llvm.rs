@@ -91,14 +91,13 @@ struct Row {
 }
 
 /// The class of a difference on the result of `inst` in `block` that no run
-/// witnessed and no operand explains: θ's builtins opt does not know, and
-/// pllvm's documented readings (only where pllvm is the divergent side).
+/// witnessed, from the instruction itself: a θ builtin opt does not know, an
+/// intrinsic pllvm keeps divergent, a P-LLVM addition.
 fn own_class(
     module: &Module,
     body: &pllvm_semantics::ir::Body,
     block: Block,
     inst: pllvm_semantics::ir::Inst,
-    pllvm_divergent: bool,
 ) -> Option<Class> {
     let data = &body.insts[inst];
     if let InstKind::Call { callee, .. } = &data.kind {
@@ -117,17 +116,27 @@ fn own_class(
     let p_llvm = data.total
         || matches!(data.kind, InstKind::Mask)
         || (matches!(data.kind, InstKind::Phi { .. }) && body.blocks[block].predicate.is_some());
-    let stack_rule = pllvm_divergent
+    p_llvm.then_some(Class::PllvmReading)
+}
+
+/// Whether pllvm's rule for possible stack pointers explains pllvm calling the
+/// result of `inst` divergent (a load, `ptrtoint` or compare: each lane has its
+/// own stack objects), asked only when no differing operand explains it.
+fn stack_rule(
+    body: &pllvm_semantics::ir::Body,
+    inst: pllvm_semantics::ir::Inst,
+    pllvm_divergent: bool,
+) -> bool {
+    pllvm_divergent
         && matches!(
-            data.kind,
+            body.insts[inst].kind,
             InstKind::Load { .. }
                 | InstKind::Cast {
                     op: CastOp::PtrToInt,
                     ..
                 }
                 | InstKind::ICmp { .. }
-        );
-    (p_llvm || stack_rule).then_some(Class::PllvmReading)
+        )
 }
 
 /// Runs the comparison and prints the table of differences, each with its
@@ -218,10 +227,12 @@ pub(crate) fn run(
                 .find_map(|o| classed.get(&o).cloned());
             let (class, via) = if witnessed(&theirs[..], obs) {
                 (Class::LlvmUnsound, None)
-            } else if let Some(c) = own_class(module, body, b, i, mine == Some(true)) {
+            } else if let Some(c) = own_class(module, body, b, i) {
                 (c, None)
             } else if let Some((c, from)) = inherited {
                 (c, Some(from))
+            } else if stack_rule(body, i, mine == Some(true)) {
+                (Class::PllvmReading, None)
             } else {
                 (Class::Unexplained, None)
             };
