@@ -877,7 +877,7 @@ fn inst_varying(
 ) -> bool {
     let body = ctx.body;
     let inst = &body.insts[i];
-    if f.not_m_converged[b.as_u32() as usize] || inst.total {
+    if inst.total {
         return true;
     }
     if let InstKind::Call { callee, args, .. } = &inst.kind {
@@ -893,9 +893,21 @@ fn inst_varying(
             call_kind(ctx.module, *callee, args.len()),
             CallKind::Horizontal | CallKind::AlwaysUniform
         ) {
-            // One value broadcast to every executing lane, whatever the operands.
+            // One value broadcast to every lane that executes it, whatever the
+            // operands, in any block: LLVM's `markDivergent` never marks an
+            // always-uniform value, not even in a cycle that is not m-converged
+            // (opt-22, `corpus/analyses/llvm/always-uniform-in-irreducible-cycle.ll`).
             return false;
         }
+    }
+    if let InstKind::ExtractValue { agg, indices, .. } = &inst.kind
+        && mask_of_if_or_else(ctx, *agg, indices)
+    {
+        // AMDGPU's `isAlwaysUniform`: the exec mask of `llvm.amdgcn.if`/`else`.
+        return false;
+    }
+    if f.not_m_converged[b.as_u32() as usize] {
+        return true;
     }
     let operands = inst.kind.operands();
     let any_varying = operands.iter().any(|&o| values[o].is_varying());
@@ -940,6 +952,20 @@ fn inst_varying(
     }
 }
 
+/// Whether `extractvalue` at `indices` of `agg` reads the exec mask of a call
+/// of `llvm.amdgcn.if` or `llvm.amdgcn.else` ([`crate::target::extract_always_uniform`]).
+fn mask_of_if_or_else(ctx: &Ctx<'_>, agg: Value, indices: &[u32]) -> bool {
+    let Some(def) = ctx.body.def_inst(agg) else {
+        return false;
+    };
+    match &ctx.body.insts[def].kind {
+        InstKind::Call { callee, .. } => {
+            crate::target::extract_always_uniform(&ctx.module.functions[*callee].name, indices)
+        }
+        _ => false,
+    }
+}
+
 /// LLVM's `PHINode::hasConstantOrUndefValue`, the test `taintAndPushPhiNodes`
 /// applies at a join: the incoming values other than `undef`, `poison` and the
 /// phi itself are one value (or there are none). A lane that takes an `undef`
@@ -951,8 +977,18 @@ fn one_defined_value(body: &Body, phi: Option<Value>, incoming: &[(Value, Block)
     });
     match defined.next() {
         None => true,
-        Some(first) => defined.all(|v| v == first),
+        Some(first) => defined.all(|v| same_value(body, v, first)),
     }
+}
+
+/// Whether `a` and `b` are one value in every lane: the same value, or equal
+/// constants of one type (the parser gives each use of a literal its own value,
+/// where LLVM uniques constants, so `phi [7, %a], [7, %b]` has one incoming
+/// value for `hasConstantOrUndefValue`).
+fn same_value(body: &Body, a: Value, b: Value) -> bool {
+    a == b
+        || (body.values[a].ty == body.values[b].ty
+            && matches!((body.as_const(a), body.as_const(b)), (Some(x), Some(y)) if x == y))
 }
 
 #[cfg(test)]

@@ -8,8 +8,10 @@
 //! Without a GPU triple opt calls everything uniform, hence `-mtriple=amdgcn--`
 //! (`-mtriple=nvptx64-nvidia-cuda` for an nvptx module: [`opt_triple`]). On
 //! AMDGPU the arguments of a function that is not an `amdgpu_kernel` are divergent
-//! unless marked `inreg`, so every parameter pllvm treats as uniform
-//! (`InitShapes`) gets `inreg` on the `define` line, and the others stay divergent.
+//! unless marked `inreg` (or `byval` for a shader: `target::ARG_RULES`), so every
+//! parameter pllvm treats as uniform (`InitShapes`) gets `inreg` on the `define`
+//! line, and the others stay divergent. (So a comparison cannot see a parameter
+//! rule differ: `cli/tests/llvm_arg_rules.rs` gives opt the file itself.)
 //! Stack objects live in `addrspace(5)` on AMDGPU, so each `alloca` is moved there
 //! and cast back to `ptr`. `@pllvm.thread_id` becomes the target's thread id
 //! intrinsic (`target_thread_id`); calls to functions opt does not know are

@@ -154,6 +154,11 @@ pub enum AnalysisError {
         /// The name given.
         name: String,
     },
+    /// `--uniform-args` gave `none` (no parameter uniform) beside names.
+    NoneWithNames {
+        /// The function.
+        function: String,
+    },
     /// No function of that name.
     NoFunction(String),
 }
@@ -171,6 +176,10 @@ impl std::fmt::Display for AnalysisError {
             AnalysisError::UnknownArgument { function, name } => {
                 write!(f, "--uniform-args: @{function} has no parameter %{name}")
             }
+            AnalysisError::NoneWithNames { function } => write!(
+                f,
+                "--uniform-args: `none` (no parameter of @{function} uniform) cannot be given with parameter names"
+            ),
             AnalysisError::NoFunction(name) => write!(f, "no function @{name}"),
         }
     }

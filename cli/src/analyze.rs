@@ -21,6 +21,7 @@ use pllvm_analysis::reconverging::check_reconverging;
 use pllvm_analysis::render;
 use pllvm_analysis::result::{AnalysisError, AnalysisKind, InitShapes, Uniformity};
 use pllvm_analysis::stride::ThreadIds;
+use pllvm_analysis::target::NO_UNIFORM_ARGS;
 use pllvm_analysis::uniformity::{analyze_best, analyze_for_width, analyze_sa};
 use pllvm_semantics::ir::{FuncId, Module};
 use std::io::{IsTerminal as _, Write};
@@ -53,7 +54,9 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, requires = "width")]
     chunk: bool,
     /// Parameters that are uniform (InitShapes, Listing 1); all others are varying.
-    #[arg(long, value_name = "A,B", value_delimiter = ',')]
+    /// `none`: no parameter is uniform. Default: the target's rules
+    /// (docs/analyses.md).
+    #[arg(long, value_name = "A,B|none", value_delimiter = ',')]
     uniform_args: Vec<String>,
     /// The function to analyse (default: the first definition).
     #[arg(long, value_name = "NAME")]
@@ -62,8 +65,10 @@ pub(crate) struct AnalyzeArgs {
     #[arg(long, conflicts_with_all = ["dot", "svg"])]
     json: bool,
     /// Compare the `llvm` analysis with opt-22's (and opt-19's) `print<uniformity>`
-    /// and with what the file's `; run:` lines observed.
-    #[arg(long, conflicts_with_all = ["dot", "json", "svg"])]
+    /// and with what the file's `; run:` lines observed; each difference is
+    /// classed, with a count per class (`--json`: one document,
+    /// `pllvm-compare-llvm/1`).
+    #[arg(long, conflicts_with_all = ["dot", "svg"])]
     compare_llvm: bool,
     /// Print the CFG as Graphviz (divergent branches, joins, divergent loops coloured).
     #[arg(long)]
@@ -112,6 +117,7 @@ pub(crate) fn main(a: AnalyzeArgs) -> Result<ExitCode> {
             a.function.as_deref(),
             &a.uniform_args,
             deadline,
+            a.json,
             &mut stdout(),
         );
         crate::progress::finish(spinner);
@@ -389,7 +395,8 @@ fn check_uniform_args(module: &Module, funcs: &[FuncId], uniform_args: &[String]
 }
 
 /// The entries of `uniform_args` that name a parameter of `func` (by name, with
-/// or without `%`, or by number).
+/// or without `%`, or by number), and `none` (no parameter uniform) for every
+/// function.
 fn uniform_args_of(module: &Module, func: FuncId, uniform_args: &[String]) -> Vec<String> {
     let data = &module.functions[func];
     let names: Vec<&str> = data
@@ -405,6 +412,9 @@ fn uniform_args_of(module: &Module, func: FuncId, uniform_args: &[String]) -> Ve
     uniform_args
         .iter()
         .filter(|a| {
+            if a.trim() == NO_UNIFORM_ARGS {
+                return true;
+            }
             let a = a.trim_start_matches('%');
             names.contains(&a) || a.parse::<usize>().is_ok_and(|k| k < data.params.len())
         })

@@ -77,9 +77,100 @@ fn compare_llvm_shows_a_difference_with_what_ran() {
     let words: Vec<&str> = row.split_whitespace().collect();
     assert_eq!(
         words,
-        ["%a", "uniform", "divergent", "divergent", "uniform"],
+        [
+            "%a",
+            "uniform",
+            "divergent",
+            "divergent",
+            "uniform",
+            "theta-builtin"
+        ],
         "{text}"
     );
+    assert!(text.contains("; by class: theta-builtin 1"), "{text}");
+}
+
+/// The files of `corpus/analyses/llvm/` state LLVM 22's verdict on every value
+/// (checked by the corpus runner against pllvm's `llvm` analysis and the runs):
+/// opt-22 agrees on each, with the target's parameter rules (no flags).
+#[test]
+fn compare_llvm_agrees_on_the_llvm_precision_corpus() {
+    let dir = std::path::Path::new(&corpus("analyses/llvm")).to_path_buf();
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("corpus/analyses/llvm")
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "ll"))
+        .collect();
+    files.sort();
+    assert!(files.len() >= 3, "{files:?}");
+    for file in files {
+        let out = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+            .args(["analyze"])
+            .arg(&file)
+            .arg("--compare-llvm")
+            .output()
+            .expect("run pllvm");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            out.status.success(),
+            "{}: {}",
+            file.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            text.contains("compared, 0 differ"),
+            "{}:\n{text}",
+            file.display()
+        );
+    }
+}
+
+/// `--uniform-args none`: no parameter is uniform, whatever the target says; it
+/// cannot be given with names.
+#[test]
+fn uniform_args_none_makes_every_parameter_varying() {
+    let dir = std::env::temp_dir().join(format!("pllvm-none-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let file = dir.join("k.ll");
+    std::fs::write(
+        &file,
+        "target triple = \"amdgcn-amd-amdhsa\"\ndefine amdgpu_kernel void @k(i32 %n) {\nentry:\n  %m = add i32 %n, 1\n  ret void\n}\n",
+    )
+    .expect("write");
+    let shape_of_m = |extra: &[&str]| -> String {
+        let out = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+            .args(["analyze", "--analysis", "llvm"])
+            .arg(&file)
+            .args(extra)
+            .output()
+            .expect("run pllvm");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8_lossy(&out.stdout).into_owned();
+        text.lines()
+            .find(|l| l.trim_start().starts_with("%m = "))
+            .unwrap_or_else(|| panic!("no %m in:\n{text}"))
+            .to_string()
+    };
+    assert!(shape_of_m(&[]).contains("uniform"), "{}", shape_of_m(&[]));
+    assert!(shape_of_m(&["--uniform-args", "none"]).contains("varying"));
+    let both = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+        .args(["analyze", "--analysis", "llvm"])
+        .arg(&file)
+        .args(["--uniform-args", "none,n"])
+        .output()
+        .expect("run pllvm");
+    assert_eq!(
+        both.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&both.stderr)
+    );
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]

@@ -475,3 +475,42 @@ fn fuzz_documents_meet_pllvm_fuzz_1() {
     });
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// `analyze --compare-llvm --json` meets `pllvm-compare-llvm/1`: a file where
+/// pllvm and opt-22 differ (θ's `@pllvm.any`, which opt does not know) and one
+/// where they agree.
+#[test]
+fn compare_llvm_documents_meet_pllvm_compare_llvm_1() {
+    require("opt-22", "llvm-22");
+    let v = schema("pllvm-compare-llvm-1");
+    let any = temp_file(
+        "any.ll",
+        "; run: --threads 2\ndefine i1 @f() {\nentry:\n  %t = call i32 @pllvm.thread_id()\n  %c = icmp eq i32 %t, 0\n  %a = call i1 @pllvm.any(i1 %c)\n  %n = xor i1 %a, true\n  ret i1 %n\n}\n",
+    );
+    let differ = json_of(&["analyze", &any, "--compare-llvm", "--json"], 0);
+    assert_valid(&v, "compare-llvm --json", &differ);
+    assert_eq!(differ["rows"][0]["value"], "%a", "{differ}");
+    assert_eq!(differ["rows"][0]["class"], "theta-builtin", "{differ}");
+    assert_eq!(differ["rows"][1]["via"], "%a", "{differ}");
+    assert_eq!(differ["by_class"]["theta-builtin"], 2, "{differ}");
+    let agree = json_of(
+        &[
+            "analyze",
+            &corpus("divergence/llvm-irreducible-m-converged.ll"),
+            "--compare-llvm",
+            "--uniform-args",
+            "u",
+            "--json",
+        ],
+        0,
+    );
+    assert_valid(&v, "compare-llvm --json, no difference", &agree);
+    assert_eq!(agree["differ"], 0, "{agree}");
+    assert_rejects(&v, "a field added", &differ, |d| d["extra"] = json!(1));
+    assert_rejects(&v, "a class that does not exist", &differ, |d| {
+        d["rows"][0]["class"] = json!("other")
+    });
+    assert_rejects(&v, "a row without its class", &differ, |d| {
+        d["rows"][0].as_object_mut().map(|o| o.remove("class"));
+    });
+}

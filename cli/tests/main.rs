@@ -27,6 +27,7 @@ mod gpu_types;
 mod honest_inputs;
 mod json_schemas;
 mod launch;
+mod llvm_arg_rules;
 mod native_cli;
 mod outcome_diagnostics;
 mod output_files;

@@ -53,9 +53,28 @@ fn check_kinds(
     input_seed: u64,
     policy: Option<&mut dyn Scheduler>,
 ) -> Result<(), String> {
-    let g = generate(seed, config);
+    check_generated(
+        kinds,
+        generate(seed, config),
+        None,
+        width,
+        input_seed,
+        policy,
+    )
+}
+
+/// [`check_kinds`] for the program `g`; with `init` the parameter shapes to
+/// check with, else the generator's (its uniformly fed arguments uniform).
+fn check_generated(
+    kinds: &[AnalysisKind],
+    g: pllvm_fuzz::Generated,
+    init: Option<InitShapes>,
+    width: usize,
+    input_seed: u64,
+    policy: Option<&mut dyn Scheduler>,
+) -> Result<(), String> {
     let func = &g.module.functions[g.func];
-    let init = g.init_shapes();
+    let init = init.unwrap_or_else(|| g.init_shapes());
     if init.params.len() != func.params.len() {
         return Err("the generator's argument list does not match @kernel".into());
     }
@@ -164,6 +183,54 @@ fn llvm_is_sound_on_small_programs_with_irreducible_cycles() {
 #[test]
 fn llvm_is_sound_on_programs_with_irreducible_cycles() {
     sweep_kinds(&[AnalysisKind::Llvm], &GenConfig::full(), 0..1500);
+}
+
+/// The target's parameter rules (`pllvm_analysis::target::ARG_RULES`) are
+/// sound: `@kernel` becomes an `amdgpu_ps` function whose uniformly fed
+/// arguments are `inreg` and the others (per-lane values, the thread id) plain,
+/// and every analysis starts from what the rules give with no `--uniform-args`
+/// (LLVM 22: only `inreg` and `byval` arguments of `amdgpu_ps` are uniform),
+/// which must be the generator's shapes; the runs then check every claim.
+#[test]
+fn target_rules_are_sound_on_amdgpu_ps_programs() {
+    let config = small_reducible();
+    let mut varying_args = 0;
+    for seed in 0..300u64 {
+        let mut g = generate(seed, &config);
+        let uniform = g.uniform_args();
+        let body_names: Vec<Option<String>> = {
+            let f = &g.module.functions[g.func];
+            let body = f.body.as_ref().expect("@kernel has a body");
+            f.params
+                .iter()
+                .map(|p| body.value_name(p.value).map(str::to_string))
+                .collect()
+        };
+        let f = &mut g.module.functions[g.func];
+        f.cconv = Some("amdgpu_ps".to_string());
+        for (p, name) in f.params.iter_mut().zip(&body_names) {
+            if name.as_ref().is_some_and(|n| uniform.contains(n)) {
+                p.attrs.push("inreg".to_string());
+            }
+        }
+        let init = InitShapes::for_function(&g.module, g.func, &[]).expect("shapes");
+        assert_eq!(
+            init,
+            g.init_shapes(),
+            "seed {seed}: the rules and the generator"
+        );
+        varying_args += init.params.iter().filter(|s| s.is_varying()).count();
+        let width = 2 + (seed % 3) as usize;
+        if let Err(why) =
+            check_generated(&AnalysisKind::ALL, g, Some(init), width, seed ^ 0xa5, None)
+        {
+            panic!("seed {seed}, W = {width}, amdgpu_ps: {why}");
+        }
+    }
+    assert!(
+        varying_args > 0,
+        "no plain (per-lane) argument was generated"
+    );
 }
 
 /// The irreducible sweeps do meet irreducible programs.

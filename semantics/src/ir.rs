@@ -125,8 +125,10 @@ pub struct FunctionData {
 }
 
 impl FunctionData {
-    /// Whether the calling convention makes this function a GPU kernel entry, whose
-    /// arguments LLVM's uniformity analysis takes as uniform.
+    /// Whether the calling convention makes this function a GPU entry point (a
+    /// kernel, or a compute or pixel shader). Which of its arguments are uniform
+    /// is the target's rule, not this (`amdgpu_ps` and `amdgpu_cs` make only
+    /// `inreg` and `byval` ones uniform: the analysis crate's `target::ARG_RULES`).
     pub fn is_kernel(&self) -> bool {
         matches!(
             self.cconv.as_deref(),
