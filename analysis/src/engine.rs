@@ -43,6 +43,13 @@ pub(crate) trait JoinOracle {
         sdep: &BTreeSet<Block>,
         tdep: &BTreeSet<Block>,
     ) -> bool;
+    /// Whether [`JoinOracle::live_out_varying`] reads only whether exits of the
+    /// loops around `def` that do not hold `user` are joins. The engine then
+    /// re-reads a use leaving loops only when an exit of a loop around its
+    /// definition becomes a join, instead of every such use at every new join.
+    fn live_out_reads_loop_exits(&self) -> bool {
+        true
+    }
 }
 
 /// A worklist entry: an instruction, a terminator, or an Alloca SSA `Join` node.
@@ -85,7 +92,13 @@ struct Engine<'a, O: JoinOracle> {
     predicated: BTreeMap<Value, Vec<Block>>,
     pt: PointsTo,
     joins: Vec<AllocaJoin>,
-    cross_loop: Vec<Item>,
+    /// The uses that leave a loop around their definition, keyed by the
+    /// preorder number of the definition's innermost loop
+    /// ([`LoopInfo::preorder`]) and sorted by it, so that the uses whose
+    /// definition lies in a loop `l` are one range.
+    cross_loop: Vec<(u32, Item)>,
+    /// Per block, the loops it is an exit of.
+    loops_exited: BTreeMap<Block, Vec<LoopId>>,
     /// `cdep_on` closed over on demand ([`CdepClosure`]), marks in step with
     /// `cdep`.
     closure: CdepClosure,
@@ -235,12 +248,11 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
         // Some loop around the definition does not hold the user. Loops nest, so
         // that is the innermost one's question alone (one O(1) test, not a walk
         // over the nest per use).
+        // The key of such a use: the preorder number of that innermost loop.
         let leaves_loop = |v: Value, user: Block| {
-            def_block(v).is_some_and(|d: Block| {
-                facts
-                    .loops
-                    .loop_of(d)
-                    .is_some_and(|l| !facts.loops.contains(l, user))
+            def_block(v).and_then(|d: Block| {
+                let l = facts.loops.loop_of(d)?;
+                (!facts.loops.contains(l, user)).then(|| facts.loops.preorder(l).0)
             })
         };
         for &b in &body.layout {
@@ -248,8 +260,8 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             if let Some(p) = data.predicate {
                 predicated.entry(p).or_default().push(b);
                 users.entry(p).or_default().push(Item::Term(b));
-                if leaves_loop(p, b) {
-                    cross_loop.push(Item::Term(b));
+                if let Some(key) = leaves_loop(p, b) {
+                    cross_loop.push((key, Item::Term(b)));
                 }
             }
             for &i in data.phis.iter().chain(&data.body) {
@@ -266,16 +278,24 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
                 };
                 for (v, user) in uses {
                     users.entry(v).or_default().push(Item::Inst(i));
-                    if leaves_loop(v, user) {
-                        cross_loop.push(Item::Inst(i));
+                    if let Some(key) = leaves_loop(v, user) {
+                        cross_loop.push((key, Item::Inst(i)));
                     }
                 }
             }
             for v in data.term.operands() {
                 users.entry(v).or_default().push(Item::Term(b));
-                if leaves_loop(v, b) {
-                    cross_loop.push(Item::Term(b));
+                if let Some(key) = leaves_loop(v, b) {
+                    cross_loop.push((key, Item::Term(b)));
                 }
+            }
+        }
+        cross_loop.sort_unstable();
+        cross_loop.dedup();
+        let mut loops_exited: BTreeMap<Block, Vec<LoopId>> = BTreeMap::new();
+        for l in facts.loops.loops() {
+            for &e in facts.loops.exits(l) {
+                loops_exited.entry(e).or_default().push(l);
             }
         }
         let closure = CdepClosure::new(facts);
@@ -310,6 +330,7 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
             pt,
             joins,
             cross_loop,
+            loops_exited,
             closure,
         }
     }
@@ -478,31 +499,68 @@ impl<'a, O: JoinOracle> Engine<'a, O> {
         }
     }
 
+    /// Puts back on the worklist the uses leaving a loop whose
+    /// [`JoinOracle::live_out_varying`] the joins `new` may change: those whose
+    /// definition lies in a loop that a new join exits (a loop contains the
+    /// loops whose preorder number lies in its interval). Every other such use
+    /// reads exits that did not change. An oracle that reads more than loop
+    /// exits gets every such use back.
+    fn reread_uses_leaving_loops(&mut self, new: &[Block]) {
+        if new.is_empty() {
+            return;
+        }
+        if !self.oracle.live_out_reads_loop_exits() {
+            for (_, item) in self.cross_loop.clone() {
+                self.push(item);
+            }
+            return;
+        }
+        let loops = &self.facts.loops;
+        let mut ranges: Vec<(u32, u32)> = new
+            .iter()
+            .filter_map(|t| self.loops_exited.get(t))
+            .flatten()
+            .map(|&l| loops.preorder(l))
+            .collect();
+        ranges.sort_unstable();
+        let mut items = Vec::new();
+        let mut covered_to: Option<u32> = None;
+        for (first, last) in ranges {
+            // Nested intervals: a range inside one already pushed adds nothing.
+            if covered_to.is_some_and(|end| last <= end) {
+                continue;
+            }
+            covered_to = Some(last);
+            let from = self.cross_loop.partition_point(|&(k, _)| k < first);
+            let to = self.cross_loop.partition_point(|&(k, _)| k <= last);
+            items.extend(self.cross_loop[from..to].iter().map(|&(_, item)| item));
+        }
+        for item in items {
+            self.push(item);
+        }
+    }
+
     /// `prop_control_div` (Listing 3).
     fn prop_control_div(&mut self, div: Block) {
         // Line 2.
         let (sdeps, tdeps) = self.oracle.joins(div);
-        let mut grew = false;
+        let mut new_joins = Vec::new();
         // Lines 4-13: sync dependence.
         for s in sdeps {
             if self.sdep.insert(s) {
-                grew = true;
+                new_joins.push(s);
                 self.push_phis_and_joins(s);
             }
         }
         // Lines 15-24: temporal dependence.
         for t in tdeps {
             if self.tdep.insert(t) {
-                grew = true;
+                new_joins.push(t);
                 self.push_phis_and_joins(t);
                 self.flagged.exit_joined(&self.facts.loops, t);
             }
         }
-        if grew {
-            for item in self.cross_loop.clone() {
-                self.push(item);
-            }
-        }
+        self.reread_uses_leaving_loops(&new_joins);
         // Lines 26-33: activation dependence (divergent control mask), closed
         // transitively over control dependence; a loop that lanes leave in
         // different iterations runs its later iterations with fewer lanes.
