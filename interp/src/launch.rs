@@ -26,6 +26,19 @@
 //! - **Arguments.** A uniform argument is the same in every thread; a list of N
 //!   values or a range `A..B` of N values gives one value per thread (split
 //!   among the arrays in thread order).
+//! - **Address spaces.** Global memory (globals and buffers in any address
+//!   space but 3) is the grid's, merged as below. Local memory
+//!   ([`LOCAL_ADDRSPACE`]: OpenCL `__local`, CUDA `__shared__`; the objects of
+//!   [`local_objects`]) is one object per work-group: ⊤ at the group's start,
+//!   shared by the group's arrays, never merged nor raced across groups; the
+//!   launch's final memory holds the last group's. Private memory (`alloca`)
+//!   is per lane.
+//! - **Work-groups of several arrays.** A group of G > W threads whose kernel
+//!   calls a barrier or uses local memory runs its arrays together
+//!   ([`crate::workgroup`]): in phases between barriers on one memory, races
+//!   between its arrays within a phase reported with both sites
+//!   ([`Launch::group_races`]), the groups in parallel, their memories merged
+//!   in group order as the arrays' are below.
 //! - **Memory.** The globals and buffers are shared by all arrays. The arrays run
 //!   concurrently on the host, so each one runs on its own copy of the initial
 //!   memory (copy-on-write: copies share bytes until written), and after the run
@@ -459,12 +472,13 @@ pub fn launch_watched(
     // Work-groups of several arrays run together when their arrays can meet
     // (a barrier) or share local memory; otherwise every array runs apart.
     let by_groups = (calls_barrier || !locals.is_empty()) && grid.group_size() > grid.width as u64;
-    let split = match by_groups && calls_barrier {
-        true => Some(
+    let split = if by_groups && calls_barrier {
+        Some(
             crate::workgroup::split_at_barriers(module, func)
                 .map_err(|e| LaunchError::Setup(SetupError::new(e)))?,
-        ),
-        false => None,
+        )
+    } else {
+        None
     };
     let run_module = split.as_ref().map_or(module, |s| &s.module);
     let first =

@@ -656,3 +656,68 @@ fn ended(standing: &[Standing], waiting: impl Fn(usize, Block) -> Outcome) -> Ve
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use pllvm_semantics::text::{parse_module, print_module};
+
+    /// `text`'s first function after [`split_at_barriers`], printed, and the
+    /// original name of every block of it.
+    fn check(text: &str, expect: &str, origins: &[(&str, &str)]) {
+        let (module, _) = parse_module(text).expect("parses");
+        let func = module.first_definition().expect("a function");
+        let split = split_at_barriers(&module, func).expect("splits");
+        let printed = print_module(&split.module);
+        assert!(printed.contains(expect), "{printed}");
+        let body = split.module.functions[func].body.as_ref().unwrap();
+        let names: Vec<(&str, &str)> = body
+            .layout
+            .iter()
+            .map(|&b| {
+                let o = split.original(b);
+                (body.blocks[b].name.as_str(), body.blocks[o].name.as_str())
+            })
+            .collect();
+        assert_eq!(names, origins);
+    }
+
+    /// A barrier after a command begins a block of its own, laid out next,
+    /// holding the terminator; the successor's phi names the new block; a
+    /// barrier that begins its block already is left.
+    #[test]
+    fn barriers_after_a_command_begin_a_block() {
+        check(
+            "define void @k(i32 %x) {
+entry:
+  %a = add i32 %x, 1
+  call void @llvm.nvvm.barrier0()
+  %b = add i32 %a, 2
+  br label %next
+next:
+  %p = phi i32 [ %b, %entry ]
+  call void @llvm.nvvm.barrier0()
+  ret void
+}
+
+declare void @llvm.nvvm.barrier0()
+",
+            "entry:
+  %a = add i32 %x, 1
+  br label %entry.barrier
+
+entry.barrier:
+  call void @llvm.nvvm.barrier0()
+  %b = add i32 %a, 2
+  br label %next
+
+next:
+  %p = phi i32 [ %b, %entry.barrier ]",
+            &[
+                ("entry", "entry"),
+                ("entry.barrier", "entry"),
+                ("next", "next"),
+            ],
+        );
+    }
+}
