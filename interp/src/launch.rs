@@ -827,11 +827,13 @@ fn group_arrays(grid: &Grid, g: usize) -> std::ops::Range<usize> {
 }
 
 /// What one work-group's run gives: its arrays' runs and divergence records,
-/// its memory, and the races within it.
+/// its memory, and the races within it (the listed ones and the count; the
+/// byte table of the last phase is dropped with the group).
 struct GroupDone {
     arrays: Vec<(ArrayRun, Option<DivergenceRecord>)>,
     memory: Memory,
-    accesses: PhaseAccesses,
+    races: Vec<GroupRace>,
+    race_count: u64,
 }
 
 /// Runs work-group `g` on `memory` ([`run_group`]).
@@ -890,7 +892,8 @@ fn run_one_group(
     Ok(GroupDone {
         arrays,
         memory: ran.memory,
-        accesses,
+        races: accesses.races,
+        race_count: accesses.race_count,
     })
 }
 
@@ -998,8 +1001,8 @@ fn launch_by_groups(
         } else {
             merge.add(g, &done.memory);
         }
-        group_race_count += done.accesses.race_count;
-        for race in done.accesses.races {
+        group_race_count += done.race_count;
+        for race in done.races {
             if group_races.len() < MAX_RACES_LISTED {
                 group_races.push(race);
             }

@@ -394,7 +394,7 @@ fn record_step(
 enum Policy<'f> {
     Earliest,
     Checked {
-        chooser: Chooser<'f>,
+        chooser: Box<Chooser<'f>>,
         scheduler: Box<dyn Scheduler>,
     },
 }
@@ -407,7 +407,7 @@ impl<'f> Policy<'f> {
             None => Box::new(sched::Lowest),
         };
         Ok(Policy::Checked {
-            chooser: Chooser::new(facts, scheduler.lowest_first()),
+            chooser: Box::new(Chooser::new(facts, scheduler.lowest_first())),
             scheduler,
         })
     }
