@@ -12,7 +12,10 @@ use anyhow::{Result, anyhow};
 use pllvm_interp::launch::{ArrayRun, Grid, Launch, LaunchError, launch_watched};
 use pllvm_interp::machine::TIME_LIMIT;
 use pllvm_interp::sched;
+use pllvm_interp::workgroup::GroupRace;
 use pllvm_interp::{Outcome, RunConfig, RunError};
+use pllvm_semantics::diag::LineIndex;
+use pllvm_semantics::ir::Body;
 use pllvm_semantics::ir::Module;
 use std::process::ExitCode;
 
@@ -80,7 +83,7 @@ pub(crate) fn run(
         },
         other => anyhow!(other),
     })?;
-    report_on_stderr(source, &grid, &launched);
+    report_on_stderr(module, source, &grid, &launched);
     let report = Report {
         module,
         source,
@@ -103,6 +106,7 @@ pub(crate) fn run(
     Ok(
         if matches!(report.outcome, Outcome::Returned | Outcome::Incomplete)
             && launched.conflicting_races == 0
+            && launched.group_race_count == 0
         {
             ExitCode::SUCCESS
         } else {
@@ -189,7 +193,7 @@ fn first_failed(launched: &Launch) -> Option<&ArrayRun> {
 /// What goes to stderr whatever the format: the launch's warnings, undefined
 /// behaviour at its source position (once, for the first array it ended, as a
 /// single run shows it), and the races.
-fn report_on_stderr(source: &Source<'_>, grid: &Grid, launched: &Launch) {
+fn report_on_stderr(module: &Module, source: &Source<'_>, grid: &Grid, launched: &Launch) {
     for w in &launched.warnings {
         eprintln!("warning: {w}");
     }
@@ -209,15 +213,65 @@ fn report_on_stderr(source: &Source<'_>, grid: &Grid, launched: &Launch) {
             );
         }
     }
+    let unit = race_unit(launched);
     for race in &launched.races {
         eprintln!("race: {race}");
     }
     if launched.race_count > launched.races.len() as u64 {
         eprintln!(
-            "race: … {} more bytes written by two thread arrays",
+            "race: … {} more bytes written by two {unit}s",
             launched.race_count - launched.races.len() as u64
         );
     }
+    let body = module.functions[launched.func].body.as_ref();
+    for race in &launched.group_races {
+        eprintln!(
+            "race within a work-group: {}",
+            race_text(source, launched.func, body, race)
+        );
+    }
+    let listed: u64 = launched.group_races.iter().map(|r| r.len).sum();
+    if launched.group_race_count > listed {
+        eprintln!(
+            "race within a work-group: … {} more bytes accessed by two thread arrays between the same barriers",
+            launched.group_race_count - listed
+        );
+    }
+}
+
+/// The unit of a launch's races between memories: `work-group` when its
+/// work-groups ran as groups of several thread arrays, else `thread array`.
+fn race_unit(launched: &Launch) -> &'static str {
+    if launched.by_groups {
+        "work-group"
+    } else {
+        "thread array"
+    }
+}
+
+/// A race within a work-group, each access at its source position
+/// (`line:col`) when the source map has it.
+fn race_text(
+    source: &Source<'_>,
+    func: pllvm_semantics::ir::FuncId,
+    body: Option<&Body>,
+    race: &GroupRace,
+) -> String {
+    let Some(body) = body else {
+        return format!("work-group {}: {}", race.group, race.object);
+    };
+    let spans = source.spans.function(func);
+    let lines = LineIndex::new(source.src);
+    let at = |i: pllvm_semantics::ir::Inst| {
+        let (line, col) = lines.line_col(source.src, spans.insts.get(i).lo);
+        format!(" ({}:{line}:{col})", source.name)
+    };
+    format!(
+        "{}; first access{}, second{}",
+        race.render(body),
+        at(race.first.inst),
+        at(race.then.inst)
+    )
 }
 
 /// A finished launch and everything its report shows.
@@ -313,6 +367,7 @@ fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
             .collect();
         doc.insert("dumps".into(), dumps.into());
     }
+    let unit_key = if launched.by_groups { "group" } else { "array" };
     let races: Vec<serde_json::Value> = launched
         .races
         .iter()
@@ -320,8 +375,31 @@ fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
             serde_json::json!({
                 "object": r.object,
                 "offset": r.offset,
-                "first": { "array": r.first.0, "byte": r.first.1 },
-                "then": { "array": r.then.0, "byte": r.then.1 },
+                "first": { unit_key: r.first.0, "byte": r.first.1 },
+                "then": { unit_key: r.then.0, "byte": r.then.1 },
+            })
+        })
+        .collect();
+    let site = |s: &pllvm_interp::workgroup::AccessSite| {
+        let body = r.module.functions[launched.func].body.as_ref();
+        serde_json::json!({
+            "array": s.array,
+            "lane": s.lane,
+            "block": body.map(|b| b.blocks[s.block].name.clone()),
+            "write": s.write,
+        })
+    };
+    let group_races: Vec<serde_json::Value> = launched
+        .group_races
+        .iter()
+        .map(|g| {
+            serde_json::json!({
+                "group": g.group,
+                "object": g.object,
+                "offset": g.offset,
+                "len": g.len,
+                "first": site(&g.first),
+                "then": site(&g.then),
             })
         })
         .collect();
@@ -331,6 +409,10 @@ fn write_json(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
             "count": launched.race_count,
             "conflicting": launched.conflicting_races,
             "listed": races,
+            "within_groups": {
+                "count": launched.group_race_count,
+                "listed": group_races,
+            },
         }),
     );
     if let Some(d) = &r.divergence {
@@ -398,10 +480,18 @@ fn write_text(r: &Report<'_>, out: &mut dyn std::io::Write) -> Result<()> {
         writeln!(out, "result: [{}]", lanes.join(", "))?;
     }
     if launched.race_count > 0 {
+        let unit = race_unit(launched);
         writeln!(
             out,
-            "races: {} bytes written by two thread arrays ({} with different values; later arrays' writes kept)",
+            "races: {} bytes written by two {unit}s ({} with different values; later {unit}s' writes kept)",
             launched.race_count, launched.conflicting_races
+        )?;
+    }
+    if launched.group_race_count > 0 {
+        writeln!(
+            out,
+            "races within work-groups: {} bytes accessed by two thread arrays of a work-group between the same barriers, at least one writing",
+            launched.group_race_count
         )?;
     }
     if let Some(d) = &r.divergence {

@@ -26,6 +26,19 @@
 //! - **Arguments.** A uniform argument is the same in every thread; a list of N
 //!   values or a range `A..B` of N values gives one value per thread (split
 //!   among the arrays in thread order).
+//! - **Address spaces.** Global memory (globals and buffers in any address
+//!   space but 3) is the grid's, merged as below. Local memory
+//!   ([`LOCAL_ADDRSPACE`]: OpenCL `__local`, CUDA `__shared__`; the objects of
+//!   [`local_objects`]) is one object per work-group: ⊤ at the group's start,
+//!   shared by the group's arrays, never merged nor raced across groups; the
+//!   launch's final memory holds the last group's. Private memory (`alloca`)
+//!   is per lane.
+//! - **Work-groups of several arrays.** A group of G > W threads whose kernel
+//!   calls a barrier or uses local memory runs its arrays together
+//!   ([`crate::workgroup`]): in phases between barriers on one memory, races
+//!   between its arrays within a phase reported with both sites
+//!   ([`Launch::group_races`]), the groups in parallel, their memories merged
+//!   in group order as the arrays' are below.
 //! - **Memory.** The globals and buffers are shared by all arrays. The arrays run
 //!   concurrently on the host, so each one runs on its own copy of the initial
 //!   memory (copy-on-write: copies share bytes until written), and after the run
@@ -55,9 +68,11 @@ use crate::machine::{
 use crate::observe::DivergenceRecord;
 use crate::run::run_with;
 use crate::sched;
-use pllvm_semantics::ir::{FuncId, Module};
+use crate::workgroup::{GroupRace, GroupSetting, PhaseAccesses, Split, run_group};
+use pllvm_semantics::ir::{Block, FuncId, Module};
 use pllvm_semantics::memory::{Byte, Memory, ObjectKind};
 use pllvm_semantics::theta::{LaunchDims, LaunchPosition};
+use pllvm_semantics::types::TypeData;
 use pllvm_semantics::value::{ObjectId, Pointer};
 use std::collections::BTreeMap;
 use std::sync::Mutex;
@@ -251,14 +266,23 @@ pub struct Race {
     pub first: (usize, Option<u8>),
     /// A later array that wrote it, and its byte (this one is kept).
     pub then: (usize, Option<u8>),
+    /// Whether `first` and `then` are work-groups rather than thread arrays (a
+    /// launch whose work-groups of several arrays run together,
+    /// [`crate::workgroup`]).
+    pub by_group: bool,
 }
 
 impl std::fmt::Display for Race {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let byte = |b: Option<u8>| b.map_or("⊤".to_string(), |b| format!("0x{b:02x}"));
+        let unit = if self.by_group {
+            "work-group"
+        } else {
+            "thread array"
+        };
         write!(
             f,
-            "{} byte {}: written by thread array {} ({}) and by thread array {} ({}, kept)",
+            "{} byte {}: written by {unit} {} ({}) and by {unit} {} ({}, kept)",
             self.object,
             self.offset,
             self.first.0,
@@ -291,6 +315,16 @@ pub struct Launch {
     /// How many of them two arrays wrote with different values (the result
     /// depends on the order of the arrays).
     pub conflicting_races: u64,
+    /// Races within work-groups of several thread arrays: accesses of two
+    /// arrays of one group to one byte between the same two barriers, at least
+    /// one a write ([`crate::workgroup`]); the first [`MAX_RACES_LISTED`].
+    pub group_races: Vec<GroupRace>,
+    /// How many bytes raced within work-groups (also beyond the list).
+    pub group_race_count: u64,
+    /// Whether the work-groups ran as groups of several thread arrays that
+    /// share memory and meet at barriers ([`crate::workgroup`]); otherwise
+    /// every thread array ran apart.
+    pub by_groups: bool,
     /// Warnings of the setup (missing inputs), once.
     pub warnings: Vec<String>,
     /// The merged divergence record (when asked for): an instruction diverged
@@ -378,7 +412,7 @@ pub fn launch_watched(
         observe: grid.divergence,
         ..config.clone_settings()
     };
-    let initial = crate::machine::initial_memory(module, config).map_err(LaunchError::Setup)?;
+    let mut initial = crate::machine::initial_memory(module, config).map_err(LaunchError::Setup)?;
     // The lane-id parameter must exist and not be given otherwise.
     if let Some(lane_id) = &grid.lane_id
         && (per_thread.contains_key(lane_id) || initial.buffers.contains_key(lane_id))
@@ -417,36 +451,71 @@ pub fn launch_watched(
         Machine::with_memory(module, &array_config(0), &initial).map_err(LaunchError::Setup)?;
     let mut warnings = initial.warnings.clone();
     warnings.extend(first.warnings[initial.warnings.len()..].iter().cloned());
-    // A barrier synchronizes a work-group; the arrays of a launch run apart, so
-    // a group of several arrays cannot honour one.
-    if first.calls_barrier() && grid.group_size() > grid.width as u64 {
-        return Err(LaunchError::Setup(SetupError::about(
-            SetupInput::Threads,
-            format!(
-                "the kernel calls a barrier, and a work-group of {} threads spans several thread arrays of {} lanes, which pllvm runs apart (docs/launch.md): the barrier cannot be honoured; give --group {}",
-                grid.group_size(),
-                grid.width,
-                grid.width
-            ),
-        )));
-    }
     let func = first.program.func;
     let returns_value = first.returns_value();
+    let calls_barrier = first.calls_barrier();
+    drop(first);
+    // Local memory (addrspace(3)): one object per work-group, fresh (⊤) at the
+    // group's start and never merged.
+    let locals = local_objects(module, func, &initial);
+    for (id, name) in &locals {
+        let size = initial.mem.object(*id).map_or(0, |o| o.size());
+        let ptr = Pointer {
+            object: Some(*id),
+            offset: 0,
+        };
+        initial
+            .mem
+            .fill_bytes(ptr, size, Byte::Uninit)
+            .map_err(|e| LaunchError::Setup(SetupError::new(format!("{name}: {e}"))))?;
+    }
+    // Work-groups of several arrays run together when their arrays can meet
+    // (a barrier) or share local memory; otherwise every array runs apart.
+    let by_groups = (calls_barrier || !locals.is_empty()) && grid.group_size() > grid.width as u64;
+    let split = if by_groups && calls_barrier {
+        Some(
+            crate::workgroup::split_at_barriers(module, func)
+                .map_err(|e| LaunchError::Setup(SetupError::new(e)))?,
+        )
+    } else {
+        None
+    };
+    let run_module = split.as_ref().map_or(module, |s| &s.module);
+    let first =
+        Machine::with_memory(run_module, &array_config(0), &initial).map_err(LaunchError::Setup)?;
     let facts = GreedyFacts::compute(&first.program)
         .with_interp(config.interp)
         .with_exec(config.exec);
     drop(first);
     let arrays = grid.arrays();
-    if uses_atomics(module, func) {
+    let in_order = uses_atomics(module, func);
+    let whole = (func, returns_value, warnings);
+    if by_groups {
+        let mut launched = launch_by_groups(
+            run_module,
+            (grid, deadline, finished),
+            &array_config,
+            (&initial, &locals),
+            &facts,
+            (split.as_ref(), in_order),
+            whole,
+        )?;
+        if let Some(split) = &split {
+            to_original(split, &mut launched);
+        }
+        return Ok(launched);
+    }
+    if in_order {
         return launch_in_order(
             module,
             (grid, deadline, finished),
             &array_config,
-            initial,
+            (initial, &locals),
             &facts,
-            (func, returns_value, warnings),
+            whole,
         );
     }
+    let (func, returns_value, warnings) = whole;
     let slots = run_arrays(
         module,
         (grid, deadline, finished),
@@ -455,7 +524,7 @@ pub fn launch_watched(
         &facts,
     );
     let mut runs = Vec::with_capacity(arrays);
-    let mut merge = Merge::new(module, &initial);
+    let mut merge = Merge::new(module, &initial, &locals, false);
     let mut divergence: Option<DivergenceRecord> = None;
     for (a, slot) in slots.into_iter().enumerate() {
         // A missing slot is an array no worker started: the time limit came
@@ -484,10 +553,77 @@ pub fn launch_watched(
         races: merge.races,
         race_count: merge.race_count,
         conflicting_races: merge.conflicting,
+        group_races: Vec::new(),
+        group_race_count: 0,
+        by_groups: false,
         warnings,
         divergence,
         returns_value,
     })
+}
+
+/// The local memory of a launch of `func` (docs/launch.md, "Address spaces"):
+/// the objects of the globals in `addrspace(3)` (OpenCL `__local`, CUDA
+/// `__shared__`) and of the buffers bound to `ptr addrspace(3)` parameters,
+/// with their names.
+pub fn local_objects(
+    module: &Module,
+    func: FuncId,
+    initial: &InitialMemory,
+) -> Vec<(ObjectId, String)> {
+    let mut locals = Vec::new();
+    for (g, data) in module.globals.iter() {
+        if data.addrspace == LOCAL_ADDRSPACE
+            && let Some(Pointer {
+                object: Some(id), ..
+            }) = initial.global_pointer(g)
+        {
+            locals.push((id, format!("@{}", data.name)));
+        }
+    }
+    let fdata = &module.functions[func];
+    let body = fdata.body.as_ref();
+    for (name, ptr) in &initial.buffers {
+        let param = fdata.params.iter().enumerate().find(|(n, p)| {
+            n.to_string() == *name
+                || body.and_then(|b| b.value_name(p.value)) == Some(name.as_str())
+        });
+        if let (Some((_, p)), Some(id)) = (param, ptr.object)
+            && matches!(module.types.get(p.ty), TypeData::Ptr(LOCAL_ADDRSPACE))
+        {
+            locals.push((id, name.clone()));
+        }
+    }
+    locals
+}
+
+/// The address space of local memory on the GPU targets (amdgcn's LDS,
+/// nvptx's shared memory; clang's OpenCL `__local` on both).
+pub const LOCAL_ADDRSPACE: u32 = 3;
+
+/// Maps the blocks of a launch run on `split` back to the blocks of `module`,
+/// the module the launch was given: the outcomes' blocks and the divergence
+/// record.
+fn to_original(split: &Split, launched: &mut Launch) {
+    for run in &mut launched.arrays {
+        if let Outcome::Undefined(ub) = &mut run.outcome {
+            ub.block = split.original(ub.block);
+        }
+    }
+    let Some(record) = launched.divergence.as_mut() else {
+        return;
+    };
+    // A cut block's tail holds its terminator, so its branch is the block's;
+    // the activation of either part is the block's. The tails' own entries stay
+    // (no block of `module` has their keys).
+    for (b, origin) in split.origin.iter() {
+        if let Some(o) = *origin
+            && o != b
+        {
+            record.branches[o] = record.branches[b];
+            record.activation[o] |= record.activation[b];
+        }
+    }
 }
 
 /// The arguments of a launch of `n` threads, from `config`: one value for all
@@ -618,7 +754,7 @@ fn launch_in_order(
     module: &Module,
     (grid, deadline, finished): Watch<'_>,
     array_config: &dyn Fn(usize) -> RunConfig,
-    initial: InitialMemory,
+    (initial, locals): (InitialMemory, &[(ObjectId, String)]),
     facts: &GreedyFacts,
     (func, returns_value, warnings): (FuncId, bool, Vec<String>),
 ) -> Result<Launch, LaunchError> {
@@ -629,6 +765,10 @@ fn launch_in_order(
         if deadline.is_some_and(|d| Instant::now() >= d) {
             runs.push(not_started(grid, a));
             continue;
+        }
+        if grid.position(a).first_local_id == 0 {
+            // A new work-group: its local memory starts afresh.
+            fresh_locals(&mut current.mem, locals);
         }
         let (run, mem, record) = run_array(
             module,
@@ -656,6 +796,238 @@ fn launch_in_order(
         races: Vec::new(),
         race_count: 0,
         conflicting_races: 0,
+        group_races: Vec::new(),
+        group_race_count: 0,
+        by_groups: false,
+        warnings,
+        divergence,
+        returns_value,
+    })
+}
+
+/// Sets every local object of `mem` to ⊤: the local memory of a new
+/// work-group (docs/launch.md, "Address spaces").
+fn fresh_locals(mem: &mut Memory, locals: &[(ObjectId, String)]) {
+    for (id, _) in locals {
+        let size = mem.object(*id).map_or(0, |o| o.size());
+        let ptr = Pointer {
+            object: Some(*id),
+            offset: 0,
+        };
+        // A local object is live and writable (checked when the launch began).
+        let _ = mem.fill_bytes(ptr, size, Byte::Uninit);
+    }
+}
+
+/// The thread arrays of work-group `g`: `a..b`.
+fn group_arrays(grid: &Grid, g: usize) -> std::ops::Range<usize> {
+    let per_group = (grid.group_size() / grid.width as u64) as usize;
+    let start = g * per_group;
+    start..(start + per_group).min(grid.arrays())
+}
+
+/// What one work-group's run gives: its arrays' runs and divergence records,
+/// its memory, and the races within it (the listed ones and the count; the
+/// byte table of the last phase is dropped with the group).
+struct GroupDone {
+    arrays: Vec<(ArrayRun, Option<DivergenceRecord>)>,
+    memory: Memory,
+    races: Vec<GroupRace>,
+    race_count: u64,
+}
+
+/// Runs work-group `g` on `memory` ([`run_group`]).
+fn run_one_group(
+    module: &Module,
+    (grid, deadline): (&Grid, Option<Instant>),
+    array_config: &dyn Fn(usize) -> RunConfig,
+    (initial, memory): (&InitialMemory, Memory),
+    facts: &GreedyFacts,
+    (g, split): (usize, Option<&Split>),
+) -> Result<GroupDone, LaunchError> {
+    let range = group_arrays(grid, g);
+    let mut machines = Vec::with_capacity(range.len());
+    for a in range.clone() {
+        let mut machine =
+            Machine::with_memory(module, &array_config(a), initial).map_err(LaunchError::Setup)?;
+        machine.program.launch = grid.position(a);
+        machine.record_trace = false;
+        machine.deadline = deadline;
+        machines.push(machine);
+    }
+    let original = |b: Block| split.map_or(b, |s| s.original(b));
+    let setting = GroupSetting {
+        group: g as u64,
+        first_array: range.start,
+        scheduler: grid.scheduler.as_deref(),
+        facts,
+        original: &original,
+    };
+    let mut accesses = PhaseAccesses::new(MAX_RACES_LISTED);
+    let ran = run_group(&mut machines, &setting, memory, &mut accesses)
+        .map_err(|(array, error)| LaunchError::Run { array, error })?;
+    let arrays = machines
+        .iter()
+        .zip(ran.outcomes)
+        .zip(range)
+        .map(|((machine, outcome), a)| {
+            let (first_thread, lanes) = grid.array_threads(a);
+            let results = if machine.returns_value() {
+                machine.result_lanes()
+            } else {
+                vec![None; lanes]
+            };
+            let run = ArrayRun {
+                index: a,
+                first_thread,
+                lanes,
+                outcome,
+                results,
+                steps: machine.steps,
+                started: true,
+            };
+            (run, grid.divergence.then(|| machine.divergence.clone()))
+        })
+        .collect();
+    Ok(GroupDone {
+        arrays,
+        memory: ran.memory,
+        races: accesses.races,
+        race_count: accesses.race_count,
+    })
+}
+
+/// A launch whose work-groups of several thread arrays run together
+/// ([`crate::workgroup`]): each group in phases on one memory of its own
+/// (a copy of the initial memory, local objects ⊤), the groups on `grid.jobs`
+/// workers, their memories merged in group order as the arrays' are in a
+/// launch of arrays apart (a byte two groups changed is a race between
+/// work-groups). With `in_order` (atomics) the groups run one after another,
+/// each on the memory the previous one left with its local objects ⊤.
+fn launch_by_groups(
+    module: &Module,
+    (grid, deadline, finished): Watch<'_>,
+    array_config: &(dyn Fn(usize) -> RunConfig + Sync),
+    (initial, locals): (&InitialMemory, &[(ObjectId, String)]),
+    facts: &GreedyFacts,
+    (split, in_order): (Option<&Split>, bool),
+    (func, returns_value, warnings): (FuncId, bool, Vec<String>),
+) -> Result<Launch, LaunchError> {
+    let groups = grid
+        .arrays()
+        .div_ceil((grid.group_size() / grid.width as u64) as usize);
+    let ended = AtomicUsize::new(0);
+    let run = |g: usize, memory: Memory, facts: &GreedyFacts| {
+        let done = run_one_group(
+            module,
+            (grid, deadline),
+            array_config,
+            (initial, memory),
+            facts,
+            (g, split),
+        );
+        let n = group_arrays(grid, g).len();
+        finished(ended.fetch_add(n, Ordering::Relaxed) + n);
+        done
+    };
+    let mut slots: Vec<Option<Result<GroupDone, LaunchError>>> = Vec::with_capacity(groups);
+    if in_order {
+        let mut current = initial.mem.clone();
+        for g in 0..groups {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                slots.push(None);
+                continue;
+            }
+            fresh_locals(&mut current, locals);
+            let done = run(g, current.clone(), facts);
+            if let Ok(d) = &done {
+                current = d.memory.clone();
+            }
+            let failed = done.is_err();
+            slots.push(Some(done));
+            if failed {
+                break;
+            }
+        }
+        slots.resize_with(groups, || None);
+    } else {
+        let next = AtomicUsize::new(0);
+        let done: Mutex<Vec<Option<Result<GroupDone, LaunchError>>>> =
+            Mutex::new((0..groups).map(|_| None).collect());
+        let worker = |facts: GreedyFacts| {
+            loop {
+                if deadline.is_some_and(|d| Instant::now() >= d) {
+                    next.store(groups, Ordering::Relaxed);
+                }
+                let g = next.fetch_add(1, Ordering::Relaxed);
+                if g >= groups {
+                    return;
+                }
+                let result = run(g, initial.mem.clone(), &facts);
+                let failed = result.is_err();
+                if let Ok(mut slots) = done.lock() {
+                    slots[g] = Some(result);
+                }
+                if failed {
+                    next.store(groups, Ordering::Relaxed);
+                }
+            }
+        };
+        let jobs = grid.jobs.min(groups).max(1);
+        let worker = &worker;
+        std::thread::scope(|scope| {
+            for _ in 1..jobs {
+                let facts = facts.clone();
+                scope.spawn(move || worker(facts));
+            }
+            worker(facts.clone());
+        });
+        slots = done.into_inner().unwrap_or_else(|p| p.into_inner());
+    }
+    let mut runs = Vec::with_capacity(grid.arrays());
+    let mut merge = Merge::new(module, initial, locals, true);
+    let mut divergence: Option<DivergenceRecord> = None;
+    let mut group_races = Vec::new();
+    let mut group_race_count = 0;
+    let mut last_memory = None;
+    for (g, slot) in slots.into_iter().enumerate() {
+        let Some(result) = slot else {
+            runs.extend(group_arrays(grid, g).map(|a| not_started(grid, a)));
+            continue;
+        };
+        let done = result?;
+        if in_order {
+            last_memory = Some(done.memory);
+        } else {
+            merge.add(g, &done.memory);
+        }
+        group_race_count += done.race_count;
+        for race in done.races {
+            if group_races.len() < MAX_RACES_LISTED {
+                group_races.push(race);
+            }
+        }
+        for (run, record) in done.arrays {
+            if let Some(r) = record {
+                match &mut divergence {
+                    None => divergence = Some(r),
+                    Some(d) => merge_divergence(module, func, d, &r),
+                }
+            }
+            runs.push(run);
+        }
+    }
+    Ok(Launch {
+        func,
+        arrays: runs,
+        memory: last_memory.unwrap_or(merge.memory),
+        initial: initial.clone(),
+        races: merge.races,
+        race_count: merge.race_count,
+        conflicting_races: merge.conflicting,
+        group_races,
+        group_race_count,
+        by_groups: true,
         warnings,
         divergence,
         returns_value,
@@ -766,8 +1138,14 @@ struct Merge {
     memory: Memory,
     /// The initial memory (to see what an array changed).
     initial: Memory,
-    /// The shared objects: globals and buffers, with their names.
+    /// The shared objects: globals and buffers, with their names (local
+    /// objects excluded).
     shared: Vec<(ObjectId, String)>,
+    /// The local objects: never merged; the merged memory keeps the last
+    /// unit's (docs/launch.md, "Address spaces").
+    locals: Vec<ObjectId>,
+    /// Whether the units merged are work-groups (else thread arrays).
+    by_group: bool,
     /// Who wrote each byte so far: (object, offset) → (array, byte).
     writers: BTreeMap<(ObjectId, u64), (usize, Byte)>,
     races: Vec<Race>,
@@ -780,7 +1158,13 @@ struct Merge {
 const MERGE_CHUNK: u64 = 4096;
 
 impl Merge {
-    fn new(module: &Module, initial: &InitialMemory) -> Merge {
+    fn new(
+        module: &Module,
+        initial: &InitialMemory,
+        locals: &[(ObjectId, String)],
+        by_group: bool,
+    ) -> Merge {
+        let locals: Vec<ObjectId> = locals.iter().map(|(id, _)| *id).collect();
         let mut shared = Vec::new();
         for g in module.globals.keys() {
             if let Some(Pointer {
@@ -795,10 +1179,13 @@ impl Merge {
                 shared.push((id, name.clone()));
             }
         }
+        shared.retain(|(id, _)| !locals.contains(id));
         Merge {
             memory: initial.mem.clone(),
             initial: initial.mem.clone(),
             shared,
+            locals,
+            by_group,
             writers: BTreeMap::new(),
             races: Vec::new(),
             race_count: 0,
@@ -806,8 +1193,18 @@ impl Merge {
         }
     }
 
-    /// Merges array `a`'s final memory `mem`.
+    /// Merges unit `a`'s final memory `mem` (an array's, or a work-group's).
     fn add(&mut self, a: usize, mem: &Memory) {
+        for id in &self.locals {
+            let ptr = Pointer {
+                object: Some(*id),
+                offset: 0,
+            };
+            let size = mem.object(*id).map_or(0, |o| o.size());
+            if let Ok(bytes) = mem.read_bytes(ptr, size) {
+                let _ = self.memory.write_bytes(ptr, &bytes);
+            }
+        }
         for (id, name) in &self.shared {
             let (Some(before), Some(after)) = (self.initial.object(*id), mem.object(*id)) else {
                 continue;
@@ -836,6 +1233,7 @@ impl Merge {
                                     offset,
                                     first: (first, old.bits()),
                                     then: (a, new.bits()),
+                                    by_group: self.by_group,
                                 });
                             }
                         }

@@ -56,6 +56,7 @@ pub mod soundness;
 pub mod stepper;
 pub mod trace;
 pub mod work;
+pub mod workgroup;
 
 pub use config::RunConfig;
 pub use machine::{Machine, Outcome, RunError, SetupError, SetupInput};

@@ -90,13 +90,13 @@ fn expected(stages: &[Stage], t: u32) -> i64 {
         .sum()
 }
 
-/// Launches the kernel on `arrays` thread arrays of `width` lanes, one
-/// work-group per array, with `scheduler` (`None`: the default): every array's
-/// outcome, and what each thread stored.
+/// Launches the kernel on `arrays` thread arrays of `width` lanes, work-groups
+/// of `per_group` arrays (the last one may have fewer), with `scheduler`
+/// (`None`: the default): every array's outcome, and what each thread stored.
 fn launch_stages(
     stages: &[Stage],
     layout: u64,
-    width: usize,
+    (width, per_group): (usize, usize),
     arrays: usize,
     scheduler: Option<&str>,
 ) -> (Vec<Outcome>, Vec<Element>) {
@@ -113,7 +113,7 @@ fn launch_stages(
     let grid = Grid {
         threads: threads as u64,
         width,
-        group: Some(width as u64),
+        group: Some((width * per_group) as u64),
         dims: None,
         jobs: 1,
         lane_id: Some("tid".into()),
@@ -143,15 +143,19 @@ proptest! {
     })]
 
     /// The default launch ends every such kernel, in every layout, with the
-    /// values a thread computes alone.
+    /// values a thread computes alone: with work-groups of one thread array
+    /// (Def. 18 within the array) and of several (the arrays of a group meet
+    /// at every barrier, docs/launch.md "Work-groups of several warps").
     #[test]
     fn the_default_launch_never_breaks_a_barrier_every_lane_reaches(
         stages in prop::collection::vec(stage(), 1..=3),
         layout in any::<u64>(),
         width in prop::sample::select(vec![2usize, 4, 8]),
-        arrays in 1usize..=2,
+        per_group in 1usize..=3,
+        arrays in 1usize..=4,
     ) {
-        let (outcomes, values) = launch_stages(&stages, layout, width, arrays, None);
+        let (outcomes, values) =
+            launch_stages(&stages, layout, (width, per_group), arrays, None);
         for (a, o) in outcomes.iter().enumerate() {
             prop_assert_eq!(o, &Outcome::Returned, "array {}\n{}", a, kernel(&stages, layout));
         }
@@ -172,7 +176,7 @@ fn the_unchecked_order_breaks_barriers_in_some_layouts() {
     }];
     let broken = (0..32u64)
         .filter(|&layout| {
-            let (outcomes, _) = launch_stages(&stages, layout, 4, 1, Some(EARLIEST));
+            let (outcomes, _) = launch_stages(&stages, layout, (4, 1), 1, Some(EARLIEST));
             outcomes.iter().any(|o| matches!(o, Outcome::Undefined(_)))
         })
         .count();

@@ -11,6 +11,7 @@ mod greedy_explore;
 mod greedy_schedulers;
 mod greedy_work;
 mod launch_barriers;
+mod launch_groups;
 mod native_clang;
 mod stepper;
 mod widths_and_limits;
