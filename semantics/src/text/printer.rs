@@ -15,8 +15,8 @@ use super::lexer::is_name_byte;
 use super::parser::{binary_flags, cast_flags, f32_bits_to_f64, wrap_to_width};
 use crate::entity::EntityRef;
 use crate::ir::{
-    Block, Body, CastOp, ConstData, FuncId, GlobalInit, Inst, InstKind, IntFlags, Module,
-    Terminator, Value,
+    Block, Body, CastOp, ConstData, ConstExpr, FuncId, GepFlags, GlobalInit, Inst, InstKind,
+    IntFlags, Module, Terminator, Value,
 };
 use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
@@ -208,6 +208,47 @@ impl<'m> Printer<'m> {
             ConstData::Splat(item) => {
                 let elem = self.m.types.scalar_of(ty);
                 format!("splat ({} {})", self.ty(elem), self.constant(elem, item))
+            }
+            ConstData::Expr(e) => self.const_expr(e),
+        }
+    }
+
+    /// A constant expression as LLVM 22 prints it: `addrspacecast (ptr
+    /// addrspace(3) @s to ptr)`, `getelementptr inbounds nuw inrange(-4, 12)
+    /// ([4 x i32], ptr @g, i64 0, i64 1)`.
+    fn const_expr(&self, e: &ConstExpr) -> String {
+        match e {
+            ConstExpr::Cast { op, from, arg, to } => format!(
+                "{} ({} {} to {})",
+                op.name(),
+                self.ty(*from),
+                self.constant(*from, arg),
+                self.ty(*to)
+            ),
+            ConstExpr::Gep {
+                flags,
+                inrange,
+                source_ty,
+                base_ty,
+                base,
+                indices,
+            } => {
+                let mut s = format!("getelementptr{}", gep_flag_words(*flags));
+                if let Some((lo, hi)) = inrange {
+                    let _ = write!(s, " inrange({lo}, {hi})");
+                }
+                let _ = write!(
+                    s,
+                    " ({}, {} {}",
+                    self.ty(*source_ty),
+                    self.ty(*base_ty),
+                    self.constant(*base_ty, base)
+                );
+                for (ity, index) in indices {
+                    let _ = write!(s, ", {} {}", self.ty(*ity), self.constant(*ity, index));
+                }
+                s.push(')');
+                s
             }
         }
     }
@@ -785,6 +826,20 @@ impl<'m> Printer<'m> {
 }
 
 /// ` nuw nsw exact disjoint` (those set); with `nneg`, `nsw` is spelled `nneg`.
+/// ` inbounds`, ` nusw`, ` nuw` in LLVM's order (`inbounds` implies `nusw`).
+pub(crate) fn gep_flag_words(flags: GepFlags) -> String {
+    let mut s = String::new();
+    if flags.inbounds {
+        s.push_str(" inbounds");
+    } else if flags.nusw {
+        s.push_str(" nusw");
+    }
+    if flags.nuw {
+        s.push_str(" nuw");
+    }
+    s
+}
+
 fn flag_words(flags: IntFlags, nneg: bool) -> String {
     let mut s = String::new();
     if flags.nuw {

@@ -16,11 +16,13 @@
 //! `super::export` (`@pllvm.predicate`, `!pllvm.total`, `@pllvm.shadow.*`,
 //! `@pllvm.mask`), which is lifted back to the same IR.
 //!
-//! Submodules by concern: `items` (passes 1 and 2), `types`, `constants`,
+//! Submodules by concern: `items` (passes 1 and 2), `types`, `constants`, `cexpr`
+//! (constant expressions),
 //! `globals`, `function` (signatures, bodies, statements, terminators), `inst`
 //! (instructions), `inline` (calls to defined functions) and `normal` (the normal
 //! form).
 
+mod cexpr;
 mod constants;
 mod cursor;
 mod function;
@@ -69,6 +71,7 @@ pub(crate) fn parse(src: &str) -> Result<(Module, SourceMap), Vec<ParseError>> {
         source_map: SourceMap::default(),
         errors: Vec::new(),
         operand_spans: Vec::new(),
+        const_depth: 0,
     };
     let items = p.split_items();
     let items = p.register(items);

@@ -6,8 +6,8 @@ use super::inst::{binary_flags, cast_flags};
 use crate::diag::{FunctionSpans, OperandUses, Span};
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
-    Block, BlockData, Body, ConstData, GepIndex, GlobalInit, Inst, InstData, InstKind, Module,
-    OperandBundle, Terminator, Value, ValueData, ValueDef,
+    Block, BlockData, Body, ConstData, ConstExpr, GepIndex, GlobalInit, Inst, InstData, InstKind,
+    Module, OperandBundle, Terminator, Value, ValueData, ValueDef,
 };
 use crate::types::{Ty, TypeData, TypeTable};
 use std::collections::HashMap;
@@ -618,6 +618,9 @@ pub(super) fn normalize_types(m: &mut Module) {
     let mut map = |t: Ty| remap_ty(&old, &mut m.types, &mut memo, t);
     for g in m.globals.keys().collect::<Vec<_>>() {
         m.globals[g].ty = map(m.globals[g].ty);
+        if let Some(init) = &mut m.globals[g].init {
+            remap_init_types(init, &mut map);
+        }
     }
     for f in m.functions.keys().collect::<Vec<_>>() {
         let func = &mut m.functions[f];
@@ -629,7 +632,11 @@ pub(super) fn normalize_types(m: &mut Module) {
             continue;
         };
         for v in body.values.keys().collect::<Vec<_>>() {
-            body.values[v].ty = map(body.values[v].ty);
+            let data = &mut body.values[v];
+            data.ty = map(data.ty);
+            if let ValueDef::Const(c) = &mut data.def {
+                remap_const_types(c, &mut map);
+            }
         }
         for i in body.insts.keys().collect::<Vec<_>>() {
             match &mut body.insts[i].kind {
@@ -665,6 +672,56 @@ pub(super) fn normalize_types(m: &mut Module) {
                 *ty = map(*ty);
             }
         }
+    }
+}
+
+/// Re-interns the types inside the constant expressions of `init`.
+fn remap_init_types(init: &mut GlobalInit, map: &mut dyn FnMut(Ty) -> Ty) {
+    match init {
+        GlobalInit::Scalar(c) => remap_const_types(c, map),
+        GlobalInit::Aggregate(items) => {
+            for item in items {
+                remap_init_types(item, map);
+            }
+        }
+        GlobalInit::Zero | GlobalInit::Undef => {}
+    }
+}
+
+/// Re-interns the types inside the constant expressions of `c`, operands before
+/// the expression's own types (the order the parser meets them in is not
+/// needed: the walk is fixed, which is all the normal form asks).
+fn remap_const_types(c: &mut ConstData, map: &mut dyn FnMut(Ty) -> Ty) {
+    match c {
+        ConstData::Elems(items) => {
+            for item in items {
+                remap_const_types(item, map);
+            }
+        }
+        ConstData::Splat(item) => remap_const_types(item, map),
+        ConstData::Expr(e) => match &mut **e {
+            ConstExpr::Cast { from, arg, to, .. } => {
+                remap_const_types(arg, map);
+                *from = map(*from);
+                *to = map(*to);
+            }
+            ConstExpr::Gep {
+                source_ty,
+                base_ty,
+                base,
+                indices,
+                ..
+            } => {
+                remap_const_types(base, map);
+                *source_ty = map(*source_ty);
+                *base_ty = map(*base_ty);
+                for (ity, index) in indices {
+                    remap_const_types(index, map);
+                    *ity = map(*ity);
+                }
+            }
+        },
+        _ => {}
     }
 }
 
