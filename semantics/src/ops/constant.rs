@@ -4,7 +4,7 @@
 //!
 //! A constant expression (LangRef "Constant Expressions") is evaluated by the rule
 //! of the instruction it is named after, on its constant operands: a cast by
-//! [`super::cast`], a `getelementptr` by [`gep_terms`] and the checks of its flags
+//! [`super::cast()`], a `getelementptr` by [`gep_terms`] and the checks of its flags
 //! ([`const_gep`]). docs/language.md, "Constant expressions", gives the reading.
 
 use crate::ir::{ConstData, ConstExpr, GepFlags, GlobalId};
