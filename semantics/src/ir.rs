@@ -51,6 +51,59 @@ pub struct Module {
     pub functions: PrimaryMap<FuncId, FunctionData>,
     /// `source_filename`, `target datalayout` and `target triple` lines, verbatim.
     pub header: Vec<String>,
+    /// The inline assembly a call names (`call i32 asm sideeffect "...", "=v,v"(i32
+    /// %x)`): each is a function of its own, without a body and never printed as
+    /// a `declare`, that the calls name by its [`FuncId`]; these functions come
+    /// after all others (the normal form's order).
+    pub inline_asm: std::collections::BTreeMap<FuncId, InlineAsm>,
+}
+
+/// An inline assembly callee (LangRef, "Inline Assembler Expressions"):
+/// `asm [sideeffect] [alignstack] [inteldialect] [unwind] "text", "constraints"`.
+/// pllvm does not execute it (running it is undefined behaviour,
+/// [`crate::rules::cmd::w_cmd_asm`]); the analyses read its constraints.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InlineAsm {
+    /// The assembly text, unescaped.
+    pub text: String,
+    /// The constraint string, unescaped (`"=v,v"`, `"=r,r,~{memory}"`).
+    pub constraints: String,
+    /// `sideeffect`.
+    pub sideeffect: bool,
+    /// `alignstack`.
+    pub alignstack: bool,
+    /// `inteldialect`.
+    pub inteldialect: bool,
+    /// `unwind`.
+    pub unwind: bool,
+}
+
+impl InlineAsm {
+    /// The constraint codes, one per comma-separated entry, in order (LangRef,
+    /// "Inline Asm Constraint String"): outputs (`=v`), inputs (`v`), clobbers
+    /// (`~{memory}`), label operands of `callbr` (`!i`). A target's uniformity
+    /// rule for inline asm reads the output codes (AMDGPU: an output in a VGPR,
+    /// `v`, is divergent; one in an SGPR, `s`, is not).
+    pub fn constraint_codes(&self) -> Vec<&str> {
+        if self.constraints.is_empty() {
+            return Vec::new();
+        }
+        self.constraints.split(',').map(str::trim).collect()
+    }
+    /// The output constraints (codes starting with `=`), without the `=`.
+    pub fn outputs(&self) -> Vec<&str> {
+        self.constraint_codes()
+            .into_iter()
+            .filter_map(|c| c.strip_prefix('='))
+            .collect()
+    }
+}
+
+impl Module {
+    /// The inline assembly `f` stands for, if it is an inline assembly callee.
+    pub fn inline_asm(&self, f: FuncId) -> Option<&InlineAsm> {
+        self.inline_asm.get(&f)
+    }
 }
 
 impl Module {

@@ -15,8 +15,8 @@ use super::lexer::is_name_byte;
 use super::parser::{binary_flags, cast_flags, f32_bits_to_f64, wrap_to_width};
 use crate::entity::EntityRef;
 use crate::ir::{
-    Block, Body, CastOp, ConstData, ConstExpr, FuncId, GepFlags, GlobalInit, Inst, InstKind,
-    IntFlags, Module, Terminator, Value,
+    Block, Body, CastOp, ConstData, ConstExpr, FuncId, GepFlags, GlobalInit, InlineAsm, Inst,
+    InstKind, IntFlags, Module, Terminator, Value,
 };
 use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
@@ -279,6 +279,9 @@ impl<'m> Printer<'m> {
             }
         }
         for f in self.m.functions.keys() {
+            if self.m.inline_asm.contains_key(&f) {
+                continue; // Written at its call, as LLVM writes it.
+            }
             if !out.is_empty() {
                 out.push('\n');
             }
@@ -670,7 +673,15 @@ impl<'m> Printer<'m> {
                     let _ = write!(s, " ({})", tys.join(", "));
                 }
                 let args: Vec<String> = args.iter().map(|&a| tv(a)).collect();
-                let _ = write!(s, " @{}({})", self.function_name(*callee), args.join(", "));
+                match self.m.inline_asm(*callee) {
+                    Some(asm) => {
+                        let _ = write!(s, " {}({})", inline_asm(asm), args.join(", "));
+                    }
+                    None => {
+                        let name = self.function_name(*callee);
+                        let _ = write!(s, " @{name}({})", args.join(", "));
+                    }
+                }
                 if !bundles.is_empty() {
                     let written: Vec<String> = bundles
                         .iter()
@@ -826,6 +837,28 @@ impl<'m> Printer<'m> {
 }
 
 /// ` nuw nsw exact disjoint` (those set); with `nneg`, `nsw` is spelled `nneg`.
+/// `asm sideeffect "text", "constraints"` as LLVM writes an inline assembly callee.
+pub(crate) fn inline_asm(asm: &InlineAsm) -> String {
+    let mut s = String::from("asm");
+    for (set, word) in [
+        (asm.sideeffect, " sideeffect"),
+        (asm.alignstack, " alignstack"),
+        (asm.inteldialect, " inteldialect"),
+        (asm.unwind, " unwind"),
+    ] {
+        if set {
+            s.push_str(word);
+        }
+    }
+    let _ = write!(
+        s,
+        " {}, {}",
+        quote_string(&asm.text),
+        quote_string(&asm.constraints)
+    );
+    s
+}
+
 /// ` inbounds`, ` nusw`, ` nuw` in LLVM's order (`inbounds` implies `nusw`).
 pub(crate) fn gep_flag_words(flags: GepFlags) -> String {
     let mut s = String::new();

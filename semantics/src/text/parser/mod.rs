@@ -45,7 +45,7 @@ pub(crate) use cursor::{
 };
 pub(crate) use inst::{binary_flags, cast_flags};
 pub use normal::normal_form;
-use normal::normalize_types;
+use normal::{inline_asm_last, normalize_types};
 use std::collections::HashMap;
 
 /// Parses `src` into a module in normal form and its source map.
@@ -90,6 +90,7 @@ pub(crate) fn parse(src: &str) -> Result<(Module, SourceMap), Vec<ParseError>> {
         p.errors.sort_by_key(|e| (e.span.lo, e.span.hi));
         return Err(p.errors);
     }
+    inline_asm_last(&mut p.module, Some(&mut p.source_map));
     normalize_types(&mut p.module);
     Ok((p.module, p.source_map))
 }
