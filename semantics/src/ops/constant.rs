@@ -252,6 +252,80 @@ mod tests {
         })
     }
 
+    /// Each form's value, read from the text: global 0 is object 0 of 16 bytes.
+    #[test]
+    fn each_constant_expression_evaluates_by_its_instruction() {
+        let src = "@g = global [4 x i32] zeroinitializer\n\
+            declare void @k(i64, i8, ptr, ptr, ptr, ptr, ptr, ptr, i64)\n\
+            define void @f() {\n\
+            entry:\n  call void @k(\
+            i64 ptrtoint (ptr @g to i64), \
+            i8 trunc (i64 ptrtoint (ptr getelementptr (i8, ptr null, i64 300) to i64) to i8), \
+            ptr inttoptr (i64 64 to ptr), \
+            ptr bitcast (ptr @g to ptr), \
+            ptr addrspacecast (ptr addrspace(3) addrspacecast (ptr @g to ptr addrspace(3)) to ptr), \
+            ptr getelementptr inbounds ([4 x i32], ptr @g, i64 0, i64 2), \
+            ptr getelementptr inbounds ([4 x i32], ptr @g, i64 0, i64 5), \
+            ptr getelementptr nuw (i32, ptr getelementptr (i8, ptr @g, i64 4), i64 1), \
+            i64 ptrtoint (ptr getelementptr (i32, ptr poison, i64 1) to i64))\n  ret void\n}\n";
+        let (m, _) = crate::text::parse_module(src).expect("parses");
+        let f = m.function_by_name("f").expect("@f");
+        let body = m.functions[f].body.as_ref().expect("a body");
+        let args = body
+            .insts
+            .values()
+            .find_map(|i| match &i.kind {
+                crate::ir::InstKind::Call { args, .. } => Some(args.clone()),
+                _ => None,
+            })
+            .expect("the call");
+        let g = |_| {
+            Val::Ptr(Pointer {
+                object: Some(ObjectId(0)),
+                offset: 0,
+            })
+        };
+        let size = |o: ObjectId| (o == ObjectId(0)).then_some(16);
+        let places = ConstPlaces {
+            global_ptr: &g,
+            object_size: &size,
+        };
+        let got: Vec<Val> = args
+            .iter()
+            .map(|&a| {
+                let c = body.as_const(a).expect("a constant");
+                const_value(&m.types, body.values[a].ty, c, &places)
+            })
+            .collect();
+        let at = |object: Option<u32>, offset: u64| {
+            Val::Ptr(Pointer {
+                object: object.map(ObjectId),
+                offset,
+            })
+        };
+        let want = [
+            Val::Int(u128::from(at_address(Some(0), 0))),
+            Val::Int(300 % 256),
+            at(None, 64),
+            at(Some(0), 0),
+            at(Some(0), 0),
+            at(Some(0), 8),
+            Val::Undef,
+            at(Some(0), 8),
+            Val::Undef,
+        ];
+        assert_eq!(got, want);
+    }
+
+    /// The address `ptrtoint` gives a pointer.
+    fn at_address(object: Option<u32>, offset: u64) -> u64 {
+        Pointer {
+            object: object.map(ObjectId),
+            offset,
+        }
+        .address()
+    }
+
     #[test]
     fn gep_flags_make_poison_by_their_own_rule() {
         let none = GepFlags::default();
