@@ -22,6 +22,7 @@ mod from_source;
 mod fuzz;
 mod fuzz_seeded;
 mod gpu_calls;
+mod gpu_shared;
 mod gpu_target_rules;
 mod gpu_types;
 mod honest_inputs;

@@ -569,7 +569,14 @@ impl<'m> Machine<'m> {
             &mut self.state,
             &mut self.scratch,
             self.record_writes,
-        )?;
+        )
+        .inspect_err(|e| {
+            // The rule that met undefined behaviour was applied too (its
+            // conclusion is the outcome): [W-CMD-ASM] is applied only so.
+            if let StepError::Undefined(ub) = e {
+                self.rules_fired.insert(ub.rule);
+            }
+        })?;
         self.steps += 1;
         if self.count_work {
             let block = &self.program.body.blocks[block];

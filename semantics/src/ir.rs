@@ -11,7 +11,7 @@
 
 use crate::entity;
 use crate::entity::PrimaryMap;
-use crate::types::{Ty, TypeTable};
+use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
 
 entity!(
@@ -51,6 +51,59 @@ pub struct Module {
     pub functions: PrimaryMap<FuncId, FunctionData>,
     /// `source_filename`, `target datalayout` and `target triple` lines, verbatim.
     pub header: Vec<String>,
+    /// The inline assembly a call names (`call i32 asm sideeffect "...", "=v,v"(i32
+    /// %x)`): each is a function of its own, without a body and never printed as
+    /// a `declare`, that the calls name by its [`FuncId`]; these functions come
+    /// after all others (the normal form's order).
+    pub inline_asm: std::collections::BTreeMap<FuncId, InlineAsm>,
+}
+
+/// An inline assembly callee (LangRef, "Inline Assembler Expressions"):
+/// `asm [sideeffect] [alignstack] [inteldialect] [unwind] "text", "constraints"`.
+/// pllvm does not execute it (running it is undefined behaviour,
+/// [`crate::rules::cmd::w_cmd_asm`]); the analyses read its constraints.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct InlineAsm {
+    /// The assembly text, unescaped.
+    pub text: String,
+    /// The constraint string, unescaped (`"=v,v"`, `"=r,r,~{memory}"`).
+    pub constraints: String,
+    /// `sideeffect`.
+    pub sideeffect: bool,
+    /// `alignstack`.
+    pub alignstack: bool,
+    /// `inteldialect`.
+    pub inteldialect: bool,
+    /// `unwind`.
+    pub unwind: bool,
+}
+
+impl InlineAsm {
+    /// The constraint codes, one per comma-separated entry, in order (LangRef,
+    /// "Inline Asm Constraint String"): outputs (`=v`), inputs (`v`), clobbers
+    /// (`~{memory}`), label operands of `callbr` (`!i`). A target's uniformity
+    /// rule for inline asm reads the output codes (AMDGPU: an output in a VGPR,
+    /// `v`, is divergent; one in an SGPR, `s`, is not).
+    pub fn constraint_codes(&self) -> Vec<&str> {
+        if self.constraints.is_empty() {
+            return Vec::new();
+        }
+        self.constraints.split(',').map(str::trim).collect()
+    }
+    /// The output constraints (codes starting with `=`), without the `=`.
+    pub fn outputs(&self) -> Vec<&str> {
+        self.constraint_codes()
+            .into_iter()
+            .filter_map(|c| c.strip_prefix('='))
+            .collect()
+    }
+}
+
+impl Module {
+    /// The inline assembly `f` stands for, if it is an inline assembly callee.
+    pub fn inline_asm(&self, f: FuncId) -> Option<&InlineAsm> {
+        self.inline_asm.get(&f)
+    }
 }
 
 impl Module {
@@ -266,6 +319,59 @@ pub enum ConstData {
     Elems(Vec<ConstData>),
     /// `splat (T c)`: a vector with `c` in every element.
     Splat(Box<ConstData>),
+    /// A constant expression (LangRef "Constant Expressions"): a cast or a
+    /// `getelementptr` of constants, the same value in every lane.
+    Expr(Box<ConstExpr>),
+}
+
+/// A constant expression: an operation on constants that LLVM writes inline as
+/// an operand, `addrspacecast (ptr addrspace(3) @s to ptr)` or
+/// `getelementptr inbounds ([4 x i32], ptr @g, i64 0, i64 1)`. Its value is the
+/// operation's result on the constants, by the instruction's own rule
+/// (docs/language.md, "Constant expressions").
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub enum ConstExpr {
+    /// `op (from c to to)`: LLVM 22 keeps `trunc`, `ptrtoint`, `inttoptr`,
+    /// `bitcast` and `addrspacecast` as constant expressions.
+    Cast {
+        /// The cast.
+        op: CastOp,
+        /// The operand's type.
+        from: Ty,
+        /// The operand.
+        arg: ConstData,
+        /// The result type.
+        to: Ty,
+    },
+    /// `getelementptr [flags] [inrange(lo, hi)] (T, ptr c, iN k...)`.
+    Gep {
+        /// `inbounds` / `nusw` / `nuw`.
+        flags: GepFlags,
+        /// `inrange(lo, hi)`: byte offsets around the result that loads and stores
+        /// through it may reach (kept and printed; LangRef makes an access
+        /// outside them undefined, pllvm does not check it).
+        inrange: Option<(i64, i64)>,
+        /// The source element type `T`.
+        source_ty: Ty,
+        /// The base pointer's type.
+        base_ty: Ty,
+        /// The base pointer.
+        base: ConstData,
+        /// The indices with their integer types.
+        indices: Vec<(Ty, ConstData)>,
+    },
+}
+
+/// The flags of a `getelementptr` (LangRef: `inbounds` implies `nusw`, so
+/// `nusw` is set only without `inbounds`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GepFlags {
+    /// `inbounds`: the result stays within the base's object (else poison).
+    pub inbounds: bool,
+    /// `nusw`: the offset arithmetic does not overflow signed (else poison).
+    pub nusw: bool,
+    /// `nuw`: the offset arithmetic does not overflow unsigned (else poison).
+    pub nuw: bool,
 }
 
 /// A block `ℓ val_msk φ̄ c̄ tmn` (thesis Fig. 4.2, Def. 1).
@@ -637,6 +743,95 @@ impl CastOp {
             CastOp::PtrToInt => "ptrtoint",
             CastOp::IntToPtr => "inttoptr",
             CastOp::AddrSpaceCast => "addrspacecast",
+        }
+    }
+
+    /// Whether `op` may convert `from` to `to` (LLVM LangRef, "Conversion Operations");
+    /// the error says which rule fails.
+    pub fn check_types(self, types: &TypeTable, from: Ty, to: Ty) -> Result<(), &'static str> {
+        let op = self;
+        // Element-wise casts of vectors: both sides vectors of one length, the element
+        // types legal for the scalar cast. A bitcast may change the shape (below).
+        if op != CastOp::Bitcast {
+            match (types.vector(from), types.vector(to)) {
+                (Some((n, a)), Some((m, b))) => {
+                    if n != m {
+                        return Err("vectors must have the same length");
+                    }
+                    return op.check_types(types, a, b);
+                }
+                (None, None) => {}
+                _ => return Err("both types must be vectors, or neither"),
+            }
+        }
+        let int = |t: Ty| types.int_width(t);
+        let float_bits = |t: Ty| match types.get(t) {
+            TypeData::F16 | TypeData::BF16 => Some(16u32),
+            TypeData::F32 => Some(32u32),
+            TypeData::F64 => Some(64),
+            _ => None,
+        };
+        let check = |ok: bool, why: &'static str| if ok { Ok(()) } else { Err(why) };
+        match op {
+            CastOp::Trunc => match (int(from), int(to)) {
+                (Some(a), Some(b)) => check(b < a, "the result must be narrower"),
+                _ => Err("both types must be integers"),
+            },
+            CastOp::ZExt | CastOp::SExt => match (int(from), int(to)) {
+                (Some(a), Some(b)) => check(b > a, "the result must be wider"),
+                _ => Err("both types must be integers"),
+            },
+            CastOp::FpTrunc => match (float_bits(from), float_bits(to)) {
+                (Some(a), Some(b)) => check(b < a, "the result must be narrower"),
+                _ => Err("both types must be floating-point"),
+            },
+            CastOp::FpExt => match (float_bits(from), float_bits(to)) {
+                (Some(a), Some(b)) => check(b > a, "the result must be wider"),
+                _ => Err("both types must be floating-point"),
+            },
+            CastOp::FpToSi | CastOp::FpToUi => check(
+                float_bits(from).is_some() && int(to).is_some(),
+                "it converts floating-point to integer",
+            ),
+            CastOp::SiToFp | CastOp::UiToFp => check(
+                int(from).is_some() && float_bits(to).is_some(),
+                "it converts integer to floating-point",
+            ),
+            CastOp::PtrToInt => check(
+                types.is_ptr(from) && int(to).is_some(),
+                "it converts a pointer to an integer",
+            ),
+            CastOp::IntToPtr => check(
+                int(from).is_some() && types.is_ptr(to),
+                "it converts an integer to a pointer",
+            ),
+            CastOp::AddrSpaceCast => match (types.get(from), types.get(to)) {
+                (TypeData::Ptr(a), TypeData::Ptr(b)) => {
+                    check(a != b, "the address spaces must differ")
+                }
+                _ => Err("both types must be pointers"),
+            },
+            CastOp::Bitcast => match (types.get(from), types.get(to)) {
+                (TypeData::Ptr(a), TypeData::Ptr(b)) => check(
+                    a == b,
+                    "pointers keep their address space (use addrspacecast)",
+                ),
+                (TypeData::Ptr(_), _) | (_, TypeData::Ptr(_)) => {
+                    Err("pointers convert only to pointers (use ptrtoint or inttoptr)")
+                }
+                _ => {
+                    let bits = |t: Ty| match types.vector(t) {
+                        Some((n, elem)) => int(elem)
+                            .or(float_bits(elem))
+                            .and_then(|w| w.checked_mul(n)),
+                        None => int(t).or(float_bits(t)),
+                    };
+                    match (bits(from), bits(to)) {
+                        (Some(a), Some(b)) => check(a == b, "the sizes must be equal"),
+                        _ => Err("both types must be non-aggregate first-class types"),
+                    }
+                }
+            },
         }
     }
 }

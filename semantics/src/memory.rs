@@ -41,8 +41,9 @@
 //! the object it changes, and of it only the chunk it changes.
 
 use crate::ir::{ConstData, GlobalId, GlobalInit};
+use crate::ops::{ConstPlaces, const_value};
 use crate::types::{Ty, TypeData, TypeTable};
-use crate::value::{OFFSET_BITS, ObjectId, Pointer, Val, const_value, display_signed, low_mask};
+use crate::value::{OFFSET_BITS, ObjectId, Pointer, Val, display_signed, low_mask};
 use num_bigint::BigUint;
 use std::cell::Cell;
 use std::fmt;
@@ -591,7 +592,8 @@ impl Memory {
             in_use: self.live_bytes,
             limit: self.limit_bytes,
         })?;
-        fill_image(types, ty, init, global_ptr, &mut image, 0)?;
+        let object_size = |o: ObjectId| self.object(o).map(|obj| obj.size());
+        fill_image(types, ty, init, global_ptr, &object_size, &mut image, 0)?;
         Arc::make_mut(&mut self.objects[index])
             .bytes
             .copy_from(offset, &image, 0, size);
@@ -964,6 +966,7 @@ fn fill_image(
     ty: Ty,
     init: &GlobalInit,
     global_ptr: &dyn Fn(GlobalId) -> Option<Pointer>,
+    object_size: &dyn Fn(ObjectId) -> Option<u64>,
     image: &mut ByteStore,
     at: u64,
 ) -> Result<(), MemError> {
@@ -978,13 +981,18 @@ fn fill_image(
         GlobalInit::Scalar(c) => {
             let scalar = Scalar::of(types, ty)?;
             let missing = Cell::new(None);
-            let value = const_value(types, ty, c, &|g| match global_ptr(g) {
+            let ptr_of = |g| match global_ptr(g) {
                 Some(p) => Val::Ptr(p),
                 None => {
                     missing.set(Some(g));
                     Val::Undef
                 }
-            });
+            };
+            let places = ConstPlaces {
+                global_ptr: &ptr_of,
+                object_size,
+            };
+            let value = const_value(types, ty, c, &places);
             if let Some(g) = missing.get() {
                 return Err(MemError::Unsupported(format!(
                     "initializer refers to global {g:?}, which has no object"
@@ -1014,7 +1022,15 @@ fn fill_image(
                 }
             };
             for ((item, elem_ty), offset) in items.iter().zip(elem_tys).zip(offsets) {
-                fill_image(types, elem_ty, item, global_ptr, image, at + offset)?;
+                fill_image(
+                    types,
+                    elem_ty,
+                    item,
+                    global_ptr,
+                    object_size,
+                    image,
+                    at + offset,
+                )?;
             }
         }
     }

@@ -9,7 +9,6 @@
 //! offset into it. P-LLVM has one undefined value ⊤; LLVM's `undef` and `poison`
 //! both become it.
 
-use crate::ir::ConstData;
 use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
 use std::fmt;
@@ -133,57 +132,6 @@ pub fn wrap_biguint(width: u32, v: &BigUint) -> BigUint {
         v.clone()
     } else {
         v & ((BigUint::from(1u8) << width) - 1u8)
-    }
-}
-
-/// The lane value of constant `c` of type `ty`, given the address of each global
-/// (`globals`) and function (`functions`) as pointers.
-pub fn const_value(
-    types: &TypeTable,
-    ty: Ty,
-    c: &ConstData,
-    global_ptr: &dyn Fn(crate::ir::GlobalId) -> Val,
-) -> Val {
-    match c {
-        ConstData::Int(bits) => match types.get(ty) {
-            TypeData::Int(w) => Val::from_biguint(*w, wrap_biguint(*w, bits)),
-            _ => Val::Undef,
-        },
-        ConstData::Float(bits) => match types.get(ty) {
-            TypeData::F32 => Val::F32(*bits as u32),
-            TypeData::F16 => Val::F16(*bits as u16),
-            TypeData::BF16 => Val::BF16(*bits as u16),
-            _ => Val::F64(*bits),
-        },
-        ConstData::Null => Val::Ptr(Pointer {
-            object: None,
-            offset: 0,
-        }),
-        ConstData::Undef | ConstData::Poison => Val::Undef,
-        ConstData::Zero => zero_of(types, ty),
-        ConstData::Elems(items) => {
-            let elems: Vec<Val> = items
-                .iter()
-                .enumerate()
-                .map(|(k, item)| match types.element_at(ty, k as u64) {
-                    Some(elem) => const_value(types, elem, item, global_ptr),
-                    None => Val::Undef,
-                })
-                .collect();
-            Val::Agg(elems.into())
-        }
-        ConstData::Splat(item) => match types.vector(ty) {
-            Some((n, elem)) => {
-                let v = const_value(types, elem, item, global_ptr);
-                Val::Agg(vec![v; n as usize].into())
-            }
-            None => Val::Undef,
-        },
-        ConstData::Global(g) => global_ptr(*g),
-        ConstData::Function(f) => Val::Ptr(Pointer {
-            object: None,
-            offset: u64::from(f.as_u32()) << 48,
-        }),
     }
 }
 

@@ -320,7 +320,28 @@ fn constant(g: &mut Gen, ty: &str) -> String {
             1 => format!("{:?}", (g.next() % 100000) as f64 / 7.0),
             _ => "1.0e-300".to_string(),
         },
-        "ptr" => g.pick(&["null", "@gi", "@garr", "undef"]).to_string(),
+        "ptr" => match g.below(8) {
+            0 => format!(
+                "getelementptr inbounds ([3 x i8], ptr {}, i64 0, i64 {})",
+                constant(g, "ptr"),
+                g.below(4)
+            ),
+            1 => "addrspacecast (ptr addrspace(3) @gs to ptr)".to_string(),
+            2 => format!("inttoptr (i64 {} to ptr)", constant(g, "i64")),
+            _ => g.pick(&["null", "@gi", "@garr", "undef"]).to_string(),
+        },
+        int if g.chance(10) => {
+            // A constant expression of an integer type: ptrtoint of a pointer
+            // constant, or a trunc of an i128 one.
+            if int == "i128" {
+                format!("ptrtoint (ptr {} to i128)", constant(g, "ptr"))
+            } else {
+                format!(
+                    "trunc (i128 ptrtoint (ptr {} to i128) to {int})",
+                    constant(g, "ptr")
+                )
+            }
+        }
         _ => match g.below(4) {
             0 => format!("-{}", g.next() % 1000),
             1 => (g.next() % 100).to_string(),
@@ -348,7 +369,9 @@ fn operand(g: &mut Gen, values: &[(String, &str)], ty: &str) -> String {
 fn gen_module(seed: u64) -> String {
     let mut g = Gen { state: seed | 1 };
     let mut out = String::from("source_filename = \"gen.ll\"\n\n");
-    out.push_str("@gi = global i32 7, align 4\n@garr = internal constant [3 x i8] c\"a\\00b\"\n\n");
+    out.push_str("@gi = global i32 7, align 4\n@garr = internal constant [3 x i8] c\"a\\00b\"\n");
+    out.push_str("@gs = internal addrspace(3) global [4 x i32] undef\n");
+    out.push_str("@gp = global ptr getelementptr (i8, ptr addrspacecast (ptr addrspace(3) @gs to ptr), i64 4)\n\n");
     out.push_str("declare i32 @ext(i32, ptr)\n\n");
     let n_funcs = 1 + g.below(2);
     for f in 0..n_funcs {

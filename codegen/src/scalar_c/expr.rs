@@ -149,6 +149,13 @@ pub(crate) fn constant(
                 "a vector or aggregate constant (the C route holds scalars only)",
             ));
         }
+        (ConstData::Expr(_), _) => {
+            return Err(TransformError::new(
+                PASS,
+                site,
+                "a constant expression (the C route does not fold them)",
+            ));
+        }
         (ConstData::Global(g), _) => format!("G{}", g.index()),
         (ConstData::Function(f), _) => {
             return Err(TransformError::new(

@@ -40,11 +40,13 @@
 //! them rather than panic.
 
 pub mod cast;
+pub mod constant;
 pub mod elems;
 pub mod float;
 pub mod int;
 
 pub use cast::cast;
+pub use constant::{ConstPlaces, const_value};
 pub use float::{fcmp, fneg};
 pub use int::{LaneUb, icmp};
 

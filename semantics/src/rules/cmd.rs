@@ -216,6 +216,10 @@ pub fn eval_cmd(
             record(Rule::WInstStore);
             w_inst_store(ctx, active, env, mem, c)?
         }
+        InstKind::Call { callee, .. } if ctx.program.module.inline_asm(*callee).is_some() => {
+            record(Rule::WCmdAsm);
+            w_cmd_asm(ctx, active, c)?
+        }
         InstKind::Call { .. } => {
             record(Rule::WCmdCall);
             w_cmd_call(ctx, active, env, mem, c)?
@@ -544,6 +548,30 @@ pub fn w_cmd_call(
         }
         other => memory_intrinsic(ctx, active, mem, c, other, &p),
     }
+}
+
+/// [W-CMD-ASM] A call of inline assembly (LangRef, "Inline Assembler
+/// Expressions"; the name is pllvm's): the thesis's θ (§4.9.2, Fig. 4.14) maps
+/// functions, and an assembly string is none, so P-LLVM gives it no meaning. A
+/// call that some lane executes actively is undefined behaviour, reported for
+/// the first active lane with the assembly text and its constraints; with no
+/// active lane nothing is executed, as for [W-CMD-CALL]: the result is ⊤^W and
+/// memory is unchanged.
+pub fn w_cmd_asm(ctx: CmdCtx<'_, '_>, active: &[bool], c: Inst) -> Result<Vec<Val>, StepError> {
+    let InstKind::Call { callee, .. } = &ctx.program.body.insts[c].kind else {
+        return Err(Stuck::new(Rule::WCmdAsm, "not a call").into());
+    };
+    let Some(asm) = ctx.program.module.inline_asm(*callee) else {
+        return Err(Stuck::new(Rule::WCmdAsm, "not inline assembly").into());
+    };
+    let Some(lane) = active.iter().position(|&a| a) else {
+        return Ok(vec![Val::Undef; active.len()]);
+    };
+    let message = format!(
+        "inline assembly {:?} (constraints {:?}) has no meaning in P-LLVM: θ defines functions, not assembly",
+        asm.text, asm.constraints
+    );
+    Err(ub(ctx, Rule::WCmdAsm, Some(lane), Site::Inst(c), &message))
 }
 
 /// [W-CMD-CALL] for a callee θ does not define (a `declare`d external function,

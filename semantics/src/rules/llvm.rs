@@ -11,7 +11,6 @@ use crate::rules::error::{Site, StepError, Stuck};
 use crate::rules::program::Program;
 use crate::rules::rule::Rule;
 use crate::rules::state::Env;
-use crate::types::TypeData;
 use crate::value::{Pointer, Val};
 
 /// [W-INST-LLVM] Every instruction §4.9 leaves to "regular LLVM semantics": each
@@ -307,32 +306,10 @@ pub fn gep(
     let Val::Ptr(ptr) = base else {
         return Val::Undef;
     };
-    let mut offset: i128 = 0;
-    let mut current = source_ty;
-    for (k, &(index, index_width)) in indices.iter().enumerate() {
-        let Some(i) = signed_index(index, index_width) else {
-            return Val::Undef;
-        };
-        if k == 0 {
-            offset += i * types.size_of(current) as i128;
-            continue;
-        }
-        match types.get(current).clone() {
-            TypeData::Array(_, elem) => {
-                offset += i * types.size_of(elem) as i128;
-                current = elem;
-            }
-            TypeData::Struct { fields, .. } => {
-                let (offsets, _) = types.struct_layout(current);
-                let Some(&off) = usize::try_from(i).ok().and_then(|f| offsets.get(f)) else {
-                    return Val::Undef;
-                };
-                offset += off as i128;
-                current = fields[i as usize];
-            }
-            _ => return Val::Undef,
-        }
-    }
+    let Some(terms) = ops::constant::gep_terms(types, source_ty, indices) else {
+        return Val::Undef;
+    };
+    let offset: i128 = terms.iter().sum();
     if inbounds {
         let start = ptr.offset as i64 as i128;
         let end = start + offset;
@@ -350,18 +327,4 @@ pub fn gep(
         object: ptr.object,
         offset: ptr.offset.wrapping_add(offset as u64),
     })
-}
-
-/// A gep index of an `iN` type as a signed number: LLVM sign-extends (or truncates)
-/// indices to the 64-bit index width of the data layout. `None` for ⊤.
-fn signed_index(v: &Val, width: u32) -> Option<i128> {
-    let raw = v.as_biguint()?;
-    let low = raw.iter_u64_digits().next().unwrap_or(0);
-    let n = width.min(64);
-    let shifted = if n == 0 {
-        0
-    } else {
-        (low << (64 - n)) as i64 >> (64 - n)
-    };
-    Some(i128::from(shifted))
 }

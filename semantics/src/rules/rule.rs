@@ -72,11 +72,13 @@ pub enum Rule {
     WInstCmpXchg,
     /// [W-INST-FENCE] (§4.9.1 read with LangRef's `fence`; the name is pllvm's).
     WInstFence,
+    /// [W-CMD-ASM] (§4.9.2: θ has no inline assembly; the name is pllvm's).
+    WCmdAsm,
 }
 
 impl Rule {
     /// Every rule, in the order of RULES.md.
-    pub const ALL: [Rule; 28] = [
+    pub const ALL: [Rule; 29] = [
         Rule::Cmask,
         Rule::Pmask,
         Rule::Amask,
@@ -105,6 +107,7 @@ impl Rule {
         Rule::WInstAtomicRmw,
         Rule::WInstCmpXchg,
         Rule::WInstFence,
+        Rule::WCmdAsm,
     ];
 
     /// The name RULES.md and the `/// [NAME]` citations give the rule.
@@ -138,6 +141,7 @@ impl Rule {
             Rule::WInstAtomicRmw => "W-INST-ATOMICRMW",
             Rule::WInstCmpXchg => "W-INST-CMPXCHG",
             Rule::WInstFence => "W-INST-FENCE",
+            Rule::WCmdAsm => "W-CMD-ASM",
         }
     }
 
@@ -164,6 +168,7 @@ impl Rule {
             }
             Rule::LssWStep => "§4.3, Fig. 4.3",
             Rule::WInstAtomicRmw | Rule::WInstCmpXchg | Rule::WInstFence => "§4.9.1",
+            Rule::WCmdAsm => "§4.9.2",
         }
     }
 
@@ -327,6 +332,11 @@ impl Rule {
                 "inst = fence ordering\n\
                  ──────────────────────────────────────────────────────────────── [W-INST-FENCE]\n\
                  evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → ⊤^W 𝕄"
+            }
+            Rule::WCmdAsm => {
+                "inst = asm \"text\", \"constraints\"(val_0, …)   ∃t. amsk^W(t)   (θ has no f for it)\n\
+                 ──────────────────────────────────────────────────────────────── [W-CMD-ASM]\n\
+                 evalcmd_𝓘^W amsk^W Δ^W 𝕄 inst → ub"
             }
         }
     }

@@ -5,9 +5,10 @@ use crate::column::{BitColumn, BitKind, Column};
 use crate::entity::EntityRef;
 use crate::ir::{Block, Value, ValueDef};
 use crate::memory::Memory;
+use crate::ops::{ConstPlaces, const_value};
 use crate::persistent::PVec;
 use crate::rules::program::Program;
-use crate::value::{Val, const_value};
+use crate::value::{ObjectId, Pointer, Val};
 use std::borrow::Cow;
 
 /// The semantic interpretation 𝓘 (§4.5): what passive execution does to a variable.
@@ -260,6 +261,24 @@ impl Env {
         track: bool,
     ) -> Env {
         let body = program.body;
+        let module = program.module;
+        // The bounds of a constant `getelementptr inbounds`: a global's object is
+        // as large as its type (at least one byte, as it is allocated).
+        let object_size = |o: ObjectId| {
+            module
+                .globals
+                .iter()
+                .find_map(|(g, data)| match global_ptr(g) {
+                    Val::Ptr(Pointer {
+                        object: Some(x), ..
+                    }) if x == o => Some(module.types.size_of(data.ty).max(1)),
+                    _ => None,
+                })
+        };
+        let places = ConstPlaces {
+            global_ptr,
+            object_size: &object_size,
+        };
         let mut columns = Vec::with_capacity(body.values.len());
         let mut defined = (strict || track).then(|| Vec::with_capacity(body.values.len()));
         for (_, data) in body.values.iter() {
@@ -275,7 +294,7 @@ impl Env {
                 ValueDef::Const(c) => (
                     Column::from_vals(
                         ty,
-                        vec![const_value(program.types(), data.ty, c, global_ptr); width],
+                        vec![const_value(program.types(), data.ty, c, &places); width],
                     ),
                     true,
                 ),

@@ -15,8 +15,8 @@ use super::lexer::is_name_byte;
 use super::parser::{binary_flags, cast_flags, f32_bits_to_f64, wrap_to_width};
 use crate::entity::EntityRef;
 use crate::ir::{
-    Block, Body, CastOp, ConstData, FuncId, GlobalInit, Inst, InstKind, IntFlags, Module,
-    Terminator, Value,
+    Block, Body, CastOp, ConstData, ConstExpr, FuncId, GepFlags, GlobalInit, InlineAsm, Inst,
+    InstKind, IntFlags, Module, Terminator, Value,
 };
 use crate::types::{Ty, TypeData, TypeTable};
 use num_bigint::BigUint;
@@ -210,6 +210,47 @@ impl<'m> Printer<'m> {
                 let elem = self.m.types.scalar_of(ty);
                 format!("splat ({} {})", self.ty(elem), self.constant(elem, item))
             }
+            ConstData::Expr(e) => self.const_expr(e),
+        }
+    }
+
+    /// A constant expression as LLVM 22 prints it: `addrspacecast (ptr
+    /// addrspace(3) @s to ptr)`, `getelementptr inbounds nuw inrange(-4, 12)
+    /// ([4 x i32], ptr @g, i64 0, i64 1)`.
+    fn const_expr(&self, e: &ConstExpr) -> String {
+        match e {
+            ConstExpr::Cast { op, from, arg, to } => format!(
+                "{} ({} {} to {})",
+                op.name(),
+                self.ty(*from),
+                self.constant(*from, arg),
+                self.ty(*to)
+            ),
+            ConstExpr::Gep {
+                flags,
+                inrange,
+                source_ty,
+                base_ty,
+                base,
+                indices,
+            } => {
+                let mut s = format!("getelementptr{}", gep_flag_words(*flags));
+                if let Some((lo, hi)) = inrange {
+                    let _ = write!(s, " inrange({lo}, {hi})");
+                }
+                let _ = write!(
+                    s,
+                    " ({}, {} {}",
+                    self.ty(*source_ty),
+                    self.ty(*base_ty),
+                    self.constant(*base_ty, base)
+                );
+                for (ity, index) in indices {
+                    let _ = write!(s, ", {} {}", self.ty(*ity), self.constant(*ity, index));
+                }
+                s.push(')');
+                s
+            }
         }
     }
 
@@ -239,6 +280,9 @@ impl<'m> Printer<'m> {
             }
         }
         for f in self.m.functions.keys() {
+            if self.m.inline_asm.contains_key(&f) {
+                continue; // Written at its call, as LLVM writes it.
+            }
             if !out.is_empty() {
                 out.push('\n');
             }
@@ -633,7 +677,15 @@ impl<'m> Printer<'m> {
                     let _ = write!(s, " ({})", tys.join(", "));
                 }
                 let args: Vec<String> = args.iter().map(|&a| tv(a)).collect();
-                let _ = write!(s, " @{}({})", self.function_name(*callee), args.join(", "));
+                match self.m.inline_asm(*callee) {
+                    Some(asm) => {
+                        let _ = write!(s, " {}({})", inline_asm(asm), args.join(", "));
+                    }
+                    None => {
+                        let name = self.function_name(*callee);
+                        let _ = write!(s, " @{name}({})", args.join(", "));
+                    }
+                }
                 if !bundles.is_empty() {
                     let written: Vec<String> = bundles
                         .iter()
@@ -789,6 +841,42 @@ impl<'m> Printer<'m> {
 }
 
 /// ` nuw nsw exact disjoint` (those set); with `nneg`, `nsw` is spelled `nneg`.
+/// `asm sideeffect "text", "constraints"` as LLVM writes an inline assembly callee.
+pub(crate) fn inline_asm(asm: &InlineAsm) -> String {
+    let mut s = String::from("asm");
+    for (set, word) in [
+        (asm.sideeffect, " sideeffect"),
+        (asm.alignstack, " alignstack"),
+        (asm.inteldialect, " inteldialect"),
+        (asm.unwind, " unwind"),
+    ] {
+        if set {
+            s.push_str(word);
+        }
+    }
+    let _ = write!(
+        s,
+        " {}, {}",
+        quote_string(&asm.text),
+        quote_string(&asm.constraints)
+    );
+    s
+}
+
+/// ` inbounds`, ` nusw`, ` nuw` in LLVM's order (`inbounds` implies `nusw`).
+pub(crate) fn gep_flag_words(flags: GepFlags) -> String {
+    let mut s = String::new();
+    if flags.inbounds {
+        s.push_str(" inbounds");
+    } else if flags.nusw {
+        s.push_str(" nusw");
+    }
+    if flags.nuw {
+        s.push_str(" nuw");
+    }
+    s
+}
+
 fn flag_words(flags: IntFlags, nneg: bool) -> String {
     let mut s = String::new();
     if flags.nuw {

@@ -461,6 +461,7 @@ impl FunctionChecker<'_> {
                 ConstData::Zero => "zeroinitializer".into(),
                 ConstData::Elems(_) => "a vector or aggregate constant".into(),
                 ConstData::Splat(_) => "a splat constant".into(),
+                ConstData::Expr(_) => crate::text::print_value(self.module, self.body, value),
                 ConstData::Global(g) => self
                     .module
                     .globals

@@ -1,6 +1,5 @@
 //! Unit tests of the verifier: one per check family, on modules built by hand.
 
-use super::types::cast_legal;
 use super::*;
 use crate::ir::{
     BinOp, BlockData, CastOp, ICmpPred, InstData, InstKind, IntFlags, Param, Terminator, ValueData,
@@ -405,7 +404,7 @@ fn casts() {
         (CastOp::AddrSpaceCast, TypeTable::PTR, p3),
     ];
     for (op, from, to) in ok {
-        assert_eq!(cast_legal(&t, op, from, to), Ok(()), "{}", op.name());
+        assert_eq!(op.check_types(&t, from, to), Ok(()), "{}", op.name());
     }
     let bad = [
         (CastOp::Trunc, TypeTable::I8, TypeTable::I8),
@@ -419,7 +418,7 @@ fn casts() {
         (CastOp::IntToPtr, TypeTable::PTR, TypeTable::PTR),
     ];
     for (op, from, to) in bad {
-        assert!(cast_legal(&t, op, from, to).is_err(), "{}", op.name());
+        assert!(op.check_types(&t, from, to).is_err(), "{}", op.name());
     }
 }
 
@@ -759,10 +758,10 @@ fn vector_casts() {
     let v2d = t.intern(TypeData::Vector(2, TypeTable::F64));
     let v2i = t.intern(TypeData::Vector(2, TypeTable::I32));
     let i128 = t.int(128);
-    assert_eq!(cast_legal(&t, CastOp::FpToSi, v4f, v4i), Ok(()));
-    assert_eq!(cast_legal(&t, CastOp::Bitcast, v4f, v2d), Ok(()));
-    assert_eq!(cast_legal(&t, CastOp::Bitcast, v4i, i128), Ok(()));
-    assert!(cast_legal(&t, CastOp::FpToSi, v4f, v2i).is_err());
-    assert!(cast_legal(&t, CastOp::ZExt, v2i, TypeTable::I64).is_err());
-    assert!(cast_legal(&t, CastOp::Bitcast, v4i, v2i).is_err());
+    assert_eq!(CastOp::FpToSi.check_types(&t, v4f, v4i), Ok(()));
+    assert_eq!(CastOp::Bitcast.check_types(&t, v4f, v2d), Ok(()));
+    assert_eq!(CastOp::Bitcast.check_types(&t, v4i, i128), Ok(()));
+    assert!(CastOp::FpToSi.check_types(&t, v4f, v2i).is_err());
+    assert!(CastOp::ZExt.check_types(&t, v2i, TypeTable::I64).is_err());
+    assert!(CastOp::Bitcast.check_types(&t, v4i, v2i).is_err());
 }

@@ -3,7 +3,7 @@
 
 use super::{FunctionChecker, OperandAt, VerifyError};
 use crate::diag::Span;
-use crate::ir::{CastOp, ConstData, GepIndex, Inst, InstKind, RmwOp, Value};
+use crate::ir::{ConstData, GepIndex, Inst, InstKind, RmwOp, Value};
 use crate::types::{Ty, TypeData, TypeTable};
 
 impl FunctionChecker<'_> {
@@ -91,7 +91,7 @@ impl FunctionChecker<'_> {
             InstKind::Cast {
                 op, from, arg, to, ..
             } => {
-                if let Err(why) = cast_legal(types, *op, *from, *to) {
+                if let Err(why) = op.check_types(types, *from, *to) {
                     let error = VerifyError::IllegalCast {
                         opcode,
                         from: types.display(*from),
@@ -488,96 +488,5 @@ pub(super) fn kind_error(opcode: &'static str, needs: &'static str, found: Strin
         opcode,
         needs,
         found,
-    }
-}
-
-/// Whether `op` may convert `from` to `to` (LLVM LangRef, "Conversion Operations");
-/// the error says which rule fails.
-pub(super) fn cast_legal(
-    types: &TypeTable,
-    op: CastOp,
-    from: Ty,
-    to: Ty,
-) -> Result<(), &'static str> {
-    // Element-wise casts of vectors: both sides vectors of one length, the element
-    // types legal for the scalar cast. A bitcast may change the shape (below).
-    if op != CastOp::Bitcast {
-        match (types.vector(from), types.vector(to)) {
-            (Some((n, a)), Some((m, b))) => {
-                if n != m {
-                    return Err("vectors must have the same length");
-                }
-                return cast_legal(types, op, a, b);
-            }
-            (None, None) => {}
-            _ => return Err("both types must be vectors, or neither"),
-        }
-    }
-    let int = |t: Ty| types.int_width(t);
-    let float_bits = |t: Ty| match types.get(t) {
-        TypeData::F16 | TypeData::BF16 => Some(16u32),
-        TypeData::F32 => Some(32u32),
-        TypeData::F64 => Some(64),
-        _ => None,
-    };
-    let check = |ok: bool, why: &'static str| if ok { Ok(()) } else { Err(why) };
-    match op {
-        CastOp::Trunc => match (int(from), int(to)) {
-            (Some(a), Some(b)) => check(b < a, "the result must be narrower"),
-            _ => Err("both types must be integers"),
-        },
-        CastOp::ZExt | CastOp::SExt => match (int(from), int(to)) {
-            (Some(a), Some(b)) => check(b > a, "the result must be wider"),
-            _ => Err("both types must be integers"),
-        },
-        CastOp::FpTrunc => match (float_bits(from), float_bits(to)) {
-            (Some(a), Some(b)) => check(b < a, "the result must be narrower"),
-            _ => Err("both types must be floating-point"),
-        },
-        CastOp::FpExt => match (float_bits(from), float_bits(to)) {
-            (Some(a), Some(b)) => check(b > a, "the result must be wider"),
-            _ => Err("both types must be floating-point"),
-        },
-        CastOp::FpToSi | CastOp::FpToUi => check(
-            float_bits(from).is_some() && int(to).is_some(),
-            "it converts floating-point to integer",
-        ),
-        CastOp::SiToFp | CastOp::UiToFp => check(
-            int(from).is_some() && float_bits(to).is_some(),
-            "it converts integer to floating-point",
-        ),
-        CastOp::PtrToInt => check(
-            types.is_ptr(from) && int(to).is_some(),
-            "it converts a pointer to an integer",
-        ),
-        CastOp::IntToPtr => check(
-            int(from).is_some() && types.is_ptr(to),
-            "it converts an integer to a pointer",
-        ),
-        CastOp::AddrSpaceCast => match (types.get(from), types.get(to)) {
-            (TypeData::Ptr(a), TypeData::Ptr(b)) => check(a != b, "the address spaces must differ"),
-            _ => Err("both types must be pointers"),
-        },
-        CastOp::Bitcast => match (types.get(from), types.get(to)) {
-            (TypeData::Ptr(a), TypeData::Ptr(b)) => check(
-                a == b,
-                "pointers keep their address space (use addrspacecast)",
-            ),
-            (TypeData::Ptr(_), _) | (_, TypeData::Ptr(_)) => {
-                Err("pointers convert only to pointers (use ptrtoint or inttoptr)")
-            }
-            _ => {
-                let bits = |t: Ty| match types.vector(t) {
-                    Some((n, elem)) => int(elem)
-                        .or(float_bits(elem))
-                        .and_then(|w| w.checked_mul(n)),
-                    None => int(t).or(float_bits(t)),
-                };
-                match (bits(from), bits(to)) {
-                    (Some(a), Some(b)) => check(a == b, "the sizes must be equal"),
-                    _ => Err("both types must be non-aggregate first-class types"),
-                }
-            }
-        },
     }
 }

@@ -50,6 +50,12 @@ impl Emitter<'_, '_> {
                     "a vector or aggregate constant: the native backend widens scalars only",
                 ));
             }
+            ConstData::Expr(_) => {
+                return Err(refuse(
+                    site,
+                    "a constant expression: the native backend does not fold them",
+                ));
+            }
             ConstData::Function(f) => {
                 return Err(refuse(
                     site,

@@ -1,4 +1,5 @@
-//! Constants as operands: scalars, vector and aggregate constants, `splat`.
+//! Constants as operands: scalars, vector and aggregate constants, `splat`
+//! (constant expressions are `super::cexpr`).
 
 use super::cursor::{Parser, f64_bits_to_f32, is_statement_word, parse_int_literal};
 use crate::half;
@@ -17,6 +18,11 @@ impl<'s> Parser<'s> {
     /// the forms share the type checks around the match.
     pub(super) fn parse_const(&mut self, ty: Ty) -> Result<ConstData, ParseError> {
         let t = self.cur();
+        if t.kind == Tok::Word
+            && let Some(parsed) = self.parse_const_expr(ty)
+        {
+            return parsed;
+        }
         let text = self.text();
         let types = &self.module.types;
         let c = match t.kind {

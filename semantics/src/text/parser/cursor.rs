@@ -348,6 +348,8 @@ pub(super) struct Parser<'s> {
     pub(super) source_map: SourceMap,
     pub(super) errors: Vec<ParseError>,
     pub(super) operand_spans: Vec<Span>,
+    /// How many constant expressions enclose the one being parsed.
+    pub(super) const_depth: usize,
 }
 
 impl<'s> Parser<'s> {

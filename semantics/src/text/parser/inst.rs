@@ -7,8 +7,8 @@ use super::cursor::{
 };
 use crate::diag::Span;
 use crate::ir::{
-    Atomic, BinOp, CastOp, ConstData, FCmpPred, FunctionData, GepIndex, ICmpPred, InstKind,
-    IntFlags, OperandBundle, Ordering, Param, RmwOp, Value,
+    Atomic, BinOp, CastOp, ConstData, FCmpPred, FunctionData, GepIndex, ICmpPred, InlineAsm,
+    InstKind, IntFlags, OperandBundle, Ordering, Param, RmwOp, Value,
 };
 use crate::text::error::ParseError;
 use crate::text::lexer::{self, Tok};
@@ -631,18 +631,21 @@ impl<'s> Parser<'s> {
             }
         }
         let callee_tok = self.cur();
+        let mut asm = None;
         match callee_tok.kind {
-            Tok::Global => {}
+            Tok::Global => {
+                self.bump();
+            }
             Tok::Local => {
                 return Err(self.err("unsupported construct: indirect call"));
             }
-            Tok::Word if self.text() == "asm" => {
-                return Err(self.err("unsupported construct: inline asm"));
-            }
+            Tok::Word if self.text() == "asm" => asm = Some(self.parse_inline_asm()?),
             _ => return Err(self.expected("a function name")),
         }
-        self.bump();
-        let name = lexer::name(self.src, &callee_tok).into_owned();
+        let name = match asm {
+            Some(_) => "asm".to_string(),
+            None => lexer::name(self.src, &callee_tok).into_owned(),
+        };
         self.expect(Tok::LParen, "'('")?;
         let mut args = Vec::new();
         let mut arg_tys = Vec::new();
@@ -708,40 +711,52 @@ impl<'s> Parser<'s> {
                 ty: ret_ty,
             });
         }
+        let declared = |ret_ty: Ty, arg_tys: &[Ty]| FunctionData {
+            name: name.clone(),
+            ret_ty,
+            params: arg_tys
+                .iter()
+                .enumerate()
+                .map(|(i, &ty)| Param {
+                    ty,
+                    attrs: Vec::new(),
+                    value: Value::from_u32(i as u32),
+                })
+                .collect(),
+            cconv: None,
+            variadic: false,
+            convergent: false,
+            body: None,
+        };
+        if let Some(asm) = asm {
+            // Each inline assembly call site gets its own callee, which the
+            // parser moves after all other functions once the file is read.
+            let f = self.module.functions.push(declared(ret_ty, &arg_tys));
+            self.module.inline_asm.insert(f, asm);
+            return Ok(Parsed::Inst {
+                kind: InstKind::Call {
+                    callee: f,
+                    ret_ty,
+                    args,
+                    bundles,
+                },
+                ty: ret_ty,
+            });
+        }
         let callee = match self.funcs.get(&name) {
             Some(&f) => f,
-            // LLVM declares the intrinsics it knows implicitly; pllvm does the
-            // same for those θ defines, and for θ's own `pllvm.*` names.
-            None if name.starts_with("pllvm.")
-                || (name.starts_with("llvm.") && crate::theta::resolve(&name).is_some()) =>
-            {
-                let f = self.module.functions.push(FunctionData {
-                    name: name.clone(),
-                    ret_ty,
-                    params: arg_tys
-                        .iter()
-                        .enumerate()
-                        .map(|(i, &ty)| Param {
-                            ty,
-                            attrs: Vec::new(),
-                            value: Value::from_u32(i as u32),
-                        })
-                        .collect(),
-                    cconv: None,
-                    variadic: false,
-                    convergent: false,
-                    body: None,
-                });
+            // LLVM's parser declares every `llvm.*` intrinsic a call names
+            // implicitly, with the type of the call; pllvm does the same, and for
+            // θ's own `pllvm.*` names. One θ does not define is an external
+            // function: calling it is undefined behaviour in the lanes that do.
+            None if name.starts_with("pllvm.") || name.starts_with("llvm.") => {
+                let f = self.module.functions.push(declared(ret_ty, &arg_tys));
                 self.funcs.insert(name, f);
                 f
             }
             None => {
                 let message = if self.globals.contains_key(&name) {
                     format!("unsupported construct: call of global variable @{name}")
-                } else if name.starts_with("llvm.") {
-                    format!(
-                        "call to undeclared intrinsic @{name}, which the function map θ does not define (declare it to call it as an external function)"
-                    )
                 } else {
                     format!("call to undeclared function @{name}")
                 };
@@ -757,6 +772,41 @@ impl<'s> Parser<'s> {
             },
             ty: ret_ty,
         })
+    }
+
+    /// `asm {sideeffect | alignstack | inteldialect | unwind} "text", "constraints"`:
+    /// an inline assembly callee (LangRef, "Inline Assembler Expressions").
+    pub(super) fn parse_inline_asm(&mut self) -> Result<InlineAsm, ParseError> {
+        self.expect_word("asm")?;
+        let mut asm = InlineAsm {
+            text: String::new(),
+            constraints: String::new(),
+            sideeffect: false,
+            alignstack: false,
+            inteldialect: false,
+            unwind: false,
+        };
+        loop {
+            match self.text() {
+                "sideeffect" => asm.sideeffect = true,
+                "alignstack" => asm.alignstack = true,
+                "inteldialect" => asm.inteldialect = true,
+                "unwind" => asm.unwind = true,
+                _ => break,
+            }
+            self.bump();
+        }
+        let string = |p: &mut Self, what: &str| -> Result<String, ParseError> {
+            let t = p.expect(Tok::Str, what)?;
+            let quoted = lexer::text(p.src, &t);
+            let inner = &quoted[1..quoted.len().saturating_sub(1).max(1)];
+            String::from_utf8(lexer::unescape_bytes(inner))
+                .map_err(|_| ParseError::new(t.span, format!("{what} is not UTF-8")))
+        };
+        asm.text = string(self, "the assembly string")?;
+        self.expect(Tok::Comma, "','")?;
+        asm.constraints = string(self, "the constraint string")?;
+        Ok(asm)
     }
 
     /// `[ "tag"(T v, ...), ... ]`: a call's operand bundles (LLVM LangRef,

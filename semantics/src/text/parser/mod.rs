@@ -16,11 +16,13 @@
 //! `super::export` (`@pllvm.predicate`, `!pllvm.total`, `@pllvm.shadow.*`,
 //! `@pllvm.mask`), which is lifted back to the same IR.
 //!
-//! Submodules by concern: `items` (passes 1 and 2), `types`, `constants`,
+//! Submodules by concern: `items` (passes 1 and 2), `types`, `constants`, `cexpr`
+//! (constant expressions),
 //! `globals`, `function` (signatures, bodies, statements, terminators), `inst`
 //! (instructions), `inline` (calls to defined functions) and `normal` (the normal
 //! form).
 
+mod cexpr;
 mod constants;
 mod cursor;
 mod function;
@@ -43,7 +45,7 @@ pub(crate) use cursor::{
 };
 pub(crate) use inst::{binary_flags, cast_flags};
 pub use normal::normal_form;
-use normal::normalize_types;
+use normal::{inline_asm_last, normalize_types};
 use std::collections::HashMap;
 
 /// Parses `src` into a module in normal form and its source map.
@@ -69,6 +71,7 @@ pub(crate) fn parse(src: &str) -> Result<(Module, SourceMap), Vec<ParseError>> {
         source_map: SourceMap::default(),
         errors: Vec::new(),
         operand_spans: Vec::new(),
+        const_depth: 0,
     };
     let items = p.split_items();
     let items = p.register(items);
@@ -88,6 +91,7 @@ pub(crate) fn parse(src: &str) -> Result<(Module, SourceMap), Vec<ParseError>> {
         p.errors.sort_by_key(|e| (e.span.lo, e.span.hi));
         return Err(p.errors);
     }
+    inline_asm_last(&mut p.module, Some(&mut p.source_map));
     normalize_types(&mut p.module);
     Ok((p.module, p.source_map))
 }

@@ -3,11 +3,11 @@
 
 use super::cursor::{OperandUse, is_invented_name, wrap_to_width};
 use super::inst::{binary_flags, cast_flags};
-use crate::diag::{FunctionSpans, OperandUses, Span};
+use crate::diag::{FunctionSpans, OperandUses, SourceMap, Span};
 use crate::entity::{EntityRef, PrimaryMap};
 use crate::ir::{
-    Block, BlockData, Body, ConstData, GepIndex, GlobalInit, Inst, InstData, InstKind, Module,
-    OperandBundle, Terminator, Value, ValueData, ValueDef,
+    Block, BlockData, Body, ConstData, ConstExpr, FuncId, FunctionData, GepIndex, GlobalInit, Inst,
+    InstData, InstKind, Module, OperandBundle, Terminator, Value, ValueData, ValueDef,
 };
 use crate::types::{Ty, TypeData, TypeTable};
 use std::collections::HashMap;
@@ -109,6 +109,7 @@ pub fn normal_form(m: &Module) -> Module {
         }
         out.functions[f].body = Some(body);
     }
+    inline_asm_last(&mut out, None);
     normalize_types(&mut out);
     out
 }
@@ -618,6 +619,9 @@ pub(super) fn normalize_types(m: &mut Module) {
     let mut map = |t: Ty| remap_ty(&old, &mut m.types, &mut memo, t);
     for g in m.globals.keys().collect::<Vec<_>>() {
         m.globals[g].ty = map(m.globals[g].ty);
+        if let Some(init) = &mut m.globals[g].init {
+            remap_init_types(init, &mut map);
+        }
     }
     for f in m.functions.keys().collect::<Vec<_>>() {
         let func = &mut m.functions[f];
@@ -629,7 +633,11 @@ pub(super) fn normalize_types(m: &mut Module) {
             continue;
         };
         for v in body.values.keys().collect::<Vec<_>>() {
-            body.values[v].ty = map(body.values[v].ty);
+            let data = &mut body.values[v];
+            data.ty = map(data.ty);
+            if let ValueDef::Const(c) = &mut data.def {
+                remap_const_types(c, &mut map);
+            }
         }
         for i in body.insts.keys().collect::<Vec<_>>() {
             match &mut body.insts[i].kind {
@@ -665,6 +673,154 @@ pub(super) fn normalize_types(m: &mut Module) {
                 *ty = map(*ty);
             }
         }
+    }
+}
+
+/// Moves the inline assembly callees (`Module::inline_asm`) after all other
+/// functions, keeping the order within each part, and renames every reference
+/// (calls, `@f` constants, the source map): the printer writes no `declare` for
+/// them, so a re-read file meets them only at their calls, after every
+/// function it declares, and this order is the one both reads agree on.
+pub(super) fn inline_asm_last(m: &mut Module, source_map: Option<&mut SourceMap>) {
+    if m.inline_asm.is_empty() {
+        return;
+    }
+    let is_asm = |f: FuncId| m.inline_asm.contains_key(&f);
+    let keys: Vec<FuncId> = m.functions.keys().collect();
+    let order: Vec<FuncId> = keys
+        .iter()
+        .copied()
+        .filter(|&f| !is_asm(f))
+        .chain(keys.iter().copied().filter(|&f| is_asm(f)))
+        .collect();
+    if order == keys {
+        return;
+    }
+    let mut new_id = vec![FuncId::from_u32(0); keys.len()];
+    for (n, &old) in order.iter().enumerate() {
+        new_id[old.index()] = FuncId::from_u32(n as u32);
+    }
+    let rename = |f: FuncId| new_id[f.index()];
+    let old = std::mem::take(&mut m.functions);
+    let mut taken: Vec<Option<FunctionData>> = old.values().cloned().map(Some).collect();
+    for &f in &order {
+        if let Some(data) = taken[f.index()].take() {
+            m.functions.push(data);
+        }
+    }
+    m.inline_asm = std::mem::take(&mut m.inline_asm)
+        .into_iter()
+        .map(|(f, a)| (rename(f), a))
+        .collect();
+    for g in m.globals.keys().collect::<Vec<_>>() {
+        if let Some(init) = &mut m.globals[g].init {
+            rename_init_functions(init, &rename);
+        }
+    }
+    for f in m.functions.keys().collect::<Vec<_>>() {
+        let Some(body) = &mut m.functions[f].body else {
+            continue;
+        };
+        for i in body.insts.keys().collect::<Vec<_>>() {
+            if let InstKind::Call { callee, .. } = &mut body.insts[i].kind {
+                *callee = rename(*callee);
+            }
+        }
+        for v in body.values.keys().collect::<Vec<_>>() {
+            if let ValueDef::Const(c) = &mut body.values[v].def {
+                rename_const_functions(c, &rename);
+            }
+        }
+    }
+    if let Some(map) = source_map {
+        map.functions = std::mem::take(&mut map.functions)
+            .into_iter()
+            .map(|(f, spans)| (rename(f), spans))
+            .collect();
+    }
+}
+
+fn rename_init_functions(init: &mut GlobalInit, rename: &dyn Fn(FuncId) -> FuncId) {
+    match init {
+        GlobalInit::Scalar(c) => rename_const_functions(c, rename),
+        GlobalInit::Aggregate(items) => {
+            for item in items {
+                rename_init_functions(item, rename);
+            }
+        }
+        GlobalInit::Zero | GlobalInit::Undef => {}
+    }
+}
+
+fn rename_const_functions(c: &mut ConstData, rename: &dyn Fn(FuncId) -> FuncId) {
+    match c {
+        ConstData::Function(f) => *f = rename(*f),
+        ConstData::Elems(items) => {
+            for item in items {
+                rename_const_functions(item, rename);
+            }
+        }
+        ConstData::Splat(item) => rename_const_functions(item, rename),
+        ConstData::Expr(e) => match &mut **e {
+            ConstExpr::Cast { arg, .. } => rename_const_functions(arg, rename),
+            ConstExpr::Gep { base, indices, .. } => {
+                rename_const_functions(base, rename);
+                for (_, index) in indices {
+                    rename_const_functions(index, rename);
+                }
+            }
+        },
+        _ => {}
+    }
+}
+
+/// Re-interns the types inside the constant expressions of `init`.
+fn remap_init_types(init: &mut GlobalInit, map: &mut dyn FnMut(Ty) -> Ty) {
+    match init {
+        GlobalInit::Scalar(c) => remap_const_types(c, map),
+        GlobalInit::Aggregate(items) => {
+            for item in items {
+                remap_init_types(item, map);
+            }
+        }
+        GlobalInit::Zero | GlobalInit::Undef => {}
+    }
+}
+
+/// Re-interns the types inside the constant expressions of `c`, operands before
+/// the expression's own types (the order the parser meets them in is not
+/// needed: the walk is fixed, which is all the normal form asks).
+fn remap_const_types(c: &mut ConstData, map: &mut dyn FnMut(Ty) -> Ty) {
+    match c {
+        ConstData::Elems(items) => {
+            for item in items {
+                remap_const_types(item, map);
+            }
+        }
+        ConstData::Splat(item) => remap_const_types(item, map),
+        ConstData::Expr(e) => match &mut **e {
+            ConstExpr::Cast { from, arg, to, .. } => {
+                remap_const_types(arg, map);
+                *from = map(*from);
+                *to = map(*to);
+            }
+            ConstExpr::Gep {
+                source_ty,
+                base_ty,
+                base,
+                indices,
+                ..
+            } => {
+                remap_const_types(base, map);
+                *source_ty = map(*source_ty);
+                *base_ty = map(*base_ty);
+                for (ity, index) in indices {
+                    remap_const_types(index, map);
+                    *ity = map(*ity);
+                }
+            }
+        },
+        _ => {}
     }
 }
 

@@ -7,6 +7,10 @@ use crate::text::error::ParseError;
 use crate::text::lexer::{self, Tok};
 use crate::types::{MAX_INT_WIDTH, MAX_VECTOR_LEN, Ty, TypeData, TypeTable};
 
+/// The message for a typed pointer (`i32*`, `ptr addrspace(1)*`, `i32 addrspace(1)*`).
+pub(super) const TYPED_POINTER: &str =
+    "typed pointers are LLVM 14 syntax; write `ptr` (or `ptr addrspace(N)`)";
+
 impl<'s> Parser<'s> {
     pub(super) fn at_type_start(&self) -> bool {
         match self.peek() {
@@ -146,11 +150,23 @@ impl<'s> Parser<'s> {
             }
             _ => return Err(self.expected("a type")),
         };
-        if self.peek() == Tok::Star {
-            return Err(ParseError::new(
-                t.span.to(self.cur().span),
-                "unsupported construct: typed pointer (use opaque 'ptr')",
-            ));
+        // `T*` and `T addrspace(N)*`: LLVM 14's typed pointers, refused over
+        // the whole spelling.
+        let star_at = if self.peek() == Tok::Star {
+            Some(0)
+        } else if self.is_word("addrspace")
+            && self.peek_at(1) == Tok::LParen
+            && self.peek_at(2) == Tok::Int
+            && self.peek_at(3) == Tok::RParen
+            && self.peek_at(4) == Tok::Star
+        {
+            Some(4)
+        } else {
+            None
+        };
+        if let Some(n) = star_at {
+            let star = self.toks[self.pos + n].span;
+            return Err(ParseError::new(t.span.to(star), TYPED_POINTER));
         }
         Ok(ty)
     }
