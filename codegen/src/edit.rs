@@ -14,7 +14,7 @@
 use num_bigint::BigUint;
 use pllvm_semantics::ir::{
     BinOp, Block, BlockData, Body, ConstData, FuncId, FunctionData, ICmpPred, Inst, InstData,
-    InstKind, IntFlags, Module, Param, Terminator, Value, ValueData, ValueDef,
+    InstKind, IntFlags, Module, Terminator, Value, ValueData, ValueDef,
 };
 use pllvm_semantics::names::Namespace;
 use pllvm_semantics::types::{Ty, TypeTable};
@@ -346,23 +346,9 @@ impl Editor {
         if let Some(f) = self.module.function_by_name(name) {
             return f;
         }
-        self.module.functions.push(FunctionData {
-            name: name.to_string(),
-            ret_ty: ret,
-            params: args
-                .iter()
-                .enumerate()
-                .map(|(i, &ty)| Param {
-                    ty,
-                    attrs: Vec::new(),
-                    value: Value::from_u32(i as u32),
-                })
-                .collect(),
-            cconv: None,
-            variadic: false,
-            convergent: false,
-            body: None,
-        })
+        self.module
+            .functions
+            .push(FunctionData::declaration(name, ret, args))
     }
 
     /// The constant `true` or `false` of `i1`.

@@ -38,37 +38,19 @@
 //! together (for a `loop` intrinsic, lanes in different iterations).
 
 use crate::convergence::Threads;
+use pllvm_semantics::convergence_control::{ConvergenceControl as Control, control_bundles};
 use pllvm_semantics::ir::{Block, Body, Inst, InstKind, Module};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-/// The convergence control intrinsic a call is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Control {
-    Entry,
-    Anchor,
-    Loop,
-}
-
 fn control_of(module: &Module, body: &Body, inst: Inst) -> Option<Control> {
-    let InstKind::Call { callee, .. } = &body.insts[inst].kind else {
-        return None;
-    };
-    match module.functions.get(*callee)?.name.as_str() {
-        "llvm.experimental.convergence.entry" => Some(Control::Entry),
-        "llvm.experimental.convergence.anchor" => Some(Control::Anchor),
-        "llvm.experimental.convergence.loop" => Some(Control::Loop),
-        _ => None,
-    }
+    Control::of_call(module, body, inst)
 }
 
 /// The token a call names in its `"convergencectrl"` bundle: the call that
-/// defined it.
+/// defined it (the verifier checked the bundle's form).
 fn token_of(body: &Body, inst: Inst) -> Option<Inst> {
-    let InstKind::Call { bundles, .. } = &body.insts[inst].kind else {
-        return None;
-    };
-    let bundle = bundles.iter().find(|b| b.tag == "convergencectrl")?;
-    match body.values[*bundle.args.first()?].def {
+    let args = control_bundles(body, inst).next()?;
+    match body.values[*args.first()?].def {
         pllvm_semantics::ir::ValueDef::Inst(def) => Some(def),
         _ => None,
     }

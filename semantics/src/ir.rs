@@ -178,6 +178,28 @@ pub struct FunctionData {
 }
 
 impl FunctionData {
+    /// `declare RET @name(ARGS...)`: a declaration without attributes, as
+    /// LLVM's parser makes for an intrinsic a call names without declaring it.
+    pub fn declaration(name: &str, ret_ty: Ty, args: &[Ty]) -> Self {
+        FunctionData {
+            name: name.to_string(),
+            ret_ty,
+            params: args
+                .iter()
+                .enumerate()
+                .map(|(i, &ty)| Param {
+                    ty,
+                    attrs: Vec::new(),
+                    value: Value::from_u32(i as u32),
+                })
+                .collect(),
+            cconv: None,
+            variadic: false,
+            convergent: false,
+            body: None,
+        }
+    }
+
     /// Whether the calling convention makes this function a GPU entry point (a
     /// kernel, or a compute or pixel shader). Which of its arguments are uniform
     /// is the target's rule, not this (`amdgpu_ps` and `amdgpu_cs` make only

@@ -24,6 +24,7 @@
 
 pub mod cfg;
 pub mod column;
+pub mod convergence_control;
 pub mod diag;
 pub mod entity;
 pub mod fast;

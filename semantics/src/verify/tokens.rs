@@ -50,47 +50,15 @@
 
 use super::{FunctionChecker, VerifyError};
 use crate::cfg::{BlockDomTree, Cfg, Components, components_without};
+use crate::convergence_control::{ConvergenceControl as Control, control_bundles};
 use crate::ir::{Block, Inst, InstKind, Value, ValueDef};
 use crate::types::TypeData;
 use std::collections::{HashMap, HashSet};
 
-/// The convergence control intrinsics (the document's section of that name).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Control {
-    /// `llvm.experimental.convergence.entry`: ties the function's instances to
-    /// the caller's.
-    Entry,
-    /// `llvm.experimental.convergence.anchor`: an implementation-defined set.
-    Anchor,
-    /// `llvm.experimental.convergence.loop`: one more iteration of a cycle.
-    Loop,
-}
-
-impl Control {
-    fn name(self) -> &'static str {
-        match self {
-            Control::Entry => "llvm.experimental.convergence.entry",
-            Control::Anchor => "llvm.experimental.convergence.anchor",
-            Control::Loop => "llvm.experimental.convergence.loop",
-        }
-    }
-}
-
-/// The bundle tag of a controlled convergent operation.
-const CONVERGENCECTRL: &str = "convergencectrl";
-
 impl FunctionChecker<'_> {
     /// The convergence control intrinsic `inst` calls, if any.
     fn control_of(&self, inst: Inst) -> Option<Control> {
-        let InstKind::Call { callee, .. } = &self.body.insts[inst].kind else {
-            return None;
-        };
-        match self.module.functions.get(*callee)?.name.as_str() {
-            "llvm.experimental.convergence.entry" => Some(Control::Entry),
-            "llvm.experimental.convergence.anchor" => Some(Control::Anchor),
-            "llvm.experimental.convergence.loop" => Some(Control::Loop),
-            _ => None,
-        }
+        Control::of_call(self.module, self.body, inst)
     }
 
     /// Whether `inst` is a convergent operation (a call to a convergent function).
@@ -103,19 +71,16 @@ impl FunctionChecker<'_> {
     /// without one, `Err(())` when the bundle breaks a rule (reported here).
     /// A token is the result of a call to a convergence control intrinsic.
     fn token_used(&mut self, inst: Inst) -> Result<Option<Inst>, ()> {
-        let InstKind::Call { bundles, .. } = &self.body.insts[inst].kind else {
-            return Ok(None);
-        };
         let span = self.spans.insts[inst];
-        let mut ctrl = bundles.iter().filter(|b| b.tag == CONVERGENCECTRL);
-        let Some(bundle) = ctrl.next() else {
+        let mut ctrl = control_bundles(self.body, inst);
+        let Some(args) = ctrl.next() else {
             return Ok(None);
         };
         if ctrl.next().is_some() {
             self.error(span, VerifyError::TokenBundleTwice);
             return Err(());
         }
-        let [token] = bundle.args[..] else {
+        let [token] = args[..] else {
             self.error(span, VerifyError::TokenBundleShape);
             return Err(());
         };

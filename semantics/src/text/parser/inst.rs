@@ -8,7 +8,7 @@ use super::cursor::{
 use crate::diag::Span;
 use crate::ir::{
     Atomic, BinOp, CastOp, ConstData, FCmpPred, FunctionData, GepIndex, ICmpPred, InlineAsm,
-    InstKind, IntFlags, OperandBundle, Ordering, Param, RmwOp, Value,
+    InstKind, IntFlags, OperandBundle, Ordering, RmwOp,
 };
 use crate::text::error::ParseError;
 use crate::text::lexer::{self, Tok};
@@ -711,23 +711,8 @@ impl<'s> Parser<'s> {
                 ty: ret_ty,
             });
         }
-        let declared = |ret_ty: Ty, arg_tys: &[Ty]| FunctionData {
-            name: name.clone(),
-            ret_ty,
-            params: arg_tys
-                .iter()
-                .enumerate()
-                .map(|(i, &ty)| Param {
-                    ty,
-                    attrs: Vec::new(),
-                    value: Value::from_u32(i as u32),
-                })
-                .collect(),
-            cconv: None,
-            variadic: false,
-            convergent: false,
-            body: None,
-        };
+        let declared =
+            |ret_ty: Ty, arg_tys: &[Ty]| FunctionData::declaration(&name, ret_ty, arg_tys);
         if let Some(asm) = asm {
             // Each inline assembly call site gets its own callee, which the
             // parser moves after all other functions once the file is read.
