@@ -245,3 +245,33 @@ entry:
     assert!(line("%a =").ends_with("; uniform"), "{out}");
     assert!(line("%b =").ends_with("; varying"), "{out}");
 }
+
+/// The same kernel over 64 work-groups of 64 threads, each two thread arrays
+/// of 32 lanes: the `__shared__` array is one object per group, shared by its
+/// two warps across the barriers (docs/launch.md, "Work-groups of several
+/// warps"), so every group sums its own 64 inputs and no race is reported.
+#[test]
+fn shared_reduction_over_groups_of_two_warps() {
+    let ll = compile("shared_reduce");
+    let input: Vec<i32> = (0..4096).map(|i| (i * 31) % 1000 - 500).collect();
+    let data = bin("reduce-groups.bin", input.iter().map(|x| x.to_le_bytes()));
+    let spec = format!("1=i32:{data}");
+    let got = run_dump(&[
+        &ll,
+        "--grid",
+        "4096",
+        "--group",
+        "64",
+        "--threads",
+        "32",
+        "--buffer",
+        "0=i32[64]",
+        "--buffer",
+        &spec,
+    ]);
+    let want: Vec<i64> = input
+        .chunks(64)
+        .map(|group| group.iter().map(|&x| i64::from(x)).sum())
+        .collect();
+    assert_eq!(ints(&got), want);
+}
