@@ -275,18 +275,26 @@ impl FunctionChecker<'_> {
         uses: &[(Inst, Inst)],
         block_of: &dyn Fn(Inst) -> Option<Block>,
     ) {
-        let mut components: HashMap<Block, Components> = HashMap::new();
+        // The uses by the block defining their token: one component
+        // computation per such block, kept only while its uses are read (a
+        // table per block would hold O(V) per token-defining block).
+        let mut by_def: Vec<(Block, Block, Inst, Inst)> = uses
+            .iter()
+            .filter_map(|&(user, token)| {
+                let (at, def) = (block_of(user)?, block_of(token)?);
+                (at != def && cfg.reachable(at)).then_some((def, at, user, token))
+            })
+            .collect();
+        by_def.sort_by_key(|&(def, at, user, _)| (def, at, user));
+        let mut current: Option<(Block, Components)> = None;
         let mut hearts: HashSet<(Inst, u32)> = HashSet::new();
-        for &(user, token) in uses {
-            let (Some(at), Some(def)) = (block_of(user), block_of(token)) else {
+        for (def, at, user, token) in by_def {
+            if current.as_ref().is_none_or(|(d, _)| *d != def) {
+                current = Some((def, components_without(cfg.graph(), def.as_u32())));
+            }
+            let Some((_, comps)) = current.as_ref() else {
                 continue;
             };
-            if at == def || !cfg.reachable(at) {
-                continue;
-            }
-            let comps = components
-                .entry(def)
-                .or_insert_with(|| components_without(cfg.graph(), def.as_u32()));
             let Some(cycle) = comps.cyclic_of(at.as_u32()) else {
                 continue;
             };
