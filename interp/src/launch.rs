@@ -683,42 +683,64 @@ fn run_arrays(
     initial: &InitialMemory,
     facts: &GreedyFacts,
 ) -> Vec<Option<Result<Finished, LaunchError>>> {
-    let arrays = grid.arrays();
-    let next = AtomicUsize::new(0);
-    let ended = AtomicUsize::new(0);
-    let done: Mutex<Vec<Option<Result<Finished, LaunchError>>>> =
-        Mutex::new((0..arrays).map(|_| None).collect());
-    // The facts keep a cache that is not shared between threads: one copy each.
-    let worker = |facts: GreedyFacts| {
-        loop {
-            if deadline.is_some_and(|d| Instant::now() >= d) {
-                // No array starts after the time limit.
-                next.store(arrays, Ordering::Relaxed);
-            }
-            let a = next.fetch_add(1, Ordering::Relaxed);
-            if a >= arrays {
-                return;
-            }
-            let result = run_array(
+    on_workers(
+        grid.arrays(),
+        grid.jobs,
+        deadline,
+        facts,
+        &|a, facts| {
+            run_array(
                 module,
                 &array_config(a),
                 (grid, deadline),
                 a,
                 initial,
-                &facts,
-            );
+                facts,
+            )
+        },
+        finished,
+    )
+}
+
+/// Runs `work(i)` for every `i` in `0..count` on `jobs` host threads, each
+/// taking the next index from a shared counter, and gives the results by
+/// index (`None` for an index not run). No index starts once the deadline
+/// has passed or once a run failed (the launch fails anyway). `ended` hears
+/// how many runs have ended, after each. The facts keep a cache that is not
+/// shared between threads: each worker has its own copy.
+fn on_workers<T: Send>(
+    count: usize,
+    jobs: usize,
+    deadline: Option<Instant>,
+    facts: &GreedyFacts,
+    work: &(dyn Fn(usize, &GreedyFacts) -> Result<T, LaunchError> + Sync),
+    ended: &(dyn Fn(usize) + Sync),
+) -> Vec<Option<Result<T, LaunchError>>> {
+    let next = AtomicUsize::new(0);
+    let ended_count = AtomicUsize::new(0);
+    let done: Mutex<Vec<Option<Result<T, LaunchError>>>> =
+        Mutex::new((0..count).map(|_| None).collect());
+    let worker = |facts: GreedyFacts| {
+        loop {
+            if deadline.is_some_and(|d| Instant::now() >= d) {
+                next.store(count, Ordering::Relaxed);
+            }
+            let i = next.fetch_add(1, Ordering::Relaxed);
+            if i >= count {
+                return;
+            }
+            let result = work(i, &facts);
             let failed = result.is_err();
             if let Ok(mut slots) = done.lock() {
-                slots[a] = Some(result);
+                slots[i] = Some(result);
             }
-            finished(ended.fetch_add(1, Ordering::Relaxed) + 1);
+            ended(ended_count.fetch_add(1, Ordering::Relaxed) + 1);
             if failed {
-                // Stop handing out arrays: the launch fails anyway.
-                next.store(arrays, Ordering::Relaxed);
+                next.store(count, Ordering::Relaxed);
             }
         }
     };
-    let jobs = grid.jobs.min(arrays).max(1);
+    let jobs = jobs.min(count).max(1);
     let worker = &worker;
     std::thread::scope(|scope| {
         for _ in 1..jobs {
@@ -951,38 +973,14 @@ fn launch_by_groups(
         }
         slots.resize_with(groups, || None);
     } else {
-        let next = AtomicUsize::new(0);
-        let done: Mutex<Vec<Option<Result<GroupDone, LaunchError>>>> =
-            Mutex::new((0..groups).map(|_| None).collect());
-        let worker = |facts: GreedyFacts| {
-            loop {
-                if deadline.is_some_and(|d| Instant::now() >= d) {
-                    next.store(groups, Ordering::Relaxed);
-                }
-                let g = next.fetch_add(1, Ordering::Relaxed);
-                if g >= groups {
-                    return;
-                }
-                let result = run(g, initial.mem.clone(), &facts);
-                let failed = result.is_err();
-                if let Ok(mut slots) = done.lock() {
-                    slots[g] = Some(result);
-                }
-                if failed {
-                    next.store(groups, Ordering::Relaxed);
-                }
-            }
-        };
-        let jobs = grid.jobs.min(groups).max(1);
-        let worker = &worker;
-        std::thread::scope(|scope| {
-            for _ in 1..jobs {
-                let facts = facts.clone();
-                scope.spawn(move || worker(facts));
-            }
-            worker(facts.clone());
-        });
-        slots = done.into_inner().unwrap_or_else(|p| p.into_inner());
+        slots = on_workers(
+            groups,
+            grid.jobs,
+            deadline,
+            facts,
+            &|g, facts| run(g, initial.mem.clone(), facts),
+            &|_| {},
+        );
     }
     let mut runs = Vec::with_capacity(grid.arrays());
     let mut merge = Merge::new(module, initial, locals, true);
