@@ -60,6 +60,28 @@ use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 mod branch;
 pub use branch::{BranchFacts, BranchSolver};
+use pllvm_semantics::convergence_control::{Point, Regions};
+
+/// Whether the analysis reads convergence control tokens.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tokens {
+    /// The two rules of controlled convergence (docs/analyses.md, "Convergence
+    /// control tokens"; the document's "Controlled Convergence" with its
+    /// "Temporal Divergence at Cycle Exit" and "Controlled m-converged Static
+    /// Instances"), over the tokens' convergence regions
+    /// ([`pllvm_semantics::convergence_control::Regions`]):
+    /// - a use outside a cycle `C` of a value defined in `C` is not temporally
+    ///   divergent on account of `C` when the use lies in the region of a token
+    ///   definition inside `C` whose token is used outside `C`: threads that
+    ///   executed converged instances of the definition before leaving `C`
+    ///   stay converged in its region, so they see the value of one (converged)
+    ///   iteration (`Ctx::tied`);
+    /// - a node in the region of a token definition is m-converged only if the
+    ///   definition is (`Ctx::in_unconverged_region`).
+    Controlled,
+    /// Tokens carry nothing: what opt-22 computes (it implements neither rule).
+    Ignored,
+}
 
 /// The joins of a branch in `node` ("Terminology": reachable along disjoint paths
 /// starting from the branch): every node `j` with two paths from `node` to `j`
@@ -230,9 +252,49 @@ struct Ctx<'a> {
     /// local (5) pointer a source of divergence (it may read a thread's private
     /// memory): LLVM's conservative and sound rule, followed here.
     nvptx: bool,
+    /// The convergence regions of the token definitions, read under
+    /// [`Tokens::Controlled`] (empty under [`Tokens::Ignored`]).
+    tokens: Regions,
 }
 
 impl Ctx<'_> {
+    /// The program point of `i` in `b`.
+    fn point(&self, b: Block, i: Inst) -> Point {
+        Point::of(self.body, b, i)
+    }
+
+    /// Whether a token ties the iterations of cycle `c` at `p`: a definition
+    /// inside `c`, with a use outside `c`, holds `p` in its region.
+    fn tied(&self, c: CycleId, p: Point) -> bool {
+        let cy = self.cycles.cycle(c);
+        self.tokens
+            .iter()
+            .any(|r| cy.contains(r.at.block) && r.used_outside(|b| cy.contains(b)) && r.contains(p))
+    }
+
+    /// The instructions in the regions of the tokens defined in `block`: what
+    /// the controlled m-converged rule re-decides when `block` stops being
+    /// m-converged.
+    fn region_insts_of_defs_in(&self, block: u32) -> Vec<(Block, Inst)> {
+        let body = self.body;
+        let mut out = Vec::new();
+        for r in self.tokens.iter().filter(|r| r.at.block == block) {
+            for &b in &body.layout {
+                let data = &body.blocks[b];
+                for (pos, &i) in data.phis.iter().chain(&data.body).enumerate() {
+                    let p = Point {
+                        block: b.as_u32(),
+                        pos,
+                    };
+                    if i != r.def && r.contains(p) {
+                        out.push((b, i));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The simplified diverged entry criterion for `b` and its join `j` in cycle
     /// `c`: `b` or the header strictly dominates `j`, the cycle is reducible, or a
     /// child cycle holding both satisfies it.
@@ -333,25 +395,38 @@ impl Ctx<'_> {
         f
     }
 
-    /// Whether a use in `user` of `v` sees values of different iterations of a
-    /// cycle with a divergent exit (temporal divergence).
-    fn temporal(&self, f: &ControlFacts, v: Value, user: Block) -> bool {
+    /// Whether a use at `user` of `v` sees values of different iterations of a
+    /// cycle with a divergent exit (temporal divergence), unless a token ties
+    /// that cycle's iterations at the use ([`Ctx::tied`]).
+    fn temporal(&self, f: &ControlFacts, v: Value, user: impl Fn() -> Point, at: Block) -> bool {
         let Some(def) = self.body.def_inst(v).and_then(|i| self.block_of[i]) else {
             return false;
         };
         let mut c = self.cycles.innermost(def.as_u32());
         while let Some(id) = c {
             let cy = self.cycles.cycle(id);
-            if cy.contains(user.as_u32()) {
+            if cy.contains(at.as_u32()) {
                 // Every cycle further out contains the use too.
                 return false;
             }
-            if f.divergent_exit[id.0 as usize] {
+            if f.divergent_exit[id.0 as usize] && (self.tokens.is_empty() || !self.tied(id, user()))
+            {
                 return true;
             }
             c = cy.parent;
         }
         false
+    }
+
+    /// The document's controlled m-converged rule: the point of `i` in `b` lies in
+    /// the convergence region of a token definition whose block is not
+    /// m-converged.
+    fn in_unconverged_region(&self, f: &ControlFacts, b: Block, i: Inst) -> bool {
+        !self.tokens.is_empty()
+            && self
+                .tokens
+                .holding(self.point(b, i))
+                .any(|r| f.not_m_converged[r.at.block as usize])
     }
 }
 
@@ -420,11 +495,32 @@ pub fn analyze_in(
 ) -> Uniformity {
     let cfg = Cfg::new(body);
     let cycles = CycleInfo::of_graph_in(cfg.graph(), cfg.entry().as_u32(), order);
-    solve(module, func, body, init, cycles, &cfg)
+    solve(module, func, body, init, cycles, &cfg, Tokens::Controlled)
+}
+
+/// The `llvm` analysis with convergence control tokens read as `reading` says
+/// (`--compare-llvm` asks [`Tokens::Ignored`] to tell the differences the token
+/// rules make from the others).
+pub fn analyze_reading(
+    module: &Module,
+    func: FuncId,
+    body: &Body,
+    init: &InitShapes,
+    reading: Tokens,
+) -> Uniformity {
+    let cfg = Cfg::new(body);
+    let cycles = CycleInfo::of_graph_in(cfg.graph(), cfg.entry().as_u32(), DfsOrder::Llvm);
+    solve(module, func, body, init, cycles, &cfg, reading)
 }
 
 /// The per-function setup shared by the worklist and the reference solvers.
-fn context<'a>(module: &'a Module, body: &'a Body, cfg: &'a Cfg, cycles: CycleInfo) -> Ctx<'a> {
+fn context<'a>(
+    module: &'a Module,
+    body: &'a Body,
+    cfg: &'a Cfg,
+    cycles: CycleInfo,
+    reading: Tokens,
+) -> Ctx<'a> {
     let mut block_of = SecondaryMap::with_default(None);
     for &b in &body.layout {
         for &i in body.blocks[b].phis.iter().chain(&body.blocks[b].body) {
@@ -455,6 +551,10 @@ fn context<'a>(module: &'a Module, body: &'a Body, cfg: &'a Cfg, cycles: CycleIn
         block_of,
         stack: stack_pointers(body),
         nvptx: crate::target::GpuTarget::of(module) == Some(crate::target::GpuTarget::Nvptx),
+        tokens: match reading {
+            Tokens::Controlled => Regions::of(module, body, graph),
+            Tokens::Ignored => Regions::default(),
+        },
     }
 }
 
@@ -503,7 +603,15 @@ pub fn analyze_with(
     init: &InitShapes,
     cycles: CycleInfo,
 ) -> Uniformity {
-    solve(module, func, body, init, cycles, &Cfg::new(body))
+    solve(
+        module,
+        func,
+        body,
+        init,
+        cycles,
+        &Cfg::new(body),
+        Tokens::Controlled,
+    )
 }
 
 /// [`analyze_with`] for a CFG already built.
@@ -514,8 +622,9 @@ fn solve(
     init: &InitShapes,
     cycles: CycleInfo,
     cfg: &Cfg,
+    reading: Tokens,
 ) -> Uniformity {
-    let ctx = context(module, body, cfg, cycles);
+    let ctx = context(module, body, cfg, cycles, reading);
     let graph = ctx.graph;
     let mut values = initial_values(module, func, body, cfg, init);
     let n = graph.len();
@@ -611,6 +720,13 @@ fn solve(
                         if !facts.not_m_converged[v as usize] {
                             facts.not_m_converged[v as usize] = true;
                             push_block(&mut work, v, false);
+                            // The controlled m-converged rule: the regions of
+                            // the tokens defined in `v`.
+                            work.extend(
+                                ctx.region_insts_of_defs_in(v)
+                                    .into_iter()
+                                    .map(|(rb, ri)| Item::Inst(rb, ri)),
+                            );
                         }
                     }
                 }
@@ -749,7 +865,7 @@ pub fn analyze_reference(
     cycles: CycleInfo,
 ) -> Uniformity {
     let cfg = Cfg::new(body);
-    let ctx = context(module, body, &cfg, cycles);
+    let ctx = context(module, body, &cfg, cycles, Tokens::Controlled);
     let mut values = initial_values(module, func, body, &cfg, init);
     let mut divergent: BTreeSet<u32> = BTreeSet::new();
     let facts = loop {
@@ -861,7 +977,8 @@ fn term_varying(
     let pred = block.predicate.is_some_and(|p| values[p].is_varying());
     match &block.term {
         Terminator::CondBr { cond, .. } | Terminator::Switch { cond, .. } => {
-            pred || values[*cond].is_varying() || ctx.temporal(f, *cond, b)
+            pred || values[*cond].is_varying()
+                || ctx.temporal(f, *cond, || Point::term(b.as_u32()), b)
         }
         _ => pred,
     }
@@ -906,12 +1023,14 @@ fn inst_varying(
         // AMDGPU's `isAlwaysUniform`: the exec mask of `llvm.amdgcn.if`/`else`.
         return false;
     }
-    if f.not_m_converged[b.as_u32() as usize] {
+    if f.not_m_converged[b.as_u32() as usize] || ctx.in_unconverged_region(f, b, i) {
         return true;
     }
     let operands = inst.kind.operands();
     let any_varying = operands.iter().any(|&o| values[o].is_varying());
-    let any_temporal = operands.iter().any(|&o| ctx.temporal(f, o, b));
+    let any_temporal = operands
+        .iter()
+        .any(|&o| ctx.temporal(f, o, || ctx.point(b, i), b));
     if any_varying || any_temporal {
         return true;
     }

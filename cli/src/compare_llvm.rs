@@ -9,6 +9,7 @@
 //! ([`COMPARE_SCHEMA`]).
 
 use anyhow::{Result, anyhow};
+use pllvm_analysis::llvm::{self, Tokens};
 use pllvm_analysis::opt_uniformity::{
     OptReport, opt_available, opt_input, opt_triple, parse_report, run_opt,
 };
@@ -52,16 +53,21 @@ pub(crate) enum Class {
     /// compares of possible stack pointers, and the intrinsics pllvm keeps
     /// divergent where LLVM 22 does not (`target::PLLVM_AMDGPU_SOURCES`).
     PllvmReading,
+    /// A rule of controlled convergence (docs/analyses.md, "Convergence control
+    /// tokens"): pllvm reads the token and opt-22 does not; with the tokens
+    /// ignored ([`Tokens::Ignored`]) pllvm gives opt's answer.
+    Controlled,
     /// None of the above.
     Unexplained,
 }
 
 impl Class {
     /// Every class, in the order the summary lists them.
-    const ALL: [Class; 4] = [
+    const ALL: [Class; 5] = [
         Class::LlvmUnsound,
         Class::ThetaBuiltin,
         Class::PllvmReading,
+        Class::Controlled,
         Class::Unexplained,
     ];
 
@@ -70,6 +76,7 @@ impl Class {
             Class::LlvmUnsound => "llvm-unsound",
             Class::ThetaBuiltin => "theta-builtin",
             Class::PllvmReading => "pllvm-reading",
+            Class::Controlled => "controlled",
             Class::Unexplained => "unexplained",
         }
     }
@@ -173,6 +180,12 @@ pub(crate) fn run(
     let init = InitShapes::for_function(module, func, uniform_args)
         .map_err(|e| crate::errors::Usage(e.to_string()))?;
     let ours = analyze(module, func, AnalysisKind::Llvm, &init).map_err(|e| anyhow!("{e}"))?;
+    let ignoring = llvm::analyze_reading(module, func, body, &init, Tokens::Ignored);
+    // The token rules alone explain a difference when, without them, pllvm
+    // gives an opt's answer.
+    let by_tokens = |mine: bool, without: bool, theirs: &[Option<bool>]| {
+        mine != without && theirs.contains(&Some(without))
+    };
     let uniform: Vec<bool> = init.params.iter().map(|s| s.is_uniform()).collect();
     let input = opt_input(module, func, &uniform);
     let mut notes = Vec::new();
@@ -227,6 +240,12 @@ pub(crate) fn run(
                 .find_map(|o| classed.get(&o).cloned());
             let (class, via) = if witnessed(&theirs[..], obs) {
                 (Class::LlvmUnsound, None)
+            } else if by_tokens(
+                ours.values[v].is_varying(),
+                ignoring.values[v].is_varying(),
+                &theirs,
+            ) {
+                (Class::Controlled, None)
             } else if let Some(c) = own_class(module, body, b, i) {
                 (c, None)
             } else if let Some((c, from)) = inherited {
@@ -266,6 +285,12 @@ pub(crate) fn run(
                 .find_map(|o| classed.get(&o).cloned());
             let (class, via) = if witnessed(&theirs[..], obs) {
                 (Class::LlvmUnsound, None)
+            } else if by_tokens(
+                ours.terminators[b].is_varying(),
+                ignoring.terminators[b].is_varying(),
+                &theirs,
+            ) {
+                (Class::Controlled, None)
             } else if block.predicate.is_some() {
                 (Class::PllvmReading, None)
             } else if let Some((c, from)) = inherited {

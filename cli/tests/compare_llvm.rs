@@ -90,19 +90,30 @@ fn compare_llvm_shows_a_difference_with_what_ran() {
     assert!(text.contains("; by class: theta-builtin 1"), "{text}");
 }
 
-/// The files of `corpus/analyses/llvm/` state LLVM 22's verdict on every value
-/// (checked by the corpus runner against pllvm's `llvm` analysis and the runs):
-/// opt-22 agrees on each, with the target's parameter rules (no flags).
-#[test]
-fn compare_llvm_agrees_on_the_llvm_precision_corpus() {
+/// The `.ll` files of `corpus/analyses/llvm/`, sorted: those using convergence
+/// control tokens (`tokens-*.ll`) when `tokens`, the others otherwise.
+fn llvm_corpus(tokens: bool) -> Vec<std::path::PathBuf> {
     let dir = std::path::Path::new(&corpus("analyses/llvm")).to_path_buf();
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .expect("corpus/analyses/llvm")
         .flatten()
         .map(|e| e.path())
         .filter(|p| p.extension().is_some_and(|x| x == "ll"))
+        .filter(|p| {
+            p.file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with("tokens-") == tokens)
+        })
         .collect();
     files.sort();
+    files
+}
+
+/// The files of `corpus/analyses/llvm/` state LLVM 22's verdict on every value
+/// (checked by the corpus runner against pllvm's `llvm` analysis and the runs):
+/// opt-22 agrees on each, with the target's parameter rules (no flags).
+#[test]
+fn compare_llvm_agrees_on_the_llvm_precision_corpus() {
+    let files = llvm_corpus(false);
     assert!(files.len() >= 3, "{files:?}");
     for file in files {
         let out = Command::new(env!("CARGO_BIN_EXE_pllvm"))
@@ -123,6 +134,70 @@ fn compare_llvm_agrees_on_the_llvm_precision_corpus() {
             "{}:\n{text}",
             file.display()
         );
+    }
+}
+
+/// The token programs of the corpus: pllvm's `llvm` analysis applies the two
+/// rules of controlled convergence, opt-22 neither, so they differ exactly on
+/// the values those rules decide (class `controlled`: with the tokens ignored
+/// pllvm gives opt's answer), and on nothing else. The rows are the ones each
+/// file derives by hand (`%s` tied by the heart, `%x` in the region of an anchor
+/// that is not m-converged); the token programs of the other corpus
+/// directories agree with opt-22 on every value.
+#[test]
+fn compare_llvm_on_token_programs_differs_only_by_the_controlled_rules() {
+    let expected: [(&str, &[&str]); 4] = [
+        (
+            "analyses/llvm/tokens-anchor-in-unconverged-cycle.ll",
+            &["%x"],
+        ),
+        ("analyses/llvm/tokens-heart-ties-exit.ll", &["%s"]),
+        ("divergence/tokens-loop-heart-break.ll", &[]),
+        ("semantics/convergence-tokens.ll", &[]),
+    ];
+    let listed: Vec<String> = llvm_corpus(true)
+        .iter()
+        .map(|p| {
+            format!(
+                "analyses/llvm/{}",
+                p.file_name().unwrap_or_default().to_string_lossy()
+            )
+        })
+        .collect();
+    for file in &listed {
+        assert!(
+            expected.iter().any(|(f, _)| f == file),
+            "{file} is not in this test's table"
+        );
+    }
+    for (file, rows) in expected {
+        let out = Command::new(env!("CARGO_BIN_EXE_pllvm"))
+            .args(["analyze", &corpus(file), "--compare-llvm", "--json"])
+            .output()
+            .expect("run pllvm");
+        assert!(
+            out.status.success(),
+            "{file}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("one JSON document");
+        let got: Vec<(String, String)> = doc["rows"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .map(|r| {
+                (
+                    r["value"].as_str().unwrap_or("?").to_string(),
+                    r["class"].as_str().unwrap_or("?").to_string(),
+                )
+            })
+            .collect();
+        let want: Vec<(String, String)> = rows
+            .iter()
+            .map(|v| (v.to_string(), "controlled".to_string()))
+            .collect();
+        assert_eq!(got, want, "{file}: {doc}");
     }
 }
 

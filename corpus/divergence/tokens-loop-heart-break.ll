@@ -42,11 +42,12 @@
 declare token @llvm.experimental.convergence.entry()
 declare token @llvm.experimental.convergence.loop()
 declare i32 @llvm.amdgcn.readfirstlane.i32(i32)
+declare i32 @llvm.amdgcn.workitem.id.x()
 
 define i32 @example() convergent {
 entry:
   %tok = call token @llvm.experimental.convergence.entry()
-  %t = call i32 @pllvm.thread_id()
+  %t = call i32 @llvm.amdgcn.workitem.id.x()
   br label %for
 
 for:

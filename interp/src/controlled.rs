@@ -38,27 +38,10 @@
 //! together (for a `loop` intrinsic, lanes in different iterations).
 
 use crate::convergence::Threads;
-use pllvm_semantics::convergence_control::{ConvergenceControl as Control, control_bundles};
+pub use crate::token_classes::TokenClass;
+use crate::token_classes::{Classes, LaneTokens, control_of, token_of};
 use pllvm_semantics::ir::{Block, Body, Inst, InstKind, Module};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-
-fn control_of(module: &Module, body: &Body, inst: Inst) -> Option<Control> {
-    Control::of_call(module, body, inst)
-}
-
-/// The token a call names in its `"convergencectrl"` bundle: the call that
-/// defined it (the verifier checked the bundle's form).
-fn token_of(body: &Body, inst: Inst) -> Option<Inst> {
-    let args = control_bundles(body, inst).next()?;
-    match body.values[*args.first()?].def {
-        pllvm_semantics::ir::ValueDef::Inst(def) => Some(def),
-        _ => None,
-    }
-}
-
-/// A class of converged dynamic instances of a token-producing call.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct TokenClass(pub usize);
 
 /// The dynamic instances of one controlled operation, by class.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -143,50 +126,23 @@ pub fn lanes_text(lanes: &[usize]) -> String {
 /// The controlled maximal converged-with relation of every controlled
 /// operation of `body` in the run `threads`, in layout order.
 pub fn controlled_relation(module: &Module, body: &Body, threads: &Threads) -> Vec<OpRelation> {
-    // The classes, interned: (producer, step) for entry and anchor,
-    // (producer, parent class, n) for loop.
-    let mut interned: HashMap<(Inst, usize, usize, usize), TokenClass> = HashMap::new();
-    let mut intern = |key: (Inst, usize, usize, usize)| {
-        let next = TokenClass(interned.len());
-        *interned.entry(key).or_insert(next)
-    };
+    let mut classes = Classes::default();
     // Per operation and class: lanes and steps.
     type Key = (Inst, TokenClass);
     let mut seen: BTreeMap<Key, Vec<(usize, usize)>> = BTreeMap::new();
     let mut per_step: BTreeMap<(Inst, usize), Vec<usize>> = BTreeMap::new();
     let mut first_step: HashMap<Key, usize> = HashMap::new();
     for lane in 0..threads.width() {
-        let mut tokens: HashMap<Inst, TokenClass> = HashMap::new();
-        let mut iterations: HashMap<(Inst, TokenClass), usize> = HashMap::new();
+        let mut tokens = LaneTokens::default();
         for (&block, &step) in threads.blocks[lane].iter().zip(&threads.steps[lane]) {
             let Some(data) = body.blocks.get(block) else {
                 continue;
             };
             for &inst in &data.body {
-                let control = control_of(module, body, inst);
-                let parent = token_of(body, inst).and_then(|d| tokens.get(&d).copied());
-                let produced = match (control, parent) {
-                    (Some(Control::Entry | Control::Anchor), _) => {
-                        Some(intern((inst, step, usize::MAX, 0)))
-                    }
-                    (Some(Control::Loop), Some(p)) => {
-                        let n = iterations.entry((inst, p)).or_insert(0);
-                        *n += 1;
-                        Some(intern((inst, usize::MAX, p.0, *n)))
-                    }
-                    _ => None,
+                let call = (control_of(module, body, inst), token_of(body, inst));
+                let Some(class) = tokens.execute(&mut classes, inst, call, step) else {
+                    continue;
                 };
-                if let Some(class) = produced {
-                    tokens.insert(inst, class);
-                }
-                // The class this execution belongs to: a heart's own, any
-                // other controlled operation's token operand's.
-                let class = match control {
-                    Some(Control::Loop) => produced,
-                    Some(_) => None,
-                    None => parent,
-                };
-                let Some(class) = class else { continue };
                 seen.entry((inst, class)).or_default().push((lane, step));
                 first_step
                     .entry((inst, class))
@@ -394,5 +350,55 @@ mod tests {
                 classes: vec![vec![0], vec![1]]
             }]
         );
+    }
+
+    /// The document's loop with a divergent break, where the break's block C
+    /// uses the heart's token and a loop value (%s = %i + 7): under `lowest`
+    /// all four lanes run C in one step, each with a token of its own heart
+    /// instance. Grouped by token class (the machine's observer), no lane of
+    /// %s has another to disagree with; every executing lane compared, they do.
+    #[test]
+    fn grouping_by_token_class_keeps_a_heart_tied_value_uniform() {
+        let src = "declare token @llvm.experimental.convergence.entry()\n\
+            declare token @llvm.experimental.convergence.loop()\n\
+            declare i32 @llvm.amdgcn.workitem.id.x()\n\
+            declare i32 @llvm.amdgcn.readfirstlane.i32(i32)\n\
+            define i32 @f() convergent {\n\
+            entry:\n  %e = call token @llvm.experimental.convergence.entry()\n  %t = call i32 @llvm.amdgcn.workitem.id.x()\n  br label %for\n\
+            for:\n  %i = phi i32 [ 0, %entry ], [ %i1, %D ]\n  %h = call token @llvm.experimental.convergence.loop() [ \"convergencectrl\"(token %e) ]\n  %more = icmp slt i32 %i, 8\n  br i1 %more, label %B, label %E\n\
+            B:\n  %brk = icmp eq i32 %i, %t\n  br i1 %brk, label %C, label %D\n\
+            C:\n  %s = add i32 %i, 7\n  %r = call i32 @llvm.amdgcn.readfirstlane.i32(i32 %s) [ \"convergencectrl\"(token %h) ]\n  br label %E\n\
+            D:\n  %i1 = add i32 %i, 1\n  br label %for\n\
+            E:\n  %v = phi i32 [ -1, %for ], [ %r, %C ]\n  ret i32 %v\n}\n";
+        let (module, _) = pllvm_semantics::text::parse_module(src).expect("parses");
+        let observed = |grouped: bool| {
+            let config = crate::RunConfig {
+                threads: 4,
+                observe: true,
+                ..crate::RunConfig::default()
+            };
+            let mut m = crate::Machine::new(&module, &config).expect("a machine");
+            if !grouped {
+                m.divergence.tokens = None;
+            }
+            let outcome = m.run_to_end().expect("runs");
+            assert_eq!(outcome, crate::Outcome::Returned);
+            let body = m.program.body;
+            let s = body
+                .layout
+                .iter()
+                .flat_map(|&b| body.blocks[b].body.iter().copied())
+                .find(|&i| {
+                    body.insts[i]
+                        .result
+                        .is_some_and(|v| body.value_name(v) == Some("s"))
+                })
+                .expect("%s");
+            m.divergence.insts[s]
+        };
+        let grouped = observed(true);
+        let plain = observed(false);
+        assert_eq!((grouped.instances, grouped.diverged), (1, false));
+        assert_eq!((plain.instances, plain.diverged), (1, true));
     }
 }

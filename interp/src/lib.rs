@@ -29,6 +29,9 @@
 //!   cores, with work-groups and the merge of their writes (`docs/launch.md`);
 //! - [`convergence`]: dynamic convergence as LLVM's "Convergence and Uniformity"
 //!   defines it, from a run's trace;
+//! - [`token_classes`] and [`controlled`]: which instances convergence control
+//!   tokens converge, followed step by step and as the controlled relation of a
+//!   run, with where lock step split or merged them;
 //! - [`equiv`]: the stage-wise equivalence checker of the transforms: OBL of a
 //!   transformed program refines FR of the original;
 //! - [`soundness`]: the soundness checker of the analyses: what the lanes of a
@@ -54,6 +57,7 @@ pub mod run;
 pub mod sched;
 pub mod soundness;
 pub mod stepper;
+pub mod token_classes;
 pub mod trace;
 pub mod work;
 pub mod workgroup;

@@ -487,7 +487,7 @@ impl<'m> Machine<'m> {
             .entry()
             .ok_or_else(|| SetupError::new(format!("@{} has no blocks", fdata.name)))?;
         let state = State::initial(entry, mem, env);
-        let divergence = DivergenceRecord::new(body);
+        let divergence = DivergenceRecord::new(body).with_tokens(module, body, width);
         let barriers = Barriers::of(&program);
         Ok(Machine {
             program,

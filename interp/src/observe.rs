@@ -20,8 +20,9 @@
 //! one `alloca` made for the lanes in one step are one abstract object (Fig. 6.11),
 //! so `%p = alloca` is uniform although each lane's copy has its own address.
 
+use crate::token_classes::{TokenClass, TokenTracker};
 use pllvm_semantics::entity::SecondaryMap;
-use pllvm_semantics::ir::{Block, Body, ConstData, Inst, InstKind};
+use pllvm_semantics::ir::{Block, Body, ConstData, Inst, InstKind, Module};
 use pllvm_semantics::memory::{Byte, Memory};
 use pllvm_semantics::rules::Env;
 use pllvm_semantics::rules::Succ;
@@ -126,6 +127,10 @@ fn normalized_bytes(mem: &Memory, groups: &CopyGroups, o: ObjectId) -> Option<Ve
 /// executing lanes (definition mask set) with their values, and the copy groups.
 pub type InstanceHook<'a> = dyn FnMut(Inst, &[(usize, Val)], &CopyGroups) + 'a;
 
+/// Which lanes an instance's values are compared among in [`observe_step`]:
+/// lanes of one group only (the token classes of [`TokenTracker::group`]).
+pub type LaneGroups<'a> = dyn Fn(Inst, usize) -> Vec<Option<TokenClass>> + 'a;
+
 /// Whether `i` is a phi with a literal `undef` or `poison` arm.
 fn has_undef_arm(body: &Body, i: Inst) -> bool {
     match &body.insts[i].kind {
@@ -163,6 +168,7 @@ pub fn observe_step(
     groups: &mut CopyGroups,
     tag: u64,
     track_objects: bool,
+    groups_of: Option<&LaneGroups<'_>>,
     on_instance: &mut InstanceHook<'_>,
 ) -> StepObservation {
     let block = &body.blocks[step.scheduled];
@@ -218,9 +224,26 @@ pub fn observe_step(
         let Some((_, first)) = lane_values.first() else {
             continue;
         };
-        let diverged = lane_values[1..]
-            .iter()
-            .any(|(_, x)| !same_value(groups, first, x));
+        let diverged = match groups_of {
+            None => lane_values[1..]
+                .iter()
+                .any(|(_, x)| !same_value(groups, first, x)),
+            // Compared within each group: the first lane of each group against
+            // the others of it.
+            Some(group) => {
+                let mut firsts: Vec<(Vec<Option<TokenClass>>, &Val)> = Vec::new();
+                lane_values.iter().any(|(lane, x)| {
+                    let g = group(i, *lane);
+                    match firsts.iter().find(|(h, _)| *h == g) {
+                        Some((_, f)) => !same_value(groups, f, x),
+                        None => {
+                            firsts.push((g, x));
+                            false
+                        }
+                    }
+                })
+            }
+        };
         on_instance(i, &lane_values, groups);
         out.values.push((i, diverged));
     }
@@ -273,6 +296,11 @@ pub struct DivergenceRecord {
     pub groups: CopyGroups,
     /// The steps observed (the tag of the next step's new objects).
     pub steps: u64,
+    /// The token classes of the run, when the function defines tokens and the
+    /// observer was asked to follow them ([`DivergenceRecord::with_tokens`]):
+    /// then the lanes of an instance in a token's convergence region are
+    /// compared only with lanes of the same class.
+    pub tokens: Option<TokenTracker>,
 }
 
 impl DivergenceRecord {
@@ -287,7 +315,15 @@ impl DivergenceRecord {
             track_objects: false,
             groups: CopyGroups::new(),
             steps: 0,
+            tokens: None,
         }
+    }
+
+    /// The record follows the token classes of a run of `body` over `width`
+    /// lanes (nothing changes for a function without tokens).
+    pub fn with_tokens(mut self, module: &Module, body: &Body, width: usize) -> Self {
+        self.tokens = TokenTracker::new(module, body, width);
+        self
     }
 
     /// Folds in one executed block.
@@ -306,6 +342,13 @@ impl DivergenceRecord {
         on_instance: &mut InstanceHook<'_>,
     ) {
         self.steps += 1;
+        if let Some(t) = self.tokens.as_mut() {
+            t.step(body, step.scheduled, &step.active);
+        }
+        let tracker = self.tokens.as_ref();
+        let group = |i: Inst, lane: usize| -> Vec<Option<TokenClass>> {
+            tracker.map_or_else(Vec::new, |t| t.group(body, step.scheduled, i, lane))
+        };
         let seen = observe_step(
             body,
             env,
@@ -314,6 +357,7 @@ impl DivergenceRecord {
             &mut self.groups,
             self.steps,
             self.track_objects,
+            tracker.is_some().then_some(&group as &LaneGroups<'_>),
             on_instance,
         );
         self.fold(step.scheduled, &seen);

@@ -244,7 +244,8 @@ pub fn observe_run_from(
     // The observer is fed here (with the instance hook), not by the machine.
     m.observe = false;
     let body = m.program.body;
-    let mut record = DivergenceRecord::new(body);
+    let width = m.state.env.width();
+    let mut record = DivergenceRecord::new(body).with_tokens(module, body, width);
     record.track_objects = true;
     let mut outcome = Outcome::Returned;
     let schedule: Option<Vec<Block>> = match &config.schedule {

@@ -8,6 +8,7 @@
 
 mod acyclic_schedule_independence;
 mod control_divergence;
+mod controlled_soundness;
 mod convergence;
 mod dlt_generated;
 mod greedy_fast_checks;

@@ -116,27 +116,34 @@ fn functions_of(src: &str) -> Vec<(String, bool, String)> {
 }
 
 /// The convergence-token rules agree with LLVM 22's verifier function by
-/// function on the verifier corpus files about tokens: each function pllvm
-/// refuses (annotated `; error:`, which the corpus test checks), opt-22
-/// refuses; each it accepts, opt-22 accepts, and accepts pllvm's export of it
-/// too (the `convergent` attribute kept).
+/// function on the corpus files about tokens (the verifier's `tokens-*.ll`, and
+/// the token programs of the analysis, divergence and semantics corpora): each
+/// function pllvm refuses (annotated `; error:`, which the corpus test checks),
+/// opt-22 refuses; each it accepts, opt-22 accepts, and accepts pllvm's export of
+/// it too (the `convergent` attribute kept).
 #[test]
 fn token_rules_agree_with_opt_verify() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus/verifier");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let mut files: Vec<_> = ["verifier", "analyses/llvm", "divergence", "semantics"]
+        .iter()
+        .flat_map(|d| {
+            let dir = root.join(d);
+            std::fs::read_dir(&dir)
+                .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .collect::<Vec<_>>()
+        })
         .filter(|p| {
             p.file_name()
                 .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("tokens-"))
+                .is_some_and(|n| n.starts_with("tokens-") || n == "convergence-tokens.ll")
         })
         .collect();
     files.sort();
     assert!(
-        files.len() >= 3,
-        "token verifier files missing in {}",
-        dir.display()
+        files.len() >= 7,
+        "token corpus files missing under {}: {files:?}",
+        root.display()
     );
     let (mut accepted, mut refused) = (0, 0);
     for file in files {
@@ -163,7 +170,7 @@ fn token_rules_agree_with_opt_verify() {
         }
     }
     assert!(
-        accepted >= 3 && refused >= 15,
+        accepted >= 7 && refused >= 15,
         "{accepted} accepted, {refused} refused"
     );
 }
