@@ -425,8 +425,9 @@ impl Ctx<'_> {
         !self.tokens.is_empty()
             && self
                 .tokens
-                .holding(self.point(b, i))
-                .any(|r| f.not_m_converged[r.at.block as usize])
+                .iter()
+                .filter(|r| f.not_m_converged[r.at.block as usize])
+                .any(|r| r.contains(self.point(b, i)))
     }
 }
 

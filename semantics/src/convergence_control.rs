@@ -115,9 +115,10 @@ pub struct Region {
     pub at: Point,
     /// The blocks holding a use, with the position of the last use there.
     last_use: Vec<(u32, usize)>,
-    /// Per block: a use is reachable from the block's end without passing the
-    /// definition.
-    live_out: Vec<bool>,
+    /// Per block, one bit: a use is reachable from the block's end without
+    /// passing the definition (a bit set, so that the regions of a nest of `d`
+    /// hearts cost `d·V/8` bytes, not `d·V`).
+    live_out: Vec<u64>,
 }
 
 impl Region {
@@ -127,10 +128,10 @@ impl Region {
         if p.block == self.at.block && p.pos <= self.at.pos {
             return false;
         }
+        let b = p.block as usize;
         self.live_out
-            .get(p.block as usize)
-            .copied()
-            .unwrap_or(false)
+            .get(b / 64)
+            .is_some_and(|w| w & (1 << (b % 64)) != 0)
             || self
                 .last_use
                 .iter()
@@ -218,7 +219,7 @@ impl Region {
         // Blocks whose start reaches a use without passing the definition: every
         // use block but the definition's own (its uses follow the definition).
         let mut live_in = vec![false; n];
-        let mut live_out = vec![false; n];
+        let mut live_out = vec![0u64; n.div_ceil(64)];
         let mut work: Vec<u32> = Vec::new();
         for &(b, _) in &last_use {
             if b != at.block && !live_in[b as usize] {
@@ -228,7 +229,7 @@ impl Region {
         }
         while let Some(s) = work.pop() {
             for &p in graph.predecessors(s) {
-                live_out[p as usize] = true;
+                live_out[p as usize / 64] |= 1 << (p % 64);
                 if p != at.block && !live_in[p as usize] {
                     live_in[p as usize] = true;
                     work.push(p);
