@@ -38,6 +38,12 @@ pub(crate) enum CallKind {
 
 /// Classifies a call to `callee` by θ (§4.9.2).
 pub(crate) fn call_kind(module: &Module, callee: FuncId, n_args: usize) -> CallKind {
+    if let Some(asm) = module.inline_asm(callee) {
+        return match target::inline_asm_rule(target::GpuTarget::of(module), asm) {
+            IntrinsicRule::Source => CallKind::Source,
+            IntrinsicRule::AlwaysUniform => CallKind::AlwaysUniform,
+        };
+    }
     let name = &module.functions[callee].name;
     match theta::resolve(name) {
         Some(Builtin::ThreadId) => CallKind::ThreadId,

@@ -23,7 +23,7 @@
 
 use crate::result::{AnalysisError, InitShapes};
 use crate::shape::Shape;
-use pllvm_semantics::ir::{FuncId, Module, Param};
+use pllvm_semantics::ir::{FuncId, InlineAsm, Module, Param};
 
 mod amdgpu;
 
@@ -269,6 +269,41 @@ fn amdgpu_rule(rest: &str) -> Option<IntrinsicRule> {
     best.and_then(|(_, rule)| rule)
 }
 
+/// The rule for a call of inline assembly on `target` (`None`: no GPU target, an
+/// unknown call). On AMDGPU, LLVM 22's `isSourceOfDivergence` asks the register
+/// class each output constraint names: a vector register (`v`, `a`, `{vN}`,
+/// `{v[N:M]}`, `{aN}`, `{a[N:M]}`) makes the call a source of divergence; with only
+/// scalar outputs (`s`, `{sN}`, `r`, `{vcc}`, `{scc}`, `=&` early-clobber forms)
+/// the call is uniform whatever its operands, as opt-22 answers on every form of
+/// `corpus/analyses/llvm/inline-asm-constraints.ll` (a divergent input in a `v`
+/// register included: the SGPR written holds one value for the wave). Elsewhere
+/// it is code pllvm does not know: a source.
+pub fn inline_asm_rule(target: Option<GpuTarget>, asm: &InlineAsm) -> IntrinsicRule {
+    if target != Some(GpuTarget::Amdgcn) {
+        return IntrinsicRule::Source;
+    }
+    let vector = |code: &str| {
+        let code = code.trim_start_matches('&');
+        match code.strip_prefix('{') {
+            // A physical register: its name's class (`v1`, `v[2:3]`, `a0`; not
+            // `vcc`).
+            Some(reg) => {
+                let mut chars = reg.chars();
+                let first = chars.next();
+                let second = chars.next();
+                matches!(first, Some('v' | 'a'))
+                    && second.is_some_and(|c| c.is_ascii_digit() || c == '[')
+            }
+            None => code.starts_with('v') || code.starts_with('a'),
+        }
+    };
+    if asm.outputs().into_iter().any(vector) {
+        IntrinsicRule::Source
+    } else {
+        IntrinsicRule::AlwaysUniform
+    }
+}
+
 /// The rule for a call to the function called `name`, if a target's table has one
 /// (see the module documentation).
 pub fn intrinsic_rule(name: &str) -> Option<IntrinsicRule> {
@@ -344,6 +379,48 @@ pub const NO_UNIFORM_ARGS: &str = "none";
 
 #[cfg(test)]
 mod tests {
+    /// Each output constraint form of `corpus/analyses/llvm/inline-asm-constraints.ll`
+    /// as opt-22 answers it on amdgcn; on no GPU target any asm is a source.
+    #[test]
+    fn inline_asm_outputs_decide_by_register_class() {
+        use super::IntrinsicRule::{AlwaysUniform, Source};
+        let asm = |constraints: &str| InlineAsm {
+            text: String::new(),
+            constraints: constraints.into(),
+            sideeffect: false,
+            alignstack: false,
+            inteldialect: false,
+            unwind: false,
+        };
+        let amd = Some(GpuTarget::Amdgcn);
+        for (c, rule) in [
+            ("=s", AlwaysUniform),
+            ("={s1}", AlwaysUniform),
+            ("=v", Source),
+            ("={v1}", Source),
+            ("=a", Source),
+            ("=s,s", AlwaysUniform),
+            ("=s,v", AlwaysUniform),
+            ("=s,=s", AlwaysUniform),
+            ("=s,=v", Source),
+            ("=r", AlwaysUniform),
+            ("={s[2:3]}", AlwaysUniform),
+            ("={v[2:3]}", Source),
+            ("=s,~{memory}", AlwaysUniform),
+            ("=&s", AlwaysUniform),
+            ("=&v", Source),
+            ("={vcc}", AlwaysUniform),
+            ("={a1}", Source),
+            ("=s,0", AlwaysUniform),
+            ("={scc}", AlwaysUniform),
+            ("", AlwaysUniform),
+        ] {
+            assert_eq!(inline_asm_rule(amd, &asm(c)), rule, "{c:?}");
+        }
+        assert_eq!(inline_asm_rule(None, &asm("=s")), Source);
+        assert_eq!(inline_asm_rule(Some(GpuTarget::Spir), &asm("=s")), Source);
+    }
+
     use super::*;
     use pllvm_semantics::text::parse_module;
     use std::process::Command;
