@@ -20,6 +20,17 @@ use pllvm_semantics::names::Namespace;
 use pllvm_semantics::types::{Ty, TypeTable};
 use std::collections::{HashMap, HashSet};
 
+/// New blocks waiting for their place in the layout ([`Editor::take_placements`]).
+#[derive(Debug, Default)]
+pub struct Placements {
+    /// The blocks to go right before each anchor, in the order placed.
+    pub before: HashMap<Block, Vec<Block>>,
+    /// The blocks to go right after each anchor, in the order placed.
+    pub after: HashMap<Block, Vec<Block>>,
+    /// The blocks to go at the end of the layout, in the order placed.
+    pub at_end: Vec<Block>,
+}
+
 /// A function body under construction (see the module doc).
 pub struct Editor {
     module: Module,
@@ -90,6 +101,19 @@ impl Editor {
         let mut m = self.module.clone();
         m.functions[self.func].body = Some(self.body.clone());
         m
+    }
+
+    /// The placements made since the last time they were applied, taken out
+    /// unapplied. A caller that takes them keeps the layout itself and sets it
+    /// with [`Editor::body_mut`] (the divergent loop transform's `Nest` orders
+    /// the new blocks by key instead of rebuilding the layout vector after
+    /// every nesting depth).
+    pub fn take_placements(&mut self) -> Placements {
+        Placements {
+            before: std::mem::take(&mut self.before),
+            after: std::mem::take(&mut self.after),
+            at_end: std::mem::take(&mut self.at_end),
+        }
     }
 
     fn place_pending(&mut self) {
