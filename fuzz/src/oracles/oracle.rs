@@ -109,6 +109,12 @@ pub trait Oracle: Send + Sync {
     fn needs_verified(&self) -> bool {
         true
     }
+    /// Whether a campaign that names no oracle runs this one (the per-pipeline
+    /// variants of `llvm-transforms` run only when named: the oracle of all
+    /// pipelines covers them).
+    fn in_default_campaign(&self) -> bool {
+        true
+    }
     /// Checks one case.
     fn check(&self, case: &Case) -> Verdict;
     /// Checks several cases (by default one by one; the native oracles build
