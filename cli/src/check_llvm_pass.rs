@@ -40,6 +40,9 @@ pub(crate) struct CheckLlvmPassArgs {
     /// Write opt's output (the module checked) to this file.
     #[arg(long, value_name = "OUT.ll")]
     emit: Option<PathBuf>,
+    /// Write opt's input (the program exported for AMDGPU) to this file.
+    #[arg(long, value_name = "IN.ll")]
+    emit_input: Option<PathBuf>,
     #[command(flatten)]
     inputs: RunInputs,
     /// Most distinct states an exploration may visit before the check falls
@@ -116,6 +119,10 @@ pub(crate) fn main(a: CheckLlvmPassArgs) -> Result<ExitCode> {
     let original = Original::new(&module, &config)
         .map_err(|e| anyhow!("{name}: the program under FR on these inputs: {e}"))?;
     let checked = check_with_opt(&original, func, &uniform, OPT, passes);
+    if let Some(path) = &a.emit_input {
+        std::fs::write(path, &checked.input)
+            .map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
+    }
     if let (Some(path), Some(text)) = (&a.emit, &checked.output) {
         std::fs::write(path, text).map_err(|e| anyhow!("cannot write {}: {e}", path.display()))?;
     }

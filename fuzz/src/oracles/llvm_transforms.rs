@@ -33,7 +33,7 @@
 //! emits, have no meaning in pllvm yet, so that pass is not a pipeline here.
 
 use super::case::Case;
-use super::oracle::{Host, Oracle, Verdict};
+use super::oracle::{Failure, Host, Oracle, Verdict};
 use crate::GenConfig;
 use pllvm_analysis::opt_uniformity::opt_input;
 use pllvm_interp::RunConfig;
@@ -432,18 +432,26 @@ pub fn variants() -> Vec<LlvmTransforms> {
         .collect()
 }
 
-/// The programs: what a GPU front end emits (the `llvm` oracle's), with
-/// irreducible cycles in one program of three and switches, loops with several
-/// exits and nested loops from the generator's full menu.
-pub fn gen_config(irreducible: bool) -> GenConfig {
+/// The programs: what a GPU front end emits (the `llvm` oracle's), aimed at
+/// what the passes rewrite: loops with several exits (breaks) and nested loops
+/// from the generator's full menu, `switch`es and irreducible cycles (in one
+/// program of three) unless the pipeline assumes they were removed before it
+/// (`structured`: [`Pipeline::needs_structured_input`]).
+pub fn gen_config(irreducible: bool, structured: bool) -> GenConfig {
     GenConfig {
         horizontal: false,
-        switches: true,
-        ..super::transforms::spmd_config(irreducible)
+        switches: !structured,
+        ..super::transforms::spmd_config(irreducible && !structured)
     }
 }
 
 impl LlvmTransforms {
+    /// Whether the programs must be free of `switch` and irreducible cycles
+    /// (a pipeline that assumes so; the oracle of all pipelines takes both).
+    fn structured(&self) -> bool {
+        self.pipeline.is_some_and(|p| p.needs_structured_input)
+    }
+
     /// Checks `case` with one pipeline against the original's side `original`.
     fn check_pipeline(&self, case: &Case, original: &Original<'_>, pipeline: &Pipeline) -> Verdict {
         if let Some(why) = precondition(case.module(), case.func(), pipeline) {
@@ -506,11 +514,69 @@ impl Oracle for LlvmTransforms {
     }
 
     fn gen_config(&self) -> GenConfig {
-        gen_config(false)
+        gen_config(false, self.structured())
     }
 
     fn case(&self, seed: u64) -> Case {
-        Case::generate(seed, &gen_config(seed % 3 == 2), self.width(seed))
+        Case::generate(
+            seed,
+            &gen_config(seed % 3 == 2, self.structured()),
+            self.width(seed),
+        )
+    }
+
+    fn report(&self, case: &Case, failure: &Failure, file: &str) -> Vec<String> {
+        let Some(p) = PIPELINES
+            .iter()
+            .find(|p| failure.kind.starts_with(&format!("{}:", p.name)))
+        else {
+            return Vec::new();
+        };
+        let uniform: Vec<&str> = case
+            .program
+            .args
+            .iter()
+            .filter(|a| matches!(a.kind, crate::ArgKind::Uniform))
+            .map(|a| a.name.as_str())
+            .collect();
+        let uniform = if uniform.is_empty() {
+            String::new()
+        } else {
+            format!(" --uniform-args {}", uniform.join(","))
+        };
+        let run = case.run_line().replace(" --interp fr", "");
+        let what = if failure.kind.ends_with("differs under FR") {
+            "changes what a work-item computes"
+        } else if failure.kind.ends_with("differs under OBL only") {
+            "loses the value of a work-item that is masked off while others still run (the output is right only if inactive lanes keep their registers)"
+        } else {
+            "fails"
+        };
+        vec![
+            format!("opt: {}", opt_command(p.passes)),
+            format!(
+                "check it: pllvm check-llvm-pass {file} --passes {}{uniform} {run} --emit-input in.ll --emit out.ll",
+                p.name
+            ),
+            format!(
+                "traces: pllvm run {file} {run} --trace table (FR, the reference); \
+                 pllvm run out.ll {run} --interp obl --trace table --values (the output, OBL)"
+            ),
+            format!(
+                "report: `opt-22 -mtriple={TRIPLE} -passes='{}'` {what} on the attached kernel \
+                 ({} instructions in {} blocks, in.ll: the kernel as pllvm exports it for AMDGPU, \
+                 its uniform parameters `inreg`). Run with {} work-items on the inputs `{run}`, \
+                 the output (out.ll) executed as a wave (lanes masked off on divergent branches, \
+                 pllvm's OBLIVIOUS interpretation) gives: {}. The input run lane by lane \
+                 (FREEZING) is the reference; both schedules are in the message. Reproduce with \
+                 `pllvm check-llvm-pass` above (pllvm, the executable semantics of P-LLVM).",
+                p.passes,
+                case.instructions(),
+                case.blocks(),
+                case.width,
+                failure.detail.lines().next().unwrap_or("")
+            ),
+        ]
     }
 
     fn check(&self, case: &Case) -> Verdict {
