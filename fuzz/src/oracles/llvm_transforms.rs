@@ -553,7 +553,6 @@ impl Oracle for LlvmTransforms {
             "fails"
         };
         vec![
-            format!("opt: {}", opt_command(p.passes)),
             format!(
                 "check it: pllvm check-llvm-pass {file} --passes {}{uniform} {run} --emit-input in.ll --emit out.ll",
                 p.name
