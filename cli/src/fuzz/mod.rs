@@ -56,7 +56,11 @@ enum FuzzAction {
 struct CampaignArgs {
     /// Oracles to run, comma-separated (default: every one this machine can
     /// run): roundtrip, verify, lockstep, schedules, exec, analyses, llvm,
-    /// transforms, avx2, avx512, neon, scalar-c, external.
+    /// llvm-transforms, transforms, avx2, avx512, neon, scalar-c, external; and,
+    /// only when named, one opt-22 pipeline each: llvm-transforms.NAME (NAME:
+    /// structurizecfg, structurizecfg-skip-uniform, fix-irreducible,
+    /// unify-loop-exits, lower-switch, amdgpu-unify-divergent-exit-nodes,
+    /// amdgpu-structurizer).
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     oracle: Vec<String>,
     /// The external oracle's command, with {in} (LLVM IR), {out} (the JSON the
