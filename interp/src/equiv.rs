@@ -1018,6 +1018,28 @@ mod tests {
         );
     }
 
+    /// `check_under` FREEZING: logstar refines itself lane by lane (each lane
+    /// keeps its values), where under OBLIVIOUS it loses lane 1 (Fig. 3.21b);
+    /// the naive SIMD code (Fig. 3.21a) counts too often under either.
+    #[test]
+    fn check_under_freezing_tells_a_lost_passive_value_from_a_wrong_one() {
+        let original = parse(LOGSTAR);
+        let cfg = config(2, &["n=88.38,1.5"], Coverage::Auto);
+        let baseline = Baseline::of(&original, &cfg).unwrap_or_else(|d| panic!("{d}"));
+        assert!(baseline.check(&original, &cfg).is_err());
+        assert!(
+            baseline
+                .check_under(&original, &cfg, Interp::Freezing)
+                .is_ok()
+        );
+        let naive = parse(NAIVE_SIMD);
+        assert!(
+            baseline
+                .check_under(&naive, &cfg, Interp::Freezing)
+                .is_err()
+        );
+    }
+
     /// Fig. 3.21b: the loop predicate without live-out tracking, under OBL,
     /// against itself under FR and against the original.
     #[test]
