@@ -16,6 +16,7 @@
 
 mod analyze;
 mod check;
+mod check_llvm_pass;
 mod compare_llvm;
 mod compile;
 mod default_program;
@@ -87,6 +88,10 @@ enum Command {
     /// Differential execution (docs/native.md): the interpreter against native code, lane by
     /// lane, for a batch of kernels compiled, linked and run once.
     DiffExec(diff_exec::DiffExecArgs),
+    /// One of LLVM's control-flow passes checked by execution (docs/fuzzing.md): opt-22
+    /// runs it on the exported program, and its output under OBLIVIOUS must refine the
+    /// program under FREEZING on the run inputs.
+    CheckLlvmPass(check_llvm_pass::CheckLlvmPassArgs),
     /// Differential fuzzing campaigns over generated programs (docs/fuzzing.md):
     /// oracles by name, findings shrunk and written to --out/findings.
     Fuzz(fuzz::FuzzArgs),
@@ -126,6 +131,7 @@ fn dispatch(command: Command) -> Result<ExitCode> {
         Command::Transform(t) => transform::main(t),
         Command::Compile(c) => compile::main(c),
         Command::DiffExec(d) => diff_exec::main(d),
+        Command::CheckLlvmPass(c) => check_llvm_pass::main(c),
         Command::Fuzz(f) => fuzz::main(f),
     }
 }

@@ -8,7 +8,10 @@
 //!   forgets that OBLIVIOUS makes a passive lane ⊤
 //!   (semantics/src/fast/env.rs), which `exec` must catch;
 //! - `blend` (codegen): the widening blends a per-lane `select` the wrong way
-//!   (codegen/src/widen/function.rs), which `avx2` must catch.
+//!   (codegen/src/widen/function.rs), which `avx2` must catch;
+//! - `retarget` (fuzz): opt's structurized output with the two targets of its
+//!   first `Flow` branch swapped (fuzz/src/oracles/llvm_transforms.rs), which
+//!   `llvm-transforms.structurizecfg` must catch.
 //!
 //! For each: a campaign with the bug switched on finds it and shrinks it to at
 //! most 12 instructions, within the campaign's budget (`--time 50s`, shrinking
@@ -121,4 +124,10 @@ fn a_wrong_blend_in_the_widening_is_found_by_the_avx2_oracle() {
         "this test runs AVX2 code: the CPU has no avx2"
     );
     finds("blend", "avx2", 64);
+}
+
+#[test]
+fn a_retargeted_flow_edge_is_found_by_the_llvm_transforms_oracle() {
+    common::require("opt-22", "llvm-22");
+    finds("retarget", "llvm-transforms.structurizecfg", 64);
 }

@@ -13,6 +13,7 @@
 
 mod broken_pipe;
 mod campaign_dirs;
+mod check_llvm_pass;
 mod cli;
 mod common;
 mod compare_llvm;

@@ -494,7 +494,8 @@ impl Baseline {
         let why = match config.coverage {
             Coverage::Sampled => None,
             Coverage::Auto => {
-                let explored = explore_side(original, Side::Original, config)?;
+                let explored =
+                    explore_side(original, Side::Original, Side::Original.interp(), config)?;
                 match explored.truncated.clone() {
                     None => {
                         return Ok(Baseline {
@@ -508,7 +509,8 @@ impl Baseline {
                 }
             }
         };
-        let (outcomes, runs) = sample_side(original, Side::Original, config)?;
+        let (outcomes, runs) =
+            sample_side(original, Side::Original, Side::Original.interp(), config)?;
         Ok(Baseline {
             outcomes,
             sampled: Some(why),
@@ -531,19 +533,33 @@ impl Baseline {
         transformed: &Module,
         config: &EquivConfig,
     ) -> Result<EquivReport, Difference> {
+        self.check_under(transformed, config, Side::Transformed.interp())
+    }
+
+    /// [`Baseline::check`] with the transformed program run under `interp`:
+    /// under FREEZING, whether a transform changed what a lane computes at all
+    /// (a difference under OBLIVIOUS that FREEZING does not show is a passive
+    /// lane's value; `pllvm_fuzz`'s `llvm-transforms` oracle tells the two apart).
+    pub fn check_under(
+        &self,
+        transformed: &Module,
+        config: &EquivConfig,
+        interp: Interp,
+    ) -> Result<EquivReport, Difference> {
         let (transformeds, method, runs) = match &self.sampled {
             Some(why) => {
-                let (outcomes, runs) = sample_side(transformed, Side::Transformed, config)?;
+                let (outcomes, runs) = sample_side(transformed, Side::Transformed, interp, config)?;
                 let method = Method::Sampled { why: why.clone() };
                 (outcomes, method, self.runs + runs)
             }
             None => {
-                let explored = explore_side(transformed, Side::Transformed, config)?;
+                let explored = explore_side(transformed, Side::Transformed, interp, config)?;
                 let mut outcomes = explored_outcomes(&explored);
                 match explored.truncated {
                     None => (outcomes, Method::Exhaustive, 0),
                     Some(why) => {
-                        let (sampled, runs) = sample_side(transformed, Side::Transformed, config)?;
+                        let (sampled, runs) =
+                            sample_side(transformed, Side::Transformed, interp, config)?;
                         add_distinct(&mut outcomes, sampled);
                         (outcomes, Method::OriginalExhaustive { why }, runs)
                     }
@@ -554,11 +570,12 @@ impl Baseline {
     }
 }
 
-/// The run inputs of `config` for one side: its interpretation, no fixed
-/// schedule, no divergence observer.
-fn side_config(config: &EquivConfig, side: Side) -> RunConfig {
+/// The run inputs of `config` for one side run under `interp` (the side's own,
+/// [`Side::interp`], but for [`Baseline::check_under`]): no fixed schedule, no
+/// divergence observer.
+fn side_config(config: &EquivConfig, interp: Interp) -> RunConfig {
     RunConfig {
-        interp: side.interp(),
+        interp,
         schedule: None,
         observe: false,
         ..config.run.clone()
@@ -571,6 +588,7 @@ fn side_config(config: &EquivConfig, side: Side) -> RunConfig {
 fn explore_side(
     module: &Module,
     side: Side,
+    interp: Interp,
     config: &EquivConfig,
 ) -> Result<Exploration, Difference> {
     let mut out_of_time = false;
@@ -583,7 +601,7 @@ fn explore_side(
     };
     let explored = explore_watched(
         module,
-        &side_config(config, side),
+        &side_config(config, interp),
         &config.bounds,
         &mut |_| {},
         &mut watch,
@@ -647,9 +665,10 @@ fn end_kind(ending: &str) -> EndKind {
 fn sample_side(
     module: &Module,
     side: Side,
+    interp: Interp,
     config: &EquivConfig,
 ) -> Result<(Vec<Observed>, usize), Difference> {
-    let run_config = side_config(config, side);
+    let run_config = side_config(config, interp);
     let mut schedulers: Vec<Box<dyn Scheduler>> = vec![Box::new(Lowest), Box::new(Highest)];
     schedulers.extend((1..=config.random_runs).map(|seed| Box::new(Random::new(seed)) as _));
     let mut out = Vec::new();
@@ -996,6 +1015,28 @@ mod tests {
             LOGSTAR,
             &["n=88.38,1.5"],
             "lane 1: original returns 1, transformed returns ⊤ (schedule A,B,B,B,C)",
+        );
+    }
+
+    /// `check_under` FREEZING: logstar refines itself lane by lane (each lane
+    /// keeps its values), where under OBLIVIOUS it loses lane 1 (Fig. 3.21b);
+    /// the naive SIMD code (Fig. 3.21a) counts too often under either.
+    #[test]
+    fn check_under_freezing_tells_a_lost_passive_value_from_a_wrong_one() {
+        let original = parse(LOGSTAR);
+        let cfg = config(2, &["n=88.38,1.5"], Coverage::Auto);
+        let baseline = Baseline::of(&original, &cfg).unwrap_or_else(|d| panic!("{d}"));
+        assert!(baseline.check(&original, &cfg).is_err());
+        assert!(
+            baseline
+                .check_under(&original, &cfg, Interp::Freezing)
+                .is_ok()
+        );
+        let naive = parse(NAIVE_SIMD);
+        assert!(
+            baseline
+                .check_under(&naive, &cfg, Interp::Freezing)
+                .is_err()
         );
     }
 

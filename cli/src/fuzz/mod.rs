@@ -56,7 +56,11 @@ enum FuzzAction {
 struct CampaignArgs {
     /// Oracles to run, comma-separated (default: every one this machine can
     /// run): roundtrip, verify, lockstep, schedules, exec, analyses, llvm,
-    /// transforms, avx2, avx512, neon, scalar-c, external.
+    /// llvm-transforms, transforms, avx2, avx512, neon, scalar-c, external; and,
+    /// only when named, one opt-22 pipeline each: llvm-transforms.NAME (NAME:
+    /// structurizecfg, structurizecfg-skip-uniform, fix-irreducible,
+    /// unify-loop-exits, lower-switch, amdgpu-unify-divergent-exit-nodes,
+    /// amdgpu-structurizer).
     #[arg(long, value_name = "NAME,...", value_delimiter = ',')]
     oracle: Vec<String>,
     /// The external oracle's command, with {in} (LLVM IR), {out} (the JSON the
@@ -290,9 +294,10 @@ fn run_batch(shared: &Shared, batch: u64, js: std::ops::Range<u64>) -> Result<Ba
         let c = counts.entry(oracle.name().to_string()).or_default();
         for (case, verdict) in cases.iter().zip(verdicts) {
             c.checked += 1;
+            c.program(&case.program.stats);
             match verdict {
                 Verdict::Pass => c.passed += 1,
-                Verdict::Skip(_) => c.skipped += 1,
+                Verdict::Skip(why) => c.skip(&why),
                 Verdict::Fail(f) => {
                     if shared.stopping() {
                         // Left for a resumed campaign, like the rest of the batch.
@@ -398,6 +403,17 @@ fn record(
                 case.seed
             ),
         ];
+        let mut header = header;
+        // The rest of the detail (the first line is above), then what the
+        // oracle adds for people (commands, a report for a tracker).
+        header.extend(
+            failure_now
+                .detail
+                .lines()
+                .skip(1)
+                .map(|l| format!("detail: {l}")),
+        );
+        header.extend(oracle.report(&small, &failure_now, &path.display().to_string()));
         let text = small.to_file(&header);
         let text = text.replacen(
             "; fuzz-case:",

@@ -40,6 +40,9 @@ pub(super) fn select(names: &[String], oracle_cmd: Option<&str>, host: &Host) ->
         if explicit && !names.iter().any(|n| n == o.name()) {
             continue;
         }
+        if !explicit && !o.in_default_campaign() {
+            continue;
+        }
         match o.available(host) {
             Ok(()) => chosen.push(o),
             Err(why) if explicit => {

@@ -101,20 +101,68 @@ pub(super) struct Counts {
     pub skipped: u64,
     /// Failed.
     pub failed: u64,
+    /// Skips by reason (the reason's first line, at most [`MAX_REASONS`]
+    /// distinct ones, the rest under `other`).
+    pub skips: BTreeMap<String, u64>,
+    /// The mix of programs checked: how many hold each construct the generator
+    /// counts (`pllvm_fuzz::Stats::named`).
+    pub mix: BTreeMap<String, u64>,
 }
+
+/// Most distinct skip reasons kept per oracle.
+pub(super) const MAX_REASONS: usize = 16;
 
 impl Counts {
     fn json(&self) -> Json {
-        json!({"checked": self.checked, "passed": self.passed, "skipped": self.skipped, "failed": self.failed})
+        let mut j = json!({"checked": self.checked, "passed": self.passed, "skipped": self.skipped, "failed": self.failed});
+        if !self.skips.is_empty() {
+            j["skips"] = json!(self.skips);
+        }
+        if !self.mix.is_empty() {
+            j["mix"] = json!(self.mix);
+        }
+        j
     }
 
     fn of(j: &Json) -> Counts {
         let n = |k: &str| j[k].as_u64().unwrap_or(0);
+        let map = |k: &str| -> BTreeMap<String, u64> {
+            j[k].as_object()
+                .map(|m| {
+                    m.iter()
+                        .map(|(r, v)| (r.clone(), v.as_u64().unwrap_or(0)))
+                        .collect()
+                })
+                .unwrap_or_default()
+        };
         Counts {
             checked: n("checked"),
             passed: n("passed"),
             skipped: n("skipped"),
             failed: n("failed"),
+            skips: map("skips"),
+            mix: map("mix"),
+        }
+    }
+
+    /// Counts a skip for `why` (its first line, 120 characters at most).
+    pub(super) fn skip(&mut self, why: &str) {
+        self.skipped += 1;
+        let reason: String = why.lines().next().unwrap_or("").chars().take(120).collect();
+        let key = if self.skips.contains_key(&reason) || self.skips.len() < MAX_REASONS {
+            reason
+        } else {
+            "other".to_string()
+        };
+        *self.skips.entry(key).or_default() += 1;
+    }
+
+    /// Counts the constructs of one program checked (`stats`).
+    pub(super) fn program(&mut self, stats: &pllvm_fuzz::Stats) {
+        for (name, n) in stats.named() {
+            if n > 0 {
+                *self.mix.entry(name.to_string()).or_default() += 1;
+            }
         }
     }
 
@@ -124,6 +172,17 @@ impl Counts {
         self.passed += other.passed;
         self.skipped += other.skipped;
         self.failed += other.failed;
+        for (r, n) in &other.skips {
+            let key = if self.skips.contains_key(r) || self.skips.len() < MAX_REASONS {
+                r.clone()
+            } else {
+                "other".to_string()
+            };
+            *self.skips.entry(key).or_default() += n;
+        }
+        for (r, n) in &other.mix {
+            *self.mix.entry(r.clone()).or_default() += n;
+        }
     }
 }
 

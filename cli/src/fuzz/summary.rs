@@ -28,6 +28,13 @@ pub(super) fn print_summary(
                 "  {name}: {} checked, {} passed, {} skipped, {} failed",
                 c["checked"], c["passed"], c["skipped"], c["failed"]
             )?;
+            for (why, n) in c["skips"].as_object().into_iter().flatten() {
+                writeln!(out, "    skipped {n}: {why}")?;
+            }
+            if let Some(mix) = c["mix"].as_object() {
+                let parts: Vec<String> = mix.iter().map(|(k, n)| format!("{k} {n}")).collect();
+                writeln!(out, "    programs with: {}", parts.join(", "))?;
+            }
         } else {
             writeln!(
                 out,

@@ -265,6 +265,28 @@ pub struct Stats {
     pub breaks: usize,
 }
 
+impl Stats {
+    /// Each count with its name, for a campaign's mix of programs (how many
+    /// programs of a `pllvm fuzz` campaign hold each construct).
+    pub fn named(&self) -> [(&'static str, usize); 13] {
+        [
+            ("loops", self.loops),
+            ("multi_exit_loops", self.multi_exit_loops),
+            ("nested_loops", self.nested_loops),
+            ("irreducible", self.irreducible),
+            ("switches", self.switches),
+            ("branch_on_tid", self.branch_on_tid),
+            ("branch_on_load", self.branch_on_load),
+            ("branch_on_uniform", self.branch_on_uniform),
+            ("branch_on_counter", self.branch_on_counter),
+            ("branch_on_value", self.branch_on_value),
+            ("divergent_bounds", self.divergent_bounds),
+            ("breaks", self.breaks),
+            ("programs", 1),
+        ]
+    }
+}
+
 /// A generated program and what a run of it needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Generated {

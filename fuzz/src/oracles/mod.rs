@@ -16,7 +16,10 @@
 //! `lockstep` (FR lock step against each lane alone), `schedules` (greedy
 //! schedules of loop-free programs agree), `exec` (reference against fast
 //! execution), `analyses` (thesis, popl, llvm, sa against execution), `llvm`
-//! (opt-22's and opt-19's `print<uniformity>` against execution), `transforms`
+//! (opt-22's and opt-19's `print<uniformity>` against execution),
+//! `llvm_transforms` (opt-22's control-flow passes, their output under OBL
+//! against the input under FR; one oracle for all pipelines, `llvm-transforms`,
+//! and one per pipeline, `llvm-transforms.NAME`, run only when named), `transforms`
 //! (stage-wise equivalence), `native` (`avx2`, `avx512`, `neon`, `scalar-c`
 //! against the interpreter) and `external` (a user's command, `--oracle-cmd`).
 
@@ -25,6 +28,7 @@ pub mod case;
 pub mod exec;
 pub mod external;
 pub mod llvm;
+pub mod llvm_transforms;
 pub mod lockstep;
 pub mod native;
 pub mod oracle;
@@ -40,7 +44,7 @@ pub use oracle::{Failure, Host, Oracle, Verdict, guarded};
 /// made from its command by [`external::External::new`]).
 pub fn builtin() -> Vec<Box<dyn Oracle>> {
     use pllvm_codegen::native::Target;
-    vec![
+    let mut v: Vec<Box<dyn Oracle>> = vec![
         Box::new(roundtrip::RoundTrip),
         Box::new(verify::Verify),
         Box::new(lockstep::LockStep),
@@ -53,7 +57,15 @@ pub fn builtin() -> Vec<Box<dyn Oracle>> {
         Box::new(native::Native::new(Target::Avx512)),
         Box::new(native::Native::new(Target::Neon)),
         Box::new(native::Native::new(Target::ScalarC)),
-    ]
+    ];
+    let at = v
+        .iter()
+        .position(|o| o.name() == "transforms")
+        .map_or(v.len(), |i| i + 1);
+    for (k, o) in llvm_transforms::variants().into_iter().enumerate() {
+        v.insert(at + k, Box::new(o));
+    }
+    v
 }
 
 /// The names of every oracle, `external` last.

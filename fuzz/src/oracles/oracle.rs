@@ -109,6 +109,18 @@ pub trait Oracle: Send + Sync {
     fn needs_verified(&self) -> bool {
         true
     }
+    /// Whether a campaign that names no oracle runs this one (the per-pipeline
+    /// variants of `llvm-transforms` run only when named: the oracle of all
+    /// pipelines covers them).
+    fn in_default_campaign(&self) -> bool {
+        true
+    }
+    /// Lines a finding's header adds for people, beyond what every finding
+    /// says (the `llvm-transforms` oracle: the commands that reproduce it with
+    /// opt-22 and a report for LLVM's tracker); `file` is the finding's path.
+    fn report(&self, _case: &Case, _failure: &Failure, _file: &str) -> Vec<String> {
+        Vec::new()
+    }
     /// Checks one case.
     fn check(&self, case: &Case) -> Verdict;
     /// Checks several cases (by default one by one; the native oracles build
