@@ -396,7 +396,7 @@ fn joins_agree_with_disjoint_paths() {
 /// Long mode (`PLLVM_LONG=1`) reads all 168,603,624 labellings (about three
 /// minutes on two cores, most of it the isomorphism codes); the default reads
 /// every 32nd labelling in the generator's order (the generator still walks all of
-/// them, about a third of the default's time), which meets thousands of classes
+/// them, about a third of the default's time), which still meets many classes
 /// (every class has several labellings) and keeps every check and assertion: a
 /// class that breaks a check fails the test in whichever of its labellings is read.
 #[test]
@@ -435,8 +435,8 @@ fn joins_agree_on_six_block_cfgs_up_to_isomorphism() {
 /// A seeded sample of 6-block CFGs (any labelling, self-loops allowed, blocks that
 /// cannot return included, unlike the exhaustive 6-block test) gets the same
 /// checks; `PLLVM_CFG_SAMPLES` sets how many graphs are drawn, else 5,000 by
-/// default and 20,000 in the long mode (`PLLVM_LONG=1`): a quarter of the draws
-/// still checks over a thousand reducible graphs, many with self-loops and blocks
+/// default and 20,000 in the long mode (`PLLVM_LONG=1`): the default still
+/// requires over 250 reducible graphs among its draws, with self-loops and blocks
 /// that cannot return, the shapes the exhaustive test leaves out.
 #[test]
 fn joins_agree_with_disjoint_paths_on_sampled_six_block_cfgs() {

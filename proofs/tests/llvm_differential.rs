@@ -11,7 +11,7 @@
 //! truth, so its mistakes are printed, not failed; the test fails when opt-22 is
 //! missing, when a report cannot be had, or when pllvm's own `llvm` claim is
 //! refuted. The corpus and then generated programs for 15 s by default (the whole
-//! corpus and some hundred generated programs), for 50 s in the long mode
+//! corpus, then as many generated programs as fit), for 50 s in the long mode
 //! (`PLLVM_LONG=1`); `PLLVM_DIFF_LONG=1` runs at least 1000 generated programs.
 
 use pllvm_analysis::opt_uniformity::{opt_available, opt_input, opt_triple, parse_report, run_opt};

@@ -44,7 +44,7 @@ const MAX_CYCLIC: usize = 5;
 /// Of the graphs with `n` blocks, every `sample(n)`-th is checked: all up to 5
 /// blocks acyclic and 4 cyclic, a spread sample above: every 200th cyclic
 /// five-block CFG in long mode (`PLLVM_LONG=1`, about 100 s on two cores), every
-/// 3000th by default (37 graphs spread over the generation order, beside the 1468
+/// 3000th by default (about 37 graphs spread over the generation order, beside the 1468
 /// cyclic graphs up to 4 blocks checked in full, where the loop shapes that can
 /// break reconvergence already occur).
 fn sample(n: usize, cyclic: bool) -> usize {
