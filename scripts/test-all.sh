@@ -4,8 +4,19 @@
 # gcc, gcc-aarch64-linux-gnu and qemu-user for the native backend; graphviz and
 # chromium for the pictures and the HTML trace) when they are missing, then the
 # whole workspace test suite (unit, property, corpus, tidy, differential tests).
+#
+# `scripts/test-all.sh --long` runs the same tests in the long mode
+# (`PLLVM_LONG=1`): the heavy property tests and exhaustive checks at their full
+# case counts and scopes instead of the smaller defaults (CONTRIBUTING.md, "Long
+# modes"). Both modes run every test; only counts and scopes differ.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+case "${1:-}" in
+  --long) export PLLVM_LONG=1 ;;
+  "") ;;
+  *) echo "usage: scripts/test-all.sh [--long]" >&2; exit 2 ;;
+esac
 
 # Debian packages the tests need, with one command each that proves it is there.
 need=()
@@ -35,7 +46,14 @@ fi
 # each in its own process (.config/nextest.toml); doc-tests it does not run, so
 # cargo runs those. Without nextest, cargo test runs the same tests.
 if cargo nextest --version >/dev/null 2>&1; then
+  # The build first, on its own, so that the log tells building from testing;
+  # --timings leaves each crate's compile time in target/cargo-timings/.
+  start=$SECONDS
+  cargo test --workspace --no-run --locked --timings
+  echo "test-all: build: $((SECONDS - start)) s" >&2
+  start=$SECONDS
   cargo nextest run --workspace --locked
+  echo "test-all: nextest run: $((SECONDS - start)) s" >&2
   cargo test --workspace --doc --locked
 else
   echo "test-all: cargo-nextest not found, running cargo test (same tests, slower)"

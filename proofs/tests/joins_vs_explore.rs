@@ -43,7 +43,8 @@
 //!   counted and printed.
 //!
 //! The CFGs are all those of `pllvm_proofs::small_cfgs` with 2 to 4 blocks
-//! (`PLLVM_EXPLORE_BLOCKS` raises it) and every 250th of 5 blocks, W = 2 with
+//! (`PLLVM_EXPLORE_BLOCKS` raises it) and every 1000th of 5 blocks (every 250th
+//! in the long mode, `PLLVM_LONG=1`; see [`cfgs`]), W = 2 with
 //! every pair of words below 12 and W = 3 with every triple below 6.
 //!
 //! Cnb is read as `Exploration::concurrent_next_blocks` does (progress kept,
@@ -85,13 +86,15 @@ const BOUNDS: Bounds = Bounds {
 /// The CFGs explored: every graph of `pllvm_proofs::small_cfgs` with 2 to
 /// [`max_blocks`] blocks that has a branch and whose every block reaches a `ret`
 /// (so every lane terminates), and of the next size every
-/// `PLLVM_EXPLORE_STRIDE`-th such labelling (default 250) in generation order: a
-/// documented sample. Irreducible ones are dropped later (the analyses' domain).
+/// `PLLVM_EXPLORE_STRIDE`-th such labelling in generation order (default: every
+/// 1000th, every 250th in the long mode, `PLLVM_LONG=1`): a documented sample
+/// beside every smaller CFG in full. Irreducible ones are dropped later (the
+/// analyses' domain).
 fn cfgs() -> Vec<Vec<Vec<u32>>> {
     let stride: usize = std::env::var("PLLVM_EXPLORE_STRIDE")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(250)
+        .unwrap_or(crate::test_cases(1000, 250))
         .max(1);
     let qualifies = |succs: &[Vec<u32>]| {
         succs.iter().any(|s| s.len() >= 2) && distances_to_exit(succs).iter().all(Option::is_some)

@@ -10,8 +10,9 @@
 //! how often pllvm is the more precise one. LLVM's answer is a peer, not ground
 //! truth, so its mistakes are printed, not failed; the test fails when opt-22 is
 //! missing, when a report cannot be had, or when pllvm's own `llvm` claim is
-//! refuted. About 60 s of programs by default; `PLLVM_DIFF_LONG=1` runs at least
-//! 1000 generated programs.
+//! refuted. The corpus and then generated programs for 15 s by default (the whole
+//! corpus, then as many generated programs as fit), for 50 s in the long mode
+//! (`PLLVM_LONG=1`); `PLLVM_DIFF_LONG=1` runs at least 1000 generated programs.
 
 use pllvm_analysis::opt_uniformity::{opt_available, opt_input, opt_triple, parse_report, run_opt};
 use pllvm_analysis::result::{AnalysisKind, InitShapes};
@@ -119,7 +120,11 @@ fn llvm_against_opt_22_on_the_corpus_and_generated_programs() {
         "opt-22 is missing: the differential test needs LLVM 22's opt (Debian: apt-get install llvm-22)"
     );
     let long = std::env::var("PLLVM_DIFF_LONG").is_ok_and(|v| v == "1");
-    let budget = Duration::from_secs(if long { 3600 } else { 50 });
+    let budget = Duration::from_secs(if long {
+        3600
+    } else {
+        crate::test_cases(15, 50)
+    });
     let start = Instant::now();
     let mut tally = Tally::default();
     let mut failures = Vec::new();
