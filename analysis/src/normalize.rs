@@ -952,18 +952,7 @@ x:
                 .into_iter()
                 .map(name)
                 .collect();
-            match succs.as_slice() {
-                [] => text.push_str("ret void"),
-                [only] => text.push_str(&format!("br label %{only}")),
-                [yes, no] => text.push_str(&format!("br i1 %c, label %{yes}, label %{no}")),
-                [default, cases @ ..] => {
-                    text.push_str(&format!("switch i32 %x, label %{default} ["));
-                    for (k, case) in cases.iter().enumerate() {
-                        text.push_str(&format!(" i32 {}, label %{case}", k + 1));
-                    }
-                    text.push_str(" ]");
-                }
-            }
+            text.push_str(&crate::skeleton::terminator_text(&succs));
             text.push('\n');
         }
         text.push_str("}\n");

@@ -266,15 +266,23 @@ pub fn opt_triple(module: &Module) -> &'static str {
 /// Runs `opt` (e.g. `opt-22`) for `triple` ([`opt_triple`]) on `input` and
 /// returns its stderr (where `print<uniformity>` writes), or why it could not.
 pub fn run_opt(opt: &str, input: &str, triple: &str) -> Result<String, String> {
+    let args = [
+        &format!("-mtriple={triple}"),
+        "-passes=print<uniformity>",
+        "-disable-output",
+        "-",
+    ];
+    run_opt_with(opt, &args, input).map(|(_, stderr)| stderr)
+}
+
+/// Runs `opt` with `args` on `input` (its standard input) and returns what it
+/// printed on standard output and standard error; or why it could not run, or
+/// that it failed (its exit status and the first lines of its standard error).
+pub fn run_opt_with(opt: &str, args: &[&str], input: &str) -> Result<(Vec<u8>, String), String> {
     let mut child = Command::new(opt)
-        .args([
-            &format!("-mtriple={triple}"),
-            "-passes=print<uniformity>",
-            "-disable-output",
-            "-",
-        ])
+        .args(args)
         .stdin(Stdio::piped())
-        .stdout(Stdio::null())
+        .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot run {opt}: {e}"))?;
@@ -294,7 +302,7 @@ pub fn run_opt(opt: &str, input: &str, triple: &str) -> Result<String, String> {
             stderr.lines().take(5).collect::<Vec<_>>().join(" / ")
         ));
     }
-    Ok(stderr)
+    Ok((out.stdout, stderr))
 }
 
 /// Whether `opt` can be run at all (`opt --version`).

@@ -20,20 +20,29 @@ pub fn skeleton_text(names: &[String], succs: &[Vec<usize>]) -> String {
             .unwrap_or_default();
         text.push_str(name);
         text.push_str(":\n  ");
-        match targets.as_slice() {
-            [] => text.push_str("ret void"),
-            [only] => text.push_str(&format!("br label %{only}")),
-            [yes, no] => text.push_str(&format!("br i1 %c, label %{yes}, label %{no}")),
-            [default, cases @ ..] => {
-                text.push_str(&format!("switch i32 %x, label %{default} ["));
-                for (k, case) in cases.iter().enumerate() {
-                    text.push_str(&format!(" i32 {}, label %{case}", k + 1));
-                }
-                text.push_str(" ]");
-            }
-        }
+        text.push_str(&terminator_text(&targets));
         text.push('\n');
     }
     text.push_str("}\n");
     text
+}
+
+/// The terminator [`skeleton_text`] gives a block with successors `targets`:
+/// `ret void`, `br label`, `br i1 %c` or `switch i32 %x` (case `k` to
+/// `targets[k]`).
+pub fn terminator_text<S: AsRef<str>>(targets: &[S]) -> String {
+    let name = |k: usize| targets[k].as_ref();
+    match targets.len() {
+        0 => "ret void".to_string(),
+        1 => format!("br label %{}", name(0)),
+        2 => format!("br i1 %c, label %{}, label %{}", name(0), name(1)),
+        n => {
+            let mut text = format!("switch i32 %x, label %{} [", name(0));
+            for k in 1..n {
+                text.push_str(&format!(" i32 {k}, label %{}", name(k)));
+            }
+            text.push_str(" ]");
+            text
+        }
+    }
 }

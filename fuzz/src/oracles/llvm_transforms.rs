@@ -35,14 +35,12 @@
 use super::case::Case;
 use super::oracle::{Failure, Host, Oracle, Verdict};
 use crate::GenConfig;
-use pllvm_analysis::opt_uniformity::opt_input;
+use pllvm_analysis::opt_uniformity::{opt_input, run_opt_with};
 use pllvm_interp::RunConfig;
 use pllvm_interp::equiv::{Baseline, Coverage, EquivConfig};
 use pllvm_interp::explore::Bounds;
 use pllvm_semantics::ir::{Module, Terminator};
 use pllvm_semantics::rules::Interp;
-use std::io::Write;
-use std::process::{Command, Stdio};
 
 /// The triple opt transforms for: AMDGPU (whose uniformity analysis the
 /// structurizer reads; without a GPU triple every branch is uniform to it).
@@ -157,37 +155,16 @@ pub fn precondition(
 /// Runs `opt` on `input` with `-passes=passes` for [`TRIPLE`] and returns the
 /// module it prints, or why it failed.
 pub fn run_opt_passes(opt: &str, input: &str, passes: &str) -> Result<String, String> {
-    let mut child = Command::new(opt)
-        .args([
-            &format!("-mtriple={TRIPLE}"),
-            &format!("-passes={passes}"),
-            "-S",
-            "-",
-            "-o",
-            "-",
-        ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("cannot run {opt}: {e}"))?;
-    if let Some(mut stdin) = child.stdin.take() {
-        stdin
-            .write_all(input.as_bytes())
-            .map_err(|e| format!("cannot write to {opt}: {e}"))?;
-    }
-    let out = child
-        .wait_with_output()
-        .map_err(|e| format!("{opt} did not finish: {e}"))?;
-    if !out.status.success() {
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        return Err(format!(
-            "{opt} failed ({}): {}",
-            out.status,
-            stderr.lines().take(5).collect::<Vec<_>>().join(" / ")
-        ));
-    }
-    String::from_utf8(out.stdout).map_err(|e| format!("{opt} printed no UTF-8: {e}"))
+    let args = [
+        &format!("-mtriple={TRIPLE}"),
+        &format!("-passes={passes}"),
+        "-S",
+        "-",
+        "-o",
+        "-",
+    ];
+    let (stdout, _) = run_opt_with(opt, &args, input)?;
+    String::from_utf8(stdout).map_err(|e| format!("{opt} printed no UTF-8: {e}"))
 }
 
 /// Reads opt's output back: parsed and verified by pllvm, or every error with
