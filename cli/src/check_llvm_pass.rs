@@ -54,18 +54,7 @@ pub(crate) struct CheckLlvmPassArgs {
 /// Runs `pllvm check-llvm-pass`.
 pub(crate) fn main(a: CheckLlvmPassArgs) -> Result<ExitCode> {
     let (module, _, name, _) = load(&Some(a.file.clone()))?;
-    let func = match &a.function {
-        Some(f) => {
-            let f = f.trim_start_matches('@');
-            module
-                .function_by_name(f)
-                .filter(|&id| module.functions[id].body.is_some())
-                .ok_or_else(|| Usage(format!("--function: the program defines no @{f}")))?
-        }
-        None => module
-            .first_definition()
-            .ok_or_else(|| anyhow!("{name}: the file defines no function"))?,
-    };
+    let func = crate::transform::function(&module, &a.function, &name)?;
     let params = &module.functions[func].params;
     let body = module.functions[func]
         .body

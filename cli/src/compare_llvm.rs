@@ -181,11 +181,6 @@ pub(crate) fn run(
         .map_err(|e| crate::errors::Usage(e.to_string()))?;
     let ours = analyze(module, func, AnalysisKind::Llvm, &init).map_err(|e| anyhow!("{e}"))?;
     let ignoring = llvm::analyze_reading(module, func, body, &init, Tokens::Ignored);
-    // The token rules alone explain a difference when, without them, pllvm
-    // gives an opt's answer.
-    let by_tokens = |mine: bool, without: bool, theirs: &[Option<bool>]| {
-        mine != without && theirs.contains(&Some(without))
-    };
     let uniform: Vec<bool> = init.params.iter().map(|s| s.is_uniform()).collect();
     let input = opt_input(module, func, &uniform);
     let mut notes = Vec::new();
@@ -210,6 +205,18 @@ pub(crate) fn run(
     // A run saw the lanes disagree where an opt called it uniform.
     let witnessed =
         |opts: &[Option<bool>], obs: &str| obs == "divergent" && opts.contains(&Some(false));
+    // The classes every difference is asked first: a run witnessed an opt wrong,
+    // or the token rules alone explain it (without them, pllvm, which says
+    // `mine`, gives an opt's answer `without`).
+    let first_class = |mine: Option<bool>, without: bool, theirs: &[Option<bool>], obs: &str| {
+        if witnessed(theirs, obs) {
+            Some(Class::LlvmUnsound)
+        } else if mine != Some(without) && theirs.contains(&Some(without)) {
+            Some(Class::Controlled)
+        } else {
+            None
+        }
+    };
     let mut rows: Vec<Row> = Vec::new();
     // The class of each differing value, for the values that use it.
     let mut classed: BTreeMap<Value, (Class, String)> = BTreeMap::new();
@@ -238,23 +245,18 @@ pub(crate) fn run(
                 .operands()
                 .into_iter()
                 .find_map(|o| classed.get(&o).cloned());
-            let (class, via) = if witnessed(&theirs[..], obs) {
-                (Class::LlvmUnsound, None)
-            } else if by_tokens(
-                ours.values[v].is_varying(),
-                ignoring.values[v].is_varying(),
-                &theirs,
-            ) {
-                (Class::Controlled, None)
-            } else if let Some(c) = own_class(module, body, b, i) {
-                (c, None)
-            } else if let Some((c, from)) = inherited {
-                (c, Some(from))
-            } else if stack_rule(body, i, mine == Some(true)) {
-                (Class::PllvmReading, None)
-            } else {
-                (Class::Unexplained, None)
-            };
+            let (class, via) =
+                if let Some(c) = first_class(mine, ignoring.values[v].is_varying(), &theirs, obs) {
+                    (c, None)
+                } else if let Some(c) = own_class(module, body, b, i) {
+                    (c, None)
+                } else if let Some((c, from)) = inherited {
+                    (c, Some(from))
+                } else if stack_rule(body, i, mine == Some(true)) {
+                    (Class::PllvmReading, None)
+                } else {
+                    (Class::Unexplained, None)
+                };
             let what = format!("%{name}");
             classed.insert(v, (class, what.clone()));
             rows.push(Row {
@@ -283,14 +285,10 @@ pub(crate) fn run(
                 .operands()
                 .into_iter()
                 .find_map(|o| classed.get(&o).cloned());
-            let (class, via) = if witnessed(&theirs[..], obs) {
-                (Class::LlvmUnsound, None)
-            } else if by_tokens(
-                ours.terminators[b].is_varying(),
-                ignoring.terminators[b].is_varying(),
-                &theirs,
-            ) {
-                (Class::Controlled, None)
+            let (class, via) = if let Some(c) =
+                first_class(mine, ignoring.terminators[b].is_varying(), &theirs, obs)
+            {
+                (c, None)
             } else if block.predicate.is_some() {
                 (Class::PllvmReading, None)
             } else if let Some((c, from)) = inherited {

@@ -121,7 +121,7 @@ pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
     if a.check {
         // `--check` has a deadline of its own, and its partial report.
         let (module, spans, name, src) = load(&Some(a.file.clone()))?;
-        let func = function(&module, &a, &name)?;
+        let func = function(&module, &a.function, &name)?;
         let stages = transformed(&module, func, &passes, &options, &spans, &name, &src)?;
         return check(&module, &stages, &a);
     }
@@ -130,7 +130,7 @@ pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
     let reading = format!("parsing and verifying {}", a.file.display());
     let ending = watchdog::within(a.time.time, "transform", &reading, move |watch| {
         let (module, spans, name, src) = load(&Some(a.file.clone()))?;
-        let func = function(&module, &a, &name)?;
+        let func = function(&module, &a.function, &name)?;
         watch.stage(format!(
             "transforming @{} ({})",
             module.functions[func].name, a.pass
@@ -174,9 +174,10 @@ pub(crate) fn main(a: TransformArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The function `--function` names (default: the first definition).
-fn function(module: &Module, a: &TransformArgs, name: &str) -> Result<FuncId> {
-    Ok(match &a.function {
+/// The function `--function` names (default: the first definition of the file
+/// `name`).
+pub(crate) fn function(module: &Module, function: &Option<String>, name: &str) -> Result<FuncId> {
+    Ok(match function {
         Some(f) => {
             let f = f.trim_start_matches('@');
             module

@@ -538,10 +538,7 @@ pub fn launch_watched(
         let (run, mem, record) = result?;
         merge.add(run.index, &mem);
         if let Some(r) = record {
-            match &mut divergence {
-                None => divergence = Some(r),
-                Some(d) => merge_divergence(module, func, d, &r),
-            }
+            merge_divergence(module, func, &mut divergence, r);
         }
         runs.push(run);
     }
@@ -803,10 +800,7 @@ fn launch_in_order(
         finished(a + 1);
         current.mem = mem;
         if let Some(r) = record {
-            match &mut divergence {
-                None => divergence = Some(r),
-                Some(d) => merge_divergence(module, func, d, &r),
-            }
+            merge_divergence(module, func, &mut divergence, r);
         }
         runs.push(run);
     }
@@ -1007,10 +1001,7 @@ fn launch_by_groups(
         }
         for (run, record) in done.arrays {
             if let Some(r) = record {
-                match &mut divergence {
-                    None => divergence = Some(r),
-                    Some(d) => merge_divergence(module, func, d, &r),
-                }
+                merge_divergence(module, func, &mut divergence, r);
             }
             runs.push(run);
         }
@@ -1105,13 +1096,18 @@ fn run_array(
     ))
 }
 
-/// Folds `more` into `into`: counts add up, divergence is "in some array".
+/// Folds `more` into `into` (the first record, when there is none yet): counts
+/// add up, divergence is "in some array".
 fn merge_divergence(
     module: &Module,
     func: FuncId,
-    into: &mut DivergenceRecord,
-    more: &DivergenceRecord,
+    into: &mut Option<DivergenceRecord>,
+    more: DivergenceRecord,
 ) {
+    let Some(into) = into.as_mut() else {
+        *into = Some(more);
+        return;
+    };
     let Some(body) = module.functions[func].body.as_ref() else {
         return;
     };
